@@ -1,0 +1,92 @@
+// The one place errors are printed. Services and adapters throw typed errors (src/errors.ts); this turns any of
+// them, and oclif's own parse errors, into ONE stderr line and the contract's exit code, with stdout left empty.
+// Lives outside src/commands so that oclif does not take it for a command. Imports nothing but @oclif/core.
+import {Command} from '@oclif/core';
+
+interface FailureLike {
+  readonly message?: unknown;
+  readonly name?: unknown;
+  readonly stack?: unknown;
+  readonly exitCode?: unknown;
+  readonly oclif?: {readonly exit?: unknown};
+  readonly args?: ReadonlyArray<{readonly name?: string}>;
+}
+
+export interface Failure {
+  readonly line: string;
+  readonly exitCode: number;
+}
+
+// oclif's parse errors are multi-line and title-cased; kubectl's are one lower-case line.
+const ANSI = /\u001B\[[0-9;]*m/g;
+
+/** The stderr line (without `error: `) and the exit code for anything `run()` threw. Exported for tests. */
+export function describeFailure(error: unknown, helpCommand: string): Failure {
+  const failure = (typeof error === 'object' && error !== null ? error : {message: String(error)}) as FailureLike;
+  const raw = String(failure.message ?? '').replace(ANSI, '');
+
+  // Our own errors carry their exit code and already read as one line.
+  if (typeof failure.exitCode === 'number') return {line: unwrapFlagParsing(raw), exitCode: failure.exitCode};
+
+  if (failure.oclif !== undefined || failure.name === 'CLIError') {
+    const exit = typeof failure.oclif?.exit === 'number' ? failure.oclif.exit : 1;
+    return {line: `${usageLine(raw, failure)}; see '${helpCommand} --help'`, exitCode: exit};
+  }
+  // Anything else is a bug in this program: say so rather than pretend it is the user's input.
+  return {line: `internal error: ${oneLine(raw) || String(failure.name ?? 'unknown')} (set DEBUG=1 for details)`, exitCode: 1};
+}
+
+function unwrapFlagParsing(message: string): string {
+  // oclif rewrites errors thrown by a flag's parse() as "Parsing --x \n\t<message>\nSee more help with --help".
+  const parsing = /^Parsing --[\w-]+\s*\n\t([\s\S]*?)(?:\nSee more help with --help)?$/.exec(message);
+  return oneLine(parsing ? parsing[1]! : message);
+}
+
+function usageLine(message: string, failure: FailureLike): string {
+  const text = unwrapFlagParsing(message.replace(/\nSee more help with --help\s*$/, ''));
+  if (/^Missing \d+ required args?/.test(text)) {
+    const names = (failure.args ?? []).map((arg) => arg.name).filter(Boolean);
+    return names.length > 0 ? `missing required argument ${names.join(', ')}` : 'missing required argument';
+  }
+  const unknown = /^Nonexistent flags?: (.*)$/.exec(text);
+  if (unknown) return `unknown flag: ${unknown[1]}`;
+  const failed = /^The following errors? occurred:;\s*(.*)$/.exec(text);
+  return lowerFirst(failed ? failed[1]! : text);
+}
+
+function oneLine(text: string): string {
+  return text
+    .split('\n')
+    .map((part) => part.trim())
+    .filter((part) => part.length > 0)
+    .join('; ');
+}
+
+function lowerFirst(text: string): string {
+  return text.replace(/^[A-Z](?![A-Z])/, (first) => first.toLowerCase());
+}
+
+export abstract class BaseCommand extends Command {
+  /** How the user invoked this command, for the `see '... --help'` hint. */
+  protected helpCommand(): string {
+    const words = (this.id ?? '').split(':');
+    return process.env.KUBECTL_DS_INVOKED_AS ? `kubectl ds-${words.join(' ')}` : `${this.config.bin} ${words.join(' ')}`;
+  }
+
+  public override async init(): Promise<void> {
+    await super.init();
+    // `kubectl ds-plan ... | head` closes the pipe early: that is the reader's choice, not an error.
+    process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw error;
+    });
+  }
+
+  protected override async catch(error: Error): Promise<void> {
+    const {line, exitCode} = describeFailure(error, this.helpCommand());
+    process.stderr.write(`error: ${line}\n`);
+    if (process.env.DEBUG && error?.stack) process.stderr.write(`${error.stack}\n`);
+    // Returning (rather than rethrowing) keeps oclif's handler from printing a second, multi-line copy.
+    process.exitCode = exitCode;
+  }
+}

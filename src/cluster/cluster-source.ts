@@ -1,0 +1,13 @@
+// Where the planner's input comes from: a live cluster, a snapshot file or the simulated cluster.
+// Kept minimal and async so that every adapter (including the live client-node one) fits behind it.
+import type {ClusterState} from '../core/types.js';
+
+export interface DaemonSetRef {
+  readonly namespace: string;
+  readonly name: string;
+}
+
+export interface ClusterSource {
+  /** The DaemonSet, every node, and the pods and ControllerRevisions of the DaemonSet's namespace. */
+  readState(ref: DaemonSetRef): Promise<ClusterState>;
+}

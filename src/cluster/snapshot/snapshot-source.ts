@@ -1,0 +1,82 @@
+// Offline ClusterSource over a snapshot file: nothing is contacted.
+import {readFile} from 'node:fs/promises';
+import type {ClusterState, DaemonSet, ObjectMeta} from '../../core/types.js';
+import {InputError, NotFoundError, UsageError} from '../../errors.js';
+import type {ClusterSource, DaemonSetRef} from '../cluster-source.js';
+import {parseSnapshot, type SnapshotObjects} from './parse-snapshot.js';
+
+/** The name `--snapshot -` gets in messages. */
+export const STDIN_NAME = '<stdin>';
+
+// Objects written by hand may leave out the namespace; the API server would have put them in "default".
+function namespaceOf(metadata: ObjectMeta): string {
+  return metadata.namespace ?? 'default';
+}
+
+export class SnapshotClusterSource implements ClusterSource {
+  constructor(
+    private readonly objects: SnapshotObjects,
+    private readonly sourceName: string,
+  ) {}
+
+  /** Reads and parses `path` (`-` reads stdin until it closes). */
+  static async fromFile(path: string, stdin: NodeJS.ReadStream = process.stdin): Promise<SnapshotClusterSource> {
+    if (path === '-') {
+      // Waiting on a terminal would look like a hang.
+      if (stdin.isTTY) throw new UsageError('--snapshot - reads the snapshot from stdin, but stdin is a terminal');
+      return new SnapshotClusterSource(parseSnapshot(await readStream(stdin), STDIN_NAME), STDIN_NAME);
+    }
+    return new SnapshotClusterSource(parseSnapshot(await readSnapshotFile(path), path), path);
+  }
+
+  async readState(ref: DaemonSetRef): Promise<ClusterState> {
+    const daemonSet = this.objects.daemonSets.find(
+      (ds) => ds.metadata.name === ref.name && namespaceOf(ds.metadata) === ref.namespace,
+    );
+    if (!daemonSet) throw new NotFoundError(this.notFoundMessage(ref));
+    return {
+      daemonSet: withNamespace(daemonSet, ref.namespace),
+      nodes: this.objects.nodes,
+      pods: this.objects.pods.filter((pod) => namespaceOf(pod.metadata) === ref.namespace),
+      revisions: this.objects.revisions.filter((revision) => namespaceOf(revision.metadata) === ref.namespace),
+    };
+  }
+
+  private notFoundMessage(ref: DaemonSetRef): string {
+    const names = this.objects.daemonSets.map((ds) => ({namespace: namespaceOf(ds.metadata), name: ds.metadata.name}));
+    // Same-namespace DaemonSets first: the likeliest typo is in the name, not the namespace.
+    names.sort(
+      (a, b) =>
+        Number(b.namespace === ref.namespace) - Number(a.namespace === ref.namespace) ||
+        a.namespace.localeCompare(b.namespace) ||
+        a.name.localeCompare(b.name),
+    );
+    const shown = names.slice(0, 10).map((n) => `${n.namespace}/${n.name}`);
+    if (names.length > shown.length) shown.push(`and ${names.length - shown.length} more`);
+    const has = shown.length > 0 ? `it has: ${shown.join(', ')}` : 'it has no DaemonSets';
+    return `daemonset "${ref.name}" not found in namespace "${ref.namespace}" of snapshot ${this.sourceName} (${has})`;
+  }
+}
+
+function withNamespace(daemonSet: DaemonSet, namespace: string): DaemonSet {
+  if (daemonSet.metadata.namespace === namespace) return daemonSet;
+  return {...daemonSet, metadata: {...daemonSet.metadata, namespace}};
+}
+
+async function readSnapshotFile(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new InputError(`snapshot file "${path}" does not exist`, {cause: error});
+    if (code === 'EISDIR') throw new InputError(`snapshot "${path}" is a directory, not a file`, {cause: error});
+    if (code === 'EACCES') throw new InputError(`cannot read snapshot file "${path}": permission denied`, {cause: error});
+    throw new InputError(`cannot read snapshot file "${path}": ${(error as Error).message}`, {cause: error});
+  }
+}
+
+async function readStream(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,59 @@
+// Pod readiness, availability and lifecycle predicates.
+import type {Pod, PodCondition} from './types.js';
+
+// Go's zero time.Time (0001-01-01T00:00:00Z): upstream treats it as "no transition time".
+const GO_ZERO_TIME_MS = -62135596800000;
+
+function readyCondition(pod: Pod): PodCondition | undefined {
+  // Upstream reads the first condition of the type; later duplicates are ignored.
+  return pod.status?.conditions?.find((c) => c.type === 'Ready');
+}
+
+/** Only the Ready condition counts: not the phase, container statuses or a deletionTimestamp. */
+// upstream: pkg/api/v1/pod/util.go IsPodReady
+export function isPodReady(pod: Pod): boolean {
+  return readyCondition(pod)?.status === 'True';
+}
+
+function transitionTime(condition: PodCondition): number | undefined {
+  if (condition.lastTransitionTime === undefined) return undefined;
+  const t = Date.parse(condition.lastTransitionTime);
+  return Number.isNaN(t) || t === GO_ZERO_TIME_MS ? undefined : t;
+}
+
+/**
+ * The time (ms since the epoch) from which a Ready pod counts as available, so that
+ * `isPodAvailable(pod, m, now) === (at !== undefined && at <= now)` for every `now`.
+ * Undefined when the pod is not Ready, or when m > 0 and the Ready condition has no transition time
+ * (such a pod never becomes available). With m == 0 a Ready pod is available at any instant: -Infinity.
+ */
+// upstream: pkg/api/v1/pod/util.go IsPodAvailable
+export function podAvailableAt(pod: Pod, minReadySeconds: number): number | undefined {
+  const condition = readyCondition(pod);
+  if (condition?.status !== 'True') return undefined;
+  if (minReadySeconds === 0) return Number.NEGATIVE_INFINITY;
+  const t = transitionTime(condition);
+  return t === undefined ? undefined : t + minReadySeconds * 1000;
+}
+
+/**
+ * Ready for at least minReadySeconds at `now` (ms). The edge is inclusive (`t + m <= now`), the rule since
+ * 1.34 (kubernetes#132122; earlier releases required `t + m < now`).
+ */
+// upstream: pkg/api/v1/pod/util.go IsPodAvailable
+export function isPodAvailable(pod: Pod, minReadySeconds: number, now: number): boolean {
+  const at = podAvailableAt(pod, minReadySeconds);
+  return at !== undefined && at <= now;
+}
+
+/** Has a deletionTimestamp: the API server is deleting it (possibly waiting on finalizers or grace). */
+export function isPodTerminating(pod: Pod): boolean {
+  return pod.metadata.deletionTimestamp !== undefined && pod.metadata.deletionTimestamp !== '';
+}
+
+/** Phase Failed or Succeeded: its containers will not run again. */
+// upstream: pkg/api/v1/pod/util.go IsPodTerminal
+export function isPodTerminal(pod: Pod): boolean {
+  const phase = pod.status?.phase;
+  return phase === 'Failed' || phase === 'Succeeded';
+}

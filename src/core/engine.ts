@@ -1,0 +1,225 @@
+// One controller sync over the node slots, reusable across syncs: `syncDaemonSet` runs it once on the
+// cluster as it is, `planRollout` keeps it alive and folds it over simulated waves. Per-node decisions are
+// cached and recomputed only for nodes whose pods changed or whose pods crossed an availability instant,
+// so a 5,000-node rollout with maxUnavailable 1 (about 10,000 syncs) stays linear.
+import {type DaemonPod, type NodeSlot, type UpdateTarget, compareDaemonPods, toDaemonPod} from './daemon-pods.js';
+import {type BackoffEntry, type NodeManageDecision, type PodToDelete, getUnscheduledPodsWithoutNode, podsShouldBeOnNode} from './manage.js';
+import {newDaemonPod} from './pod-template.js';
+import {type RollingUpdateDecision, RollingUpdateTally, classifyNodeForUpdate} from './rolling-update.js';
+import type {DaemonSet, NodeEligibility, PodCreation, PodDeletion, RolloutBudgets} from './types.js';
+
+/** upstream: pkg/controller/daemon/daemon_controller.go BurstReplicas, the cap of one syncNodes call. */
+export const BURST_REPLICAS = 250;
+
+export interface EngineSettings {
+  readonly ds: DaemonSet;
+  readonly target: UpdateTarget;
+  /** RollingUpdate strategy: rollingUpdate runs after manage. */
+  readonly rollingUpdate: boolean;
+  /** AllowsSurge. */
+  readonly surge: boolean;
+  /** Budgets, or the reason rollingUpdate fails (an invalid intstr). */
+  readonly budgets: RolloutBudgets | {readonly error: string};
+  readonly burstReplicas?: number;
+  readonly backoff?: ReadonlyMap<string, BackoffEntry>;
+  /**
+   * False for the planner: it cannot see the controller's memory, so every sync starts with no node in
+   * backoff (two failed pods on one node still go one per sync, as within one upstream sync).
+   */
+  readonly backoffAcrossSyncs?: boolean;
+}
+
+export interface EngineSync {
+  readonly manage: {readonly create: readonly PodCreation[]; readonly delete: readonly PodDeletion[]};
+  readonly rollingUpdate: {readonly create: readonly PodCreation[]; readonly delete: readonly PodDeletion[]};
+  readonly rollingUpdateDecision?: RollingUpdateDecision;
+  readonly rollingUpdateError?: string;
+  /** Nodes whose failed pods wait out a backoff; sync again after this many ms. */
+  readonly requeueAfterMs?: number;
+  readonly failedPodNodes: readonly string[];
+}
+
+interface MutableSlot {
+  readonly name: string;
+  readonly exists: boolean;
+  readonly eligibility: NodeEligibility;
+  pods: DaemonPod[];
+}
+
+export class ReconcileEngine {
+  readonly slots: MutableSlot[];
+  private readonly indexByName = new Map<string, number>();
+  private readonly tally: RollingUpdateTally;
+  private readonly manageDecisions: (NodeManageDecision | undefined)[];
+  private readonly manageActive = new Set<number>();
+  private readonly dirty = new Set<number>();
+  private readonly backoff: Map<string, BackoffEntry>;
+  readonly desired: number;
+  private plannedCount = 0;
+
+  constructor(
+    private readonly settings: EngineSettings,
+    slots: readonly NodeSlot[],
+  ) {
+    this.slots = slots.map((slot) => ({name: slot.name, exists: slot.node !== undefined, eligibility: slot.eligibility, pods: [...slot.pods]}));
+    this.tally = new RollingUpdateTally(this.slots.length);
+    this.manageDecisions = new Array<NodeManageDecision | undefined>(this.slots.length);
+    this.backoff = new Map(settings.backoff ?? []);
+    let desired = 0;
+    this.slots.forEach((slot, index) => {
+      this.indexByName.set(slot.name, index);
+      if (slot.exists && slot.eligibility.shouldRun) desired++;
+      this.dirty.add(index);
+    });
+    this.desired = desired;
+  }
+
+  indexOf(nodeName: string): number | undefined {
+    return this.indexByName.get(nodeName);
+  }
+
+  /** Marks a node for re-evaluation (its pods changed, or one of them crossed its availability instant). */
+  touch(index: number): void {
+    this.dirty.add(index);
+  }
+
+  private refresh(now: number): void {
+    for (const index of this.dirty) {
+      const slot = this.slots[index]!;
+      if (slot.exists) {
+        const decision = podsShouldBeOnNode(slot.eligibility, slot.pods.length > 0, slot.pods, {
+          surge: this.settings.surge,
+          now,
+          ...(this.backoff.has(slot.name) ? {backoff: this.backoff.get(slot.name)!} : {}),
+        });
+        this.manageDecisions[index] = decision;
+        if (decision.create || decision.delete.length > 0 || decision.requeueAfterMs !== undefined) this.manageActive.add(index);
+        else this.manageActive.delete(index);
+      } else {
+        // A target that is not in the node list: manage only deletes its never-bound pods.
+        const orphans = getUnscheduledPodsWithoutNode({name: slot.name, node: undefined, eligibility: slot.eligibility, pods: slot.pods});
+        this.manageDecisions[index] = {create: false, delete: orphans};
+        if (orphans.length > 0) this.manageActive.add(index);
+        else this.manageActive.delete(index);
+      }
+      const inMap = slot.pods.length > 0 || (slot.exists && slot.eligibility.shouldRun);
+      this.tally.set(index, inMap ? {cls: classifyNodeForUpdate(slot.pods, now), shouldRun: slot.exists && slot.eligibility.shouldRun, nodeExists: slot.exists} : undefined);
+    }
+    this.dirty.clear();
+  }
+
+  /** One sync at `now` in the observed model: manage's actions, then rollingUpdate on the state after them. */
+  sync(now: number): EngineSync {
+    if (this.settings.backoffAcrossSyncs === false && this.backoff.size > 0) {
+      for (const name of this.backoff.keys()) this.dirty.add(this.indexByName.get(name)!);
+      this.backoff.clear();
+    }
+    this.refresh(now);
+    const burst = this.settings.burstReplicas ?? BURST_REPLICAS;
+
+    // manage: existing nodes in name order, then the vanished-node orphans (sorted after them).
+    const creates: number[] = [];
+    const deletes: (PodToDelete & {index: number})[] = [];
+    const failedPodNodes: string[] = [];
+    let requeueAfterMs: number | undefined;
+    for (const index of [...this.manageActive].sort((a, b) => a - b)) {
+      const decision = this.manageDecisions[index]!;
+      const slot = this.slots[index]!;
+      if (decision.create) creates.push(index);
+      for (const d of decision.delete) deletes.push({...d, index});
+      if (decision.backoff) this.backoff.set(slot.name, decision.backoff);
+      if (decision.delete.some((d) => d.reason === 'failed')) failedPodNodes.push(slot.name);
+      if (decision.requeueAfterMs !== undefined) requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, decision.requeueAfterMs);
+    }
+    const manage = this.apply(creates.slice(0, burst), deletes.slice(0, burst), now);
+
+    if (!this.settings.rollingUpdate) {
+      return {manage, rollingUpdate: {create: [], delete: []}, failedPodNodes, ...(requeueAfterMs !== undefined ? {requeueAfterMs} : {})};
+    }
+    if ('error' in this.settings.budgets) {
+      return {manage, rollingUpdate: {create: [], delete: []}, rollingUpdateError: this.settings.budgets.error, failedPodNodes, ...(requeueAfterMs !== undefined ? {requeueAfterMs} : {})};
+    }
+    this.refresh(now);
+    const decision = this.tally.decide(this.settings.budgets, this.desired);
+    const rollingUpdate = decision.error ? {create: [], delete: []} : this.apply(decision.create.slice(0, burst), decision.delete.slice(0, burst), now);
+    return {
+      manage,
+      rollingUpdate,
+      rollingUpdateDecision: decision,
+      ...(decision.error ? {rollingUpdateError: decision.error} : {}),
+      failedPodNodes,
+      ...(requeueAfterMs !== undefined ? {requeueAfterMs} : {}),
+    };
+  }
+
+  /** The rollingUpdate decision for the current state without applying anything (for explanations). */
+  peekRollingUpdate(now: number): RollingUpdateDecision | undefined {
+    if (!this.settings.rollingUpdate || 'error' in this.settings.budgets) return undefined;
+    this.refresh(now);
+    return this.tally.decide(this.settings.budgets, this.desired);
+  }
+
+  /**
+   * Applies actions to the engine's view: deleted pods are gone at once, created pods appear as new,
+   * not yet ready pods carrying the update hash (the observed model of reconcile-spec section 2).
+   */
+  private apply(createIdx: readonly number[], deleteList: readonly (PodToDelete & {index: number})[], now: number) {
+    const create: PodCreation[] = [];
+    const del: PodDeletion[] = [];
+    for (const d of deleteList) {
+      const slot = this.slots[d.index]!;
+      slot.pods = slot.pods.filter((p) => p !== d.pod);
+      this.dirty.add(d.index);
+      const meta = d.pod.pod.metadata;
+      del.push({
+        pod: d.pod.name,
+        node: slot.name,
+        reason: d.reason,
+        ...(meta.uid && !d.pod.planned ? {uid: meta.uid} : {}),
+        ...(meta.resourceVersion && !d.pod.planned ? {resourceVersion: meta.resourceVersion} : {}),
+      });
+    }
+    for (const index of createIdx) {
+      const slot = this.slots[index]!;
+      slot.pods.push(this.plannedPod(slot.name, now));
+      if (slot.pods.length > 1) slot.pods.sort(compareDaemonPods);
+      this.dirty.add(index);
+      create.push({node: slot.name});
+    }
+    return {create, delete: del};
+  }
+
+  /** A stand-in for the pod the controller creates; the real one gets a random name from the API server. */
+  private plannedPod(nodeName: string, now: number): DaemonPod {
+    const template = newDaemonPod(this.settings.ds, nodeName, this.settings.target.hash);
+    this.plannedCount++;
+    const created = new Date(Math.floor(now / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+    const pod = {
+      ...template,
+      metadata: {...template.metadata, name: `${template.metadata.generateName ?? ''}(new-${this.plannedCount})`, creationTimestamp: created},
+      spec: {...template.spec, nodeName},
+      status: {phase: 'Pending'},
+    };
+    return toDaemonPod(pod, this.settings.target, true);
+  }
+
+  /** Replaces one pod of a node (e.g. a planned pod that became ready) and marks the node for re-evaluation. */
+  replacePod(index: number, previous: DaemonPod, next: DaemonPod): void {
+    const slot = this.slots[index]!;
+    slot.pods = slot.pods.map((p) => (p === previous ? next : p));
+    this.dirty.add(index);
+  }
+
+  removePods(index: number, predicate: (pod: DaemonPod) => boolean): boolean {
+    const slot = this.slots[index]!;
+    const kept = slot.pods.filter((p) => !predicate(p));
+    if (kept.length === slot.pods.length) return false;
+    slot.pods = kept;
+    this.dirty.add(index);
+    return true;
+  }
+
+  backoffEntries(): ReadonlyMap<string, BackoffEntry> {
+    return this.backoff;
+  }
+}

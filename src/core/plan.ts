@@ -1,0 +1,358 @@
+// planRollout: the next sync and every wave until the rollout converges, as a fold of the same engine
+// that syncDaemonSet runs once. The simulated world: deletions finish at once; pods the controller
+// creates become ready at once and available after minReadySeconds (unless a host port is still taken
+// by the node's other pod); pods that are not ready now stay not ready; no node is in failed-pod backoff.
+import {type DaemonPod, isDaemonPodAvailable, REVISION_HASH_LABEL} from './daemon-pods.js';
+import type {ReconcileEngine} from './engine.js';
+import {classifyNodeForUpdate} from './rolling-update.js';
+import {currentRevisionOf} from './revisions.js';
+import {computeDaemonSetStatus} from './status.js';
+import {engineFor, prepareReconcile, type ReconcileInput} from './sync.js';
+import type {
+  Blocker,
+  ClusterState,
+  NodePlan,
+  NodeRolloutState,
+  Pod,
+  PodCreation,
+  PodDeletion,
+  PodSummary,
+  RolloutPlan,
+  Wave,
+} from './types.js';
+
+export interface PlanOptions {
+  /** The instant at which readiness and availability are judged, epoch ms. */
+  readonly now: number;
+  /** Safety stop for the simulation; the default is far above what any rollout needs. */
+  readonly maxSyncs?: number;
+}
+
+export function planRollout(state: ClusterState, options: PlanOptions): RolloutPlan {
+  const {now} = options;
+  const input = prepareReconcile(state);
+  const {ds} = input;
+  const status = computeDaemonSetStatus(input.slots, now);
+  const minReadyMs = Math.max(0, input.target.minReadySeconds) * 1000;
+  const hostPorts = templateUsesHostPorts(input);
+
+  const engine = engineFor(input, {backoffAcrossSyncs: false});
+  const events = new TimeQueue();
+  input.slots.forEach((slot, index) => {
+    for (const pod of slot.pods) if (pod.availableAt !== undefined && pod.availableAt > now && Number.isFinite(pod.availableAt)) events.push(pod.availableAt, index);
+  });
+
+  const waves: Wave[] = [];
+  const waveOfNode = new Map<string, number>();
+  const hostPortWaiting = new Set<number>();
+  let nextSync: {create: readonly PodCreation[]; delete: readonly PodDeletion[]} | undefined;
+  let arbitrary = false;
+  let splitBySync = false;
+  let rollingUpdateError: string | undefined;
+  let terminatingSettled = false;
+  let t = now;
+  let syncs = 0;
+  const maxSyncs = options.maxSyncs ?? 4 * input.slots.length + 1000;
+  let stoppedEarly = false;
+
+  for (;;) {
+    if (++syncs > maxSyncs) {
+      stoppedEarly = true;
+      break;
+    }
+    const step = engine.sync(t);
+    const create = [...step.manage.create, ...step.rollingUpdate.create];
+    const del = [...step.manage.delete, ...step.rollingUpdate.delete];
+    if (!nextSync) {
+      nextSync = {create, delete: del};
+      splitBySync = (step.manage.create.length + step.manage.delete.length) > 0 && (step.rollingUpdate.create.length + step.rollingUpdate.delete.length) > 0;
+    }
+    if (step.rollingUpdateError) rollingUpdateError = step.rollingUpdateError;
+    if (step.rollingUpdateDecision?.arbitraryChoice) arbitrary = true;
+    const changed = create.length + del.length > 0;
+    if (changed) {
+      waves.push({at: (t - now) / 1000, create, delete: del});
+      const touched = new Set<number>();
+      for (const c of create) touched.add(engine.indexOf(c.node)!);
+      for (const d of del) touched.add(engine.indexOf(d.node)!);
+      for (const index of [...touched, ...hostPortWaiting]) {
+        const name = engine.slots[index]!.name;
+        if (!waveOfNode.has(name)) waveOfNode.set(name, waves.length);
+        settlePlannedPods(engine, index, t, minReadyMs, hostPorts, events, hostPortWaiting);
+      }
+    }
+    if (!terminatingSettled) {
+      // Pods that were already terminating finish now, like the deletions the plan issues.
+      terminatingSettled = true;
+      let dropped = false;
+      engine.slots.forEach((_, index) => {
+        if (engine.removePods(index, (pod) => pod.terminating)) dropped = true;
+      });
+      if (dropped && !changed) continue;
+    }
+    if (changed) continue;
+    const next = events.popUntilNext(t);
+    if (!next) break;
+    t = next.at;
+    for (const index of next.indexes) engine.touch(index);
+  }
+
+  const finalSlots = engine.slots;
+  const converges = !stoppedEarly && finalSlots.every((slot) => !slot.exists || !slot.eligibility.shouldRun || isConverged(slot.pods, t));
+  const first = nextSync ?? {create: [], delete: []};
+  const complete = first.create.length === 0 && first.delete.length === 0 && input.slots.every((slot) => !slot.node || !slot.eligibility.shouldRun || isConverged(slot.pods, now));
+
+  const blockers = findBlockers(input, engine, t, now, {converges, rollingUpdateError, hostPorts, hostPortWaiting});
+  const blockerOfNode = new Map<string, string>();
+  for (const b of blockers) for (const node of b.nodes ?? []) if (!blockerOfNode.has(node)) blockerOfNode.set(node, b.message);
+
+  const nodes: NodePlan[] = input.slots
+    .filter((slot) => slot.node)
+    .map((slot) => ({
+      name: slot.name,
+      shouldRun: slot.eligibility.shouldRun,
+      shouldContinueRunning: slot.eligibility.shouldContinueRunning,
+      reason: slot.eligibility.reason,
+      state: nodeState(slot.eligibility.shouldRun, slot.pods, now),
+      ...(blockerOfNode.has(slot.name) ? {blocker: blockerOfNode.get(slot.name)!} : {}),
+      ...(waveOfNode.has(slot.name) ? {wave: waveOfNode.get(slot.name)!} : {}),
+      pods: slot.pods.map((pod) => summarisePod(pod, now)),
+    }));
+
+  const budgets = input.strategyType === 'RollingUpdate' && !('error' in input.budgets) ? input.budgets : {maxUnavailable: 0, maxSurge: 0};
+  const current = currentRevisionOf(input.history.update.hash, input.revisions, input.daemonPods);
+  const update = input.history.update;
+
+  const notes: string[] = [];
+  if (arbitrary) notes.push('Where the budget leaves a choice, upstream picks arbitrarily (Go map order); this plan picks nodes in name order.');
+  if (splitBySync) {
+    notes.push("The next sync shows manage's and the rolling update's actions together, as upstream's tests do; the live controller may split them over two syncs while its informer catches up.");
+  }
+  if (!update.exists) notes.push(`Revision ${update.revision} does not exist yet: the controller will create it; its hash ${update.hash} is the planner's stand-in.`);
+  if (waves.length > 0) {
+    notes.push(
+      `Assumed: deletions finish at once; new pods become ready at once and available after minReadySeconds (${minReadyMs / 1000}s); pods not ready now stay not ready.`,
+    );
+  }
+  if (input.slots.some((slot) => slot.pods.some((pod) => pod.phase === 'Failed'))) notes.push('Assumed: no node is in failed-pod backoff at the start of a sync (that state lives only in the controller).');
+  if (stoppedEarly) notes.push(`The simulation stopped after ${maxSyncs} syncs without converging.`);
+
+  return {
+    kind: 'DaemonSetRolloutPlan',
+    daemonSet: {namespace: ds.metadata.namespace ?? 'default', name: ds.metadata.name},
+    strategy: {type: input.strategyType, maxUnavailable: budgets.maxUnavailable, maxSurge: budgets.maxSurge},
+    revisions: {
+      current: {revision: current.revision, hash: current.hash, ...(current.name ? {name: current.name} : {})},
+      update: {revision: update.revision, hash: update.hash, exists: update.exists, ...(update.exists ? {name: update.name} : {})},
+    },
+    status,
+    nodes,
+    nextSync: first,
+    waves,
+    complete,
+    converges,
+    blockers,
+    notes,
+  };
+}
+
+function isConverged(pods: readonly DaemonPod[], now: number): boolean {
+  return pods.length === 1 && pods[0]!.updated && !pods[0]!.terminating && isDaemonPodAvailable(pods[0]!, now);
+}
+
+/** After a wave, the pods it created start: ready now, available after minReadySeconds, unless a host port is still held. */
+function settlePlannedPods(
+  engine: ReconcileEngine,
+  index: number,
+  t: number,
+  minReadyMs: number,
+  hostPorts: boolean,
+  events: TimeQueue,
+  hostPortWaiting: Set<number>,
+): void {
+  const pods = engine.slots[index]!.pods;
+  hostPortWaiting.delete(index);
+  for (const pod of pods) {
+    if (!pod.planned || pod.ready) continue;
+    if (hostPorts && pods.some((other) => other !== pod && !other.terminating)) {
+      hostPortWaiting.add(index);
+      continue;
+    }
+    const availableAt = minReadyMs === 0 ? Number.NEGATIVE_INFINITY : t + minReadyMs;
+    engine.replacePod(index, pod, {...pod, ready: true, phase: 'Running', availableAt});
+    if (minReadyMs > 0) events.push(availableAt, index);
+  }
+}
+
+function templateUsesHostPorts(input: ReconcileInput): boolean {
+  const spec = input.ds.spec.template.spec;
+  return [...(spec.containers ?? []), ...(spec.initContainers ?? [])].some((c) => (c.ports ?? []).some((p) => (p.hostPort ?? 0) > 0));
+}
+
+function nodeState(shouldRun: boolean, pods: readonly DaemonPod[], now: number): NodeRolloutState {
+  const live = pods.filter((pod) => !pod.terminating);
+  if (live.length === 0) return pods.length > 0 ? 'terminating' : shouldRun ? 'missing' : 'not-eligible';
+  if (!shouldRun) return 'misscheduled';
+  const fresh = live.filter((pod) => pod.updated);
+  if (fresh.length > 0 && fresh.length < live.length) return 'surging';
+  if (fresh.length === 0) return 'old';
+  return isDaemonPodAvailable(fresh[0]!, now) ? 'updated' : 'updating';
+}
+
+function summarisePod(pod: DaemonPod, now: number): PodSummary {
+  const problem = podProblem(pod.pod);
+  return {
+    name: pod.name,
+    hash: pod.pod.metadata.labels?.[REVISION_HASH_LABEL] ?? '',
+    updated: pod.updated,
+    ready: pod.ready,
+    available: isDaemonPodAvailable(pod, now),
+    terminating: pod.terminating,
+    phase: pod.phase,
+    ...(problem ? {problem} : {}),
+  };
+}
+
+const STARTING = new Set(['ContainerCreating', 'PodInitializing']);
+
+/** The reason a person would look for first: a container's waiting or terminated reason, else the pod's. */
+export function podProblem(pod: Pod): string | undefined {
+  for (const c of [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])]) {
+    const waiting = c.state?.waiting?.reason;
+    if (waiting && !STARTING.has(waiting)) return waiting;
+    const terminated = c.state?.terminated?.reason;
+    if (terminated && !c.ready && terminated !== 'Completed') return terminated;
+  }
+  return pod.status?.reason;
+}
+
+interface BlockerContext {
+  readonly converges: boolean;
+  readonly rollingUpdateError: string | undefined;
+  readonly hostPorts: boolean;
+  readonly hostPortWaiting: ReadonlySet<number>;
+}
+
+function findBlockers(input: ReconcileInput, engine: ReconcileEngine, end: number, now: number, ctx: BlockerContext): Blocker[] {
+  const blockers: Blocker[] = [];
+  const names = (indexes: Iterable<number>) => [...indexes].map((i) => engine.slots[i]!.name);
+
+  // Nodes that should run the daemon but are kept from it by a taint: worth knowing whether or not the rollout converges.
+  const byTaint = new Map<string, string[]>();
+  for (const slot of input.slots) {
+    if (!slot.node || slot.eligibility.shouldRun || !slot.eligibility.reason.startsWith('taint')) continue;
+    const list = byTaint.get(slot.eligibility.reason) ?? [];
+    list.push(slot.name);
+    byTaint.set(slot.eligibility.reason, list);
+  }
+  for (const [reason, nodes] of byTaint) {
+    blockers.push({kind: 'untolerated-taint', message: `${reason}: no new daemon pod will be created there`, nodes});
+  }
+
+  for (const slot of input.slots) {
+    for (const pod of slot.pods) {
+      const deletion = pod.pod.metadata.deletionTimestamp;
+      if (deletion && Date.parse(deletion) < now) {
+        blockers.push({kind: 'pod-terminating', message: `pod ${pod.name} has been terminating since ${deletion}`, nodes: [slot.name]});
+      }
+    }
+  }
+
+  if (input.surge && ctx.hostPorts) {
+    blockers.push({
+      kind: 'host-port-surge',
+      message: 'the template uses hostPort and maxSurge > 0: a surge pod cannot start while the old pod holds the port',
+      nodes: names(ctx.hostPortWaiting),
+    });
+  }
+  if (ctx.converges) return blockers;
+
+  if (input.strategyType !== 'RollingUpdate') {
+    const old = engine.slots.filter((slot) => slot.pods.some((pod) => !pod.updated)).map((slot) => slot.name);
+    if (old.length > 0) {
+      blockers.push({kind: 'on-delete', message: `updateStrategy is ${input.strategyType || 'unset'}: the controller replaces an old pod only after it is deleted`, nodes: old});
+    }
+  }
+  if (ctx.rollingUpdateError) blockers.push({kind: 'rolling-update-error', message: `the rolling update fails: ${ctx.rollingUpdateError}`});
+
+  const unavailable: number[] = [];
+  engine.slots.forEach((slot, index) => {
+    if (!slot.exists) return;
+    for (const pod of slot.pods) {
+      if (pod.terminating || isDaemonPodAvailable(pod, end) || ctx.hostPortWaiting.has(index)) continue;
+      unavailable.push(index);
+      const problem = podProblem(pod.pod);
+      const what = pod.ready ? 'is ready but never becomes available' : `is not ready${problem ? ` (${problem})` : ''}`;
+      blockers.push({kind: 'pod-unavailable', message: `pod ${pod.name} ${what}`, nodes: [slot.name]});
+    }
+  });
+
+  const decision = engine.peekRollingUpdate(end);
+  if (decision && decision.waiting > 0 && 'maxUnavailable' in input.budgets) {
+    const held: number[] = [];
+    engine.slots.forEach((slot, index) => {
+      if (slot.pods.length === 0 && !(slot.exists && slot.eligibility.shouldRun)) return;
+      const cls = classifyNodeForUpdate(slot.pods, end);
+      // The same nodes rollingUpdate counts against the budget (numSurge, or numUnavailable).
+      const holds = input.surge
+        ? cls.kind === 'not-ok' || (cls.kind === 'both' && !cls.newAvailable)
+        : !((cls.kind === 'new-only' && cls.newAvailable) || (cls.kind === 'old-only' && cls.oldAvailable));
+      if (holds) held.push(index);
+    });
+    const budgetName = input.surge ? `maxSurge budget of ${input.budgets.maxSurge}` : `maxUnavailable budget of ${input.budgets.maxUnavailable}`;
+    blockers.push({
+      kind: 'budget-exhausted',
+      message: `${held.length} node(s) that never become available use the whole ${budgetName}: ${decision.waiting} old pod(s) wait`,
+      nodes: names(held),
+    });
+  }
+  return blockers;
+}
+
+/** Availability instants still to come, in time order. */
+class TimeQueue {
+  private readonly heap: {at: number; index: number}[] = [];
+
+  push(at: number, index: number): void {
+    const heap = this.heap;
+    heap.push({at, index});
+    let i = heap.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (heap[parent]!.at <= heap[i]!.at) break;
+      [heap[parent], heap[i]] = [heap[i]!, heap[parent]!];
+      i = parent;
+    }
+  }
+
+  private pop(): {at: number; index: number} | undefined {
+    const heap = this.heap;
+    const top = heap[0];
+    const last = heap.pop();
+    if (heap.length > 0 && last) {
+      heap[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < heap.length && heap[l]!.at < heap[m]!.at) m = l;
+        if (r < heap.length && heap[r]!.at < heap[m]!.at) m = r;
+        if (m === i) break;
+        [heap[m], heap[i]] = [heap[i]!, heap[m]!];
+        i = m;
+      }
+    }
+    return top;
+  }
+
+  /** The next instant after `t` and every node with an event at that instant. */
+  popUntilNext(t: number): {at: number; indexes: number[]} | undefined {
+    while (this.heap.length > 0 && this.heap[0]!.at <= t) this.pop();
+    const first = this.pop();
+    if (!first) return undefined;
+    const indexes = [first.index];
+    while (this.heap.length > 0 && this.heap[0]!.at === first.at) indexes.push(this.pop()!.index);
+    return {at: first.at, indexes};
+  }
+}

@@ -1,0 +1,267 @@
+// The rolling-update half of a sync (upstream pkg/controller/daemon/update.go rollingUpdate).
+//
+// Upstream walks a Go map of node -> pods, so which candidates it picks when the budget is short is
+// arbitrary; only the counts are fixed. The core walks nodes by name instead. With that order the
+// upstream loop reduces to counts plus "the first k candidates by node name", which is what
+// RollingUpdateTally keeps: one sync builds a tally over every node, the planner keeps one tally alive
+// across waves and only re-classifies the nodes a wave touched. Both ask the same `decide`.
+import {type DaemonPod, isDaemonPodAvailable} from './daemon-pods.js';
+import type {PodToDelete} from './manage.js';
+import type {RolloutBudgets} from './types.js';
+
+// upstream: pkg/controller/daemon/update.go findUpdatedPodsOnNode
+/** At most one new and one old non-terminating pod per node; `ok` is false when there are two of a kind. */
+export function findUpdatedPodsOnNode(pods: readonly DaemonPod[]): {newPod?: DaemonPod; oldPod?: DaemonPod; ok: boolean} {
+  let newPod: DaemonPod | undefined;
+  let oldPod: DaemonPod | undefined;
+  for (const pod of pods) {
+    if (pod.terminating) continue;
+    if (pod.updated) {
+      if (newPod) return {ok: false};
+      newPod = pod;
+    } else {
+      if (oldPod) return {ok: false};
+      oldPod = pod;
+    }
+  }
+  return {...(newPod ? {newPod} : {}), ...(oldPod ? {oldPod} : {}), ok: true};
+}
+
+export type NodeUpdateClass =
+  | {readonly kind: 'not-ok'}
+  | {readonly kind: 'empty'}
+  | {readonly kind: 'new-only'; readonly newPod: DaemonPod; readonly newAvailable: boolean}
+  | {readonly kind: 'old-only'; readonly oldPod: DaemonPod; readonly oldAvailable: boolean}
+  | {readonly kind: 'both'; readonly oldPod: DaemonPod; readonly newPod: DaemonPod; readonly oldAvailable: boolean; readonly newAvailable: boolean};
+
+export function classifyNodeForUpdate(pods: readonly DaemonPod[], now: number): NodeUpdateClass {
+  const {newPod, oldPod, ok} = findUpdatedPodsOnNode(pods);
+  if (!ok) return {kind: 'not-ok'};
+  if (newPod && oldPod) {
+    return {kind: 'both', oldPod, newPod, oldAvailable: isDaemonPodAvailable(oldPod, now), newAvailable: isDaemonPodAvailable(newPod, now)};
+  }
+  if (newPod) return {kind: 'new-only', newPod, newAvailable: isDaemonPodAvailable(newPod, now)};
+  if (oldPod) return {kind: 'old-only', oldPod, oldAvailable: isDaemonPodAvailable(oldPod, now)};
+  return {kind: 'empty'};
+}
+
+/** What rollingUpdate knows of one node: its class, whether it should run the daemon, whether the Node object exists. */
+export interface TallyEntry {
+  readonly cls: NodeUpdateClass;
+  readonly shouldRun: boolean;
+  readonly nodeExists: boolean;
+}
+
+export interface RollingUpdateDecision {
+  /** Node indexes that get a new pod, in the order syncNodes would receive them. */
+  readonly create: readonly number[];
+  readonly delete: readonly (PodToDelete & {readonly index: number})[];
+  /** Set when rollingUpdate fails and issues nothing (e.g. an old pod bound to a node that no longer exists). */
+  readonly error?: string;
+  /** True when the budget cut a candidate list short, so the pick by node name stands in for upstream's arbitrary one. */
+  readonly arbitraryChoice: boolean;
+  /** Counts behind the decision, for explanations. */
+  readonly numUnavailable: number;
+  readonly numSurge: number;
+  readonly waiting: number;
+}
+
+/** A set of node indexes that can return its first k members in index (node name) order cheaply. */
+class OrderedIndexSet {
+  private readonly member: Uint8Array;
+  private low = 0;
+  size = 0;
+  constructor(capacity: number) {
+    this.member = new Uint8Array(capacity);
+  }
+  add(i: number): void {
+    if (this.member[i]) return;
+    this.member[i] = 1;
+    this.size++;
+    if (i < this.low) this.low = i;
+  }
+  remove(i: number): void {
+    if (!this.member[i]) return;
+    this.member[i] = 0;
+    this.size--;
+  }
+  first(k: number): number[] {
+    const out: number[] = [];
+    if (k <= 0 || this.size === 0) return out;
+    const n = this.member.length;
+    let i = this.low;
+    while (i < n && !this.member[i]) i++;
+    this.low = i;
+    for (; i < n && out.length < k; i++) if (this.member[i]) out.push(i);
+    return out;
+  }
+  all(): number[] {
+    return this.first(this.size);
+  }
+}
+
+const enum Bucket {
+  NotOk,
+  Empty,
+  Both,
+  NewUnavailable,
+  OldUnavailable,
+  BothNewUnavailable,
+  Available,
+  OldOnlyMissingNode,
+  Count,
+}
+
+/**
+ * Per-node contributions to rollingUpdate's counters and candidate lists, kept up to date entry by entry.
+ * An index without an entry is a node that is not in the controller's node-to-pods map.
+ */
+export class RollingUpdateTally {
+  private readonly entries: (TallyEntry | undefined)[];
+  private readonly counts = new Int32Array(Bucket.Count);
+  // maxSurge == 0
+  private readonly unavailableOld = new OrderedIndexSet(0);
+  private readonly availableOld = new OrderedIndexSet(0);
+  // maxSurge > 0
+  private readonly retireUnavailable = new OrderedIndexSet(0);
+  private readonly replaceable = new OrderedIndexSet(0);
+  private readonly replaceNow = new OrderedIndexSet(0);
+  private readonly surgeCandidates = new OrderedIndexSet(0);
+  private readonly notEligibleOld = new OrderedIndexSet(0);
+
+  constructor(size: number) {
+    this.entries = new Array<TallyEntry | undefined>(size);
+    this.unavailableOld = new OrderedIndexSet(size);
+    this.availableOld = new OrderedIndexSet(size);
+    this.retireUnavailable = new OrderedIndexSet(size);
+    this.replaceable = new OrderedIndexSet(size);
+    this.replaceNow = new OrderedIndexSet(size);
+    this.surgeCandidates = new OrderedIndexSet(size);
+    this.notEligibleOld = new OrderedIndexSet(size);
+  }
+
+  entry(index: number): TallyEntry | undefined {
+    return this.entries[index];
+  }
+
+  set(index: number, entry: TallyEntry | undefined): void {
+    const previous = this.entries[index];
+    if (previous) this.account(index, previous, -1);
+    this.entries[index] = entry;
+    if (entry) this.account(index, entry, +1);
+  }
+
+  private bump(bucket: Bucket, sign: 1 | -1): void {
+    this.counts[bucket] = this.counts[bucket]! + sign;
+  }
+
+  private account(index: number, {cls, shouldRun, nodeExists}: TallyEntry, sign: 1 | -1): void {
+    const toggle = (set: OrderedIndexSet, on: boolean): void => {
+      if (!on) return;
+      if (sign > 0) set.add(index);
+      else set.remove(index);
+    };
+    switch (cls.kind) {
+      case 'not-ok':
+        this.bump(Bucket.NotOk, sign);
+        return;
+      case 'empty':
+        this.bump(Bucket.Empty, sign);
+        return;
+      case 'new-only':
+        if (cls.newAvailable) this.bump(Bucket.Available, sign);
+        else this.bump(Bucket.NewUnavailable, sign);
+        return;
+      case 'both':
+        this.bump(Bucket.Both, sign);
+        if (cls.oldAvailable) this.bump(Bucket.Available, sign);
+        if (!cls.newAvailable) this.bump(Bucket.BothNewUnavailable, sign);
+        toggle(this.replaceable, cls.newAvailable);
+        return;
+      case 'old-only':
+        if (!nodeExists) this.bump(Bucket.OldOnlyMissingNode, sign);
+        if (cls.oldAvailable) {
+          this.bump(Bucket.Available, sign);
+          toggle(this.availableOld, true);
+          toggle(shouldRun ? this.surgeCandidates : this.notEligibleOld, true);
+        } else {
+          this.bump(Bucket.OldUnavailable, sign);
+          toggle(this.unavailableOld, true);
+          toggle(shouldRun ? this.replaceNow : this.retireUnavailable, true);
+        }
+        return;
+    }
+  }
+
+  /** The rollingUpdate decision for the current entries. `desired` is the number of nodes that should run the daemon. */
+  decide(budgets: RolloutBudgets, desired: number): RollingUpdateDecision {
+    return budgets.maxSurge === 0 ? this.decideWithoutSurge(budgets.maxUnavailable) : this.decideWithSurge(budgets.maxSurge, desired);
+  }
+
+  // upstream: pkg/controller/daemon/update.go rollingUpdate (maxSurge == 0)
+  // Every unavailable old pod is replaced whatever the budget; available old pods go only within what
+  // the unavailable nodes (empty, old+new, unavailable new or old, two of a kind) leave of maxUnavailable.
+  private decideWithoutSurge(maxUnavailable: number): RollingUpdateDecision {
+    const c = this.counts;
+    const numUnavailable = c[Bucket.NotOk]! + c[Bucket.Empty]! + c[Bucket.Both]! + c[Bucket.NewUnavailable]! + c[Bucket.OldUnavailable]!;
+    const remaining = Math.max(0, Math.min(maxUnavailable - numUnavailable, this.availableOld.size));
+    const deletions = this.unavailableOld.all().map((index) => this.oldPodDeletion(index, 'outdated'));
+    for (const index of this.availableOld.first(remaining)) deletions.push(this.oldPodDeletion(index, 'outdated'));
+    return {
+      create: [],
+      delete: deletions,
+      arbitraryChoice: remaining > 0 && remaining < this.availableOld.size,
+      numUnavailable,
+      numSurge: 0,
+      waiting: this.availableOld.size - remaining,
+    };
+  }
+
+  // upstream: pkg/controller/daemon/update.go rollingUpdate (maxSurge > 0)
+  // New pods are created next to old ones within maxSurge (unavailable old pods get one at once, beyond
+  // the budget); an old pod goes once its node's new pod is available. Old pods on nodes the template no
+  // longer fits are retired only while more pods are available than desired.
+  private decideWithSurge(maxSurge: number, desired: number): RollingUpdateDecision {
+    const c = this.counts;
+    const numSurge = c[Bucket.NotOk]! + c[Bucket.BothNewUnavailable]!;
+    if (c[Bucket.OldOnlyMissingNode]! > 0) {
+      return {create: [], delete: [], error: 'a daemon pod is bound to a node that no longer exists', arbitraryChoice: false, numUnavailable: 0, numSurge, waiting: 0};
+    }
+    const numAvailable = c[Bucket.Available]!;
+    const remaining = Math.max(0, Math.min(maxSurge - numSurge, this.surgeCandidates.size));
+    const create = [...this.replaceNow.all(), ...this.surgeCandidates.first(remaining)];
+
+    const retire = this.retireUnavailable.all().map((index) => this.oldPodDeletion(index, 'retired'));
+    const replace = this.replaceable.all().map((index) => this.oldPodDeletion(index, 'replaced'));
+    const deletions = mergeByIndex(retire, replace);
+    const extra = numAvailable - desired;
+    const retireAvailable = extra > 0 ? Math.min(extra, this.notEligibleOld.size) : 0;
+    for (const index of this.notEligibleOld.first(retireAvailable)) deletions.push(this.oldPodDeletion(index, 'retired'));
+    return {
+      create,
+      delete: deletions,
+      arbitraryChoice:
+        (remaining > 0 && remaining < this.surgeCandidates.size) || (retireAvailable > 0 && retireAvailable < this.notEligibleOld.size),
+      numUnavailable: 0,
+      numSurge,
+      waiting: this.surgeCandidates.size - remaining,
+    };
+  }
+
+  private oldPodDeletion(index: number, reason: 'outdated' | 'retired' | 'replaced'): PodToDelete & {index: number} {
+    const cls = this.entries[index]!.cls;
+    if (cls.kind !== 'old-only' && cls.kind !== 'both') throw new Error(`bug: node ${index} has no old pod`);
+    return {pod: cls.oldPod, reason, index};
+  }
+}
+
+function mergeByIndex<T extends {index: number}>(a: T[], b: T[]): T[] {
+  const out: T[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (j >= b.length || (i < a.length && a[i]!.index < b[j]!.index)) out.push(a[i++]!);
+    else out.push(b[j++]!);
+  }
+  return out;
+}

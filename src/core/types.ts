@@ -1,0 +1,396 @@
+// Plain, readonly shapes for everything the reconcile core reads and decides.
+// Inputs are subsets of the Kubernetes JSON objects with the API's own field names, so objects read
+// from the API or from `kubectl get -o yaml` can be passed in as they are. Times are RFC3339 strings
+// (as on the wire); the core's own clock is a number of milliseconds since the epoch, always a parameter.
+
+export type Labels = Readonly<Record<string, string>>;
+
+export interface OwnerReference {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly uid: string;
+  readonly controller?: boolean;
+  readonly blockOwnerDeletion?: boolean;
+}
+
+export interface ObjectMeta {
+  readonly name: string;
+  readonly generateName?: string;
+  readonly namespace?: string;
+  readonly uid?: string;
+  readonly resourceVersion?: string;
+  readonly generation?: number;
+  readonly creationTimestamp?: string;
+  readonly deletionTimestamp?: string;
+  readonly deletionGracePeriodSeconds?: number;
+  readonly labels?: Labels;
+  readonly annotations?: Labels;
+  readonly ownerReferences?: readonly OwnerReference[];
+  readonly finalizers?: readonly string[];
+}
+
+export interface LabelSelectorRequirement {
+  readonly key: string;
+  readonly operator: string; // In | NotIn | Exists | DoesNotExist
+  readonly values?: readonly string[];
+}
+
+export interface LabelSelector {
+  readonly matchLabels?: Labels;
+  readonly matchExpressions?: readonly LabelSelectorRequirement[];
+}
+
+export interface NodeSelectorRequirement {
+  readonly key: string;
+  readonly operator: string; // In | NotIn | Exists | DoesNotExist | Gt | Lt
+  readonly values?: readonly string[];
+}
+
+export interface NodeSelectorTerm {
+  readonly matchExpressions?: readonly NodeSelectorRequirement[];
+  readonly matchFields?: readonly NodeSelectorRequirement[];
+}
+
+export interface NodeSelector {
+  readonly nodeSelectorTerms: readonly NodeSelectorTerm[];
+}
+
+export interface NodeAffinity {
+  readonly requiredDuringSchedulingIgnoredDuringExecution?: NodeSelector;
+  readonly preferredDuringSchedulingIgnoredDuringExecution?: readonly unknown[];
+}
+
+export interface Affinity {
+  readonly nodeAffinity?: NodeAffinity;
+  readonly podAffinity?: unknown;
+  readonly podAntiAffinity?: unknown;
+}
+
+export interface Taint {
+  readonly key: string;
+  readonly value?: string;
+  readonly effect: string; // NoSchedule | PreferNoSchedule | NoExecute
+  readonly timeAdded?: string;
+}
+
+export interface Toleration {
+  readonly key?: string;
+  readonly operator?: string; // Exists | Equal (empty means Equal)
+  readonly value?: string;
+  readonly effect?: string;
+  readonly tolerationSeconds?: number;
+}
+
+export interface ContainerPort {
+  readonly containerPort: number;
+  readonly hostPort?: number;
+  readonly protocol?: string;
+  readonly name?: string;
+}
+
+export interface Container {
+  readonly name: string;
+  readonly image?: string;
+  readonly ports?: readonly ContainerPort[];
+  readonly [field: string]: unknown;
+}
+
+export interface PodSpec {
+  readonly nodeName?: string;
+  readonly nodeSelector?: Labels;
+  readonly affinity?: Affinity;
+  readonly tolerations?: readonly Toleration[];
+  readonly hostNetwork?: boolean;
+  readonly containers: readonly Container[];
+  readonly initContainers?: readonly Container[];
+  readonly terminationGracePeriodSeconds?: number;
+  readonly [field: string]: unknown;
+}
+
+export interface PodCondition {
+  readonly type: string;
+  readonly status: string; // True | False | Unknown
+  readonly lastTransitionTime?: string;
+  readonly reason?: string;
+  readonly message?: string;
+}
+
+export interface ContainerState {
+  readonly waiting?: {readonly reason?: string; readonly message?: string};
+  readonly running?: {readonly startedAt?: string};
+  readonly terminated?: {readonly reason?: string; readonly exitCode?: number; readonly message?: string};
+}
+
+export interface ContainerStatus {
+  readonly name: string;
+  readonly ready: boolean;
+  readonly restartCount: number;
+  readonly image?: string;
+  readonly started?: boolean;
+  readonly state?: ContainerState;
+  readonly lastState?: ContainerState;
+}
+
+export interface PodStatus {
+  readonly phase?: string; // Pending | Running | Succeeded | Failed | Unknown
+  readonly conditions?: readonly PodCondition[];
+  readonly containerStatuses?: readonly ContainerStatus[];
+  readonly initContainerStatuses?: readonly ContainerStatus[];
+  readonly reason?: string;
+  readonly message?: string;
+  readonly startTime?: string;
+  readonly hostIP?: string;
+  readonly podIP?: string;
+}
+
+export interface Pod {
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  readonly metadata: ObjectMeta;
+  readonly spec: PodSpec;
+  readonly status?: PodStatus;
+}
+
+export interface PodTemplateSpec {
+  readonly metadata?: {
+    readonly labels?: Labels;
+    readonly annotations?: Labels;
+    readonly [field: string]: unknown;
+  };
+  readonly spec: PodSpec;
+}
+
+export type IntOrString = number | string;
+
+export interface RollingUpdateDaemonSet {
+  readonly maxUnavailable?: IntOrString;
+  readonly maxSurge?: IntOrString;
+}
+
+export interface DaemonSetUpdateStrategy {
+  readonly type?: string; // RollingUpdate | OnDelete
+  readonly rollingUpdate?: RollingUpdateDaemonSet;
+}
+
+export interface DaemonSetSpec {
+  readonly selector?: LabelSelector;
+  readonly template: PodTemplateSpec;
+  readonly updateStrategy?: DaemonSetUpdateStrategy;
+  readonly minReadySeconds?: number;
+  readonly revisionHistoryLimit?: number;
+}
+
+/** The seven counters the controller writes, with the API's field names. */
+export interface DaemonSetStatusCounters {
+  readonly desiredNumberScheduled: number;
+  readonly currentNumberScheduled: number;
+  readonly numberMisscheduled: number;
+  readonly numberReady: number;
+  readonly updatedNumberScheduled: number;
+  readonly numberAvailable: number;
+  readonly numberUnavailable: number;
+}
+
+export interface DaemonSetStatus extends Partial<DaemonSetStatusCounters> {
+  readonly observedGeneration?: number;
+  readonly collisionCount?: number;
+  readonly conditions?: readonly unknown[];
+}
+
+export interface DaemonSet {
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  readonly metadata: ObjectMeta;
+  readonly spec: DaemonSetSpec;
+  readonly status?: DaemonSetStatus;
+}
+
+export interface ControllerRevision {
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  readonly metadata: ObjectMeta;
+  readonly data?: unknown;
+  readonly revision: number;
+}
+
+export interface NodeCondition {
+  readonly type: string;
+  readonly status: string;
+  readonly reason?: string;
+  readonly message?: string;
+  readonly lastTransitionTime?: string;
+}
+
+export interface Node {
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  readonly metadata: ObjectMeta;
+  readonly spec?: {
+    readonly taints?: readonly Taint[];
+    readonly unschedulable?: boolean;
+    readonly [field: string]: unknown;
+  };
+  readonly status?: {
+    readonly conditions?: readonly NodeCondition[];
+    readonly [field: string]: unknown;
+  };
+}
+
+/** Everything one sync of the DaemonSet controller looks at. */
+export interface ClusterState {
+  readonly daemonSet: DaemonSet;
+  /** Every node of the cluster (the controller lists all of them, unfiltered). */
+  readonly nodes: readonly Node[];
+  /** Every pod of the DaemonSet's namespace: the claim rules decide which ones are daemon pods. */
+  readonly pods: readonly Pod[];
+  /** Every ControllerRevision of the DaemonSet's namespace. */
+  readonly revisions: readonly ControllerRevision[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decisions
+
+/** Why a pod is deleted: one value per upstream code path (reconcile-spec section 16). */
+export type DeleteReason =
+  | 'failed'
+  | 'succeeded'
+  | 'surplus'
+  | 'surge-extra'
+  | 'old-unready'
+  | 'replaced'
+  | 'not-eligible'
+  | 'orphaned-unscheduled'
+  | 'outdated'
+  | 'retired';
+
+export interface PodCreation {
+  readonly node: string;
+}
+
+export interface PodDeletion {
+  readonly pod: string;
+  readonly node: string;
+  readonly reason: DeleteReason;
+  /** Preconditions for the DELETE call, so a pod that changed meanwhile is never deleted blindly. */
+  readonly uid?: string;
+  readonly resourceVersion?: string;
+}
+
+export interface SyncActions {
+  readonly create: readonly PodCreation[];
+  readonly delete: readonly PodDeletion[];
+}
+
+/** Eligibility of one node for the DaemonSet (upstream NodeShouldRunDaemonPod), plus a human reason. */
+export interface NodeEligibility {
+  readonly shouldRun: boolean;
+  readonly shouldContinueRunning: boolean;
+  /** Empty when both are true; otherwise why not, e.g. `taint dedicated=gpu:NoSchedule not tolerated`. */
+  readonly reason: string;
+}
+
+/** Budgets after scaling against desiredNumberScheduled and the both-zero fallback (reconcile-spec 8.1). */
+export interface RolloutBudgets {
+  readonly maxUnavailable: number;
+  readonly maxSurge: number;
+}
+
+export interface CoreEvent {
+  readonly type: 'Normal' | 'Warning';
+  readonly reason: string;
+  readonly message: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The plan (plan-contract.md): what ds-plan prints, step executes and the dashboard shows.
+
+export interface RevisionRef {
+  readonly revision: number;
+  readonly hash: string;
+  /** The ControllerRevision's name, when it exists. */
+  readonly name?: string;
+}
+
+export interface UpdateRevisionRef extends RevisionRef {
+  /** False when the controller would have to create it (then `hash` is the planner's stand-in). */
+  readonly exists: boolean;
+}
+
+export interface PodSummary {
+  readonly name: string;
+  readonly hash: string;
+  readonly updated: boolean;
+  readonly ready: boolean;
+  readonly available: boolean;
+  readonly terminating: boolean;
+  readonly phase: string;
+  /** A container's waiting/terminated reason worth showing (CrashLoopBackOff, ImagePullBackOff, ...). */
+  readonly problem?: string;
+}
+
+/**
+ * How a node stands in the rollout, from a person's point of view:
+ * updated (one updated available pod), updating (updated pod not yet available), old (only an old pod),
+ * surging (old and new pods side by side), missing (should run, has no pod), misscheduled (has pods, should not run),
+ * not-eligible (no pod, should not run), terminating (only terminating pods).
+ */
+export type NodeRolloutState =
+  | 'updated'
+  | 'updating'
+  | 'old'
+  | 'surging'
+  | 'missing'
+  | 'misscheduled'
+  | 'not-eligible'
+  | 'terminating';
+
+export interface NodePlan {
+  readonly name: string;
+  readonly shouldRun: boolean;
+  readonly shouldContinueRunning: boolean;
+  readonly reason: string;
+  readonly state: NodeRolloutState;
+  /** Why this node holds the rollout back, if it does (e.g. `pod fluentd-x is not ready: CrashLoopBackOff`). */
+  readonly blocker?: string;
+  /** 1-based index of the wave that changes this node, if any. */
+  readonly wave?: number;
+  readonly pods: readonly PodSummary[];
+}
+
+export interface Wave extends SyncActions {
+  /** Seconds after `now` at which this sync happens in the simulation (created pods become available after minReadySeconds). */
+  readonly at: number;
+}
+
+export type BlockerKind =
+  | 'budget-exhausted'
+  | 'pod-unavailable'
+  | 'untolerated-taint'
+  | 'pod-terminating'
+  | 'host-port-surge'
+  | 'on-delete'
+  | 'rolling-update-error';
+
+export interface Blocker {
+  readonly kind: BlockerKind;
+  readonly message: string;
+  readonly nodes?: readonly string[];
+}
+
+export interface RolloutPlan {
+  readonly kind: 'DaemonSetRolloutPlan';
+  readonly daemonSet: {readonly namespace: string; readonly name: string};
+  readonly strategy: {readonly type: string; readonly maxUnavailable: number; readonly maxSurge: number};
+  readonly revisions: {readonly current: RevisionRef; readonly update: UpdateRevisionRef};
+  readonly status: DaemonSetStatusCounters;
+  readonly nodes: readonly NodePlan[];
+  readonly nextSync: SyncActions;
+  readonly waves: readonly Wave[];
+  readonly complete: boolean;
+  /** False when the waves stop before the rollout is complete (something blocks it). */
+  readonly converges: boolean;
+  readonly blockers: readonly Blocker[];
+  /** One-line remarks a person should read: arbitrary choices made by node name, model caveats, assumptions. */
+  readonly notes: readonly string[];
+}

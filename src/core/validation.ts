@@ -1,0 +1,405 @@
+// What the API server rejects (422) when a DaemonSet is created or updated, worded as the server words it
+// (sim-api 4 and 7.1). Not the whole of apps/v1 validation: the checks a DaemonSet manifest or rollout edit
+// realistically trips over. Inputs are defaulted first (defaultDaemonSet), as the server validates after
+// defaulting. Not modelled: annotations, volumes, ports, probes, resources, security contexts, affinity,
+// tolerations, and the rest of ValidatePodSpec.
+import {validateRollingUpdate} from './budgets.js';
+import {deepEqualJson} from './canonical-json.js';
+import {defaultDaemonSet} from './defaults.js';
+import {labelSelectorMatches} from './selectors.js';
+import type {Container, DaemonSet, LabelSelector, Labels} from './types.js';
+
+export type FieldErrorType =
+  | 'FieldValueRequired'
+  | 'FieldValueInvalid'
+  | 'FieldValueNotSupported'
+  | 'FieldValueForbidden'
+  | 'FieldValueDuplicate';
+
+/** One field-level error: `field` and `message` are the cause's `field` and `message` in the 422 Status. */
+export interface FieldError {
+  readonly field: string;
+  readonly type: FieldErrorType;
+  /** The message without the field, e.g. `Invalid value: -1: must be greater than or equal to 0`. */
+  readonly message: string;
+  /** The offending value, when the message shows one. */
+  readonly value?: unknown;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Go's printing of values in messages (fmt %q and %#v)
+
+/** strconv.Quote for the strings that occur in manifests. */
+function goQuote(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    if (ch === '"' || ch === '\\') out += `\\${ch}`;
+    else if (c === 0x07) out += '\\a';
+    else if (c === 0x08) out += '\\b';
+    else if (c === 0x0c) out += '\\f';
+    else if (c === 0x0a) out += '\\n';
+    else if (c === 0x0d) out += '\\r';
+    else if (c === 0x09) out += '\\t';
+    else if (c === 0x0b) out += '\\v';
+    else if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
+    else out += ch;
+  }
+  return `${out}"`;
+}
+
+function goBytesOrder(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** %#v of a map[string]string: keys sorted, as fmt prints maps. */
+function goStringMap(map: Labels | undefined): string {
+  if (map === undefined || map === null) return 'map[string]string(nil)';
+  const entries = Object.keys(map)
+    .sort(goBytesOrder)
+    .map((k) => `${goQuote(k)}:${goQuote(map[k]!)}`);
+  return `map[string]string{${entries.join(', ')}}`;
+}
+
+function goStringSlice(values: readonly string[] | undefined): string {
+  return values === undefined || values === null ? '[]string(nil)' : `[]string{${values.map(goQuote).join(', ')}}`;
+}
+
+/** %#v of a metav1.LabelSelector, as the server prints it in selector errors. */
+function goLabelSelector(selector: LabelSelector): string {
+  const expressions = selector.matchExpressions;
+  const exprs =
+    expressions === undefined || expressions === null
+      ? '[]v1.LabelSelectorRequirement(nil)'
+      : `[]v1.LabelSelectorRequirement{${expressions
+          .map((e) => `v1.LabelSelectorRequirement{Key:${goQuote(e.key)}, Operator:${goQuote(e.operator)}, Values:${goStringSlice(e.values)}}`)
+          .join(', ')}}`;
+  return `v1.LabelSelector{MatchLabels:${goStringMap(selector.matchLabels)}, MatchExpressions:${exprs}}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Error constructors (field.Required, field.Invalid, ...) with the server's ErrorBody wording
+
+function required(field: string, detail = ''): FieldError {
+  return {field, type: 'FieldValueRequired', message: detail ? `Required value: ${detail}` : 'Required value'};
+}
+
+/** `shown` is the value as Go prints it in the message. */
+function invalid(field: string, value: unknown, shown: string, detail: string): FieldError {
+  return {field, type: 'FieldValueInvalid', message: `Invalid value: ${shown}: ${detail}`, value};
+}
+
+function notSupported(field: string, value: string, supported: readonly string[]): FieldError {
+  return {
+    field,
+    type: 'FieldValueNotSupported',
+    message: `Unsupported value: ${goQuote(value)}: supported values: ${supported.map(goQuote).join(', ')}`,
+    value,
+  };
+}
+
+function forbidden(field: string, detail: string): FieldError {
+  return {field, type: 'FieldValueForbidden', message: `Forbidden: ${detail}`};
+}
+
+function duplicate(field: string, value: string): FieldError {
+  return {field, type: 'FieldValueDuplicate', message: `Duplicate value: ${goQuote(value)}`, value};
+}
+
+function nonNegative(field: string, value: number | undefined): FieldError[] {
+  return value !== undefined && value < 0 ? [invalid(field, value, String(value), 'must be greater than or equal to 0')] : [];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Name and label syntax (apimachinery/pkg/util/validation), with the server's messages
+
+// upstream: staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go RegexError
+function regexError(msg: string, format: string, ...examples: string[]): string {
+  if (examples.length === 0) return `${msg} (regex used for validation is '${format}')`;
+  // Upstream's loop leaves a doubled space before each " or ": kept, so messages match byte for byte.
+  return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join(' or ')}regex used for validation is '${format}')`;
+}
+
+const LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
+const SUBDOMAIN_FMT = `${LABEL_FMT}(\\.${LABEL_FMT})*`;
+const DNS_LABEL = new RegExp(`^${LABEL_FMT}$`);
+const DNS_SUBDOMAIN = new RegExp(`^${SUBDOMAIN_FMT}$`);
+const QUALIFIED_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
+const QUALIFIED = new RegExp(`^${QUALIFIED_FMT}$`);
+const LABEL_VALUE_FMT = `(${QUALIFIED_FMT})?`;
+const LABEL_VALUE = new RegExp(`^${LABEL_VALUE_FMT}$`);
+const QUALIFIED_MSG = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+
+function maxLen(n: number): string {
+  return `must be no more than ${n} characters`;
+}
+
+// upstream: staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go IsDNS1123Subdomain
+function isDNS1123Subdomain(value: string): string[] {
+  const errs: string[] = [];
+  if (value.length > 253) errs.push(maxLen(253));
+  if (!DNS_SUBDOMAIN.test(value)) {
+    errs.push(
+      regexError(
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+        SUBDOMAIN_FMT,
+        'example.com',
+      ),
+    );
+  }
+  return errs;
+}
+
+// upstream: staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go IsDNS1123Label
+function isDNS1123Label(value: string): string[] {
+  const errs: string[] = [];
+  if (value.length > 63) errs.push(maxLen(63));
+  if (!DNS_LABEL.test(value)) {
+    if (DNS_SUBDOMAIN.test(value)) errs.push('must not contain dots');
+    else {
+      errs.push(
+        regexError(
+          "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
+          LABEL_FMT,
+          'my-name',
+          '123-abc',
+        ),
+      );
+    }
+  }
+  return errs;
+}
+
+// upstream: staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go IsQualifiedName
+function isQualifiedName(value: string): string[] {
+  const errs: string[] = [];
+  const parts = value.split('/');
+  let name: string;
+  if (parts.length === 1) name = parts[0]!;
+  else if (parts.length === 2) {
+    const prefix = parts[0]!;
+    name = parts[1]!;
+    if (prefix.length === 0) errs.push('prefix part must be non-empty');
+    else errs.push(...isDNS1123Subdomain(prefix).map((m) => `prefix part ${m}`));
+  } else {
+    return [
+      `a qualified name ${regexError(QUALIFIED_MSG, QUALIFIED_FMT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+    ];
+  }
+  if (name.length === 0) errs.push('name part must be non-empty');
+  else if (name.length > 63) errs.push(`name part ${maxLen(63)}`);
+  if (!QUALIFIED.test(name)) errs.push(`name part ${regexError(QUALIFIED_MSG, QUALIFIED_FMT, 'MyName', 'my.name', '123-abc')}`);
+  return errs;
+}
+
+// upstream: staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go IsValidLabelValue
+function isValidLabelValue(value: string): string[] {
+  const errs: string[] = [];
+  if (value.length > 63) errs.push(maxLen(63));
+  if (!LABEL_VALUE.test(value)) {
+    errs.push(
+      regexError(
+        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+        LABEL_VALUE_FMT,
+        'MyValue',
+        'my_value',
+        '12345',
+      ),
+    );
+  }
+  return errs;
+}
+
+// upstream: staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/validation/validation.go ValidateLabels
+function validateLabels(labels: Labels | undefined, field: string): FieldError[] {
+  const errs: FieldError[] = [];
+  // Go walks the map in random order; sorted keys keep the message stable.
+  for (const key of Object.keys(labels ?? {}).sort(goBytesOrder)) {
+    for (const msg of isQualifiedName(key)) errs.push(invalid(field, key, goQuote(key), msg));
+    const value = labels![key]!;
+    for (const msg of isValidLabelValue(value)) errs.push(invalid(field, value, goQuote(value), msg));
+  }
+  return errs;
+}
+
+// upstream: staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/validation/validation.go ValidateLabelSelector
+function validateLabelSelector(selector: LabelSelector | undefined, field: string): FieldError[] {
+  if (selector === undefined || selector === null) return [];
+  const errs = validateLabels(selector.matchLabels, `${field}.matchLabels`);
+  (selector.matchExpressions ?? []).forEach((req, i) => {
+    const path = `${field}.matchExpressions[${i}]`;
+    const values = req.values ?? [];
+    switch (req.operator) {
+      case 'In':
+      case 'NotIn':
+        if (values.length === 0) errs.push(required(`${path}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
+        break;
+      case 'Exists':
+      case 'DoesNotExist':
+        if (values.length > 0) errs.push(forbidden(`${path}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+        break;
+      default:
+        errs.push(invalid(`${path}.operator`, req.operator, goQuote(req.operator), 'not a valid selector operator'));
+    }
+    for (const msg of isQualifiedName(req.key)) errs.push(invalid(`${path}.key`, req.key, goQuote(req.key), msg));
+    values.forEach((v, j) => {
+      for (const msg of isValidLabelValue(v)) errs.push(invalid(`${path}.values[${j}]`, v, goQuote(v), msg));
+    });
+  });
+  return errs;
+}
+
+/** Whether LabelSelectorAsSelector would fail (then the server skips the template-labels comparison). */
+function selectorConversionFails(selector: LabelSelector): boolean {
+  for (const [k, v] of Object.entries(selector.matchLabels ?? {})) {
+    if (isQualifiedName(k).length > 0 || isValidLabelValue(v).length > 0) return true;
+  }
+  for (const req of selector.matchExpressions ?? []) {
+    if (isQualifiedName(req.key).length > 0) return true;
+    const values = req.values ?? [];
+    if (req.operator === 'In' || req.operator === 'NotIn') {
+      if (values.length === 0 || values.some((v) => isValidLabelValue(v).length > 0)) return true;
+    } else if (req.operator === 'Exists' || req.operator === 'DoesNotExist') {
+      if (values.length > 0) return true;
+    } else return true;
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pod template
+
+const PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'];
+const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];
+
+// upstream: pkg/apis/core/validation/validation.go validateContainers, validateInitContainers (names, images, pull policy)
+function validateContainerList(containers: readonly Container[], field: string, taken: Set<string>): FieldError[] {
+  const errs: FieldError[] = [];
+  containers.forEach((container, i) => {
+    const path = `${field}[${i}]`;
+    const name = typeof container.name === 'string' ? container.name : '';
+    if (name === '') errs.push(required(`${path}.name`));
+    else {
+      for (const msg of isDNS1123Label(name)) errs.push(invalid(`${path}.name`, name, goQuote(name), msg));
+      if (taken.has(name)) errs.push(duplicate(`${path}.name`, name));
+      else taken.add(name);
+    }
+    const image = typeof container.image === 'string' ? container.image : '';
+    if (image === '') errs.push(required(`${path}.image`));
+    else if (image.trim() !== image) errs.push(invalid(`${path}.image`, image, goQuote(image), 'must not have leading or trailing whitespace'));
+    const policy = container['imagePullPolicy'];
+    if (typeof policy === 'string' && !PULL_POLICIES.includes(policy)) errs.push(notSupported(`${path}.imagePullPolicy`, policy, PULL_POLICIES));
+  });
+  return errs;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Update strategy (delegated to budgets.ts, which words them as the server does)
+
+const STRATEGY_BODY_TYPES: readonly [string, FieldErrorType][] = [
+  ['Required value', 'FieldValueRequired'],
+  ['Invalid value', 'FieldValueInvalid'],
+  ['Unsupported value', 'FieldValueNotSupported'],
+];
+
+function strategyErrors(ds: DaemonSet): FieldError[] {
+  return validateRollingUpdate(ds).map((line) => {
+    // budgets.ts returns "<field>: <body>" lines; split them back into a cause.
+    const at = line.indexOf(': ');
+    const field = line.slice(0, at);
+    const message = line.slice(at + 2);
+    const type = STRATEGY_BODY_TYPES.find(([prefix]) => message.startsWith(prefix))?.[1] ?? 'FieldValueInvalid';
+    return {field, type, message};
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// DaemonSet
+
+/**
+ * The field errors the API server reports for creating `ds` (after defaulting it), in the server's order:
+ * metadata.name; selector syntax, selector vs template labels, empty selector; template labels, containers
+ * (name, image, pull policy), restartPolicy; activeDeadlineSeconds; minReadySeconds; updateStrategy and
+ * rollingUpdate budgets (budgets.ts validateRollingUpdate); revisionHistoryLimit. Empty when valid.
+ * A missing selector is not "Required" upstream: it selects nothing, so it fails the template-labels check.
+ */
+// upstream: pkg/apis/apps/validation/validation.go ValidateDaemonSet, ValidateDaemonSetSpec
+export function validateDaemonSet(input: DaemonSet): FieldError[] {
+  const ds = defaultDaemonSet(input);
+  const errs: FieldError[] = [];
+  const {name, generateName} = ds.metadata;
+  if (!name) {
+    if (!generateName) errs.push(required('metadata.name', 'name or generateName is required'));
+  } else {
+    for (const msg of isDNS1123Subdomain(name)) errs.push(invalid('metadata.name', name, goQuote(name), msg));
+  }
+
+  const spec = ds.spec;
+  const selector = spec.selector ?? undefined;
+  const templateLabels = spec.template.metadata?.labels;
+  errs.push(...validateLabelSelector(selector, 'spec.selector'));
+  if ((selector === undefined || !selectorConversionFails(selector)) && !labelSelectorMatches(selector, templateLabels)) {
+    errs.push(invalid('spec.template.metadata.labels', templateLabels, goStringMap(templateLabels), '`selector` does not match template `labels`'));
+  }
+  if (selector !== undefined && Object.keys(selector.matchLabels ?? {}).length + (selector.matchExpressions ?? []).length === 0) {
+    errs.push(invalid('spec.selector', selector, goLabelSelector(selector), 'empty selector is invalid for daemonset'));
+  }
+
+  errs.push(...validateLabels(templateLabels, 'spec.template.metadata.labels'));
+  const podSpec = spec.template.spec;
+  const containers = podSpec.containers ?? [];
+  if (containers.length === 0) errs.push(required('spec.template.spec.containers'));
+  const names = new Set<string>();
+  errs.push(...validateContainerList(containers, 'spec.template.spec.containers', names));
+  errs.push(...validateContainerList(podSpec.initContainers ?? [], 'spec.template.spec.initContainers', names));
+  const restartPolicy = String(podSpec['restartPolicy'] ?? 'Always');
+  if (!RESTART_POLICIES.includes(restartPolicy)) errs.push(notSupported('spec.template.spec.restartPolicy', restartPolicy, RESTART_POLICIES));
+  // A DaemonSet's pods must always run.
+  if (restartPolicy !== 'Always') errs.push(notSupported('spec.template.spec.restartPolicy', restartPolicy, ['Always']));
+  if (podSpec['activeDeadlineSeconds'] !== undefined && podSpec['activeDeadlineSeconds'] !== null) {
+    errs.push(forbidden('spec.template.spec.activeDeadlineSeconds', 'activeDeadlineSeconds in DaemonSet is not Supported'));
+  }
+  errs.push(...nonNegative('spec.minReadySeconds', spec.minReadySeconds));
+  errs.push(...strategyErrors(ds));
+  errs.push(...nonNegative('spec.revisionHistoryLimit', spec.revisionHistoryLimit));
+  return errs;
+}
+
+/** Selectors compare as Go's Semantic.DeepEqual does: empty and absent maps and lists are the same. */
+function normalizedSelector(selector: LabelSelector | undefined): unknown {
+  if (selector === undefined || selector === null) return null;
+  const matchLabels = selector.matchLabels ?? {};
+  const expressions = (selector.matchExpressions ?? []).map((e) => ({key: e.key, operator: e.operator, values: e.values ?? []}));
+  return {matchLabels, matchExpressions: expressions};
+}
+
+/**
+ * The field errors of an update from `old` to `next`: everything validateDaemonSet reports for `next`, then
+ * `spec.selector` immutability (apps/v1 refuses any selector change).
+ */
+// upstream: pkg/registry/apps/daemonset/strategy.go daemonSetStrategy.ValidateUpdate; pkg/apis/core/validation ValidateImmutableField
+export function validateDaemonSetUpdate(old: DaemonSet, next: DaemonSet): FieldError[] {
+  const errs = validateDaemonSet(next);
+  const before = old.spec.selector ?? undefined;
+  const after = next.spec.selector ?? undefined;
+  if (!deepEqualJson(normalizedSelector(before), normalizedSelector(after))) {
+    errs.push(invalid('spec.selector', after, after === undefined ? 'null' : goLabelSelector(after), 'field is immutable'));
+  }
+  return errs;
+}
+
+/** `<field>: <message>`, one cause as Go's field.Error prints it. */
+export function formatFieldError(error: FieldError): string {
+  return `${error.field}: ${error.message}`;
+}
+
+/**
+ * The 422 Status message: `DaemonSet.apps "x" is invalid: <field>: <message>`, several causes as
+ * `[a, b]` with repeated lines dropped (utilerrors aggregate). `kind` is the qualified kind, e.g. `DaemonSet.apps`.
+ */
+// upstream: staging/src/k8s.io/apimachinery/pkg/api/errors/errors.go NewInvalid; pkg/util/errors aggregate.Error
+export function formatInvalid(kind: string, name: string, errors: readonly FieldError[]): string {
+  const lines = [...new Set(errors.map(formatFieldError))];
+  const body = lines.length === 1 ? lines[0]! : `[${lines.join(', ')}]`;
+  return `${kind} ${goQuote(name)} is invalid: ${body}`;
+}

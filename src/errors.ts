@@ -1,0 +1,39 @@
+// Typed errors of the project. Services and adapters throw these; only the command layer prints them
+// (one line on stderr) and turns them into exit codes: 0 success, 1 usage/input, 2 cluster unreachable/refused.
+
+export const EXIT_OK = 0;
+export const EXIT_INPUT = 1;
+export const EXIT_CLUSTER = 2;
+
+export abstract class DsRolloutError extends Error {
+  abstract readonly exitCode: number;
+  constructor(message: string, options?: {cause?: unknown}) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** Bad flags or argument combinations. */
+export class UsageError extends DsRolloutError {
+  readonly exitCode = EXIT_INPUT;
+}
+
+/** Broken YAML, an impossible strategy, a missing revision, a write attempted on a snapshot. */
+export class InputError extends DsRolloutError {
+  readonly exitCode = EXIT_INPUT;
+}
+
+/** The named object does not exist (in the cluster or the snapshot). */
+export class NotFoundError extends InputError {}
+
+/** The cluster could not be used: unreachable, forbidden, or it refused the request. */
+export class ClusterError extends DsRolloutError {
+  readonly exitCode = EXIT_CLUSTER;
+}
+
+export class ClusterUnreachableError extends ClusterError {}
+
+export class ClusterForbiddenError extends ClusterError {}
+
+/** A write lost an optimistic-concurrency race (HTTP 409). Writers retry it; it surfaces only when retries run out. */
+export class ConflictError extends ClusterError {}

@@ -1,0 +1,67 @@
+// Flags shared by every command, spelled as kubectl spells them (kubectl forwards none of its own to plugins).
+// Imported at the top of command files, so it may import nothing but @oclif/core.
+import {Flags} from '@oclif/core';
+
+// RFC3339 as Kubernetes writes it: date, `T`, time, optional fraction, `Z` or an offset.
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
+
+/** Milliseconds since the epoch for an RFC3339 time; throws with a one-line reason otherwise. */
+export function parseRfc3339(input: string, flag = '--now'): number {
+  const ms = RFC3339.test(input) ? Date.parse(input) : Number.NaN;
+  if (Number.isNaN(ms)) throw new Error(`invalid ${flag} "${input}": want an RFC3339 time such as 2026-11-21T12:00:00Z`);
+  return ms;
+}
+
+export const namespaceFlag = Flags.string({
+  char: 'n',
+  summary: "Namespace of the DaemonSet (live mode: the context's namespace; with --snapshot: default).",
+  helpValue: 'NAMESPACE',
+});
+
+export const contextFlag = Flags.string({
+  summary: 'The kubeconfig context to use.',
+  helpValue: 'CONTEXT',
+});
+
+export const kubeconfigFlag = Flags.string({
+  summary: 'Path to the kubeconfig file (default: $KUBECONFIG or ~/.kube/config).',
+  helpValue: 'FILE',
+});
+
+export const outputFlag = Flags.option({
+  char: 'o',
+  options: ['text', 'json', 'yaml'] as const,
+  default: 'text' as const,
+  summary: 'Output format.',
+})();
+
+export const nowFlag = Flags.custom<number>({
+  summary: 'Judge readiness and minReadySeconds availability at this RFC3339 time (default: now).',
+  helpValue: 'RFC3339',
+  parse: async (input) => parseRfc3339(input),
+})();
+
+export const snapshotFlag = Flags.string({
+  summary: 'Read the cluster from a `kubectl get nodes,pods,daemonsets,controllerrevisions -A -o yaml` file (- for stdin) instead of contacting it.',
+  helpValue: 'FILE',
+});
+
+export const filenameFlag = Flags.string({
+  char: 'f',
+  summary: 'A DaemonSet manifest: plan the rollout of this new version instead of the stored one.',
+  helpValue: 'MANIFEST',
+});
+
+export const dryRunFlag = Flags.option({
+  options: ['none', 'client', 'server'] as const,
+  default: 'none' as const,
+  summary: 'Only show what would be done: client (nothing is sent) or server (sent with dryRun=All).',
+})();
+
+/** The flags that choose the cluster and the namespace. */
+export const clusterFlags = {
+  namespace: namespaceFlag,
+  context: contextFlag,
+  kubeconfig: kubeconfigFlag,
+  snapshot: snapshotFlag,
+};

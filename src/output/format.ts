@@ -1,0 +1,34 @@
+// Small formatters shared by the text renderers.
+
+/** `9,990` */
+export function formatCount(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+/** A duration in seconds as `0s`, `45s`, `2m30s`, `2h13m`, `3d4h` (two units at most: it is a rough offset). */
+export function formatDuration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s}s`;
+  const units: Array<[string, number]> = [
+    ['d', 86_400],
+    ['h', 3_600],
+    ['m', 60],
+    ['s', 1],
+  ];
+  const index = units.findIndex(([, size]) => s >= size);
+  const [bigName, bigSize] = units[index]!;
+  const [smallName, smallSize] = units[index + 1]!;
+  const big = Math.floor(s / bigSize);
+  const small = Math.floor((s - big * bigSize) / smallSize);
+  return small > 0 ? `${big}${bigName}${small}${smallName}` : `${big}${bigName}`;
+}
+
+/** `a, b and 3 more` */
+export function formatList(items: readonly string[], max: number): string {
+  if (items.length <= max) return items.join(', ');
+  return `${items.slice(0, max).join(', ')} and ${formatCount(items.length - max)} more`;
+}
+
+export function plural(n: number, singular: string, pluralForm = `${singular}s`): string {
+  return `${formatCount(n)} ${n === 1 ? singular : pluralForm}`;
+}

@@ -1,0 +1,70 @@
+// ds-plan's machine-readable output. Key order follows plan-contract.md exactly; fields the contract does not
+// list (RolloutPlan grows) follow the contract's fields, so the output only ever grows.
+import type {NodePlan, PodDeletion, PodSummary, RolloutPlan, Wave} from '../core/types.js';
+
+type Plain = Record<string, unknown>;
+
+/** Copies `value` with `keys` first, in that order, then every other own key in its original order. */
+function ordered(value: object, keys: readonly string[]): Plain {
+  const source = value as Plain;
+  const out: Plain = {};
+  for (const key of keys) if (key in source && source[key] !== undefined) out[key] = source[key];
+  for (const [key, field] of Object.entries(source)) if (!(key in out) && field !== undefined) out[key] = field;
+  return out;
+}
+
+const STATUS_KEYS = [
+  'desiredNumberScheduled',
+  'currentNumberScheduled',
+  'numberMisscheduled',
+  'numberReady',
+  'updatedNumberScheduled',
+  'numberAvailable',
+  'numberUnavailable',
+] as const;
+
+function pod(summary: PodSummary): Plain {
+  return ordered(summary, ['name', 'hash', 'updated', 'ready', 'available', 'terminating', 'phase']);
+}
+
+function node(plan: NodePlan): Plain {
+  return {...ordered(plan, ['name', 'shouldRun', 'shouldContinueRunning', 'reason', 'pods']), pods: plan.pods.map(pod)};
+}
+
+function deletion(action: PodDeletion): Plain {
+  return ordered(action, ['pod', 'node', 'reason']);
+}
+
+function actions(value: {readonly create: readonly {node: string}[]; readonly delete: readonly PodDeletion[]}): Plain {
+  return {
+    ...ordered(value, ['create', 'delete']),
+    create: value.create.map((action) => ordered(action, ['node'])),
+    delete: value.delete.map(deletion),
+  };
+}
+
+function wave(value: Wave): Plain {
+  return actions(value);
+}
+
+/** The plan as a plain object in contract order (what JSON and YAML print). */
+export function toPlanDocument(plan: RolloutPlan): Plain {
+  return {
+    ...ordered(plan, ['kind', 'daemonSet', 'strategy', 'revisions', 'status', 'nodes', 'nextSync', 'waves', 'complete']),
+    daemonSet: ordered(plan.daemonSet, ['namespace', 'name']),
+    strategy: ordered(plan.strategy, ['type', 'maxUnavailable', 'maxSurge']),
+    revisions: {
+      ...ordered(plan.revisions, ['current', 'update']),
+      current: ordered(plan.revisions.current, ['revision', 'hash']),
+      update: ordered(plan.revisions.update, ['revision', 'hash', 'exists']),
+    },
+    status: ordered(plan.status, STATUS_KEYS),
+    nodes: plan.nodes.map(node),
+    nextSync: actions(plan.nextSync),
+    waves: plan.waves.map(wave),
+  };
+}
+
+export function renderPlanJson(plan: RolloutPlan): string {
+  return `${JSON.stringify(toPlanDocument(plan), null, 2)}\n`;
+}

@@ -1,0 +1,275 @@
+// ds-plan's output for people: where the rollout stands, what the next sync does, how it unfolds, what blocks it.
+import type {IntOrString, NodePlan, NodeRolloutState, PodDeletion, PodSummary, RolloutPlan, Wave} from '../core/types.js';
+import {palette, type Palette} from './color.js';
+import {formatCount, formatDuration, formatList, plural} from './format.js';
+import {renderTable} from './table.js';
+
+export interface PlanTextOptions {
+  readonly color: boolean;
+  /** Terminal width: long blocker and note lines wrap to it. Undefined (a pipe): no wrapping. */
+  readonly width?: number;
+  /** Show every node even in a large cluster. */
+  readonly allNodes?: boolean;
+  /** The DaemonSet's own values, so that budgets can be shown as written (`25% of 4`). */
+  readonly spec?: {
+    readonly maxUnavailable?: IntOrString;
+    readonly maxSurge?: IntOrString;
+  };
+}
+
+/** Above this many nodes, the table shows only the nodes that still need something. */
+export const NODE_TABLE_LIMIT = 40;
+/** Up to this many waves are listed in full; beyond it, the first WAVES_HEAD and a summary. */
+export const WAVE_LIST_LIMIT = 20;
+export const WAVES_HEAD = 10;
+/** Actions of one kind listed by name in a wave line before the rest is counted. */
+const WAVE_ACTIONS_SHOWN = 3;
+
+export function renderPlanText(plan: RolloutPlan, options: PlanTextOptions): string {
+  const c = palette(options.color);
+  const sections = [
+    [summaryLine(plan, c), budgetLine(plan, options, c), statusLine(plan)],
+    nodeSection(plan, options, c),
+    nextSyncSection(plan, c),
+    waveSection(plan, c),
+    listSection('Blockers', plan.blockers.map(blockerText), options, c, c.red),
+    listSection('Notes', plan.notes, options, c),
+  ].filter((section) => section.length > 0);
+  return `${sections.map((section) => section.join('\n')).join('\n\n')}\n`;
+}
+
+function summaryLine(plan: RolloutPlan, c: Palette): string {
+  const {current, update} = plan.revisions;
+  const revision =
+    current.revision === update.revision && current.hash === update.hash
+      ? `revision ${update.revision}`
+      : `revision ${current.revision} -> ${update.revision}${update.exists ? '' : ' (not created yet)'}`;
+  const updated = plan.nodes.filter((node) => node.shouldRun && node.state === 'updated').length;
+  const desired = plan.status.desiredNumberScheduled;
+  return `${c.bold(`DaemonSet ${plan.daemonSet.namespace}/${plan.daemonSet.name}`)}: ${plan.strategy.type}, ${revision}, ${formatCount(updated)} of ${plural(desired, 'node')} updated, ${progress(plan, c)}`;
+}
+
+function progress(plan: RolloutPlan, c: Palette): string {
+  if (plan.complete) return c.green('rollout complete');
+  if (plan.strategy.type === 'OnDelete') return c.yellow('waiting for old pods to be deleted (OnDelete)');
+  if (!plan.converges) return c.red('rollout stuck');
+  return c.cyan('rollout in progress');
+}
+
+function asWritten(value: IntOrString | undefined, scaled: number, desired: number): string {
+  if (typeof value === 'string' && value.endsWith('%')) return `${scaled} (${value} of ${formatCount(desired)})`;
+  return String(scaled);
+}
+
+function budgetLine(plan: RolloutPlan, options: PlanTextOptions, c: Palette): string {
+  if (plan.strategy.type !== 'RollingUpdate') {
+    return `${c.bold('Budgets:')} none (${plan.strategy.type}: the controller replaces a pod only after it is deleted)`;
+  }
+  const {maxUnavailable, maxSurge} = plan.strategy;
+  const desired = plan.status.desiredNumberScheduled;
+  const spec = options.spec;
+  const inUse = budgetInUse(plan);
+  let unavailable = asWritten(spec?.maxUnavailable, maxUnavailable, desired);
+  // Both budgets written as zero: the controller falls back to maxUnavailable 1 (reconcile-spec 8.1).
+  if (spec && isZero(spec.maxUnavailable) && isZero(spec.maxSurge) && maxUnavailable === 1) unavailable = '1 (both budgets are 0; the controller uses 1)';
+  const surge = asWritten(spec?.maxSurge, maxSurge, desired);
+  const parts =
+    maxSurge > 0
+      ? [`maxUnavailable ${unavailable}`, `maxSurge ${surge}, in use ${inUse.surge}`]
+      : [`maxUnavailable ${unavailable}, in use ${inUse.unavailable}`, `maxSurge ${surge}`];
+  return `${c.bold('Budgets:')} ${parts.join('; ')}`;
+}
+
+function isZero(value: IntOrString | undefined): boolean {
+  return value === undefined || value === 0 || value === '0%';
+}
+
+/**
+ * How much of each budget the rolling update sees as used, counted the way it counts (reconcile-spec 8.3, 8.4):
+ * per node of interest (eligible, or holding pods), from the pods that are not terminating.
+ */
+export function budgetInUse(plan: RolloutPlan): {unavailable: number; surge: number} {
+  let unavailable = 0;
+  let surge = 0;
+  for (const node of plan.nodes) {
+    const pods = node.pods.filter((pod) => !pod.terminating);
+    if (!node.shouldRun && pods.length === 0) continue;
+    const fresh = pods.filter((pod) => pod.updated);
+    const old = pods.filter((pod) => !pod.updated);
+    if (fresh.length > 1 || old.length > 1) {
+      unavailable += 1;
+      surge += 1;
+    } else if (fresh.length === old.length) {
+      unavailable += 1; // empty, or an old and a new pod side by side
+      if (fresh[0] && !fresh[0].available) surge += 1;
+    } else if (!(fresh[0] ?? old[0])!.available) {
+      unavailable += 1;
+    }
+  }
+  return {unavailable, surge};
+}
+
+function statusLine(plan: RolloutPlan): string {
+  const s = plan.status;
+  return [
+    `Status: ${formatCount(s.desiredNumberScheduled)} desired`,
+    `${formatCount(s.currentNumberScheduled)} scheduled`,
+    `${formatCount(s.updatedNumberScheduled)} up-to-date`,
+    `${formatCount(s.numberReady)} ready`,
+    `${formatCount(s.numberAvailable)} available`,
+    `${formatCount(s.numberUnavailable)} unavailable`,
+    `${formatCount(s.numberMisscheduled)} misscheduled`,
+  ].join(', ');
+}
+
+// ----------------------------------------------------------------------------------------------------------------
+// Nodes
+
+function stateColor(state: NodeRolloutState, c: Palette): (text: string) => string {
+  switch (state) {
+    case 'updated':
+      return c.green;
+    case 'updating':
+    case 'surging':
+      return c.cyan;
+    case 'old':
+    case 'terminating':
+    case 'misscheduled':
+      return c.yellow;
+    case 'missing':
+      return c.red;
+    case 'not-eligible':
+      return c.dim;
+  }
+}
+
+/** Nodes a person can skip in a large cluster: done, or out of the DaemonSet's reach, and blocking nothing. */
+function isSettled(node: NodePlan): boolean {
+  if (node.blocker) return false;
+  return node.state === 'updated' || (node.state === 'not-eligible' && node.pods.length === 0);
+}
+
+function podDetail(pod: PodSummary): string {
+  const extra = [pod.terminating ? 'terminating' : '', pod.phase !== 'Running' ? pod.phase : '', pod.problem ?? ''].filter(Boolean);
+  return [`${pod.ready ? 'yes' : 'no'}/${pod.available ? 'yes' : 'no'}`, ...extra].join(' ');
+}
+
+function nodeRows(node: NodePlan, c: Palette): string[][] {
+  const color = stateColor(node.state, c);
+  const remark = [node.reason, node.blocker ?? ''].filter(Boolean).join('; ');
+  const wave = node.wave === undefined ? '-' : String(node.wave);
+  if (node.pods.length === 0) return [[node.name, color(node.state), '-', '', '', node.blocker ? c.red(remark) : remark, wave]];
+  return node.pods.map((pod, index) => {
+    const hash = pod.updated ? c.green(pod.hash) : pod.hash;
+    const detail = pod.ready && pod.available ? podDetail(pod) : c.yellow(podDetail(pod));
+    return index === 0
+      ? [node.name, color(node.state), pod.name, hash, detail, node.blocker ? c.red(remark) : remark, wave]
+      : ['', '', pod.name, hash, detail, '', ''];
+  });
+}
+
+function nodeSection(plan: RolloutPlan, options: PlanTextOptions, c: Palette): string[] {
+  if (plan.nodes.length === 0) return ['Nodes: none in the cluster'];
+  const large = plan.nodes.length > NODE_TABLE_LIMIT && !options.allNodes;
+  const shown = large ? plan.nodes.filter((node) => !isSettled(node)) : plan.nodes;
+  const header = ['NODE', 'STATE', 'POD', 'HASH', 'READY/AVAIL', 'REASON/BLOCKER', 'WAVE'].map((title) => c.bold(title));
+  const lines = shown.length > 0 ? renderTable(shown.flatMap((node) => nodeRows(node, c)), {header}) : [];
+  if (large) {
+    const hidden = plan.nodes.filter(isSettled);
+    const updated = hidden.filter((node) => node.state === 'updated').length;
+    const parts = [updated > 0 ? `${formatCount(updated)} updated and available` : '', hidden.length > updated ? `${formatCount(hidden.length - updated)} not eligible` : ''];
+    lines.push(c.dim(`(${plural(hidden.length, 'more node')} not shown: ${parts.filter(Boolean).join(', ')}; --all-nodes shows every node)`));
+  }
+  return lines;
+}
+
+// ----------------------------------------------------------------------------------------------------------------
+// Actions
+
+function deletionText(action: PodDeletion): string {
+  return `delete ${action.pod} on ${action.node} (${action.reason})`;
+}
+
+function nextSyncSection(plan: RolloutPlan, c: Palette): string[] {
+  const {create, delete: deletions} = plan.nextSync;
+  if (create.length === 0 && deletions.length === 0) return [`${c.bold('Next sync:')} nothing to create or delete`];
+  return [
+    `${c.bold('Next sync:')} ${actionCount(plan.nextSync)}`,
+    ...deletions.map((action) => `  ${deletionText(action)}`),
+    ...create.map((action) => `  create a pod on ${action.node}`),
+  ];
+}
+
+function actionCount(actions: {readonly create: readonly unknown[]; readonly delete: readonly unknown[]}): string {
+  const parts = [];
+  if (actions.delete.length > 0) parts.push(`${formatCount(actions.delete.length)} to delete`);
+  if (actions.create.length > 0) parts.push(`${formatCount(actions.create.length)} to create`);
+  return parts.join(', ');
+}
+
+/** One wave as one line: every action when there are few, otherwise counts and the first names. */
+export function waveText(wave: Wave): string {
+  const parts: string[] = [];
+  const deletions = wave.delete;
+  if (deletions.length > 0 && deletions.length <= WAVE_ACTIONS_SHOWN) {
+    parts.push(`delete ${deletions.map((action) => `${action.pod} on ${action.node} (${action.reason})`).join(', ')}`);
+  } else if (deletions.length > 0) {
+    const reasons = [...new Set(deletions.map((action) => action.reason))].join(', ');
+    parts.push(`delete ${formatCount(deletions.length)} pods (${reasons}) on ${formatList(deletions.map((action) => action.node), WAVE_ACTIONS_SHOWN)}`);
+  }
+  const nodes = wave.create.map((action) => action.node);
+  if (nodes.length === 1) parts.push(`create a pod on ${nodes[0]}`);
+  else if (nodes.length > 1 && nodes.length <= WAVE_ACTIONS_SHOWN) parts.push(`create pods on ${nodes.join(', ')}`);
+  else if (nodes.length > 1) parts.push(`create ${formatCount(nodes.length)} pods on ${formatList(nodes, WAVE_ACTIONS_SHOWN)}`);
+  return parts.join('; ');
+}
+
+function waveSection(plan: RolloutPlan, c: Palette): string[] {
+  const waves = plan.waves;
+  const title = c.bold('Waves:');
+  if (waves.length === 0) {
+    return [plan.complete ? `${title} none, the rollout is complete` : `${title} none, nothing would change${plan.blockers.length > 0 ? ' (see Blockers)' : ''}`];
+  }
+  const last = waves[waves.length - 1]!;
+  const head = plan.converges
+    ? `${title} ${plural(waves.length, 'sync')} until the rollout is complete, the last at +${formatDuration(last.at)}`
+    : `${title} ${plural(waves.length, 'sync')}, then the rollout stops short of complete${plan.blockers.length > 0 ? ' (see Blockers)' : ''}`;
+  const listed = waves.length > WAVE_LIST_LIMIT ? waves.slice(0, WAVES_HEAD) : waves;
+  const rows = listed.map((wave, index) => [String(index + 1), `+${formatDuration(wave.at)}`, waveText(wave)]);
+  const lines = [head, ...renderTable(rows, {indent: '  ', alignRight: [0]})];
+  if (listed.length < waves.length) {
+    lines.push(`  ... ${plural(waves.length - listed.length, 'more wave')}, last at +${formatDuration(last.at)}`);
+  }
+  return lines;
+}
+
+// ----------------------------------------------------------------------------------------------------------------
+// Blockers and notes
+
+function blockerText(blocker: RolloutPlan['blockers'][number]): string {
+  const nodes = (blocker.nodes ?? []).filter((name) => !blocker.message.includes(name));
+  return nodes.length > 0 ? `${blocker.message} (${nodes.length === 1 ? 'node' : 'nodes'}: ${formatList(nodes, 5)})` : blocker.message;
+}
+
+function listSection(title: string, items: readonly string[], options: PlanTextOptions, c: Palette, tint = (text: string) => text): string[] {
+  if (items.length === 0) return [];
+  return [c.bold(`${title}:`), ...items.flatMap((item) => wrap(item, options.width, '  - ', '    ').map(tint))];
+}
+
+/** Word-wraps `text` to `width` with a first-line prefix and a hanging indent; no width, no wrapping. */
+export function wrap(text: string, width: number | undefined, first: string, rest: string): string[] {
+  if (width === undefined || width <= first.length + 20) return [first + text];
+  const lines: string[] = [];
+  let line = first;
+  for (const word of text.split(' ')) {
+    const prefix = lines.length === 0 ? first : rest;
+    if (line.length > prefix.length && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = rest + word;
+    } else {
+      line = line.length > prefix.length ? `${line} ${word}` : line + word;
+    }
+  }
+  lines.push(line);
+  return lines;
+}

@@ -1,0 +1,171 @@
+// Per-resource registry strategies: what a real apiserver does to an object between decoding and storing
+// it (PrepareForCreate / PrepareForUpdate, defaulting, validation). The store calls these on plain mutable
+// JSON; everything generic (uid, resourceVersion, timestamps, status subresource split) stays in store.ts.
+import {deepEqualJson, stripNulls} from '../core/canonical-json.js';
+import {defaultDaemonSet, defaultPod} from '../core/defaults.js';
+import type {DaemonSet, Pod} from '../core/types.js';
+import {formatInvalid, validateDaemonSet, validateDaemonSetUpdate, type FieldError} from '../core/validation.js';
+import type {ResourceInfo} from './resources.js';
+import {invalid, type StatusError} from './status-errors.js';
+import type {KubeObject} from './types.js';
+
+type Json = Record<string, unknown>;
+
+export const TEMPLATE_GENERATION_ANNOTATION = 'deprecated.daemonset.template.generation';
+
+function isRecord(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function child(obj: Json, key: string): Json {
+  const v = obj[key];
+  if (isRecord(v)) return v;
+  const fresh: Json = {};
+  obj[key] = fresh;
+  return fresh;
+}
+
+/** Replaces obj's own keys with those of `next` (defaulting returns new objects; the store holds `obj`). */
+function assignAll(obj: Json, next: Json): void {
+  for (const k of Object.keys(obj)) delete obj[k];
+  Object.assign(obj, stripNulls(next));
+}
+
+/** Go's zero values where defaulting code expects structs, so a sparse manifest fails validation instead of crashing. */
+function ensureDaemonSetShape(obj: Json): void {
+  const spec = child(obj, 'spec');
+  const template = child(spec, 'template');
+  child(template, 'spec');
+}
+
+function templateGeneration(obj: {metadata: {annotations?: Readonly<Record<string, string>>}}): number {
+  const raw = obj.metadata.annotations?.[TEMPLATE_GENERATION_ANNOTATION];
+  const n = raw === undefined ? NaN : Number(raw);
+  return Number.isInteger(n) && n > 0 ? n : 0;
+}
+
+function setTemplateGeneration(obj: Json, value: number): void {
+  const meta = child(obj, 'metadata');
+  meta['annotations'] = {...(isRecord(meta['annotations']) ? meta['annotations'] : {}), [TEMPLATE_GENERATION_ANNOTATION]: String(value)};
+}
+
+// upstream: pkg/apis/core/helper/qos/qos.go GetPodQOS (requests/limits of cpu and memory only)
+function qosClass(pod: Json): string {
+  const spec = isRecord(pod['spec']) ? pod['spec'] : {};
+  const containers = [...(Array.isArray(spec['containers']) ? spec['containers'] : []), ...(Array.isArray(spec['initContainers']) ? spec['initContainers'] : [])];
+  let any = false;
+  let guaranteed = true;
+  for (const c of containers) {
+    const res = isRecord(c) && isRecord(c['resources']) ? c['resources'] : {};
+    const requests = isRecord(res['requests']) ? res['requests'] : {};
+    const limits = isRecord(res['limits']) ? res['limits'] : {};
+    for (const r of ['cpu', 'memory']) {
+      if (requests[r] !== undefined || limits[r] !== undefined) any = true;
+      if (limits[r] === undefined || (requests[r] !== undefined && String(requests[r]) !== String(limits[r]))) guaranteed = false;
+    }
+  }
+  if (!any) return 'BestEffort';
+  return guaranteed ? 'Guaranteed' : 'Burstable';
+}
+
+export interface CreateContext {
+  /** A client create through the API (POST): status is the registry's, not the caller's. */
+  readonly resetStatus: boolean;
+}
+
+export function prepareForCreate(info: ResourceInfo, obj: Json, ctx: CreateContext): void {
+  const meta = child(obj, 'metadata');
+  switch (info.resource) {
+    case 'daemonsets': {
+      ensureDaemonSetShape(obj);
+      assignAll(obj, defaultDaemonSet(obj as unknown as DaemonSet) as unknown as Json);
+      // upstream: pkg/registry/apps/daemonset/strategy.go PrepareForCreate (TemplateGeneration starts at 1)
+      setTemplateGeneration(obj, Math.max(1, templateGeneration(obj as unknown as DaemonSet)));
+      // DaemonSetStatus's four non-omitempty counters, as a freshly created DS prints them.
+      if (ctx.resetStatus || !isRecord(obj['status'])) {
+        obj['status'] = {currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0};
+      }
+      break;
+    }
+    case 'pods': {
+      child(obj, 'spec');
+      assignAll(obj, defaultPod(obj as unknown as Pod) as unknown as Json);
+      if (ctx.resetStatus || !isRecord(obj['status'])) obj['status'] = {phase: 'Pending', qosClass: qosClass(obj)};
+      break;
+    }
+    case 'namespaces': {
+      const spec = child(obj, 'spec');
+      if (!Array.isArray(spec['finalizers'])) spec['finalizers'] = ['kubernetes'];
+      if (ctx.resetStatus || !isRecord(obj['status'])) obj['status'] = {phase: 'Active'};
+      namespaceNameLabel(meta);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+function namespaceNameLabel(meta: Json): void {
+  // upstream: pkg/registry/core/namespace/strategy.go (the kubernetes.io/metadata.name label is always set)
+  meta['labels'] = {...(isRecord(meta['labels']) ? meta['labels'] : {}), 'kubernetes.io/metadata.name': String(meta['name'])};
+}
+
+/** PrepareForUpdate of the main resource (not status): defaulting, generation and template generation. */
+export function prepareForUpdate(info: ResourceInfo, next: Json, old: KubeObject): void {
+  switch (info.resource) {
+    case 'daemonsets': {
+      ensureDaemonSetShape(next);
+      assignAll(next, defaultDaemonSet(next as unknown as DaemonSet) as unknown as Json);
+      const oldDs = old as unknown as DaemonSet;
+      const nextDs = next as unknown as DaemonSet;
+      // upstream: pkg/registry/apps/daemonset/strategy.go PrepareForUpdate
+      let tg = templateGeneration(oldDs);
+      let generation = oldDs.metadata.generation ?? 1;
+      if (!deepEqualJson(oldDs.spec.template, nextDs.spec.template, {nullAsAbsent: true})) {
+        tg += 1;
+        generation += 1;
+      } else if (!deepEqualJson(oldDs.spec, nextDs.spec, {nullAsAbsent: true})) {
+        generation += 1;
+      }
+      child(next, 'metadata')['generation'] = generation;
+      setTemplateGeneration(next, tg);
+      break;
+    }
+    case 'pods':
+      assignAll(next, defaultPod(next as unknown as Pod) as unknown as Json);
+      break;
+    case 'namespaces':
+      namespaceNameLabel(child(next, 'metadata'));
+      break;
+    default:
+      if (info.tracksGeneration && !deepEqualJson(old['spec'], next['spec'], {nullAsAbsent: true})) {
+        child(next, 'metadata')['generation'] = (old.metadata.generation ?? 0) + 1;
+      }
+      break;
+  }
+}
+
+function invalidFrom(info: ResourceInfo, name: string, errors: readonly FieldError[]): StatusError {
+  const qualifiedKind = info.group === '' ? info.kind : `${info.kind}.${info.group}`;
+  return invalid(
+    info.kind,
+    info.group,
+    name,
+    formatInvalid(qualifiedKind, name, errors),
+    errors.map((e) => ({reason: e.type, message: e.message, field: e.field})),
+  );
+}
+
+export function validateForCreate(info: ResourceInfo, obj: Json): StatusError | undefined {
+  if (info.resource !== 'daemonsets') return undefined;
+  const ds = obj as unknown as DaemonSet;
+  const errors = validateDaemonSet(ds);
+  return errors.length === 0 ? undefined : invalidFrom(info, ds.metadata.name, errors);
+}
+
+export function validateForUpdate(info: ResourceInfo, next: Json, old: KubeObject): StatusError | undefined {
+  if (info.resource !== 'daemonsets') return undefined;
+  const ds = next as unknown as DaemonSet;
+  const errors = validateDaemonSetUpdate(old as unknown as DaemonSet, ds);
+  return errors.length === 0 ? undefined : invalidFrom(info, ds.metadata.name, errors);
+}

@@ -1,0 +1,192 @@
+// planRollout: the incremental wave simulation must equal syncDaemonSet applied again and again.
+import {describe, expect, test} from 'vitest';
+import {planRollout, syncDaemonSet} from '../../src/core/index.js';
+import type {ClusterState, DaemonSet, Node, Pod, Taint} from '../../src/core/types.js';
+import {NOW, T0, newDaemonSet, newNode, newNodes, newPod, newRevision, withTaints} from '../helpers/builders.js';
+import {FakeCluster} from '../helpers/fake-cluster.js';
+
+function withImage(ds: DaemonSet, image: string, extra: Record<string, unknown> = {}): DaemonSet {
+  return {...ds, spec: {...ds.spec, template: {...ds.spec.template, spec: {...ds.spec.template.spec, ...extra, containers: [{name: 'main', image}]}}}};
+}
+
+/** Mulberry32: a seeded generator, so every scenario is reproducible from its seed. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function scenario(seed: number): ClusterState {
+  const rnd = prng(seed);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+  const surge = rnd() < 0.4;
+  const base = newDaemonSet('ds', surge ? {maxUnavailable: 0, maxSurge: pick([1, 2, '25%'])} : {maxUnavailable: pick([1, 2, 3, '30%']), maxSurge: 0});
+  const ds = withImage(base, 'img:2', rnd() < 0.3 ? {nodeSelector: {pool: 'a'}} : {});
+  const taints: Taint[] = [{key: 'x', effect: 'NoSchedule'}, {key: 'y', effect: 'NoExecute'}];
+  const nodes: Node[] = newNodes(3 + Math.floor(rnd() * 25)).map((n) => {
+    let node = rnd() < 0.8 ? newNode(n.metadata.name, {pool: 'a'}) : n;
+    if (rnd() < 0.15) node = withTaints(node, pick(taints));
+    return node;
+  });
+  const pods: Pod[] = [];
+  let k = 0;
+  for (const node of nodes) {
+    const count = pick([0, 1, 1, 1, 1, 2, 3]);
+    for (let i = 0; i < count; i++) {
+      const created = new Date(Date.parse(T0) + Math.floor(rnd() * 100) * 1000).toISOString().replace('.000Z', 'Z');
+      const phase = rnd() < 0.05 ? 'Failed' : undefined;
+      pods.push(
+        newPod(`p-${k++}`, node.metadata.name, ds, {
+          hash: rnd() < 0.35 ? 'h2' : 'h1',
+          ready: phase ? false : rnd() < 0.85,
+          created,
+          ...(phase ? {phase} : {}),
+          ...(rnd() < 0.05 ? {deleting: T0} : {}),
+        }),
+      );
+    }
+  }
+  return {daemonSet: ds, nodes, pods, revisions: [newRevision(base, 'h1', 1), newRevision(ds, 'h2', 2)]};
+}
+
+/** What the planner promises, replayed with the one-sync function: apply, let new pods start, repeat. */
+function replay(initial: ClusterState): {create: string[]; delete: string[]}[] {
+  const cluster = new FakeCluster(initial);
+  const waves: {create: string[]; delete: string[]}[] = [];
+  const terminating = new Set(initial.pods.filter((p) => p.metadata.deletionTimestamp).map((p) => p.metadata.name));
+  for (let i = 0; i < 500; i++) {
+    const r = cluster.sync({now: NOW});
+    const changed = r.actions.create.length + r.actions.delete.length > 0;
+    if (changed) {
+      waves.push({
+        create: r.actions.create.map((c) => c.node),
+        delete: r.actions.delete.map((d) => `${d.node}/${d.reason}/${d.pod.includes('-new-') ? 'new' : d.pod}`),
+      });
+      cluster.markPodsReady(NOW, (p) => p.metadata.name.includes('-new-'));
+    }
+    let dropped = false;
+    if (i === 0 && terminating.size > 0) {
+      cluster.withState((s) => ({...s, pods: s.pods.filter((p) => !terminating.has(p.metadata.name))}));
+      dropped = true;
+    }
+    if (!changed && !dropped) break;
+  }
+  return waves;
+}
+
+describe('planRollout equals syncDaemonSet iterated', () => {
+  test.each(Array.from({length: 150}, (_, i) => ({seed: i + 1})))('scenario seed $seed', ({seed}) => {
+    const state = scenario(seed);
+    const plan = planRollout(state, {now: NOW});
+    const planned = plan.waves.map((w) => ({
+      create: w.create.map((c) => c.node),
+      delete: w.delete.map((d) => `${d.node}/${d.reason}/${d.pod.includes('(new-') ? 'new' : d.pod}`),
+    }));
+    expect(planned).toEqual(replay(state));
+    const first = syncDaemonSet(state, {now: NOW});
+    expect(plan.nextSync).toEqual(first.actions);
+    expect(plan.status).toEqual(first.status);
+  });
+});
+
+function rolloutState(nodes: Node[], ds: DaemonSet, base: DaemonSet, podsFor: (node: Node, i: number) => Pod[]): ClusterState {
+  return {daemonSet: ds, nodes, pods: nodes.flatMap(podsFor), revisions: [newRevision(base, 'h1', 1), newRevision(ds, 'h2', 2)]};
+}
+
+describe('planRollout', () => {
+  const base = newDaemonSet('fluentd', {maxUnavailable: 1});
+  const ds = withImage(base, 'fluentd:2');
+
+  test('a plain rollout converges in two syncs per node with maxUnavailable 1', () => {
+    const nodes = newNodes(4);
+    const plan = planRollout(rolloutState(nodes, ds, base, (n, i) => [newPod(`old-${i}`, n.metadata.name, ds, {hash: 'h1'})]), {now: NOW});
+    expect(plan.waves).toHaveLength(8);
+    expect(plan.waves.map((w) => [w.create.length, w.delete.length])).toEqual([[0, 1], [1, 0], [0, 1], [1, 0], [0, 1], [1, 0], [0, 1], [1, 0]]);
+    expect(plan.converges).toBe(true);
+    expect(plan.complete).toBe(false);
+    expect(plan.nodes.map((n) => [n.name, n.state, n.wave])).toEqual([['node-0', 'old', 1], ['node-1', 'old', 3], ['node-2', 'old', 5], ['node-3', 'old', 7]]);
+    expect(plan.revisions).toEqual({current: {revision: 1, hash: 'h1', name: 'fluentd-h1'}, update: {revision: 2, hash: 'h2', exists: true, name: 'fluentd-h2'}});
+    expect(plan.notes.some((n) => n.includes('name order'))).toBe(true);
+  });
+
+  test('waves wait minReadySeconds for new pods to become available', () => {
+    const slow = withImage(newDaemonSet('fluentd', {maxUnavailable: 1, minReadySeconds: 30}), 'fluentd:2');
+    const nodes = newNodes(2);
+    const plan = planRollout(rolloutState(nodes, slow, base, (n, i) => [newPod(`old-${i}`, n.metadata.name, slow, {hash: 'h1'})]), {now: NOW});
+    expect(plan.waves.map((w) => w.at)).toEqual([0, 0, 30, 30]);
+    expect(plan.converges).toBe(true);
+  });
+
+  test('a complete rollout has no waves', () => {
+    const nodes = newNodes(3);
+    const plan = planRollout(rolloutState(nodes, ds, base, (n, i) => [newPod(`new-${i}`, n.metadata.name, ds, {hash: 'h2'})]), {now: NOW});
+    expect(plan).toMatchObject({complete: true, converges: true, waves: [], nextSync: {create: [], delete: []}});
+    expect(plan.nodes.every((n) => n.state === 'updated')).toBe(true);
+  });
+
+  test('names the unavailable pods that use the whole budget when nothing can proceed', () => {
+    const nodes = newNodes(4);
+    const crash = (p: Pod): Pod => ({...p, status: {...p.status, containerStatuses: [{name: 'main', ready: false, restartCount: 7, state: {waiting: {reason: 'CrashLoopBackOff'}}}]}});
+    const state = rolloutState(nodes, ds, base, (n, i) =>
+      i === 0 ? [crash(newPod('new-0', n.metadata.name, ds, {hash: 'h2', ready: false}))] : [newPod(`old-${i}`, n.metadata.name, ds, {hash: 'h1'})],
+    );
+    const plan = planRollout(state, {now: NOW});
+    expect(plan.waves).toEqual([]);
+    expect(plan.converges).toBe(false);
+    expect(plan.blockers).toEqual([
+      {kind: 'pod-unavailable', message: 'pod new-0 is not ready (CrashLoopBackOff)', nodes: ['node-0']},
+      {kind: 'budget-exhausted', message: '1 node(s) that never become available use the whole maxUnavailable budget of 1: 3 old pod(s) wait', nodes: ['node-0']},
+    ]);
+    expect(plan.nodes[0]).toMatchObject({state: 'updating', blocker: 'pod new-0 is not ready (CrashLoopBackOff)'});
+  });
+
+  test('reports nodes kept from the daemon by a NoSchedule taint the template does not tolerate', () => {
+    const nodes = [newNode('a'), withTaints(newNode('b'), {key: 'dedicated', value: 'gpu', effect: 'NoSchedule'})];
+    const plan = planRollout(rolloutState(nodes, ds, base, (n) => (n.metadata.name === 'a' ? [newPod('new-a', 'a', ds, {hash: 'h2'})] : [])), {now: NOW});
+    expect(plan.blockers.map((b) => [b.kind, b.nodes])).toEqual([['untolerated-taint', ['b']]]);
+    expect(plan.nodes[1]).toMatchObject({state: 'not-eligible', shouldRun: false, shouldContinueRunning: true});
+    expect(plan.converges).toBe(true);
+  });
+
+  test('hostPort with maxSurge never converges: the surge pod cannot start next to the old one', () => {
+    const surgeBase = newDaemonSet('agent', {maxUnavailable: 0, maxSurge: 1});
+    const template = {...surgeBase.spec.template, spec: {...surgeBase.spec.template.spec, containers: [{name: 'main', image: 'agent:2', ports: [{containerPort: 9100, hostPort: 9100}]}]}};
+    const surgeDs = {...surgeBase, spec: {...surgeBase.spec, template}};
+    const nodes = newNodes(2);
+    const plan = planRollout(rolloutState(nodes, surgeDs, surgeBase, (n, i) => [newPod(`old-${i}`, n.metadata.name, surgeDs, {hash: 'h1'})]), {now: NOW});
+    expect(plan.waves).toHaveLength(1);
+    expect(plan.converges).toBe(false);
+    expect(plan.blockers[0]).toMatchObject({kind: 'host-port-surge', nodes: ['node-0']});
+  });
+
+  test('OnDelete: nothing happens until pods are deleted', () => {
+    const onDeleteBase = newDaemonSet('x', {type: 'OnDelete'});
+    const onDelete = withImage(onDeleteBase, 'x:2');
+    const nodes = newNodes(2);
+    const plan = planRollout(rolloutState(nodes, onDelete, onDeleteBase, (n, i) => [newPod(`old-${i}`, n.metadata.name, onDelete, {hash: 'h1'})]), {now: NOW});
+    expect(plan.strategy).toEqual({type: 'OnDelete', maxUnavailable: 0, maxSurge: 0});
+    expect(plan.waves).toEqual([]);
+    expect(plan.blockers.map((b) => b.kind)).toEqual(['on-delete']);
+  });
+
+  test('an update revision that does not exist yet gets the next number and a stand-in hash', () => {
+    const nodes = newNodes(1);
+    const state: ClusterState = {daemonSet: ds, nodes, pods: [newPod('old', 'node-0', ds, {hash: 'h1'})], revisions: [newRevision(base, 'h1', 1)]};
+    const plan = planRollout(state, {now: NOW});
+    expect(plan.revisions.update).toMatchObject({revision: 2, exists: false});
+    expect(plan.revisions.update.hash).toMatch(/^[bcdfghjklmnpqrstvwxz2456789]+$/);
+    expect(plan.converges).toBe(true);
+  });
+
+  test('a 300-node rollout with maxUnavailable 100% is capped at 250 deletions per sync', () => {
+    const wide = withImage(newDaemonSet('w', {maxUnavailable: '100%'}), 'w:2');
+    const nodes = newNodes(300);
+    const plan = planRollout(rolloutState(nodes, wide, newDaemonSet('w'), (n, i) => [newPod(`old-${i}`, n.metadata.name, wide, {hash: 'h1'})]), {now: NOW});
+    expect(plan.waves.map((w) => [w.create.length, w.delete.length])).toEqual([[0, 250], [250, 50], [50, 0]]);
+  });
+});

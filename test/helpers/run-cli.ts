@@ -1,0 +1,46 @@
+// Runs a BUILT entry point (bin/kubectl-ds_plan by default) in a child process, as kubectl would.
+// `npm test` builds first; run `npm run build` before `vitest run test/cli` by hand.
+import {execFile} from 'node:child_process';
+import {dirname, join} from 'node:path';
+import {fileURLToPath} from 'node:url';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export interface CliResult {
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly code: number;
+}
+
+export interface RunOptions {
+  /** Written to the child's stdin, which is then closed (it is always closed, so `-` never waits). */
+  readonly stdin?: string;
+  /** Added to a minimal environment (PATH, HOME): no colour, no DEBUG, unless a test asks for them. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Entry point relative to the project root. */
+  readonly bin?: string;
+}
+
+export function runCli(args: readonly string[], options: RunOptions = {}): Promise<CliResult> {
+  const env = {PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env};
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      process.execPath,
+      [join(ROOT, options.bin ?? 'bin/kubectl-ds_plan'), ...args],
+      {cwd: ROOT, env, maxBuffer: 64 * 1024 * 1024, timeout: 60_000},
+      (error, stdout, stderr) => {
+        if (error && typeof error.code !== 'number') {
+          reject(error);
+          return;
+        }
+        resolve({stdout, stderr, code: typeof error?.code === 'number' ? error.code : 0});
+      },
+    );
+    child.stdin?.end(options.stdin ?? '');
+  });
+}
+
+/** Path of a scenario's cluster.yaml, relative to the project root (as a user would type it). */
+export function scenarioPath(name: string): string {
+  return `test/fixtures/scenarios/${name}/cluster.yaml`;
+}
