@@ -45,7 +45,8 @@ function unwrapFlagParsing(message: string): string {
 function usageLine(message: string, failure: FailureLike): string {
   const text = unwrapFlagParsing(message.replace(/\nSee more help with --help\s*$/, ''));
   if (/^Missing \d+ required args?/.test(text)) {
-    const names = (failure.args ?? []).map((arg) => arg.name).filter(Boolean);
+    // Upper case, as the usage line prints arguments (`kubectl ds-plan NAME`).
+    const names = (failure.args ?? []).flatMap((arg) => (arg.name ? [arg.name.toUpperCase()] : []));
     return names.length > 0 ? `missing required argument ${names.join(', ')}` : 'missing required argument';
   }
   const unknown = /^Nonexistent flags?: (.*)$/.exec(text);

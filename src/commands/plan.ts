@@ -24,17 +24,17 @@ Exit status: 0 for a plan, 1 for a usage or input error, 2 when the cluster cann
 
   static override examples = [
     {
-      description: 'Plan the rollout of fluentd in kube-system from a snapshot (no cluster contacted):',
-      command:
-        'kubectl get nodes,pods,daemonsets,controllerrevisions -A -o yaml > cluster.yaml\nkubectl ds-plan fluentd -n kube-system --snapshot cluster.yaml',
-    },
-    {
-      description: 'Try the bundled example: a fluentd rollout in progress on 12 nodes:',
+      description: 'Try the bundled example, a fluentd rollout in progress on 12 nodes:',
       command: 'kubectl ds-plan fluentd -n kube-system --snapshot examples/rollout-in-progress.yaml --now 2026-11-21T12:00:00Z',
     },
     {
-      description: 'The plan as JSON, e.g. to fail a CI job when the rollout would not complete:',
-      command: "kubectl ds-plan fluentd -n kube-system --snapshot cluster.yaml -o json | jq -e '.complete or (.blockers | length == 0)'",
+      description:
+        'Plan from a snapshot of your cluster, taken with `kubectl get nodes,pods,daemonsets,controllerrevisions -A -o yaml > cluster.yaml` (nothing is contacted):',
+      command: 'kubectl ds-plan fluentd -n kube-system --snapshot cluster.yaml',
+    },
+    {
+      description: 'Fail a CI job when the rollout would get stuck:',
+      command: "kubectl ds-plan fluentd -n kube-system --snapshot cluster.yaml -o json | jq -e .converges",
     },
     {
       description: 'Read the snapshot from stdin:',

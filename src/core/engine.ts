@@ -6,7 +6,7 @@ import {type DaemonPod, type NodeSlot, type UpdateTarget, compareDaemonPods, toD
 import {type BackoffEntry, type NodeManageDecision, type PodToDelete, getUnscheduledPodsWithoutNode, podsShouldBeOnNode} from './manage.js';
 import {newDaemonPod} from './pod-template.js';
 import {type RollingUpdateDecision, RollingUpdateTally, classifyNodeForUpdate} from './rolling-update.js';
-import type {DaemonSet, NodeEligibility, PodCreation, PodDeletion, RolloutBudgets} from './types.js';
+import type {DaemonSet, NodeEligibility, Pod, PodCreation, PodDeletion, RolloutBudgets} from './types.js';
 
 /** upstream: pkg/controller/daemon/daemon_controller.go BurstReplicas, the cap of one syncNodes call. */
 export const BURST_REPLICAS = 250;
@@ -56,6 +56,7 @@ export class ReconcileEngine {
   private readonly backoff: Map<string, BackoffEntry>;
   readonly desired: number;
   private plannedCount = 0;
+  private plannedTemplate: Pod | undefined;
 
   constructor(
     private readonly settings: EngineSettings,
@@ -189,14 +190,18 @@ export class ReconcileEngine {
     return {create, delete: del};
   }
 
-  /** A stand-in for the pod the controller creates; the real one gets a random name from the API server. */
+  /**
+   * A stand-in for the pod the controller creates; the real one gets a random name from the API server.
+   * All stand-ins share one template (built once: a wave can create thousands); only the name, node and
+   * creation time differ, which is all the ordering and grouping rules read.
+   */
   private plannedPod(nodeName: string, now: number): DaemonPod {
-    const template = newDaemonPod(this.settings.ds, nodeName, this.settings.target.hash);
+    this.plannedTemplate ??= newDaemonPod(this.settings.ds, '', this.settings.target.hash);
+    const template = this.plannedTemplate;
     this.plannedCount++;
-    const created = new Date(Math.floor(now / 1000) * 1000).toISOString().replace('.000Z', 'Z');
     const pod = {
       ...template,
-      metadata: {...template.metadata, name: `${template.metadata.generateName ?? ''}(new-${this.plannedCount})`, creationTimestamp: created},
+      metadata: {...template.metadata, name: `${template.metadata.generateName ?? ''}(new-${this.plannedCount})`, creationTimestamp: isoSeconds(now)},
       spec: {...template.spec, nodeName},
       status: {phase: 'Pending'},
     };
@@ -222,4 +227,9 @@ export class ReconcileEngine {
   backoffEntries(): ReadonlyMap<string, BackoffEntry> {
     return this.backoff;
   }
+}
+
+/** RFC3339 with one-second precision, as the API server stamps creationTimestamp. */
+function isoSeconds(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }

@@ -10,3 +10,16 @@ export {isPodUpdated, newDaemonPod, templateGeneration} from './pod-template.js'
 export {formatLabelSelector, isEmptyLabelSelector, labelSelectorMatches, parseLabelSelector} from './selectors.js';
 export {computeDaemonSetStatus} from './status.js';
 export {type SyncOptions, type SyncResult, prepareReconcile, syncDaemonSet} from './sync.js';
+export {canonicalJson, deepEqualJson, stripNulls} from './canonical-json.js';
+export {defaultDaemonSet, defaultPod, defaultPodSpec} from './defaults.js';
+export {
+  type HistoryDecision,
+  computeTemplateHash,
+  constructHistory,
+  currentRevisionOf,
+  maxRevision,
+  revisionData,
+  revisionMatchesTemplate,
+  templateOfRevision,
+} from './revisions.js';
+export {type FieldError, formatInvalid, validateDaemonSet, validateDaemonSetUpdate} from './validation.js';

@@ -204,12 +204,11 @@ export function parseLabelSelector(text: string): LabelSelector {
     if (token.kind === 'op' && token.text === '!') {
       const key = next();
       if (key.kind !== 'id') fail(`expected a key after "!", found ${describe(key)}`);
-      const k = (key as {text: string}).text;
-      if (!isValidLabelKey(k)) fail(`invalid label key "${k}"`);
-      matchExpressions.push({key: k, operator: 'DoesNotExist'});
+      if (!isValidLabelKey(key.text)) fail(`invalid label key "${key.text}"`);
+      matchExpressions.push({key: key.text, operator: 'DoesNotExist'});
     } else {
       if (token.kind !== 'id') fail(`expected a key, found ${describe(token)}`);
-      const key = (token as {text: string}).text;
+      const key = token.text;
       if (!isValidLabelKey(key)) fail(`invalid label key "${key}"`);
       const op = peek();
       if (op.kind === 'end' || (op.kind === 'op' && op.text === ',')) {
@@ -219,7 +218,8 @@ export function parseLabelSelector(text: string): LabelSelector {
         const open = next();
         if (!(open.kind === 'op' && open.text === '(')) fail(`expected "(" after "${op.text}", found ${describe(open)}`);
         const values: string[] = [];
-        if (peek().kind === 'op' && (peek() as {text: string}).text === ')') fail(`operator ${op.text} needs at least one value`);
+        const first = peek();
+        if (first.kind === 'op' && first.text === ')') fail(`operator ${op.text} needs at least one value`);
         // An empty slot such as `(a,)` stands for the empty value, as in apimachinery.
         let expectValue = true;
         for (;;) {

@@ -44,7 +44,8 @@ function summaryLine(plan: RolloutPlan, c: Palette): string {
     current.revision === update.revision && current.hash === update.hash
       ? `revision ${update.revision}`
       : `revision ${current.revision} -> ${update.revision}${update.exists ? '' : ' (not created yet)'}`;
-  const updated = plan.nodes.filter((node) => node.shouldRun && node.state === 'updated').length;
+  // The controller's own counter (what `kubectl rollout status` reports), so it agrees with the Status line.
+  const updated = plan.status.updatedNumberScheduled;
   const desired = plan.status.desiredNumberScheduled;
   return `${c.bold(`DaemonSet ${plan.daemonSet.namespace}/${plan.daemonSet.name}`)}: ${plan.strategy.type}, ${revision}, ${formatCount(updated)} of ${plural(desired, 'node')} updated, ${progress(plan, c)}`;
 }
@@ -73,10 +74,12 @@ function budgetLine(plan: RolloutPlan, options: PlanTextOptions, c: Palette): st
   // Both budgets written as zero: the controller falls back to maxUnavailable 1 (reconcile-spec 8.1).
   if (spec && isZero(spec.maxUnavailable) && isZero(spec.maxSurge) && maxUnavailable === 1) unavailable = '1 (both budgets are 0; the controller uses 1)';
   const surge = asWritten(spec?.maxSurge, maxSurge, desired);
+  // A budget in use to the last unit is why a rollout waits: make it stand out.
+  const used = (n: number, max: number) => (n >= max ? c.red(`in use ${n}`) : `in use ${n}`);
   const parts =
     maxSurge > 0
-      ? [`maxUnavailable ${unavailable}`, `maxSurge ${surge}, in use ${inUse.surge}`]
-      : [`maxUnavailable ${unavailable}, in use ${inUse.unavailable}`, `maxSurge ${surge}`];
+      ? [`maxUnavailable ${unavailable}`, `maxSurge ${surge}, ${used(inUse.surge, maxSurge)}`]
+      : [`maxUnavailable ${unavailable}, ${used(inUse.unavailable, maxUnavailable)}`, `maxSurge ${surge}`];
   return `${c.bold('Budgets:')} ${parts.join('; ')}`;
 }
 
@@ -156,15 +159,15 @@ function podDetail(pod: PodSummary): string {
 
 function nodeRows(node: NodePlan, c: Palette): string[][] {
   const color = stateColor(node.state, c);
-  const remark = [node.reason, node.blocker ?? ''].filter(Boolean).join('; ');
+  // A blocker often restates the reason with its consequence; show the longer text once.
+  const remark = node.blocker && node.reason && node.blocker.startsWith(node.reason) ? node.blocker : [node.reason, node.blocker ?? ''].filter(Boolean).join('; ');
   const wave = node.wave === undefined ? '-' : String(node.wave);
-  if (node.pods.length === 0) return [[node.name, color(node.state), '-', '', '', node.blocker ? c.red(remark) : remark, wave]];
+  const remarkCell = node.blocker ? c.red(remark) : remark;
+  if (node.pods.length === 0) return [[node.name, color(node.state), '-', '', '', wave, remarkCell]];
   return node.pods.map((pod, index) => {
     const hash = pod.updated ? c.green(pod.hash) : pod.hash;
     const detail = pod.ready && pod.available ? podDetail(pod) : c.yellow(podDetail(pod));
-    return index === 0
-      ? [node.name, color(node.state), pod.name, hash, detail, node.blocker ? c.red(remark) : remark, wave]
-      : ['', '', pod.name, hash, detail, '', ''];
+    return index === 0 ? [node.name, color(node.state), pod.name, hash, detail, wave, remarkCell] : ['', '', pod.name, hash, detail, '', ''];
   });
 }
 
@@ -172,7 +175,7 @@ function nodeSection(plan: RolloutPlan, options: PlanTextOptions, c: Palette): s
   if (plan.nodes.length === 0) return ['Nodes: none in the cluster'];
   const large = plan.nodes.length > NODE_TABLE_LIMIT && !options.allNodes;
   const shown = large ? plan.nodes.filter((node) => !isSettled(node)) : plan.nodes;
-  const header = ['NODE', 'STATE', 'POD', 'HASH', 'READY/AVAIL', 'REASON/BLOCKER', 'WAVE'].map((title) => c.bold(title));
+  const header = ['NODE', 'STATE', 'POD', 'HASH', 'READY/AVAIL', 'WAVE', 'REASON/BLOCKER'].map((title) => c.bold(title));
   const lines = shown.length > 0 ? renderTable(shown.flatMap((node) => nodeRows(node, c)), {header}) : [];
   if (large) {
     const hidden = plan.nodes.filter(isSettled);

@@ -297,6 +297,9 @@ function decodeContinue(text: string): ContinueToken {
   throw badRequest(`continue key is not valid: ${text}`);
 }
 
+// upstream: plugin/pkg/admission/namespace/lifecycle (immortal namespaces)
+const PROTECTED_NAMESPACES = new Set(['default', 'kube-system', 'kube-public']);
+
 const GRACEFUL_PHASES_DONE = new Set(['Failed', 'Succeeded']);
 
 export class Store {
@@ -733,6 +736,9 @@ export class Store {
         name,
         `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${old.metadata.resourceVersion ?? ''}`,
       );
+    }
+    if (resource === 'namespaces' && PROTECTED_NAMESPACES.has(name)) {
+      throw new StatusError(403, 'Forbidden', `namespaces "${name}" is forbidden: this namespace may not be deleted`, {name, kind: 'namespaces'});
     }
     const policy = options.propagationPolicy;
     if (policy !== undefined && policy !== 'Background' && policy !== 'Foreground' && policy !== 'Orphan') {

@@ -60,22 +60,61 @@ function mergeMap(original: JsonObject | undefined, patch: JsonObject, meta: Str
       delete target[key];
       continue;
     }
-    if (!hasKey(target, key)) {
-      // Taken verbatim, nested directives included: the reference code only interprets what it merges.
-      setKey(target, key, value);
+    const current = hasKey(target, key) ? target[key] : undefined;
+    if (current === undefined || goTypeName(current) !== goTypeName(value)) {
+      // A new key or a changed type: the patch value is taken without its nulls and `$patch` maps.
+      // A deletion list has nothing to delete from then.
+      if (deletionList) continue;
+      const cleaned = removeDirectives(discardNulls(value));
+      if (cleaned === undefined) delete target[key];
+      else setKey(target, key, cleaned);
       continue;
     }
-    const current = target[key] as JsonValue;
     const field = lookupField(meta, key);
     if (isJsonObject(current) && isJsonObject(value)) {
       setKey(target, key, field.strategy === 'replace' ? value : mergeMap(current, value, field.type));
     } else if (Array.isArray(current) && Array.isArray(value)) {
-      setKey(target, key, field.strategy === 'merge' ? mergeList(current, value, field, deletionList) : value);
+      // A deletion list deletes even from a list that otherwise does not merge.
+      setKey(target, key, field.strategy === 'merge' || deletionList ? mergeList(current, value, field, deletionList) : value);
     } else {
       setKey(target, key, value);
     }
   }
   return target;
+}
+
+/** Drops null members of maps at any depth (null list elements stay). Edits in place. */
+function discardNulls(value: JsonValue): JsonValue {
+  if (Array.isArray(value)) {
+    for (const item of value) discardNulls(item);
+  } else if (isJsonObject(value)) {
+    for (const [key, item] of Object.entries(value)) {
+      if (item === null) delete value[key];
+      else discardNulls(item);
+    }
+  }
+  return value;
+}
+
+/** Drops every map carrying `$patch` (`undefined` when `value` itself is one). Edits in place. */
+function removeDirectives(value: JsonValue): JsonValue | undefined {
+  if (Array.isArray(value)) {
+    const kept: JsonValue[] = [];
+    for (const item of value) {
+      const cleaned = removeDirectives(item);
+      if (cleaned !== undefined) kept.push(cleaned);
+    }
+    return kept;
+  }
+  if (isJsonObject(value)) {
+    if (hasKey(value, DIRECTIVE)) return undefined;
+    for (const [key, item] of Object.entries(value)) {
+      const cleaned = removeDirectives(item);
+      if (cleaned === undefined) delete value[key];
+      else setKey(value, key, cleaned);
+    }
+  }
+  return value;
 }
 
 function mapDirective(patch: JsonObject): JsonObject {
@@ -146,7 +185,7 @@ function mergeOrderedLists(original: JsonObject, patch: JsonObject, meta: Struct
     } else if (foundOriginal) {
       merged = originalList;
     } else if (foundPatch) {
-      merged = patchList;
+      merged = removeDirectives(patchList) as JsonValue[];
     } else {
       continue;
     }
@@ -237,7 +276,10 @@ function mergeList(original: JsonValue[], patch: JsonValue[], field: ListField, 
   }
 
   const mergeKey = field.mergeKey;
-  if (!mergeKey) throw new PatchError('cannot merge lists without merge key for type string');
+  if (!mergeKey) {
+    // Go names the element kind of the field: the merging lists without a key hold strings.
+    throw new PatchError(`cannot merge lists without merge key for ${field.strategy === 'merge' ? 'string' : 'struct'}`);
+  }
   const slice = new SharedSlice(original);
   let plain: JsonValue[] = [];
   let replace = false;
@@ -290,7 +332,7 @@ function mergeList(original: JsonValue[], patch: JsonValue[], field: ListField, 
 function findByMergeKey(list: JsonValue[], mergeKey: string, value: JsonValue): number {
   for (let i = 0; i < list.length; i++) {
     const item = list[i];
-    if (!isJsonObject(item)) throw new PatchError(`value for key ${i} is not a map.`);
+    if (!isJsonObject(item)) throw new PatchError(`value for key ${i} is not a map`);
     if (hasKey(item, mergeKey) && item[mergeKey] === value) return i;
   }
   return -1;

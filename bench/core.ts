@@ -1,0 +1,37 @@
+// Benchmark of the reconcile core: planRollout (every wave to convergence) and one syncDaemonSet.
+// Targets (issue 2): full plan for 5,000 nodes within 100 ms; 50,000 nodes within 12x the 5,000 time.
+import {planRollout, syncDaemonSet} from '../src/core/index.js';
+import {BENCH_NOW, syntheticCluster} from './synthetic-cluster.js';
+import {collectGarbage, median, report} from './report.js';
+
+export async function benchCore(): Promise<Record<string, number>> {
+  const figures: Record<string, number> = {};
+  for (const strategy of [{maxUnavailable: 1, maxSurge: 0}, {maxUnavailable: 0, maxSurge: '10%'}]) {
+    const label = strategy.maxSurge === 0 ? 'maxUnavailable=1' : 'maxSurge=10%';
+    for (const nodes of [1000, 5000, 50000]) {
+      const state = syntheticCluster(nodes, strategy);
+      const runs = nodes >= 50000 ? 3 : 7;
+      const planTimes: number[] = [];
+      let waves = 0;
+      for (let i = 0; i < runs; i++) {
+        collectGarbage();
+        const t0 = performance.now();
+        waves = planRollout(state, {now: BENCH_NOW}).waves.length;
+        planTimes.push(performance.now() - t0);
+      }
+      const syncTimes: number[] = [];
+      for (let i = 0; i < runs; i++) {
+        collectGarbage();
+        const t0 = performance.now();
+        syncDaemonSet(state, {now: BENCH_NOW});
+        syncTimes.push(performance.now() - t0);
+      }
+      figures[`plan ${label} ${nodes}`] = median(planTimes);
+      figures[`sync ${label} ${nodes}`] = median(syncTimes);
+      report(`core  planRollout ${label.padEnd(16)} ${String(nodes).padStart(6)} nodes: ${median(planTimes).toFixed(1).padStart(8)} ms (${waves} waves)   syncDaemonSet: ${median(syncTimes).toFixed(1)} ms`);
+    }
+    const ratio = figures[`plan ${label} 50000`]! / figures[`plan ${label} 5000`]!;
+    report(`core  planRollout ${label}: 50,000 / 5,000 = ${ratio.toFixed(1)}x (target <= 12x); 5,000 nodes ${figures[`plan ${label} 5000`]!.toFixed(1)} ms (target <= 100 ms)`);
+  }
+  return figures;
+}

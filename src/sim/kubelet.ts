@@ -1,0 +1,292 @@
+// Simulated node agents: the scheduler's binding of pods, each node's kubelet (pods go Pending ->
+// Running -> Ready after a start delay, graceful deletion, injected failures) and the node lifecycle
+// controller's taints (NotReady nodes get not-ready taints, cordoned nodes the unschedulable taint).
+import {getTargetNodeName} from '../core/index.js';
+import type {Node, NodeCondition, Pod, PodCondition, Taint} from '../core/types.js';
+import {formatTimestamp, type CancelTimer, type SimClock} from './clock.js';
+import {isConflict, isNotFound} from './status-errors.js';
+import type {Store, StoreEvent} from './store.js';
+
+/** How a pod fails to start: `crash` (CrashLoopBackOff), `image-pull` (ImagePullBackOff), `never-ready` (running, readiness probe fails). */
+export type FailureMode = 'crash' | 'image-pull' | 'never-ready';
+
+export interface FailureRule {
+  /** Pods with a container whose image contains this text. */
+  readonly image?: string;
+  /** Pods on this node. */
+  readonly node?: string;
+  readonly mode: FailureMode;
+}
+
+export interface KubeletOptions {
+  /** Simulated ms from binding to Running and Ready (default 2,000). */
+  readonly startDelayMs?: number;
+  /** Simulated ms a deleted pod takes to stop (default 500, never more than its grace period). */
+  readonly stopDelayMs?: number;
+  readonly failures?: readonly FailureRule[];
+}
+
+export const NOT_READY_TAINTS: readonly Taint[] = [
+  {key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule'},
+  {key: 'node.kubernetes.io/not-ready', effect: 'NoExecute'},
+];
+export const UNSCHEDULABLE_TAINT: Taint = {key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule'};
+
+export function isNodeReady(node: Node): boolean {
+  return node.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+}
+
+export class SimulatedKubelets {
+  private readonly timers = new Map<string, CancelTimer>();
+  private unsubscribe: (() => void) | undefined;
+  private failures: FailureRule[];
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: SimClock,
+    private readonly options: KubeletOptions = {},
+  ) {
+    this.failures = [...(options.failures ?? [])];
+  }
+
+  start(): void {
+    if (this.unsubscribe) return;
+    this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
+    this.store.setPodDeletingHook((pod, grace) => this.onPodDeleting(pod, grace));
+    for (const node of this.store.list('nodes').items) this.reconcileNode(node);
+    for (const pod of this.store.list('pods').items) this.reconcilePod(pod);
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    this.store.setPodDeletingHook(undefined);
+    for (const cancel of this.timers.values()) cancel();
+    this.timers.clear();
+  }
+
+  /** Adds a failure rule at run time (e.g. from a test or the sim command). */
+  injectFailure(rule: FailureRule): void {
+    this.failures.push(rule);
+  }
+
+  /** What the kubelet would report: Ready=False makes the node lifecycle controller taint it. */
+  setNodeReady(name: string, ready: boolean): void {
+    const now = formatTimestamp(this.clock.now());
+    this.store.patchStatus('nodes', undefined, name, (status) => {
+      const s = (status ?? {}) as {conditions?: NodeCondition[]};
+      const others = (s.conditions ?? []).filter((c) => c.type !== 'Ready');
+      const ready_: NodeCondition = ready
+        ? {type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastTransitionTime: now}
+        : {type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.', lastTransitionTime: now};
+      return {...s, conditions: [...others, ready_]};
+    });
+  }
+
+  private onEvent(event: StoreEvent): void {
+    if (event.type === 'DELETED') {
+      if (event.resource === 'pods') this.cancel(event.object.metadata.uid ?? '');
+      return;
+    }
+    if (event.resource === 'nodes') this.reconcileNode(event.object as unknown as Node);
+    else if (event.resource === 'pods') this.reconcilePod(event.object as unknown as Pod);
+  }
+
+  // upstream (behaviour): pkg/controller/nodelifecycle taints NotReady nodes; TaintNodesByCondition adds the unschedulable taint.
+  private reconcileNode(node: Node): void {
+    const ready = isNodeReady(node);
+    const want: Taint[] = [];
+    if (!ready) want.push(...NOT_READY_TAINTS);
+    if (node.spec?.unschedulable) want.push(UNSCHEDULABLE_TAINT);
+    const managed = (t: Taint) => t.key === 'node.kubernetes.io/not-ready' || t.key === UNSCHEDULABLE_TAINT.key;
+    const current = node.spec?.taints ?? [];
+    const kept = current.filter((t) => !managed(t));
+    const next = [...kept, ...want.map((t) => current.find((c) => c.key === t.key && c.effect === t.effect) ?? {...t, ...(t.effect === 'NoExecute' ? {timeAdded: formatTimestamp(this.clock.now())} : {})})];
+    const same = next.length === current.length && next.every((t, i) => current[i]?.key === t.key && current[i]?.effect === t.effect);
+    if (!same) {
+      this.tryWrite(() =>
+        this.store.modify('nodes', undefined, node.metadata.name, (n) => {
+          const {taints: _old, ...spec} = (n as Node).spec ?? {};
+          return {...n, spec: next.length > 0 ? {...spec, taints: next} : spec};
+        }),
+      );
+    }
+    // A node that stops reporting: the node lifecycle controller marks its pods not ready.
+    for (const pod of this.store.podsOnNode(node.metadata.name)) {
+      if (!ready && podCondition(pod, 'Ready')?.status === 'True') this.setPodReady(pod, false);
+      else if (ready) this.reconcilePod(pod);
+    }
+  }
+
+  private reconcilePod(pod: Pod): void {
+    if (pod.metadata.deletionTimestamp) return;
+    const phase = pod.status?.phase;
+    if (phase === 'Succeeded' || phase === 'Failed') return;
+    if (!pod.spec.nodeName) {
+      this.schedule(pod);
+      return;
+    }
+    if (podCondition(pod, 'Ready')?.status === 'True') return;
+    const node = this.store.get('nodes', undefined, pod.spec.nodeName) as Node | undefined;
+    if (!node || !isNodeReady(node)) return;
+    const uid = pod.metadata.uid ?? '';
+    if (this.timers.has(uid) || podProblemState(pod)) return;
+    this.timers.set(
+      uid,
+      this.clock.setTimer(this.options.startDelayMs ?? 2000, () => {
+        this.timers.delete(uid);
+        this.startPod(pod.metadata.namespace ?? 'default', pod.metadata.name, uid);
+      }),
+    );
+  }
+
+  /** The scheduler's part: daemon pods carry a node-affinity pin; others go to the node with the fewest pods. */
+  private schedule(pod: Pod): void {
+    const target = getTargetNodeName(pod) ?? this.leastLoadedNode();
+    if (!target) return;
+    const node = this.store.get('nodes', undefined, target) as Node | undefined;
+    if (!node) return;
+    const ports = hostPorts(pod);
+    const others = this.store.podsOnNode(target).filter((p) => !p.metadata.deletionTimestamp && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
+    if (ports.length > 0 && others.some((other) => hostPorts(other).some((p) => ports.includes(p)))) {
+      // The port is held by the node's other pod (a surge next to the old one): the pod stays Pending.
+      this.setCondition(pod, {type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: `0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports.`});
+      return;
+    }
+    this.tryWrite(() =>
+      this.store.modify('pods', pod.metadata.namespace, pod.metadata.name, (p) => {
+        const current = p as Pod;
+        const conditions = [...(current.status?.conditions ?? []).filter((c) => c.type !== 'PodScheduled'), {type: 'PodScheduled', status: 'True', lastTransitionTime: formatTimestamp(this.clock.now())}];
+        return {...current, spec: {...current.spec, nodeName: target}, status: {...current.status, phase: current.status?.phase ?? 'Pending', conditions}};
+      }),
+    );
+  }
+
+  private leastLoadedNode(): string | undefined {
+    let best: string | undefined;
+    let bestCount = Infinity;
+    for (const node of this.store.list('nodes').items) {
+      if (node.spec?.unschedulable || !isNodeReady(node)) continue;
+      const count = this.store.podsOnNode(node.metadata.name).length;
+      if (count < bestCount) {
+        best = node.metadata.name;
+        bestCount = count;
+      }
+    }
+    return best;
+  }
+
+  private startPod(namespace: string, name: string, uid: string): void {
+    const pod = this.store.get('pods', namespace, name) as Pod | undefined;
+    if (!pod || pod.metadata.uid !== uid || pod.metadata.deletionTimestamp) return;
+    const now = formatTimestamp(this.clock.now());
+    const failure = this.failureFor(pod);
+    const statuses = pod.spec.containers.map((c) => {
+      const base = {name: c.name, image: c.image ?? '', imageID: '', restartCount: 0, started: false, ready: false};
+      if (failure === 'image-pull') return {...base, state: {waiting: {reason: 'ImagePullBackOff', message: `Back-off pulling image "${c.image ?? ''}"`}}};
+      if (failure === 'crash') return {...base, restartCount: 3, state: {waiting: {reason: 'CrashLoopBackOff', message: `back-off 40s restarting failed container=${c.name} pod=${name}`}}, lastState: {terminated: {reason: 'Error', exitCode: 1}}};
+      return {...base, started: true, ready: failure === undefined, state: {running: {startedAt: now}}, containerID: `containerd://${uid.replace(/-/g, '')}`};
+    });
+    const ready = failure === undefined;
+    this.tryWrite(() =>
+      this.store.patchStatus('pods', namespace, name, (status) => {
+        const s = (status ?? {}) as {conditions?: PodCondition[]};
+        const keep = (s.conditions ?? []).filter((c) => !['Initialized', 'ContainersReady', 'Ready'].includes(c.type));
+        return {
+          ...s,
+          phase: failure === 'image-pull' ? 'Pending' : 'Running',
+          hostIP: nodeAddress(pod.spec.nodeName ?? ''),
+          podIP: podAddress(uid),
+          startTime: now,
+          conditions: [
+            ...keep,
+            {type: 'Initialized', status: 'True', lastTransitionTime: now},
+            {type: 'ContainersReady', status: ready ? 'True' : 'False', lastTransitionTime: now},
+            {type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: now, ...(ready ? {} : {reason: 'ContainersNotReady', message: 'containers with unready status'})},
+          ],
+          containerStatuses: statuses,
+        };
+      }),
+    );
+  }
+
+  private failureFor(pod: Pod): FailureMode | undefined {
+    for (const rule of this.failures) {
+      if (rule.node !== undefined && rule.node !== pod.spec.nodeName) continue;
+      if (rule.image !== undefined && !pod.spec.containers.some((c) => (c.image ?? '').includes(rule.image!))) continue;
+      return rule.mode;
+    }
+    return undefined;
+  }
+
+  private setPodReady(pod: Pod, ready: boolean): void {
+    this.setCondition(pod, {type: 'Ready', status: ready ? 'True' : 'False', ...(ready ? {} : {reason: 'NodeNotReady'})});
+  }
+
+  private setCondition(pod: Pod, condition: Omit<PodCondition, 'lastTransitionTime'>): void {
+    const existing = podCondition(pod, condition.type);
+    if (existing?.status === condition.status && existing.reason === condition.reason) return;
+    const now = formatTimestamp(this.clock.now());
+    this.tryWrite(() =>
+      this.store.patchStatus('pods', pod.metadata.namespace, pod.metadata.name, (status) => {
+        const s = (status ?? {}) as {conditions?: PodCondition[]};
+        return {...s, conditions: [...(s.conditions ?? []).filter((c) => c.type !== condition.type), {...condition, lastTransitionTime: now}]};
+      }),
+    );
+  }
+
+  /** Graceful deletion: a running node stops the pod after a short delay; a NotReady node never confirms (stuck Terminating). */
+  private onPodDeleting(pod: Pod, graceSeconds: number): boolean {
+    const uid = pod.metadata.uid ?? '';
+    const node = pod.spec.nodeName ? (this.store.get('nodes', undefined, pod.spec.nodeName) as Node | undefined) : undefined;
+    this.cancel(uid);
+    if (!node) return false;
+    if (!isNodeReady(node)) return true;
+    const delay = Math.min(this.options.stopDelayMs ?? 500, graceSeconds * 1000);
+    this.timers.set(
+      uid,
+      this.clock.setTimer(delay, () => {
+        this.timers.delete(uid);
+        this.store.finishPodDeletion(pod.metadata.namespace ?? 'default', pod.metadata.name, uid);
+      }),
+    );
+    return true;
+  }
+
+  private cancel(uid: string): void {
+    this.timers.get(uid)?.();
+    this.timers.delete(uid);
+  }
+
+  private tryWrite(write: () => void): void {
+    try {
+      write();
+    } catch (error) {
+      if (!isNotFound(error) && !isConflict(error)) throw error;
+    }
+  }
+}
+
+function podCondition(pod: Pod, type: string): PodCondition | undefined {
+  return pod.status?.conditions?.find((c) => c.type === type);
+}
+
+function podProblemState(pod: Pod): boolean {
+  return (pod.status?.containerStatuses ?? []).some((c) => c.state?.waiting?.reason && c.state.waiting.reason !== 'ContainerCreating');
+}
+
+function hostPorts(pod: Pod): number[] {
+  return pod.spec.containers.flatMap((c) => (c.ports ?? []).map((p) => p.hostPort ?? 0)).filter((p) => p > 0);
+}
+
+function nodeAddress(node: string): string {
+  let h = 0;
+  for (const ch of node) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+  return `10.0.${(h >> 8) & 255}.${h & 255}`;
+}
+
+function podAddress(uid: string): string {
+  let h = 0;
+  for (const ch of uid) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+  return `10.244.${(h >> 8) & 255}.${h & 255}`;
+}

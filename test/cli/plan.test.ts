@@ -1,0 +1,186 @@
+// ds-plan end to end: the BUILT bin/kubectl-ds_plan against scenario snapshots, with --now fixed.
+// Goldens: test/fixtures/golden/plan/<scenario>.{txt,json}; regenerate with `npx vitest run test/cli -u`, then read them.
+import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {afterAll, beforeAll, describe, expect, test} from 'vitest';
+import {runCli, scenarioPath, type CliResult} from '../helpers/run-cli.js';
+
+const NOW = ['--now', '2026-11-21T12:00:00Z'];
+const EXAMPLE = 'examples/rollout-in-progress.yaml';
+
+const scenarios = [
+  {scenario: 'rollout-in-progress', target: ['fluentd', '-n', 'kube-system']},
+  {scenario: 'surge', target: ['node-exporter', '-n', 'monitoring']},
+  {scenario: 'budget-exhausted', target: ['node-exporter', '-n', 'monitoring']},
+  {scenario: 'on-delete', target: ['node-exporter', '-n', 'monitoring']},
+  {scenario: 'complete', target: ['node-exporter', '-n', 'monitoring']},
+  {scenario: 'large-cluster', target: ['node-exporter', '-n', 'monitoring']},
+];
+
+function expectSuccess(result: CliResult): void {
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+}
+
+/** Exit 1, exactly one `error: ...` line on stderr, nothing on stdout. */
+function expectInputError(result: CliResult, message: string | RegExp): void {
+  expect(result.stdout).toBe('');
+  expect(result.stderr.endsWith('\n')).toBe(true);
+  const lines = result.stderr.slice(0, -1).split('\n');
+  expect(lines).toHaveLength(1);
+  if (typeof message === 'string') expect(lines[0]).toBe(`error: ${message}`);
+  else expect(lines[0]).toMatch(message);
+  expect(result.code).toBe(1);
+}
+
+describe.each(scenarios)('kubectl ds-plan on $scenario', ({scenario, target}) => {
+  const args = [...target, '--snapshot', scenarioPath(scenario), ...NOW];
+
+  test('text', async () => {
+    const result = await runCli(args);
+    expectSuccess(result);
+    await expect(result.stdout).toMatchFileSnapshot(`../fixtures/golden/plan/${scenario}.txt`);
+  });
+
+  test('json', async () => {
+    const result = await runCli([...args, '-o', 'json']);
+    expectSuccess(result);
+    await expect(result.stdout).toMatchFileSnapshot(`../fixtures/golden/plan/${scenario}.json`);
+  });
+});
+
+describe('kubectl ds-plan output', () => {
+  const example = ['fluentd', '-n', 'kube-system', '--snapshot', EXAMPLE, ...NOW];
+
+  test('the example is the rollout-in-progress scenario', async () => {
+    const [fromExample, fromScenario] = await Promise.all([
+      runCli(example),
+      runCli(['fluentd', '-n', 'kube-system', '--snapshot', scenarioPath('rollout-in-progress'), ...NOW]),
+    ]);
+    expectSuccess(fromExample);
+    expect(fromExample.stdout).toBe(fromScenario.stdout);
+  });
+
+  test('yaml is the json document', async () => {
+    const [json, yaml] = await Promise.all([runCli([...example, '-o', 'json']), runCli([...example, '--output=yaml'])]);
+    expectSuccess(yaml);
+    const {load} = await import('js-yaml');
+    expect(load(yaml.stdout)).toEqual(JSON.parse(json.stdout));
+    await expect(yaml.stdout).toMatchFileSnapshot('../fixtures/golden/plan/rollout-in-progress.yaml');
+  });
+
+  test('json follows the contract key order', async () => {
+    const plan = JSON.parse((await runCli([...example, '-o', 'json'])).stdout) as Record<string, any>;
+    expect(Object.keys(plan).slice(0, 9)).toEqual(['kind', 'daemonSet', 'strategy', 'revisions', 'status', 'nodes', 'nextSync', 'waves', 'complete']);
+    expect(plan.kind).toBe('DaemonSetRolloutPlan');
+    expect(Object.keys(plan.nodes[0]).slice(0, 5)).toEqual(['name', 'shouldRun', 'shouldContinueRunning', 'reason', 'pods']);
+    expect(plan.nodes.map((n: {name: string}) => n.name)).toEqual([...plan.nodes.map((n: {name: string}) => n.name)].sort());
+  });
+
+  test('the snapshot can come from stdin, as YAML or JSON', async () => {
+    const text = await readFile(EXAMPLE, 'utf8');
+    const fromFile = await runCli(example);
+    const fromStdin = await runCli(['fluentd', '-n', 'kube-system', '--snapshot', '-', ...NOW], {stdin: text});
+    expectSuccess(fromStdin);
+    expect(fromStdin.stdout).toBe(fromFile.stdout);
+    const {load} = await import('js-yaml');
+    const asJson = await runCli(['fluentd', '-n', 'kube-system', '--snapshot', '-', ...NOW], {stdin: JSON.stringify(load(text))});
+    expect(asJson.stdout).toBe(fromFile.stdout);
+  });
+
+  test('--all-nodes lists every node of a large cluster', async () => {
+    const args = ['node-exporter', '-n', 'monitoring', '--snapshot', scenarioPath('large-cluster'), ...NOW];
+    const [some, all] = await Promise.all([runCli(args), runCli([...args, '--all-nodes'])]);
+    expect(all.stdout.match(/^node-\d+ /gm)).toHaveLength(120);
+    expect(some.stdout.match(/^node-\d+ /gm)!.length).toBeLessThan(120);
+  });
+
+  test('colour only when forced, and NO_COLOR wins', async () => {
+    const [forced, plain, both] = await Promise.all([
+      runCli(example, {env: {FORCE_COLOR: '1'}}),
+      runCli(example),
+      runCli(example, {env: {FORCE_COLOR: '1', NO_COLOR: '1'}}),
+    ]);
+    expect(forced.stdout).toMatch(/\u001B\[/);
+    expect(plain.stdout).not.toMatch(/\u001B\[/);
+    expect(both.stdout).toBe(plain.stdout);
+    // JSON never carries colour.
+    expect((await runCli([...example, '-o', 'json'], {env: {FORCE_COLOR: '1'}})).stdout).not.toMatch(/\u001B\[/);
+  });
+
+  test('-n defaults to "default" with a snapshot', async () => {
+    const result = await runCli(['fluentd', '--snapshot', EXAMPLE, ...NOW]);
+    expectInputError(result, `daemonset "fluentd" not found in namespace "default" of snapshot ${EXAMPLE} (it has: kube-system/fluentd, kube-system/kube-proxy)`);
+  });
+});
+
+describe('kubectl ds-plan --help', () => {
+  test('shows kubectl usage, flags and examples', async () => {
+    const result = await runCli(['--help']);
+    expectSuccess(result);
+    expect(result.stdout).toContain('$ kubectl ds-plan NAME');
+    for (const flag of ['-n, --namespace=NAMESPACE', '--snapshot=FILE', '-f, --filename=MANIFEST', '--now=RFC3339', '-o, --output=<option>', '--context=CONTEXT', '--kubeconfig=FILE', '--all-nodes']) {
+      expect(result.stdout).toContain(flag);
+    }
+    // oclif wraps examples at 80 columns.
+    expect(result.stdout).toContain('kubectl ds-plan fluentd -n kube-system --snapshot');
+    expect(result.stdout).toContain('examples/rollout-in-progress.yaml --now 2026-11-21T12:00:00Z');
+  });
+});
+
+describe('kubectl ds-plan errors: exit 1, one line on stderr, nothing on stdout', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ds-plan-cli-'));
+    await writeFile(join(dir, 'bad.yaml'), 'apiVersion: v1\nkind: List\nitems:\n- kind: Node\n  metadata:\n    name: a\n   labels: {}\n');
+    await writeFile(join(dir, 'bad.json'), '{\n  "kind": "List",\n  "items": [\n    {"kind": "Node",, "metadata": {}}\n  ]\n}\n');
+  });
+  afterAll(async () => {
+    await rm(dir, {recursive: true, force: true});
+  });
+
+  const validation = (scenario: string) => ['node-exporter', '-n', 'monitoring', '--snapshot', scenarioPath(scenario), ...NOW];
+  const invalid = 'daemonset "monitoring/node-exporter" is invalid: ';
+
+  test.each([
+    {name: 'a missing snapshot file', args: ['fluentd', '--snapshot', 'nope.yaml'], message: 'snapshot file "nope.yaml" does not exist'},
+    {name: 'an unknown DaemonSet lists the ones the snapshot has', args: ['fluentbit', '-n', 'kube-system', '--snapshot', EXAMPLE], message: `daemonset "fluentbit" not found in namespace "kube-system" of snapshot ${EXAMPLE} (it has: kube-system/fluentd, kube-system/kube-proxy)`},
+    {name: 'a DaemonSet without selector', args: validation('no-selector'), message: `${invalid}spec.template.metadata.labels: Invalid value: map[string]string{"app.kubernetes.io/name":"node-exporter"}: \`selector\` does not match template \`labels\``},
+    {name: 'a selector not matching the template', args: validation('selector-mismatch'), message: `${invalid}spec.template.metadata.labels: Invalid value: map[string]string{"app.kubernetes.io/name":"node-exporter"}: \`selector\` does not match template \`labels\``},
+    {name: 'maxUnavailable "abc"', args: validation('invalid-budget'), message: /^error: daemonset "monitoring\/node-exporter" is invalid: \[?spec\.updateStrategy\.rollingUpdate\.maxUnavailable: Invalid value: "abc": /},
+    {name: 'maxUnavailable "150%"', args: validation('budget-over-100'), message: `${invalid}spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: "150%": must not be greater than 100%`},
+    {name: 'both budgets zero', args: validation('budget-both-zero'), message: `${invalid}spec.updateStrategy.rollingUpdate.maxUnavailable: Required value: cannot be 0 when maxSurge is 0`},
+    {name: 'a bad --now', args: ['fluentd', '--snapshot', EXAMPLE, '--now', 'yesterday'], message: `invalid --now "yesterday": want an RFC3339 time such as 2026-11-21T12:00:00Z; see 'kubectl ds-plan --help'`},
+    {name: 'a --now without zone', args: ['fluentd', '--snapshot', EXAMPLE, '--now', '2026-11-21T12:00:00'], message: /^error: invalid --now "2026-11-21T12:00:00": /},
+    {name: 'an unknown flag', args: ['fluentd', '--snapshot', EXAMPLE, '--bogus'], message: `unknown flag: --bogus; see 'kubectl ds-plan --help'`},
+    {name: 'a missing NAME', args: ['--snapshot', EXAMPLE], message: `missing required argument NAME; see 'kubectl ds-plan --help'`},
+    {name: 'an extra argument', args: ['fluentd', 'fluentbit', '--snapshot', EXAMPLE], message: `unexpected argument: fluentbit; see 'kubectl ds-plan --help'`},
+    {name: 'an unknown output format', args: ['fluentd', '--snapshot', EXAMPLE, '-o', 'xml'], message: `expected --output=xml to be one of: text, json, yaml; see 'kubectl ds-plan --help'`},
+    {name: '--snapshot without a value', args: ['fluentd', '--snapshot'], message: `flag --snapshot expects a value; see 'kubectl ds-plan --help'`},
+    {name: '--context with --snapshot', args: ['fluentd', '--snapshot', EXAMPLE, '--context', 'prod'], message: '--context selects a live cluster; it cannot be used with --snapshot'},
+    {name: 'live mode, not available yet', args: ['fluentd', '-n', 'kube-system'], message: 'live mode needs a cluster: not available yet; use --snapshot'},
+    {name: '-f, not available yet', args: ['fluentd', '--snapshot', EXAMPLE, '-f', 'ds.yaml'], message: /^error: -f\/--filename is not available yet/},
+    {name: 'an input error in -o json mode', args: ['fluentd', '--snapshot', 'nope.yaml', '-o', 'json'], message: 'snapshot file "nope.yaml" does not exist'},
+  ])('$name', async ({args, message}) => {
+    expectInputError(await runCli(args), message);
+  });
+
+  test('a YAML syntax error names the file and line', async () => {
+    const path = join(dir, 'bad.yaml');
+    expectInputError(await runCli(['fluentd', '--snapshot', path]), `${path}: line 7: bad indentation of a mapping entry`);
+  });
+
+  test('a JSON syntax error names the file and line', async () => {
+    const path = join(dir, 'bad.json');
+    expectInputError(await runCli(['fluentd', '--snapshot', path, '-o', 'json']), new RegExp(`^error: ${path.replace(/[.\\/]/g, '\\$&')}: line 4: invalid JSON: `));
+  });
+
+  test('DEBUG adds the stack', async () => {
+    const result = await runCli(['fluentd', '--snapshot', 'nope.yaml'], {env: {DEBUG: '1'}});
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.split('\n')[0]).toBe('error: snapshot file "nope.yaml" does not exist');
+    expect(result.stderr).toMatch(/\n\s+at /);
+  });
+});
