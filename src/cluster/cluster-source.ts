@@ -1,6 +1,6 @@
 // Where the planner's input comes from: a live cluster, a snapshot file or the simulated cluster.
 // Kept minimal and async so that every adapter (including the live client-node one) fits behind it.
-import type {ClusterState} from '../core/types.js';
+import type {ClusterState} from '../core/index.js';
 
 export interface DaemonSetRef {
   readonly namespace: string;

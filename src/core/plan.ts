@@ -44,6 +44,7 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
 
   const waves: Wave[] = [];
   const waveOfNode = new Map<string, number>();
+  const deletedBy = new Map<string, string>();
   const hostPortWaiting = new Set<number>();
   let nextSync: {create: readonly PodCreation[]; delete: readonly PodDeletion[]} | undefined;
   let arbitrary = false;
@@ -72,6 +73,7 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
     const changed = create.length + del.length > 0;
     if (changed) {
       waves.push({at: (t - now) / 1000, create, delete: del});
+      for (const d of del) if (!deletedBy.has(d.node)) deletedBy.set(d.node, `${d.pod}, wave ${waves.length}`);
       const touched = new Set<number>();
       for (const c of create) touched.add(engine.indexOf(c.node)!);
       for (const d of del) touched.add(engine.indexOf(d.node)!);
@@ -102,9 +104,14 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
   const first = nextSync ?? {create: [], delete: []};
   const complete = first.create.length === 0 && first.delete.length === 0 && input.slots.every((slot) => !slot.node || !slot.eligibility.shouldRun || isConverged(slot.pods, now));
 
-  const blockers = findBlockers(input, engine, t, now, {converges, rollingUpdateError, hostPorts, hostPortWaiting});
-  const blockerOfNode = new Map<string, string>();
-  for (const b of blockers) for (const node of b.nodes ?? []) if (!blockerOfNode.has(node)) blockerOfNode.set(node, b.message);
+  const {blockers, warnings} = findBlockers(input, engine, t, now, {converges, rollingUpdateError, hostPorts, hostPortWaiting}, deletedBy);
+  const firstMessageByNode = (findings: readonly Blocker[]) => {
+    const byNode = new Map<string, string>();
+    for (const b of findings) for (const node of b.nodes ?? []) if (!byNode.has(node)) byNode.set(node, b.message);
+    return byNode;
+  };
+  const blockerOfNode = firstMessageByNode(blockers);
+  const warningOfNode = firstMessageByNode(warnings);
 
   const nodes: NodePlan[] = input.slots
     .filter((slot) => slot.node)
@@ -115,6 +122,7 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
       reason: slot.eligibility.reason,
       state: nodeState(slot.eligibility.shouldRun, slot.pods, now),
       ...(blockerOfNode.has(slot.name) ? {blocker: blockerOfNode.get(slot.name)!} : {}),
+      ...(warningOfNode.has(slot.name) ? {warning: warningOfNode.get(slot.name)!} : {}),
       ...(waveOfNode.has(slot.name) ? {wave: waveOfNode.get(slot.name)!} : {}),
       pods: slot.pods.map((pod) => summarisePod(pod, now)),
     }));
@@ -152,6 +160,7 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
     complete,
     converges,
     blockers,
+    warnings,
     notes,
   };
 }
@@ -233,57 +242,79 @@ interface BlockerContext {
   readonly hostPortWaiting: ReadonlySet<number>;
 }
 
-function findBlockers(input: ReconcileInput, engine: ReconcileEngine, end: number, now: number, ctx: BlockerContext): Blocker[] {
+function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
+interface Findings {
+  readonly blockers: Blocker[];
+  readonly warnings: Blocker[];
+}
+
+function findBlockers(input: ReconcileInput, engine: ReconcileEngine, end: number, now: number, ctx: BlockerContext, deletedBy: ReadonlyMap<string, string>): Findings {
   const blockers: Blocker[] = [];
+  const warnings: Blocker[] = [];
   const names = (indexes: Iterable<number>) => [...indexes].map((i) => engine.slots[i]!.name);
 
-  // Nodes that should run the daemon but are kept from it by a taint: worth knowing whether or not the rollout converges.
+  // Nodes kept from the daemon by a taint: they are not part of the rollout, but a person wants to know,
+  // above all when the rolling update removes an old pod there that nothing will replace.
   const byTaint = new Map<string, string[]>();
   for (const slot of input.slots) {
     if (!slot.node || slot.eligibility.shouldRun || !slot.eligibility.reason.startsWith('taint')) continue;
+    if (slot.eligibility.shouldContinueRunning && deletedBy.has(slot.name)) {
+      warnings.push({
+        kind: 'node-loses-daemon',
+        message: `${slot.name} loses its daemon pod: the rolling update deletes the old pod (${deletedBy.get(slot.name)}) and the ${slot.eligibility.reason.replace(/ is not tolerated.*/, '')} keeps a new one from being created`,
+        nodes: [slot.name],
+      });
+      continue;
+    }
     const list = byTaint.get(slot.eligibility.reason) ?? [];
     list.push(slot.name);
     byTaint.set(slot.eligibility.reason, list);
   }
   for (const [reason, nodes] of byTaint) {
-    blockers.push({kind: 'untolerated-taint', message: `${reason}: no new daemon pod will be created there`, nodes});
+    warnings.push({kind: 'untolerated-taint', message: `${reason}: no daemon pod will be created on ${nodes.length === 1 ? 'that node' : 'those nodes'}`, nodes});
   }
 
   for (const slot of input.slots) {
     for (const pod of slot.pods) {
       const deletion = pod.pod.metadata.deletionTimestamp;
       if (deletion && Date.parse(deletion) < now) {
-        blockers.push({kind: 'pod-terminating', message: `pod ${pod.name} has been terminating since ${deletion}`, nodes: [slot.name]});
+        warnings.push({kind: 'pod-terminating', message: `pod ${pod.name} on ${slot.name} has been terminating since ${deletion} (is its node down?)`, nodes: [slot.name]});
       }
     }
   }
 
   if (input.surge && ctx.hostPorts) {
-    blockers.push({
-      kind: 'host-port-surge',
-      message: 'the template uses hostPort and maxSurge > 0: a surge pod cannot start while the old pod holds the port',
+    const entry = {
+      kind: 'host-port-surge' as const,
+      message: 'the template uses a hostPort and maxSurge > 0: a surge pod cannot start while the old pod on its node holds the port',
       nodes: names(ctx.hostPortWaiting),
-    });
+    };
+    (ctx.hostPortWaiting.size > 0 ? blockers : warnings).push(entry);
   }
-  if (ctx.converges) return blockers;
+  if (ctx.converges) return {blockers, warnings};
 
   if (input.strategyType !== 'RollingUpdate') {
     const old = engine.slots.filter((slot) => slot.pods.some((pod) => !pod.updated)).map((slot) => slot.name);
     if (old.length > 0) {
-      blockers.push({kind: 'on-delete', message: `updateStrategy is ${input.strategyType || 'unset'}: the controller replaces an old pod only after it is deleted`, nodes: old});
+      blockers.push({kind: 'on-delete', message: `updateStrategy is ${input.strategyType || 'unset'}: the controller replaces an old pod only after someone deletes it`, nodes: old});
     }
   }
-  if (ctx.rollingUpdateError) blockers.push({kind: 'rolling-update-error', message: `the rolling update fails: ${ctx.rollingUpdateError}`});
+  if (ctx.rollingUpdateError) {
+    const ghosts = engine.slots.filter((slot) => !slot.exists && slot.pods.some((pod) => !pod.updated && !pod.terminating));
+    const detail = ghosts.map((slot) => `${slot.pods.find((pod) => !pod.updated)!.name} on ${slot.name}`).join(', ');
+    blockers.push({kind: 'rolling-update-error', message: `the rolling update fails: ${ctx.rollingUpdateError}${detail ? ` (${detail})` : ''}`, nodes: ghosts.map((slot) => slot.name)});
+  }
 
-  const unavailable: number[] = [];
   engine.slots.forEach((slot, index) => {
     if (!slot.exists) return;
     for (const pod of slot.pods) {
       if (pod.terminating || isDaemonPodAvailable(pod, end) || ctx.hostPortWaiting.has(index)) continue;
-      unavailable.push(index);
       const problem = podProblem(pod.pod);
       const what = pod.ready ? 'is ready but never becomes available' : `is not ready${problem ? ` (${problem})` : ''}`;
-      blockers.push({kind: 'pod-unavailable', message: `pod ${pod.name} ${what}`, nodes: [slot.name]});
+      blockers.push({kind: 'pod-unavailable', message: `pod ${pod.name} on ${slot.name} ${what}`, nodes: [slot.name]});
     }
   });
 
@@ -299,14 +330,14 @@ function findBlockers(input: ReconcileInput, engine: ReconcileEngine, end: numbe
         : !((cls.kind === 'new-only' && cls.newAvailable) || (cls.kind === 'old-only' && cls.oldAvailable));
       if (holds) held.push(index);
     });
-    const budgetName = input.surge ? `maxSurge budget of ${input.budgets.maxSurge}` : `maxUnavailable budget of ${input.budgets.maxUnavailable}`;
+    const budget = input.surge ? `maxSurge budget (${input.budgets.maxSurge})` : `maxUnavailable budget (${input.budgets.maxUnavailable})`;
     blockers.push({
       kind: 'budget-exhausted',
-      message: `${held.length} node(s) that never become available use the whole ${budgetName}: ${decision.waiting} old pod(s) wait`,
+      message: `${plural(held.length, 'node')} that never become${held.length === 1 ? 's' : ''} available use${held.length === 1 ? 's' : ''} the whole ${budget}: ${plural(decision.waiting, 'old pod')} wait${decision.waiting === 1 ? 's' : ''}`,
       nodes: names(held),
     });
   }
-  return blockers;
+  return {blockers, warnings};
 }
 
 /** Availability instants still to come, in time order. */

@@ -1,7 +1,11 @@
 // Label selectors: matching, the string form kubectl and the API server speak, and the label syntax
 // rules that decide whether a selector or node-affinity requirement is valid at all.
-import {InputError} from '../errors.js';
 import type {LabelSelector, LabelSelectorRequirement, Labels} from './types.js';
+
+/** A label selector the API would reject; callers turn it into their own error (400, input error). */
+export class SelectorError extends Error {
+  override name = 'SelectorError';
+}
 
 // ---------------------------------------------------------------------------------------------
 // Label syntax (apimachinery validation). Node affinity treats a term with a malformed key or value
@@ -88,11 +92,11 @@ function byteOrder(a: string, b: string): number {
 }
 
 function checkKey(key: string): void {
-  if (!isValidLabelKey(key)) throw new InputError(`invalid label key "${key}" in selector`);
+  if (!isValidLabelKey(key)) throw new SelectorError(`invalid label key "${key}" in selector`);
 }
 
 function checkValue(key: string, value: string): void {
-  if (!isValidLabelValue(value)) throw new InputError(`invalid label value "${value}" for key "${key}" in selector`);
+  if (!isValidLabelValue(value)) throw new SelectorError(`invalid label value "${value}" for key "${key}" in selector`);
 }
 
 function formatRequirement(req: LabelSelectorRequirement): string {
@@ -101,7 +105,7 @@ function formatRequirement(req: LabelSelectorRequirement): string {
   switch (req.operator) {
     case 'In':
     case 'NotIn': {
-      if (values.length === 0) throw new InputError(`selector requirement on "${req.key}": operator ${req.operator} needs at least one value`);
+      if (values.length === 0) throw new SelectorError(`selector requirement on "${req.key}": operator ${req.operator} needs at least one value`);
       for (const v of values) checkValue(req.key, v);
       // Sorted and de-duplicated like apimachinery's string set, so equal selectors print equally.
       const sorted = [...new Set(values)].sort(byteOrder);
@@ -109,10 +113,10 @@ function formatRequirement(req: LabelSelectorRequirement): string {
     }
     case 'Exists':
     case 'DoesNotExist':
-      if (values.length > 0) throw new InputError(`selector requirement on "${req.key}": operator ${req.operator} takes no values`);
+      if (values.length > 0) throw new SelectorError(`selector requirement on "${req.key}": operator ${req.operator} takes no values`);
       return req.operator === 'Exists' ? req.key : `!${req.key}`;
     default:
-      throw new InputError(`selector requirement on "${req.key}": "${req.operator}" is not a valid label selector operator`);
+      throw new SelectorError(`selector requirement on "${req.key}": "${req.operator}" is not a valid label selector operator`);
   }
 }
 
@@ -120,7 +124,7 @@ function formatRequirement(req: LabelSelectorRequirement): string {
  * The kubectl / `?labelSelector=` form, e.g. `app=web,tier in (a,b),!canary,env`. Requirements are
  * sorted by key (stable, so matchLabels come before expressions on the same key), as apimachinery does.
  * Both `{}` and undefined print as "" — note that as a query parameter "" selects everything.
- * Throws InputError for a selector the API would reject.
+ * Throws SelectorError for a selector the API would reject.
  */
 // upstream: staging/src/k8s.io/apimachinery/pkg/labels/selector.go internalSelector.String
 export function formatLabelSelector(selector: LabelSelector | undefined): string {
@@ -182,7 +186,7 @@ function describe(token: Token): string {
 /**
  * Parses the string form (`a=b`, `a==b`, `a!=b`, `a in (x,y)`, `a notin (x)`, `a`, `!a`, comma-separated)
  * into a LabelSelector. `=`/`==` become matchLabels (an expression `In` when the key repeats); the rest
- * become matchExpressions. "" parses to `{}` (everything). Throws InputError on anything else,
+ * become matchExpressions. "" parses to `{}` (everything). Throws SelectorError on anything else,
  * including `>`/`<`, which a LabelSelector cannot express.
  */
 // upstream: staging/src/k8s.io/apimachinery/pkg/labels/selector.go Parse
@@ -192,7 +196,7 @@ export function parseLabelSelector(text: string): LabelSelector {
   const peek = (): Token => tokens[pos]!;
   const next = (): Token => tokens[pos++]!;
   function fail(what: string): never {
-    throw new InputError(`invalid label selector "${text}": ${what}`);
+    throw new SelectorError(`invalid label selector "${text}": ${what}`);
   }
 
   const matchLabels: Record<string, string> = {};

@@ -353,6 +353,8 @@ export interface NodePlan {
   readonly state: NodeRolloutState;
   /** Why this node holds the rollout back, if it does (e.g. `pod fluentd-x is not ready: CrashLoopBackOff`). */
   readonly blocker?: string;
+  /** A warning about this node that does not hold the rollout back (e.g. it loses its daemon pod). */
+  readonly warning?: string;
   /** 1-based index of the wave that changes this node, if any. */
   readonly wave?: number;
   readonly pods: readonly PodSummary[];
@@ -367,6 +369,7 @@ export type BlockerKind =
   | 'budget-exhausted'
   | 'pod-unavailable'
   | 'untolerated-taint'
+  | 'node-loses-daemon'
   | 'pod-terminating'
   | 'host-port-surge'
   | 'on-delete'
@@ -390,7 +393,10 @@ export interface RolloutPlan {
   readonly complete: boolean;
   /** False when the waves stop before the rollout is complete (something blocks it). */
   readonly converges: boolean;
+  /** What stops the rollout short of complete (empty when it converges). */
   readonly blockers: readonly Blocker[];
+  /** What a person should know although it does not stop the rollout: nodes left without the daemon, hazards. */
+  readonly warnings: readonly Blocker[];
   /** One-line remarks a person should read: arbitrary choices made by node name, model caveats, assumptions. */
   readonly notes: readonly string[];
 }

@@ -1,6 +1,6 @@
 // ds-plan's machine-readable output. Key order follows plan-contract.md exactly; fields the contract does not
 // list (RolloutPlan grows) follow the contract's fields, so the output only ever grows.
-import type {NodePlan, PodDeletion, PodSummary, RolloutPlan, Wave} from '../core/types.js';
+import type {NodePlan, PodDeletion, PodSummary, RolloutPlan, Wave} from '../core/index.js';
 
 type Plain = Record<string, unknown>;
 

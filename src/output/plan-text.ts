@@ -1,5 +1,5 @@
 // ds-plan's output for people: where the rollout stands, what the next sync does, how it unfolds, what blocks it.
-import type {IntOrString, NodePlan, NodeRolloutState, PodDeletion, PodSummary, RolloutPlan, Wave} from '../core/types.js';
+import type {IntOrString, NodePlan, NodeRolloutState, PodDeletion, PodSummary, RolloutPlan, Wave} from '../core/index.js';
 import {palette, type Palette} from './color.js';
 import {formatCount, formatDuration, formatList, plural} from './format.js';
 import {renderTable} from './table.js';
@@ -33,6 +33,7 @@ export function renderPlanText(plan: RolloutPlan, options: PlanTextOptions): str
     nextSyncSection(plan, c),
     waveSection(plan, c),
     listSection('Blockers', plan.blockers.map(blockerText), options, c, c.red),
+    listSection('Warnings', plan.warnings.map(blockerText), options, c, c.yellow),
     listSection('Notes', plan.notes, options, c),
   ].filter((section) => section.length > 0);
   return `${sections.map((section) => section.join('\n')).join('\n\n')}\n`;
@@ -52,9 +53,9 @@ function summaryLine(plan: RolloutPlan, c: Palette): string {
 
 function progress(plan: RolloutPlan, c: Palette): string {
   if (plan.complete) return c.green('rollout complete');
-  if (plan.strategy.type === 'OnDelete') return c.yellow('waiting for old pods to be deleted (OnDelete)');
-  if (!plan.converges) return c.red('rollout stuck');
-  return c.cyan('rollout in progress');
+  if (plan.converges) return c.cyan('rollout in progress');
+  // OnDelete never finishes by itself: that is its design, not a fault.
+  return plan.strategy.type === 'OnDelete' ? c.yellow('waiting for old pods to be deleted (OnDelete)') : c.red('rollout stuck');
 }
 
 function asWritten(value: IntOrString | undefined, scaled: number, desired: number): string {
@@ -148,7 +149,7 @@ function stateColor(state: NodeRolloutState, c: Palette): (text: string) => stri
 
 /** Nodes a person can skip in a large cluster: done, or out of the DaemonSet's reach, and blocking nothing. */
 function isSettled(node: NodePlan): boolean {
-  if (node.blocker) return false;
+  if (node.blocker || node.warning) return false;
   return node.state === 'updated' || (node.state === 'not-eligible' && node.pods.length === 0);
 }
 
@@ -159,10 +160,11 @@ function podDetail(pod: PodSummary): string {
 
 function nodeRows(node: NodePlan, c: Palette): string[][] {
   const color = stateColor(node.state, c);
-  // A blocker often restates the reason with its consequence; show the longer text once.
-  const remark = node.blocker && node.reason && node.blocker.startsWith(node.reason) ? node.blocker : [node.reason, node.blocker ?? ''].filter(Boolean).join('; ');
+  // A blocker or warning often restates the reason with its consequence; show the longer text once.
+  const finding = node.blocker ?? node.warning;
+  const remark = finding && node.reason && finding.startsWith(node.reason) ? finding : [node.reason, finding ?? ''].filter(Boolean).join('; ');
   const wave = node.wave === undefined ? '-' : String(node.wave);
-  const remarkCell = node.blocker ? c.red(remark) : remark;
+  const remarkCell = node.blocker ? c.red(remark) : node.warning ? c.yellow(remark) : remark;
   if (node.pods.length === 0) return [[node.name, color(node.state), '-', '', '', wave, remarkCell]];
   return node.pods.map((pod, index) => {
     const hash = pod.updated ? c.green(pod.hash) : pod.hash;
@@ -249,7 +251,7 @@ function waveSection(plan: RolloutPlan, c: Palette): string[] {
 // ----------------------------------------------------------------------------------------------------------------
 // Blockers and notes
 
-function blockerText(blocker: RolloutPlan['blockers'][number]): string {
+function blockerText(blocker: RolloutPlan['blockers'][number] | RolloutPlan['warnings'][number]): string {
   const nodes = (blocker.nodes ?? []).filter((name) => !blocker.message.includes(name));
   return nodes.length > 0 ? `${blocker.message} (${nodes.length === 1 ? 'node' : 'nodes'}: ${formatList(nodes, 5)})` : blocker.message;
 }

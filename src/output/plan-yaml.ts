@@ -1,6 +1,6 @@
 // `-o yaml`: the same document as `-o json`, in the same key order.
 import {dump} from 'js-yaml';
-import type {RolloutPlan} from '../core/types.js';
+import type {RolloutPlan} from '../core/index.js';
 import {toPlanDocument} from './plan-json.js';
 
 export function renderPlanYaml(plan: RolloutPlan): string {

@@ -1,10 +1,7 @@
 // ds-plan's use case: read the state, refuse an invalid DaemonSet with one clear line, plan the rollout.
 // No oclif here; the command turns thrown errors into exit codes.
 import type {ClusterSource, DaemonSetRef} from '../cluster/cluster-source.js';
-import {planRollout} from '../core/index.js';
-// TODO(index): import from ../core/index.js once it re-exports validation.
-import {formatInvalid, validateDaemonSet} from '../core/validation.js';
-import type {DaemonSet, RolloutPlan} from '../core/types.js';
+import {type DaemonSet, formatInvalid, planRollout, type RolloutPlan, validateDaemonSet} from '../core/index.js';
 import {InputError} from '../errors.js';
 
 export interface PlanOptions {

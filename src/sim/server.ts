@@ -8,7 +8,7 @@ import {parseLabelSelector} from '../core/selectors.js';
 import type {LabelSelector} from '../core/types.js';
 import {DISCOVERY_CONTENT_TYPES, SERVER_VERSION, apiGroup, apiResourceList, coreDiscovery, groupsDiscovery} from './discovery.js';
 import {checkFieldSelector, parseFieldSelector} from './field-selectors.js';
-import {FaultInjector, RequestLog, matchesRequest, type DelayRule, type FaultOptions, type RequestAttributes, type RequestLogEntry, type RequestMatcher} from './hooks.js';
+import {FaultInjector, RequestLog, matchesRequest, type DelayRule, type FaultOptions, type RequestAttributes, type RequestMatcher} from './hooks.js';
 import {negotiateDiscovery, negotiateObjectFormat} from './media.js';
 import {openApiDocuments} from './openapi.js';
 import {JsonPatchError, PATCH_CONTENT_TYPES, PatchError} from './patch/index.js';
@@ -306,7 +306,6 @@ export class SimServer {
       if (err instanceof StatusError) sendError(res, err);
       else throw err;
     }
-    void entry as unknown as RequestLogEntry;
   }
 
   private readBody(req: IncomingMessage): Promise<string> {

@@ -243,10 +243,20 @@ function lowerBound(sorted: readonly string[], value: string): number {
   return lo;
 }
 
+/** Freezes in place, dropping keys that hold undefined on the way (defaulting leaves some behind). */
 function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    if (Array.isArray(value)) {
+      for (const v of value) deepFreeze(v);
+    } else {
+      const rec = value as Record<string, unknown>;
+      for (const k in rec) {
+        const v = rec[k];
+        if (v === undefined) delete rec[k];
+        else deepFreeze(v);
+      }
+    }
     Object.freeze(value);
-    for (const v of Object.values(value as object)) deepFreeze(v);
   }
   return value;
 }
@@ -561,7 +571,8 @@ export class Store {
   /** Creates an object (the resource comes from `kind`). 409 AlreadyExists, 404 for a missing namespace, 422 Invalid. */
   create<T extends object>(input: T, options: CreateOptions = {}): T {
     const info = this.infoOf(input);
-    const obj = stripNulls(structuredClone(input)) as unknown as MutableJson;
+    // stripNulls copies, so this is also the defensive copy of the caller's object.
+    const obj = stripNulls(input) as unknown as MutableJson;
     obj['apiVersion'] = apiVersionOf(info);
     obj['kind'] = info.kind;
     const meta = metaOf(obj);
@@ -595,12 +606,13 @@ export class Store {
     prepareForCreate(info, obj, {resetStatus: options.resetStatus === true});
     const err = validateForCreate(info, obj);
     if (err !== undefined) throw err;
-    const namespace = info.namespaced ? (meta['namespace'] as string) : '';
-    const name = meta['name'] as string;
+    const namespace = info.namespaced ? (metaOf(obj)['namespace'] as string) : '';
+    const name = metaOf(obj)['name'] as string;
     if (this.table(info.resource).get(namespace, name) !== undefined) throw alreadyExists(info, name);
     if (options.dryRun) return deepFreeze(obj) as unknown as T;
     const rv = ++this.rv;
-    meta['resourceVersion'] = String(rv);
+    // Strategies may have replaced the metadata object (defaulting copies), so look it up again.
+    metaOf(obj)['resourceVersion'] = String(rv);
     const stored = new StoredObject(info.resource, deepFreeze(obj) as unknown as KubeObject);
     this.insert(stored, undefined);
     this.emit('ADDED', stored, rv, undefined);
@@ -625,7 +637,7 @@ export class Store {
     if (inMeta.uid !== undefined && inMeta.uid !== '' && inMeta.uid !== old.metadata.uid) {
       throw conflict(info, name, `Precondition failed: UID in precondition: ${inMeta.uid}, UID in object meta: ${old.metadata.uid ?? ''}`);
     }
-    let next = stripNulls(structuredClone(input)) as unknown as MutableJson;
+    let next = stripNulls(input) as unknown as MutableJson;
     if (options.subresource === 'status') {
       // Status writes change status only (upstream ResetObjectMetaForStatus + strategy PrepareForUpdate).
       const status = next['status'];
@@ -658,7 +670,7 @@ export class Store {
     if (deepEqualJson(next, old)) return old as unknown as T;
     if (options.dryRun) return deepFreeze(next) as unknown as T;
     const rv = ++this.rv;
-    meta['resourceVersion'] = String(rv);
+    metaOf(next)['resourceVersion'] = String(rv);
     const stored = new StoredObject(info.resource, deepFreeze(next) as unknown as KubeObject);
     if (this.finalizable(stored.object)) {
       this.removeStored(current);

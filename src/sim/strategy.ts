@@ -1,7 +1,7 @@
 // Per-resource registry strategies: what a real apiserver does to an object between decoding and storing
 // it (PrepareForCreate / PrepareForUpdate, defaulting, validation). The store calls these on plain mutable
 // JSON; everything generic (uid, resourceVersion, timestamps, status subresource split) stays in store.ts.
-import {deepEqualJson, stripNulls} from '../core/canonical-json.js';
+import {deepEqualJson} from '../core/canonical-json.js';
 import {defaultDaemonSet, defaultPod} from '../core/defaults.js';
 import type {DaemonSet, Pod} from '../core/types.js';
 import {formatInvalid, validateDaemonSet, validateDaemonSetUpdate, type FieldError} from '../core/validation.js';
@@ -25,10 +25,13 @@ function child(obj: Json, key: string): Json {
   return fresh;
 }
 
-/** Replaces obj's own keys with those of `next` (defaulting returns new objects; the store holds `obj`). */
+/**
+ * Replaces obj's own keys with those of `next` (defaulting returns new objects; the store holds `obj`).
+ * Defaulting adds no nulls; keys it leaves undefined are dropped when the store freezes the object.
+ */
 function assignAll(obj: Json, next: Json): void {
   for (const k of Object.keys(obj)) delete obj[k];
-  Object.assign(obj, stripNulls(next));
+  Object.assign(obj, next);
 }
 
 /** Go's zero values where defaulting code expects structs, so a sparse manifest fails validation instead of crashing. */

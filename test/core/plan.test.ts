@@ -139,17 +139,32 @@ describe('planRollout', () => {
     expect(plan.waves).toEqual([]);
     expect(plan.converges).toBe(false);
     expect(plan.blockers).toEqual([
-      {kind: 'pod-unavailable', message: 'pod new-0 is not ready (CrashLoopBackOff)', nodes: ['node-0']},
-      {kind: 'budget-exhausted', message: '1 node(s) that never become available use the whole maxUnavailable budget of 1: 3 old pod(s) wait', nodes: ['node-0']},
+      {kind: 'pod-unavailable', message: 'pod new-0 on node-0 is not ready (CrashLoopBackOff)', nodes: ['node-0']},
+      {kind: 'budget-exhausted', message: '1 node that never becomes available uses the whole maxUnavailable budget (1): 3 old pods wait', nodes: ['node-0']},
     ]);
-    expect(plan.nodes[0]).toMatchObject({state: 'updating', blocker: 'pod new-0 is not ready (CrashLoopBackOff)'});
+    expect(plan.nodes[0]).toMatchObject({state: 'updating', blocker: 'pod new-0 on node-0 is not ready (CrashLoopBackOff)'});
   });
 
   test('reports nodes kept from the daemon by a NoSchedule taint the template does not tolerate', () => {
     const nodes = [newNode('a'), withTaints(newNode('b'), {key: 'dedicated', value: 'gpu', effect: 'NoSchedule'})];
     const plan = planRollout(rolloutState(nodes, ds, base, (n) => (n.metadata.name === 'a' ? [newPod('new-a', 'a', ds, {hash: 'h2'})] : [])), {now: NOW});
-    expect(plan.blockers.map((b) => [b.kind, b.nodes])).toEqual([['untolerated-taint', ['b']]]);
+    expect(plan.blockers).toEqual([]);
+    expect(plan.warnings.map((b) => [b.kind, b.nodes])).toEqual([['untolerated-taint', ['b']]]);
     expect(plan.nodes[1]).toMatchObject({state: 'not-eligible', shouldRun: false, shouldContinueRunning: true});
+    expect(plan.converges).toBe(true);
+  });
+
+  test('warns that the rolling update removes an old pod from a NoSchedule-tainted node and nothing replaces it', () => {
+    const nodes = [newNode('a'), withTaints(newNode('b'), {key: 'dedicated', value: 'gpu', effect: 'NoSchedule'})];
+    const plan = planRollout(rolloutState(nodes, ds, base, (n) => [newPod(`old-${n.metadata.name}`, n.metadata.name, ds, {hash: 'h1'})]), {now: NOW});
+    expect(plan.warnings).toEqual([
+      {
+        kind: 'node-loses-daemon',
+        message: 'b loses its daemon pod: the rolling update deletes the old pod (old-b, wave 3) and the taint dedicated=gpu:NoSchedule keeps a new one from being created',
+        nodes: ['b'],
+      },
+    ]);
+    expect(plan.nodes[1]).toMatchObject({state: 'misscheduled', wave: 3});
     expect(plan.converges).toBe(true);
   });
 
@@ -162,6 +177,7 @@ describe('planRollout', () => {
     expect(plan.waves).toHaveLength(1);
     expect(plan.converges).toBe(false);
     expect(plan.blockers[0]).toMatchObject({kind: 'host-port-surge', nodes: ['node-0']});
+    expect(plan.warnings).toEqual([]);
   });
 
   test('OnDelete: nothing happens until pods are deleted', () => {

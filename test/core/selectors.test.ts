@@ -1,5 +1,5 @@
 import {describe, expect, test} from 'vitest';
-import {InputError} from '../../src/errors.js';
+import {SelectorError} from '../../src/core/selectors.js';
 import {formatLabelSelector, isEmptyLabelSelector, isValidLabelKey, isValidLabelValue, labelSelectorMatches, parseLabelSelector} from '../../src/core/selectors.js';
 import type {LabelSelector} from '../../src/core/types.js';
 
@@ -90,7 +90,7 @@ describe('formatLabelSelector', () => {
     {name: 'invalid value', selector: {matchLabels: {a: 'b c'}}},
   ];
   test.each(invalid)('rejects $name', ({selector}) => {
-    expect(() => formatLabelSelector(selector)).toThrow(InputError);
+    expect(() => formatLabelSelector(selector)).toThrow(SelectorError);
   });
 });
 
@@ -127,7 +127,7 @@ describe('parseLabelSelector', () => {
 
   const garbage = ['a=b,', ',a', 'a in x', 'a in ()', 'a in (x', 'a in (x y)', 'a b', 'a=b=c', '!', '!a=b', '=b', 'a>1', 'a<1', 'a b c', 'in (x)', 'a in (x) b', 'a b=c', 'bad key=1', 'a=b c', 'a=-x-', '(a)'];
   test.each(garbage.map((text) => ({name: JSON.stringify(text), text})))('rejects $name', ({text}) => {
-    expect(() => parseLabelSelector(text)).toThrow(InputError);
+    expect(() => parseLabelSelector(text)).toThrow(SelectorError);
   });
 
   const roundTrips = ['a=b', 'a=b,c in (x,y),!d,e', 'a notin (x),b=', 'x.io/k in (1,2,3),y', ''];

@@ -7,6 +7,8 @@ import {newPodSummary, nodePlan, pod, samplePlan, wave} from './sample-plan.js';
 const plain = (plan: RolloutPlan, options: Partial<Parameters<typeof renderPlanText>[1]> = {}) => renderPlanText(plan, {color: false, ...options});
 const lines = (text: string) => text.split('\n');
 
+const STUCK = {kind: 'budget-exhausted' as const, message: 'unavailable pods use the whole budget', nodes: ['node-d']};
+
 describe('renderPlanText', () => {
   test('renders the sample plan', () => {
     expect(plain(samplePlan(), {spec: {maxUnavailable: '25%', maxSurge: 0}})).toBe(
@@ -29,7 +31,7 @@ describe('renderPlanText', () => {
         '  2  +0s  delete fluentd-q9zrt on node-b (outdated); create a pod on node-d',
         '  3  +0s  create a pod on node-b',
         '',
-        'Blockers:',
+        'Warnings:',
         '  - node-c has taint dedicated=gpu:NoSchedule, which the template does not tolerate: no pod will run there',
         '',
         'Notes:',
@@ -50,7 +52,8 @@ describe('renderPlanText', () => {
     test.each([
       {name: 'complete', plan: samplePlan({complete: true, waves: []}), expected: /, rollout complete$/},
       {name: 'stuck', plan: samplePlan({converges: false}), expected: /, rollout stuck$/},
-      {name: 'OnDelete', plan: samplePlan({strategy: {type: 'OnDelete', maxUnavailable: 0, maxSurge: 0}}), expected: /OnDelete, .*waiting for old pods to be deleted \(OnDelete\)$/},
+      {name: 'OnDelete with old pods', plan: samplePlan({strategy: {type: 'OnDelete', maxUnavailable: 0, maxSurge: 0}, converges: false}), expected: /OnDelete, .*waiting for old pods to be deleted \(OnDelete\)$/},
+      {name: 'OnDelete converging by itself', plan: samplePlan({strategy: {type: 'OnDelete', maxUnavailable: 0, maxSurge: 0}}), expected: /OnDelete, .*rollout in progress$/},
       {
         name: 'an update revision not yet created',
         plan: samplePlan({revisions: {current: {revision: 3, hash: 'old1'}, update: {revision: 4, hash: 'stand-in', exists: false}}}),
@@ -177,11 +180,11 @@ describe('renderPlanText', () => {
     });
 
     test('none when nothing would change', () => {
-      expect(plain(samplePlan({waves: [], converges: false}))).toContain('\nWaves: none, nothing would change (see Blockers)\n');
+      expect(plain(samplePlan({waves: [], converges: false, blockers: [STUCK]}))).toContain('\nWaves: none, nothing would change (see Blockers)\n');
     });
 
     test('stopping short of complete', () => {
-      expect(plain(samplePlan({converges: false}))).toContain('\nWaves: 3 syncs, then the rollout stops short of complete (see Blockers)\n');
+      expect(plain(samplePlan({converges: false, blockers: [STUCK]}))).toContain('\nWaves: 3 syncs, then the rollout stops short of complete (see Blockers)\n');
     });
 
     test('with hundreds of waves, the first ten and a summary', () => {
@@ -204,8 +207,9 @@ describe('renderPlanText', () => {
   });
 
   test('sections without content are left out', () => {
-    const text = plain(samplePlan({blockers: [], notes: []}));
+    const text = plain(samplePlan({blockers: [], warnings: [], notes: []}));
     expect(text).not.toContain('Blockers:');
+    expect(text).not.toContain('Warnings:');
     expect(text).not.toContain('Notes:');
     expect(text.endsWith('create a pod on node-b\n')).toBe(true);
   });

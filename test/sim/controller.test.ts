@@ -82,7 +82,7 @@ describe('simulated DaemonSet controller', () => {
     expect(pods(sim).every((p) => p.metadata.name.startsWith('agent-') && p.metadata.labels?.['controller-revision-hash'])).toBe(true);
     expect(ds(sim).status).toMatchObject({desiredNumberScheduled: 3, currentNumberScheduled: 3, numberReady: 3, updatedNumberScheduled: 3, numberAvailable: 3, observedGeneration: 1});
     expect(revisions(sim)).toEqual([[1, 'agent:1']]);
-    const events = sim.store.list('events', {namespace: 'default'}).items as {reason?: string}[];
+    const events = sim.store.list('events', {namespace: 'default'}).items as unknown as {reason?: string}[];
     expect(events.filter((e) => e.reason === 'SuccessfulCreate')).toHaveLength(3);
   });
 

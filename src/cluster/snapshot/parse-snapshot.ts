@@ -1,7 +1,7 @@
 // Turns what `kubectl get nodes,pods,daemonsets,controllerrevisions -A -o yaml|json` prints into typed objects.
 // Accepts a List (or any *List) with items, a multi-document YAML stream, or single objects; other kinds are ignored.
 import {loadAll} from 'js-yaml';
-import type {ControllerRevision, DaemonSet, Node, Pod} from '../../core/types.js';
+import type {ControllerRevision, DaemonSet, Node, Pod} from '../../core/index.js';
 import {InputError} from '../../errors.js';
 
 export interface SnapshotObjects {

@@ -1,6 +1,6 @@
 // Offline ClusterSource over a snapshot file: nothing is contacted.
 import {readFile} from 'node:fs/promises';
-import type {ClusterState, DaemonSet, ObjectMeta} from '../../core/types.js';
+import type {ClusterState, DaemonSet, ObjectMeta} from '../../core/index.js';
 import {InputError, NotFoundError, UsageError} from '../../errors.js';
 import type {ClusterSource, DaemonSetRef} from '../cluster-source.js';
 import {parseSnapshot, type SnapshotObjects} from './parse-snapshot.js';

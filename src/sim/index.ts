@@ -1,0 +1,148 @@
+// The simulated cluster: store + garbage collector + HTTP API server, started together. This is the entry
+// point for tests, the `sim` command and the (later) DaemonSet controller and kubelets.
+import {RealClock, type SimClock} from './clock.js';
+import {GarbageCollector} from './gc.js';
+import type {DelayRule, FaultOptions, RequestLog, RequestMatcher} from './hooks.js';
+import {kubeconfigYaml, writeKubeconfig, type KubeconfigOptions} from './kubeconfig.js';
+import {seed, type SeedOptions, type SeedResult} from './seed.js';
+import {SimServer} from './server.js';
+import {Store} from './store.js';
+
+export interface SimulatedClusterOptions {
+  /** Default 0: a free port. */
+  readonly port?: number;
+  /** Default 127.0.0.1. */
+  readonly host?: string;
+  /** Default: real time. */
+  readonly clock?: SimClock;
+  /** Watch history length (default 10,000 events). */
+  readonly historySize?: number;
+  /** PRNG seed for uids and generated names (default 1). */
+  readonly seed?: number;
+  /** Without a kubelet, a gracefully deleted pod goes after min(grace, this) simulated ms (default 500). */
+  readonly podTerminationDelayMs?: number;
+  /** Keep request bodies in the request log. */
+  readonly logBodies?: boolean;
+  /** BOOKMARK interval on watches that allow them, real ms (default 30,000). */
+  readonly bookmarkIntervalMs?: number;
+  /** Namespaces to create at start (default: default, kube-system, kube-public, kube-node-lease). */
+  readonly namespaces?: readonly string[];
+}
+
+export const INITIAL_NAMESPACES: readonly string[] = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+export class SimulatedCluster {
+  readonly store: Store;
+  readonly clock: SimClock;
+  readonly server: SimServer;
+  readonly gc: GarbageCollector;
+  private stopped = false;
+
+  /** Use startSimulatedCluster(). */
+  constructor(options: SimulatedClusterOptions = {}) {
+    this.clock = options.clock ?? new RealClock();
+    this.store = new Store({
+      clock: this.clock,
+      historySize: options.historySize,
+      seed: options.seed,
+      podTerminationDelayMs: options.podTerminationDelayMs,
+    });
+    this.gc = new GarbageCollector(this.store);
+    for (const name of options.namespaces ?? INITIAL_NAMESPACES) {
+      this.store.create({kind: 'Namespace', apiVersion: 'v1', metadata: {name}});
+    }
+    this.server = new SimServer({
+      store: this.store,
+      host: options.host,
+      port: options.port,
+      logBodies: options.logBodies,
+      bookmarkIntervalMs: options.bookmarkIntervalMs,
+    });
+  }
+
+  /** `http://127.0.0.1:PORT` */
+  get url(): string {
+    return this.server.url;
+  }
+
+  get requestLog(): RequestLog {
+    return this.server.requestLog;
+  }
+
+  kubeconfigYaml(options: KubeconfigOptions = {}): string {
+    return kubeconfigYaml(this.url, options);
+  }
+
+  writeKubeconfig(path: string, options: KubeconfigOptions = {}): Promise<void> {
+    return writeKubeconfig(path, this.url, options);
+  }
+
+  /** Bulk-loads nodes and objects (see seed.ts). */
+  seed(options: SeedOptions): SeedResult {
+    return seed(this.store, options);
+  }
+
+  /** 403 Forbidden for matching requests, e.g. `{verb: 'delete', resource: 'pods', namespace: 'kube-system'}`. Returns the undo function. */
+  forbid(rule: RequestMatcher): () => void {
+    return this.server.forbid(rule);
+  }
+
+  /** Seeded random 500/429 answers (and watch drops). Returns the undo function. */
+  injectFaults(options: FaultOptions): () => void {
+    return this.server.injectFaults(options);
+  }
+
+  /** Delays matching requests by `ms` real milliseconds. Returns the undo function. */
+  delay(rule: DelayRule): () => void {
+    return this.server.delay(rule);
+  }
+
+  /** Removes every forbid rule, fault injection and delay. */
+  clearHooks(): void {
+    this.server.clearForbids();
+    this.server.clearFaults();
+    this.server.clearDelays();
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.gc.stop();
+    this.store.close();
+    await this.server.close();
+  }
+}
+
+export async function startSimulatedCluster(options: SimulatedClusterOptions = {}): Promise<SimulatedCluster> {
+  const cluster = new SimulatedCluster(options);
+  await cluster.server.listen();
+  return cluster;
+}
+
+export {ManualClock, RealClock, formatTimestamp, type SimClock, type CancelTimer} from './clock.js';
+export {FaultInjector, RequestLog, type DelayRule, type FaultOptions, type RequestLogEntry, type RequestMatcher} from './hooks.js';
+export {DEFAULT_CONTEXT, type KubeconfigOptions} from './kubeconfig.js';
+export {RESOURCES, type ResourceInfo, type ResourceName} from './resources.js';
+export {makeNode, makeNodes, type NodeOptions, type NodesOptions, type SeedOptions, type SeedResult} from './seed.js';
+export {SimServer, type SimServerOptions} from './server.js';
+export * from './status-errors.js';
+export {
+  Store,
+  StoreEvent,
+  StoredObject,
+  mergeJson,
+  type CreateOptions,
+  type DeleteOptions,
+  type DeleteResult,
+  type ListOptions,
+  type ListResult,
+  type PodDeletingHook,
+  type PropagationPolicy,
+  type StoreListener,
+  type StoreOptions,
+  type SubscribeOptions,
+  type UpdateOptions,
+  type WatchEventType,
+} from './store.js';
+export type {KubeEvent, KubeObject, Namespace, ObjectOf, ObjectReference, ResourceTypes} from './types.js';
+export {GarbageCollector} from './gc.js';

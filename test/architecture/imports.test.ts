@@ -1,0 +1,64 @@
+// The architecture's rules of the house, checked on the source: imports point inward, the core is pure,
+// and commands load heavy modules lazily so --help stays fast.
+import {readdirSync, readFileSync, statSync} from 'node:fs';
+import {join, relative} from 'node:path';
+import {describe, expect, test} from 'vitest';
+
+const SRC = join(import.meta.dirname, '..', '..', 'src');
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((entry) => {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) return sources(path);
+    return /\.tsx?$/.test(entry) ? [path] : [];
+  });
+}
+
+function staticImports(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+'([^']+)'/gm)].map((m) => m[1]!);
+}
+
+const layer = (file: string) => relative(SRC, file).split('/')[0]!;
+
+describe('src/core is pure', () => {
+  test.each(sources(join(SRC, 'core')).map((f) => ({file: relative(SRC, f), path: f})))('$file', ({path}) => {
+    for (const spec of staticImports(path)) {
+      expect(spec.startsWith('./'), `${spec} leaves src/core`).toBe(true);
+    }
+    const text = readFileSync(path, 'utf8');
+    expect(text).not.toMatch(/Date\.now\(|Math\.random\(|new Date\(\)|process\.|require\(/);
+  });
+});
+
+describe('imports point inward', () => {
+  const allowed: Record<string, string[]> = {
+    cluster: ['core', 'errors.ts', 'cluster'],
+    sim: ['core', 'errors.ts', 'sim', 'cluster'],
+    output: ['core', 'output'],
+    ui: ['core', 'output', 'ui'],
+  };
+  const files = sources(SRC).filter((f) => layer(f) in allowed);
+  test.each(files.map((f) => ({file: relative(SRC, f), path: f})))('$file', ({path}) => {
+    const from = layer(path);
+    for (const spec of staticImports(path)) {
+      if (!spec.startsWith('.')) continue;
+      const target = relative(SRC, join(path, '..', spec));
+      expect(allowed[from], `${relative(SRC, path)} imports ${spec}`).toContain(target.split('/')[0]!.replace(/\.js$/, '.ts'));
+    }
+  });
+});
+
+describe('commands import only @oclif/core at the top (heavy modules lazily, inside run)', () => {
+  const commands = sources(join(SRC, 'commands'));
+  test.each(commands.map((f) => ({file: relative(SRC, f), path: f})))('$file', ({path}) => {
+    for (const spec of staticImports(path)) {
+      const lightweight = spec === '@oclif/core' || spec.startsWith('.') || spec.startsWith('node:');
+      expect(lightweight, `${relative(SRC, path)} imports ${spec} eagerly`).toBe(true);
+    }
+    // Relative imports at the top must not pull services (which pull client-node, ink, js-yaml).
+    for (const spec of staticImports(path).filter((s) => s.startsWith('.'))) {
+      expect(spec, `${relative(SRC, path)} imports ${spec} eagerly`).not.toMatch(/services|cluster\/live|ui\//);
+    }
+  });
+});

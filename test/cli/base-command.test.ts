@@ -1,0 +1,63 @@
+// The one error printer: every failure becomes one line and the contract's exit code.
+import {Errors} from '@oclif/core';
+import {describe, expect, test} from 'vitest';
+import {describeFailure} from '../../src/base-command.js';
+import {ClusterUnreachableError, InputError, NotFoundError, UsageError} from '../../src/errors.js';
+import {parseRfc3339} from '../../src/flags.js';
+
+const HELP = 'kubectl ds-plan';
+
+describe('describeFailure', () => {
+  test.each([
+    {name: 'an InputError', error: new InputError('s.yaml: line 3: bad indentation'), line: 's.yaml: line 3: bad indentation', exitCode: 1},
+    {name: 'a NotFoundError', error: new NotFoundError('daemonset "x" not found'), line: 'daemonset "x" not found', exitCode: 1},
+    {name: 'a UsageError', error: new UsageError('live mode needs a cluster'), line: 'live mode needs a cluster', exitCode: 1},
+    {name: 'a ClusterError exits 2', error: new ClusterUnreachableError('cannot reach https://10.0.0.1:6443: connection refused'), line: 'cannot reach https://10.0.0.1:6443: connection refused', exitCode: 2},
+  ])('$name', ({error, line, exitCode}) => {
+    expect(describeFailure(error, HELP)).toEqual({line, exitCode});
+  });
+
+  test('unwraps what oclif makes of an error thrown by a flag parser', () => {
+    const error = new Error('invalid --now "x": want an RFC3339 time');
+    error.message = `Parsing --now \n\t${error.message}\nSee more help with --help`;
+    Object.assign(error, {oclif: {exit: 1}});
+    expect(describeFailure(error, HELP)).toEqual({line: `invalid --now "x": want an RFC3339 time; see '${HELP} --help'`, exitCode: 1});
+  });
+
+  test.each([
+    {name: 'a nonexistent flag', message: 'Nonexistent flag: --bogus\nSee more help with --help', line: 'unknown flag: --bogus'},
+    {name: 'a missing argument', message: 'Missing 1 required arg:\nname  Name of the DaemonSet.\nSee more help with --help', args: [{name: 'name'}], line: 'missing required argument NAME'},
+    {name: 'a failed validation', message: 'The following error occurred:\n  \u001B[2mAll of the following must be provided when using --x: --y\u001B[22m\nSee more help with --help', line: 'all of the following must be provided when using --x: --y'},
+    {name: 'a bad option', message: 'Expected --output=xml to be one of: text, json, yaml\nSee more help with --help', line: 'expected --output=xml to be one of: text, json, yaml'},
+  ])('oclif parse errors: $name', ({message, args, line}) => {
+    const error = Object.assign(new Errors.CLIError(message, {exit: 1}), args ? {args} : {});
+    expect(describeFailure(error, HELP)).toEqual({line: `${line}; see '${HELP} --help'`, exitCode: 1});
+  });
+
+  test('keeps acronyms capitalised', () => {
+    expect(describeFailure(new Errors.CLIError('JSON flags clash', {exit: 1}), HELP).line).toBe(`JSON flags clash; see '${HELP} --help'`);
+  });
+
+  test('anything else is an internal error, exit 1, still one line', () => {
+    expect(describeFailure(new TypeError("Cannot read properties of undefined (reading 'spec')\n    at x"), HELP)).toEqual({
+      line: "internal error: Cannot read properties of undefined (reading 'spec'); at x (set DEBUG=1 for details)",
+      exitCode: 1,
+    });
+    expect(describeFailure('a string', HELP)).toEqual({line: 'internal error: a string (set DEBUG=1 for details)', exitCode: 1});
+  });
+});
+
+describe('parseRfc3339', () => {
+  test.each([
+    ['2026-11-21T12:00:00Z', Date.UTC(2026, 10, 21, 12)],
+    ['2026-11-21T12:00:00.250Z', Date.UTC(2026, 10, 21, 12, 0, 0, 250)],
+    ['2026-11-21T13:00:00+01:00', Date.UTC(2026, 10, 21, 12)],
+    ['2026-11-21t12:00:00z', Date.UTC(2026, 10, 21, 12)],
+  ])('%s', (input, expected) => {
+    expect(parseRfc3339(input)).toBe(expected);
+  });
+
+  test.each(['yesterday', '2026-11-21', '2026-11-21T12:00:00', '2026-11-21 12:00:00Z', '2026-13-40T12:00:00Z', '1700000000'])('rejects %s', (input) => {
+    expect(() => parseRfc3339(input)).toThrow(`invalid --now "${input}": want an RFC3339 time such as 2026-11-21T12:00:00Z`);
+  });
+});
