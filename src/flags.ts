@@ -12,6 +12,32 @@ export function parseRfc3339(input: string, flag = '--now'): number {
   return ms;
 }
 
+// Go's time.ParseDuration units, as kubectl's --timeout and --request-timeout take them.
+const DURATION_UNITS: Readonly<Record<string, number>> = {ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000};
+const DURATION = /^(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|ms|s|m|h)/;
+
+/** Milliseconds for a Go duration (`90s`, `5m`, `1h30m`, `0`) or a bare number of seconds; throws with a one-line reason otherwise. */
+export function parseDuration(input: string, flag: string): number {
+  const text = input.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  let rest = text;
+  let ms = 0;
+  while (rest !== '') {
+    const match = DURATION.exec(rest);
+    if (!match) throw new Error(`invalid ${flag} "${input}": want a duration such as 30s, 5m or 1h30m`);
+    const unit = /[a-zµ]+$/.exec(match[0])![0];
+    ms += Number(match[0].slice(0, -unit.length)) * DURATION_UNITS[unit]!;
+    rest = rest.slice(match[0].length);
+  }
+  if (text === '') throw new Error(`invalid ${flag} "": want a duration such as 30s, 5m or 1h30m`);
+  return ms;
+}
+
+/** A duration flag whose value is milliseconds. */
+export function durationFlag(name: string, options: {summary: string}) {
+  return Flags.custom<number>({summary: options.summary, helpValue: 'DURATION', parse: async (input) => parseDuration(input, `--${name}`)})();
+}
+
 export const namespaceFlag = Flags.string({
   char: 'n',
   summary: "Namespace of the DaemonSet (live mode: the context's namespace; with --snapshot: default).",
@@ -58,10 +84,19 @@ export const dryRunFlag = Flags.option({
   summary: 'Only show what would be done: client (nothing is sent) or server (sent with dryRun=All).',
 })();
 
+export const requestTimeoutFlag = Flags.custom<number>({
+  summary: 'How long one API request may take before the cluster counts as unreachable (0: no limit).',
+  helpValue: 'DURATION',
+  default: 30_000,
+  defaultHelp: async () => '30s',
+  parse: async (input) => parseDuration(input, '--request-timeout'),
+})();
+
 /** The flags that choose the cluster and the namespace. */
 export const clusterFlags = {
   namespace: namespaceFlag,
   context: contextFlag,
   kubeconfig: kubeconfigFlag,
   snapshot: snapshotFlag,
+  'request-timeout': requestTimeoutFlag,
 };

@@ -1,6 +1,7 @@
 // Chooses the ClusterSource for a command's flags and resolves the namespace the way kubectl does.
 import {UsageError} from '../errors.js';
 import type {ClusterSource} from './cluster-source.js';
+import type {LiveCluster} from './live/index.js';
 
 export interface SourceOptions {
   /** `--snapshot FILE` (`-` for stdin): offline mode. */
@@ -9,11 +10,15 @@ export interface SourceOptions {
   readonly namespace?: string;
   readonly context?: string;
   readonly kubeconfig?: string;
+  /** `--request-timeout` in ms (live mode); 0 or undefined: none. */
+  readonly 'request-timeout'?: number;
 }
 
 export interface OpenedSource {
   readonly source: ClusterSource;
   readonly namespace: string;
+  /** Present in live mode: what watches and writes need. */
+  readonly live?: LiveCluster;
 }
 
 export async function openClusterSource(options: SourceOptions): Promise<OpenedSource> {
@@ -24,5 +29,18 @@ export async function openClusterSource(options: SourceOptions): Promise<OpenedS
     const {SnapshotClusterSource} = await import('./snapshot/snapshot-source.js');
     return {source: await SnapshotClusterSource.fromFile(options.snapshot), namespace: options.namespace ?? 'default'};
   }
-  throw new UsageError('live mode needs a cluster: not available yet; use --snapshot');
+  const live = await openLiveCluster(options);
+  return {source: live.source, namespace: live.namespace, live};
+}
+
+/** A live cluster only: for commands that write (a snapshot cannot be changed) or follow watches. */
+export async function openLiveCluster(options: SourceOptions, purpose?: string): Promise<LiveCluster> {
+  if (options.snapshot !== undefined) throw new UsageError(`--snapshot is read-only: ${purpose ?? 'this command'} needs a live cluster`);
+  const {connectLiveCluster} = await import('./live/index.js');
+  return connectLiveCluster({
+    kubeconfig: options.kubeconfig,
+    context: options.context,
+    namespace: options.namespace,
+    timeoutMs: options['request-timeout'],
+  });
 }

@@ -212,3 +212,16 @@ export function stripNulls<T>(value: T): T {
   }
   return out as T;
 }
+
+/**
+ * A copy of a JSON value whose object keys are in Go's order (sorted by code point), so that JSON.stringify
+ * prints the same key order as Go's encoder. Integer-like keys are the exception JavaScript objects impose.
+ */
+export function withSortedKeys<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((item) => withSortedKeys(item)) as T;
+  if (value === null || typeof value !== 'object') return value;
+  const source = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(source).sort(compareCodePoints)) out[key] = withSortedKeys(source[key]);
+  return out as T;
+}

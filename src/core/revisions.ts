@@ -1,7 +1,7 @@
 // ControllerRevisions of a DaemonSet: which one is current, what the controller creates, renumbers,
 // relabels and deletes (reconcile-spec 10 and 11), and the template hash that names new revisions.
 // Decisions only: callers (the sim's controller, the planner) perform the writes.
-import {canonicalJson, deepEqualJson, stripNulls} from './canonical-json.js';
+import {canonicalJson, deepEqualJson, stripNulls, withSortedKeys} from './canonical-json.js';
 import type {ControllerRevision, DaemonSet, Labels, Pod, PodTemplateSpec} from './types.js';
 
 const HASH_LABEL = 'controller-revision-hash';
@@ -46,7 +46,8 @@ function normalizedTemplate(template: PodTemplateSpec): JsonObject {
 export function revisionData(template: PodTemplateSpec): {spec: {template: unknown}} {
   const normalized = normalizedTemplate(template);
   const metadata = {creationTimestamp: null, ...(normalized['metadata'] as JsonObject)};
-  return {spec: {template: {...normalized, metadata, $patch: 'replace'}}};
+  // Keys in Go's order (sorted), so the data serialises to the bytes the controller and kubectl compute.
+  return {spec: {template: withSortedKeys({...normalized, metadata, $patch: 'replace'})}};
 }
 
 /**

@@ -18,6 +18,7 @@ export interface RequestLogEntry {
   readonly name?: string;
   readonly accept?: string;
   readonly contentType?: string;
+  readonly userAgent?: string;
   /** The request body, only when the server was started with logBodies. */
   readonly body?: string;
 }

@@ -1,7 +1,10 @@
 // The simulated cluster: store + garbage collector + HTTP API server, started together. This is the entry
 // point for tests, the `sim` command and the (later) DaemonSet controller and kubelets.
 import {RealClock, type SimClock} from './clock.js';
+import {DaemonSetController} from './controller.js';
 import {GarbageCollector} from './gc.js';
+import {SimulatedKubelets, type KubeletOptions} from './kubelet.js';
+import {loadScenario, type Scenario, type ScenarioName, type ScenarioOptions} from './scenarios.js';
 import type {DelayRule, FaultOptions, RequestLog, RequestMatcher} from './hooks.js';
 import {kubeconfigYaml, writeKubeconfig, type KubeconfigOptions} from './kubeconfig.js';
 import {seed, type SeedOptions, type SeedResult} from './seed.js';
@@ -27,6 +30,15 @@ export interface SimulatedClusterOptions {
   readonly bookmarkIntervalMs?: number;
   /** Namespaces to create at start (default: default, kube-system, kube-public, kube-node-lease). */
   readonly namespaces?: readonly string[];
+  /**
+   * Run the cluster's own agents: the DaemonSet controller (the core's syncDaemonSet), the scheduler and
+   * kubelets, and the node lifecycle taints. Default false: a bare API server, as the API tests want.
+   */
+  readonly agents?: boolean;
+  readonly kubelet?: KubeletOptions;
+  /** Load a ready-made cluster (demo, empty, large) before the agents start. */
+  readonly scenario?: ScenarioName;
+  readonly scenarioOptions?: ScenarioOptions;
 }
 
 export const INITIAL_NAMESPACES: readonly string[] = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -36,6 +48,9 @@ export class SimulatedCluster {
   readonly clock: SimClock;
   readonly server: SimServer;
   readonly gc: GarbageCollector;
+  readonly controller: DaemonSetController | undefined;
+  readonly kubelets: SimulatedKubelets | undefined;
+  readonly scenario: Scenario | undefined;
   private stopped = false;
 
   /** Use startSimulatedCluster(). */
@@ -50,6 +65,19 @@ export class SimulatedCluster {
     this.gc = new GarbageCollector(this.store);
     for (const name of options.namespaces ?? INITIAL_NAMESPACES) {
       this.store.create({kind: 'Namespace', apiVersion: 'v1', metadata: {name}});
+    }
+    this.scenario = options.scenario ? loadScenario(this.store, options.scenario, this.clock.now(), options.scenarioOptions) : undefined;
+    if (options.agents) {
+      this.controller = new DaemonSetController(this.store, this.clock);
+      this.kubelets = new SimulatedKubelets(this.store, this.clock, {
+        ...options.kubelet,
+        failures: [...(this.scenario?.failures ?? []), ...(options.kubelet?.failures ?? [])],
+      });
+      this.kubelets.start();
+      this.controller.start();
+    } else {
+      this.controller = undefined;
+      this.kubelets = undefined;
     }
     this.server = new SimServer({
       store: this.store,
@@ -107,6 +135,8 @@ export class SimulatedCluster {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    this.controller?.stop();
+    this.kubelets?.stop();
     this.gc.stop();
     this.store.close();
     await this.server.close();
@@ -146,3 +176,6 @@ export {
 } from './store.js';
 export type {KubeEvent, KubeObject, Namespace, ObjectOf, ObjectReference, ResourceTypes} from './types.js';
 export {GarbageCollector} from './gc.js';
+export {DaemonSetController} from './controller.js';
+export {SimulatedKubelets, type FailureMode, type FailureRule, type KubeletOptions} from './kubelet.js';
+export {SCENARIOS, loadScenario, type Scenario, type ScenarioName, type ScenarioOptions} from './scenarios.js';

@@ -6,6 +6,7 @@ import type {ControllerRevision, DaemonSet, Node, Pod, PodTemplateSpec, Taint} f
 import {formatTimestamp} from './clock.js';
 import type {FailureRule} from './kubelet.js';
 import {NOT_READY_TAINTS} from './kubelet.js';
+import {makeNode} from './seed.js';
 import type {Store} from './store.js';
 
 export const SCENARIOS = ['demo', 'empty', 'large'] as const;
@@ -23,34 +24,22 @@ export interface Scenario {
   readonly focus?: {readonly namespace: string; readonly name: string};
 }
 
-interface NodeSpecOptions {
+interface SimNodeOptions {
   readonly taints?: readonly Taint[];
   readonly notReady?: boolean;
   readonly labels?: Record<string, string>;
 }
 
-export function newSimNode(name: string, now: number, options: NodeSpecOptions = {}): Node {
-  const since = formatTimestamp(now - 3 * 86_400_000);
-  return {
-    apiVersion: 'v1',
-    kind: 'Node',
-    metadata: {
-      name,
-      labels: {'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64', ...options.labels},
-    },
-    spec: {...(options.taints || options.notReady ? {taints: [...(options.taints ?? []), ...(options.notReady ? NOT_READY_TAINTS : [])]} : {}), podCIDR: '10.244.0.0/24'},
-    status: {
-      conditions: [
-        options.notReady
-          ? {type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.', lastTransitionTime: formatTimestamp(now - 600_000)}
-          : {type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastTransitionTime: since},
-      ],
-      nodeInfo: {kubeletVersion: 'v1.32.5', osImage: 'Debian GNU/Linux 12 (bookworm)', kernelVersion: '6.1.0-28-amd64', containerRuntimeVersion: 'containerd://1.7.24', architecture: 'amd64', operatingSystem: 'linux'},
-      addresses: [{type: 'InternalIP', address: `10.0.0.${(hashCode(name) % 250) + 2}`}, {type: 'Hostname', address: name}],
-      capacity: {cpu: '8', memory: '32Gi', pods: '110'},
-      allocatable: {cpu: '8', memory: '32Gi', pods: '110'},
-    },
-  };
+/** A registered node (seed.ts makeNode); a NotReady one already carries the node lifecycle controller's taints. */
+function simNode(name: string, index: number, now: number, options: SimNodeOptions = {}): Node {
+  const taints = [...(options.taints ?? []), ...(options.notReady ? NOT_READY_TAINTS : [])];
+  return makeNode(name, {
+    index,
+    timestamp: formatTimestamp(now - 3 * 86_400_000),
+    ...(taints.length > 0 ? {taints} : {}),
+    ...(options.notReady ? {ready: false} : {}),
+    ...(options.labels ? {labels: options.labels} : {}),
+  });
 }
 
 function hashCode(text: string): number {
@@ -107,15 +96,20 @@ interface PodState {
  */
 function loadDaemonSet(store: Store, now: number, base: DaemonSet, templates: readonly PodTemplateSpec[], pods: readonly PodState[]): void {
   let ds = store.create({...base, spec: {...base.spec, template: templates[0]!}}, {namespace: base.metadata.namespace ?? 'default'}) as DaemonSet;
-  for (const template of templates.slice(1)) ds = store.update({...ds, spec: {...ds.spec, template}}) as DaemonSet;
-  const hashes = templates.map((t, i) => {
+  // Revisions record the template as the API server stored it (defaulted), or the controller would not find them current.
+  const stored = [ds.spec.template];
+  for (const template of templates.slice(1)) {
+    ds = store.update({...ds, spec: {...ds.spec, template}}) as DaemonSet;
+    stored.push(ds.spec.template);
+  }
+  const hashes = stored.map((t, i) => {
     const rev = revisionFor(ds, t, i + 1);
     store.create(rev);
     return rev.metadata.labels!['controller-revision-hash']!;
   });
   const current = store.get('daemonsets', ds.metadata.namespace, ds.metadata.name) as DaemonSet;
   for (const p of pods) {
-    const template = templates[p.version]!;
+    const template = stored[p.version]!;
     const versioned: DaemonSet = {...current, spec: {...current.spec, template}, metadata: {...current.metadata, annotations: {...current.metadata.annotations, 'deprecated.daemonset.template.generation': String(p.version + 1)}}};
     const pod = newDaemonPod(versioned, p.node, hashes[p.version]!);
     const ready = p.readyFor !== undefined;
@@ -187,14 +181,14 @@ export function loadScenario(store: Store, name: ScenarioName, now: number, opti
   switch (name) {
     case 'empty': {
       const count = options.nodes ?? 3;
-      for (let i = 1; i <= count; i++) store.create(newSimNode(`node-${i}`, now));
+      for (let i = 1; i <= count; i++) store.create(simNode(`node-${i}`, i - 1, now));
       return {description: `${count} nodes, no DaemonSets`, failures: []};
     }
     case 'large': {
       const count = options.nodes ?? 5000;
       const width = String(count).length;
       const names = Array.from({length: count}, (_, i) => `node-${String(i + 1).padStart(width, '0')}`);
-      for (const n of names) store.create(newSimNode(n, now));
+      names.forEach((n, i) => store.create(simNode(n, i, now)));
       loadDaemonSet(store, now, FLUENTD, [FLUENTD.spec.template], names.map((node) => ({node, version: 0, readyFor: 3600})));
       return {description: `${count} nodes, DaemonSet kube-system/fluentd complete on all of them`, failures: [], focus: {namespace: 'kube-system', name: 'fluentd'}};
     }
@@ -204,14 +198,14 @@ export function loadScenario(store: Store, name: ScenarioName, now: number, opti
       const tainted = names[6]!;
       const notReady = names[12]!;
       const failing = names[16]!;
-      for (const n of names) {
+      names.forEach((n, i) => {
         store.create(
-          newSimNode(n, now, {
+          simNode(n, i, now, {
             ...(n === tainted ? {taints: [{key: 'dedicated', value: 'gpu', effect: 'NoSchedule'}], labels: {'nvidia.com/gpu.present': 'true'}} : {}),
             ...(n === notReady ? {notReady: true} : {}),
           }),
         );
-      }
+      });
       store.create({apiVersion: 'v1', kind: 'Namespace', metadata: {name: 'monitoring'}});
       const v2 = withImage(FLUENTD.spec.template, 'fluent/fluentd:v1.17.0');
       const pods: PodState[] = names

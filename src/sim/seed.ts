@@ -1,6 +1,7 @@
 // Bulk loading for big scenarios (5,000 nodes, tens of thousands of pods): realistic node objects from a
 // count, and a one-pass loader that goes through the store's normal create path.
 import type {Node, Taint} from '../core/types.js';
+import {formatTimestamp} from './clock.js';
 import type {Store} from './store.js';
 
 export interface NodeOptions {
@@ -13,12 +14,17 @@ export interface NodeOptions {
   /** Used for the InternalIP address (default derived from `index`). */
   readonly internalIP?: string;
   readonly index?: number;
+  /** RFC3339 time for the conditions' heartbeat and transition times (default: unset). */
+  readonly timestamp?: string;
 }
 
 /** A node as a kubelet registers it: hostname/os/arch labels, Ready condition, addresses, nodeInfo, capacity. */
 export function makeNode(name: string, options: NodeOptions = {}): Node {
   const i = options.index ?? 0;
-  const ip = options.internalIP ?? `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${(i & 255) + 0}`;
+  // 10.0.0.1, 10.0.0.2, ...: never a network address.
+  const n = i + 1;
+  const ip = options.internalIP ?? `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+  const times = options.timestamp === undefined ? {} : {lastHeartbeatTime: options.timestamp, lastTransitionTime: options.timestamp};
   const ready = options.ready ?? true;
   const spec: Record<string, unknown> = {podCIDR: `10.244.${i & 255}.0/24`};
   if (options.taints !== undefined && options.taints.length > 0) spec['taints'] = options.taints;
@@ -41,12 +47,12 @@ export function makeNode(name: string, options: NodeOptions = {}): Node {
     spec,
     status: {
       conditions: [
-        {type: 'MemoryPressure', status: 'False', reason: 'KubeletHasSufficientMemory', message: 'kubelet has sufficient memory available'},
-        {type: 'DiskPressure', status: 'False', reason: 'KubeletHasNoDiskPressure', message: 'kubelet has no disk pressure'},
-        {type: 'PIDPressure', status: 'False', reason: 'KubeletHasSufficientPID', message: 'kubelet has sufficient PID available'},
+        {type: 'MemoryPressure', status: 'False', ...times, reason: 'KubeletHasSufficientMemory', message: 'kubelet has sufficient memory available'},
+        {type: 'DiskPressure', status: 'False', ...times, reason: 'KubeletHasNoDiskPressure', message: 'kubelet has no disk pressure'},
+        {type: 'PIDPressure', status: 'False', ...times, reason: 'KubeletHasSufficientPID', message: 'kubelet has sufficient PID available'},
         ready
-          ? {type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status'}
-          : {type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.'},
+          ? {type: 'Ready', status: 'True', ...times, reason: 'KubeletReady', message: 'kubelet is posting ready status'}
+          : {type: 'Ready', status: 'Unknown', ...times, reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.'},
       ],
       addresses: [
         {type: 'InternalIP', address: ip},
@@ -105,7 +111,10 @@ export function seed(store: Store, options: SeedOptions): SeedResult {
       created++;
     }
   }
-  const nodes = typeof options.nodes === 'number' ? makeNodes(options.nodes, options.nodeOptions) : (options.nodes ?? []);
+  const nodes =
+    typeof options.nodes === 'number'
+      ? makeNodes(options.nodes, {timestamp: formatTimestamp(store.clock.now()), ...options.nodeOptions})
+      : (options.nodes ?? []);
   store.load(nodes);
   store.load(options.objects ?? []);
   return {created: created + nodes.length + (options.objects?.length ?? 0)};

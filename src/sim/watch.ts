@@ -3,6 +3,7 @@
 // selector-aware ADDED/DELETED when an object moves in or out of the selection, bookmarks only on request,
 // 410 as an ERROR event followed by close, and cleanup when the client goes away.
 import type {ServerResponse} from 'node:http';
+import {goJsonEscape} from './json-escape.js';
 import {labelSelectorMatches} from '../core/selectors.js';
 import type {LabelSelector} from '../core/types.js';
 import {fieldSelectorMatches, type FieldSelector} from './field-selectors.js';
@@ -124,7 +125,7 @@ export function serveWatch(store: Store, req: WatchRequest, res: ServerResponse,
       close();
       return false;
     }
-    res.write(line);
+    res.write(goJsonEscape(line));
     return true;
   };
 

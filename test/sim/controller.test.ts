@@ -4,7 +4,8 @@ import type {ControllerRevision, DaemonSet, Pod} from '../../src/core/types.js';
 import {ManualClock} from '../../src/sim/clock.js';
 import {DaemonSetController} from '../../src/sim/controller.js';
 import {SimulatedKubelets} from '../../src/sim/kubelet.js';
-import {loadScenario, newSimNode} from '../../src/sim/scenarios.js';
+import {loadScenario} from '../../src/sim/scenarios.js';
+import {makeNode} from '../../src/sim/seed.js';
 import {Store} from '../../src/sim/store.js';
 
 interface Sim {
@@ -20,7 +21,7 @@ function newSim(nodes = 3, kubeletOptions = {}): Sim {
   const clock = new ManualClock();
   const store = new Store({clock});
   for (const ns of ['default', 'kube-system', 'kube-public']) store.create({apiVersion: 'v1', kind: 'Namespace', metadata: {name: ns}});
-  for (let i = 1; i <= nodes; i++) store.create(newSimNode(`node-${i}`, clock.now()));
+  for (let i = 1; i <= nodes; i++) store.create(makeNode(`node-${i}`, {index: i}));
   const controller = new DaemonSetController(store, clock);
   const kubelets = new SimulatedKubelets(store, clock, {startDelayMs: 1000, stopDelayMs: 200, ...kubeletOptions});
   controller.start();

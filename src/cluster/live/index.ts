@@ -1,0 +1,46 @@
+// The live adapter's entry: one call turns kubeconfig flags into a source, a writer and a way to watch.
+import type {DaemonSetRef} from '../cluster-source.js';
+import {KubeClient} from './client.js';
+import {resolveKubeconfig} from './kubeconfig.js';
+import {LiveClusterSource} from './live-source.js';
+import {type ClusterWatch, type ClusterWatchOptions, watchClusterState} from './watch.js';
+import {LiveClusterWriter} from './writer.js';
+
+export interface ConnectOptions {
+  readonly kubeconfig?: string;
+  readonly context?: string;
+  readonly namespace?: string;
+  /** Per-request limit in ms; 0 or undefined: none. */
+  readonly timeoutMs?: number;
+  readonly pageSize?: number;
+}
+
+export interface LiveCluster {
+  readonly client: KubeClient;
+  readonly source: LiveClusterSource;
+  readonly writer: LiveClusterWriter;
+  /** `-n`, else the context's namespace, else "default". */
+  readonly namespace: string;
+  readonly server: string;
+  readonly context: string;
+  watch(ref: DaemonSetRef, options: ClusterWatchOptions): ClusterWatch;
+}
+
+export function connectLiveCluster(options: ConnectOptions): LiveCluster {
+  const config = resolveKubeconfig(options);
+  const client = new KubeClient(config.kubeConfig, config.server, config.context, {timeoutMs: options.timeoutMs});
+  return {
+    client,
+    source: new LiveClusterSource(client, {pageSize: options.pageSize}),
+    writer: new LiveClusterWriter(client),
+    namespace: config.namespace,
+    server: config.server,
+    context: config.context,
+    watch: (ref, watchOptions) => watchClusterState(client, ref, {pageSize: options.pageSize, ...watchOptions}),
+  };
+}
+
+export {KubeClient} from './client.js';
+export {LiveClusterSource, DEFAULT_PAGE_SIZE} from './live-source.js';
+export {LiveClusterWriter} from './writer.js';
+export {Reflector, watchClusterState, type ClusterWatch, type ClusterWatchOptions} from './watch.js';

@@ -1,0 +1,52 @@
+// Which cluster, user and namespace a live command talks to, resolved the way kubectl resolves them:
+// --kubeconfig, else $KUBECONFIG (a list of files, merged), else ~/.kube/config (else in-cluster, else
+// localhost:8080); --context, else the current context; -n, else the context's namespace, else "default".
+import {KubeConfig} from '@kubernetes/client-node';
+import {InputError} from '../../errors.js';
+
+export interface KubeconfigOptions {
+  readonly kubeconfig?: string;
+  readonly context?: string;
+  readonly namespace?: string;
+}
+
+export interface ResolvedKubeconfig {
+  readonly kubeConfig: KubeConfig;
+  /** The API server URL, for messages. */
+  readonly server: string;
+  readonly context: string;
+  readonly namespace: string;
+}
+
+export function resolveKubeconfig(options: KubeconfigOptions): ResolvedKubeconfig {
+  const kubeConfig = new KubeConfig();
+  try {
+    if (options.kubeconfig !== undefined) kubeConfig.loadFromFile(options.kubeconfig);
+    else kubeConfig.loadFromDefault();
+  } catch (error) {
+    const where = options.kubeconfig ?? process.env.KUBECONFIG ?? '~/.kube/config';
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : firstLine((error as Error).message);
+    throw new InputError(`cannot load kubeconfig "${where}": ${why}`, {cause: error});
+  }
+  if (options.context !== undefined) {
+    if (kubeConfig.getContextObject(options.context) === null) throw new InputError(`context "${options.context}" does not exist in the kubeconfig`);
+    kubeConfig.setCurrentContext(options.context);
+  }
+  const context = kubeConfig.getCurrentContext();
+  const cluster = kubeConfig.getCurrentCluster();
+  if (cluster === null) {
+    throw new InputError(context ? `context "${context}" names no cluster known to the kubeconfig` : 'the kubeconfig has no current context: pass --context');
+  }
+  // kubectl talks plain http without complaint; client-node's agent factory refuses it unless TLS checks are
+  // off, which mean nothing for http. Say so on the cluster entry rather than refuse what kubectl accepts.
+  if (cluster.server.startsWith('http:') && !cluster.skipTLSVerify) {
+    kubeConfig.clusters = kubeConfig.clusters.map((entry) => (entry === cluster ? {...entry, skipTLSVerify: true} : entry));
+  }
+  const namespace = options.namespace ?? kubeConfig.getContextObject(context)?.namespace ?? 'default';
+  return {kubeConfig, server: cluster.server.replace(/\/+$/, ''), context, namespace: namespace === '' ? 'default' : namespace};
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0]!.trim();
+}

@@ -1,0 +1,24 @@
+// REST paths of the four resources a DaemonSet rollout involves, and the RBAC description of each request.
+import type {RequestDescription} from './errors.js';
+
+const seg = encodeURIComponent;
+
+export function daemonSetsPath(namespace: string, name?: string): string {
+  return `/apis/apps/v1/namespaces/${seg(namespace)}/daemonsets${name === undefined ? '' : `/${seg(name)}`}`;
+}
+
+export function podsPath(namespace: string, name?: string): string {
+  return `/api/v1/namespaces/${seg(namespace)}/pods${name === undefined ? '' : `/${seg(name)}`}`;
+}
+
+export function nodesPath(): string {
+  return '/api/v1/nodes';
+}
+
+export function revisionsPath(namespace: string): string {
+  return `/apis/apps/v1/namespaces/${seg(namespace)}/controllerrevisions`;
+}
+
+export function describe(verb: RequestDescription['verb'], resource: string, namespace?: string, name?: string): RequestDescription {
+  return {verb, resource, ...(namespace === undefined ? {} : {namespace}), ...(name === undefined ? {} : {name})};
+}

@@ -1,0 +1,75 @@
+// Writes to a live cluster with optimistic concurrency: every DaemonSet patch carries the resourceVersion it
+// was computed from, and a 409 means "read again, decide again", never "send the same thing again".
+import type {DaemonSet} from '../../core/index.js';
+import {ConflictError} from '../../errors.js';
+import type {DaemonSetRef} from '../cluster-source.js';
+import type {ClusterWriter, DaemonSetPatch, PatchResult, PodPreconditions, WriteOptions} from '../cluster-writer.js';
+import type {KubeClient} from './client.js';
+import {describeRequest, isConflict} from './errors.js';
+import {daemonSetsPath, describe, podsPath} from './paths.js';
+import {projectDaemonSet} from './project.js';
+
+const CONTENT_TYPES: Readonly<Record<DaemonSetPatch['type'], string>> = {
+  strategic: 'application/strategic-merge-patch+json',
+  merge: 'application/merge-patch+json',
+};
+
+export interface LiveWriterOptions {
+  /** Reads (and patches) before a run of conflicts is given up (default 5). */
+  readonly attempts?: number;
+  /** Called between a conflict and the fresh read; tests use it to interleave a concurrent change. */
+  readonly onConflict?: (attempt: number) => void | Promise<void>;
+}
+
+export class LiveClusterWriter implements ClusterWriter {
+  private readonly attempts: number;
+
+  constructor(
+    readonly client: KubeClient,
+    private readonly options: LiveWriterOptions = {},
+  ) {
+    this.attempts = Math.max(1, options.attempts ?? 5);
+  }
+
+  async patchDaemonSet(ref: DaemonSetRef, build: (current: DaemonSet) => DaemonSetPatch | undefined, options: WriteOptions = {}): Promise<PatchResult> {
+    const path = daemonSetsPath(ref.namespace, ref.name);
+    for (let attempt = 1; ; attempt++) {
+      const before = projectDaemonSet(await this.client.get(path, describe('get', 'daemonsets', ref.namespace, ref.name)));
+      const patch = build(before);
+      if (patch === undefined) return {applied: false, before, after: before, attempts: attempt};
+      const request = describe('patch', 'daemonsets', ref.namespace, ref.name);
+      try {
+        const after = await this.client.write('PATCH', path, request, {
+          body: withResourceVersion(patch.body, before.metadata.resourceVersion),
+          contentType: CONTENT_TYPES[patch.type],
+          query: {fieldManager: 'ds-rollout', ...(options.dryRun ? {dryRun: 'All'} : {})},
+        });
+        return {applied: true, before, after: projectDaemonSet(after), attempts: attempt};
+      } catch (error) {
+        if (!isConflict(error)) throw error;
+        if (attempt >= this.attempts) {
+          throw new ConflictError(`cannot ${describeRequest(request)}: it changed ${attempt} times while being updated; nothing was changed, try again`, {cause: error});
+        }
+        await this.options.onConflict?.(attempt);
+      }
+    }
+  }
+
+  async deletePod(namespace: string, name: string, preconditions: PodPreconditions, options: WriteOptions = {}): Promise<void> {
+    await this.client.write('DELETE', podsPath(namespace, name), describe('delete', 'pods', namespace, name), {
+      body: {
+        apiVersion: 'v1',
+        kind: 'DeleteOptions',
+        preconditions: {uid: preconditions.uid, ...(preconditions.resourceVersion === undefined ? {} : {resourceVersion: preconditions.resourceVersion})},
+        ...(options.dryRun ? {dryRun: ['All']} : {}),
+      },
+      query: options.dryRun ? {dryRun: 'All'} : {},
+    });
+  }
+}
+
+function withResourceVersion(body: Readonly<Record<string, unknown>>, resourceVersion: string | undefined): Record<string, unknown> {
+  if (resourceVersion === undefined) return {...body};
+  const metadata = typeof body['metadata'] === 'object' && body['metadata'] !== null ? (body['metadata'] as Record<string, unknown>) : {};
+  return {...body, metadata: {...metadata, resourceVersion}};
+}

@@ -1,0 +1,76 @@
+// `ds-rollout sim start`: a simulated cluster in this process, with its agents and a scenario, and a
+// kubeconfig that points kubectl (and this plugin) at it.
+import {rm} from 'node:fs/promises';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {InputError} from '../errors.js';
+import {RealClock, SCENARIOS, startSimulatedCluster, type FailureMode, type ScenarioName, type SimulatedCluster} from '../sim/index.js';
+
+export interface SimStartOptions {
+  readonly scenario: string;
+  readonly nodes?: number;
+  readonly port?: number;
+  /** Where to write the kubeconfig; default: a file in the temp directory named after the port. */
+  readonly kubeconfig?: string;
+  /** Simulated seconds per real second. */
+  readonly speed: number;
+  readonly failImage?: string;
+  readonly failNode?: string;
+  readonly failMode?: string;
+}
+
+export interface RunningSim {
+  readonly cluster: SimulatedCluster;
+  readonly kubeconfigPath: string;
+  readonly description: string;
+  readonly focus?: {readonly namespace: string; readonly name: string};
+  stop(): Promise<void>;
+}
+
+const FAILURE_MODES: readonly FailureMode[] = ['crash', 'image-pull', 'never-ready'];
+
+export async function startSim(options: SimStartOptions): Promise<RunningSim> {
+  if (!(SCENARIOS as readonly string[]).includes(options.scenario)) {
+    throw new InputError(`unknown scenario "${options.scenario}" (have: ${SCENARIOS.join(', ')})`);
+  }
+  if (!(options.speed > 0) || !Number.isFinite(options.speed)) throw new InputError(`invalid --speed ${options.speed}: want a positive number`);
+  if (options.nodes !== undefined && (!Number.isInteger(options.nodes) || options.nodes < 1 || options.nodes > 50_000)) {
+    throw new InputError(`invalid --nodes ${options.nodes}: want 1 to 50000`);
+  }
+  const mode = (options.failMode ?? 'crash') as FailureMode;
+  if (!FAILURE_MODES.includes(mode)) throw new InputError(`invalid --fail-mode "${options.failMode}" (have: ${FAILURE_MODES.join(', ')})`);
+  const failures =
+    options.failImage !== undefined || options.failNode !== undefined
+      ? [{...(options.failImage !== undefined ? {image: options.failImage} : {}), ...(options.failNode !== undefined ? {node: options.failNode} : {}), mode}]
+      : [];
+
+  let cluster: SimulatedCluster;
+  try {
+    cluster = await startSimulatedCluster({
+      ...(options.port !== undefined ? {port: options.port} : {}),
+      clock: new RealClock({speed: options.speed}),
+      agents: true,
+      kubelet: {failures},
+      scenario: options.scenario as ScenarioName,
+      ...(options.nodes !== undefined ? {scenarioOptions: {nodes: options.nodes}} : {}),
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES') throw new InputError(`cannot listen on port ${options.port}: ${code === 'EADDRINUSE' ? 'already in use' : 'permission denied'}`);
+    throw error;
+  }
+  const port = new URL(cluster.url).port;
+  const kubeconfigPath = options.kubeconfig ?? join(tmpdir(), `ds-rollout-sim-${port}.kubeconfig`);
+  await cluster.writeKubeconfig(kubeconfigPath, {namespace: cluster.scenario?.focus?.namespace ?? 'default'});
+  return {
+    cluster,
+    kubeconfigPath,
+    description: cluster.scenario?.description ?? '',
+    ...(cluster.scenario?.focus ? {focus: cluster.scenario.focus} : {}),
+    async stop() {
+      await cluster.stop();
+      // A kubeconfig we chose points at a port that is now closed; one the user named is theirs to keep.
+      if (options.kubeconfig === undefined) await rm(kubeconfigPath, {force: true});
+    },
+  };
+}

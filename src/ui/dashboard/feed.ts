@@ -1,0 +1,66 @@
+// The two seams between the dashboard and the world. The container subscribes to a PlanFeed (snapshots of the
+// planned rollout) and calls an ActionHandler (the same services as `ds-rollout step|pause|resume|undo`).
+// Tests pass fakes; the dashboard service wires the live cluster.
+import type {PodTemplateSpec, RolloutPlan} from '../../core/index.js';
+
+/** One ControllerRevision of the DaemonSet, as the revision pane shows it. */
+export interface RevisionEntry {
+  readonly revision: number;
+  readonly hash: string;
+  readonly name: string;
+  /** RFC3339, when known. */
+  readonly createdAt?: string;
+  /** The `kubernetes.io/change-cause` annotation, when set. */
+  readonly changeCause?: string;
+  /** The template the revision records (what undo would apply); missing when its data cannot be read. */
+  readonly template?: PodTemplateSpec;
+}
+
+/** Set when ds-rollout paused the rollout; the budgets are the ones resume restores. */
+export interface PausedInfo {
+  readonly by: 'ds-rollout';
+  readonly maxUnavailable: number | string;
+  readonly maxSurge: number | string;
+}
+
+export type Connection = 'live' | 'reconnecting';
+
+export interface DashboardSnapshot {
+  readonly plan: RolloutPlan;
+  readonly revisions?: readonly RevisionEntry[];
+  readonly paused?: PausedInfo;
+  readonly connection: Connection;
+  /** Something the operator should see that did not stop the feed (e.g. a watch error before a retry). */
+  readonly error?: string;
+}
+
+export type SnapshotListener = (snapshot: DashboardSnapshot) => void;
+
+export interface PlanFeed {
+  /** Starts delivering snapshots (the latest one first, if any); returns the unsubscribe function. */
+  subscribe(listener: SnapshotListener): () => void;
+}
+
+export type ActionKind = 'step' | 'pause' | 'resume' | 'undo';
+
+/** What an action did, in one line for the status line. */
+export interface ActionOutcome {
+  readonly message: string;
+  /** Undo preview: the change the undo would make, as unified-diff lines. */
+  readonly diff?: readonly string[];
+}
+
+export interface UndoRequest {
+  /** The revision to go back to; undefined means the previous one (as `kubectl rollout undo`). */
+  readonly toRevision?: number;
+  /** Only say what would change; change nothing. */
+  readonly preview: boolean;
+}
+
+/** Rejections carry the message to show (their `message`); the dashboard never crashes on them. */
+export interface ActionHandler {
+  step(): Promise<ActionOutcome>;
+  pause(): Promise<ActionOutcome>;
+  resume(): Promise<ActionOutcome>;
+  undo(request: UndoRequest): Promise<ActionOutcome>;
+}
