@@ -1,7 +1,9 @@
 // `npm run bench`: every benchmark of the project, printed as one line per figure.
 import {benchCliStart} from './cli-start.js';
 import {benchCore} from './core.js';
+import {benchSim} from './sim.js';
 
 const only = process.argv[2];
 if (!only || only === 'core') await benchCore();
 if (!only || only === 'cli') await benchCliStart();
+if (!only || only === 'sim') await benchSim();

@@ -121,6 +121,7 @@ function loadDaemonSet(store: Store, now: number, base: DaemonSet, templates: re
       status: {
         phase: 'Running',
         hostIP: '10.0.0.1',
+        podIP: `10.244.${hashCode(p.node) % 250}.${(hashCode(`${ds.metadata.name}/${p.version}`) % 250) + 2}`,
         startTime: since,
         conditions: [
           {type: 'PodScheduled', status: 'True', lastTransitionTime: since},

@@ -226,16 +226,17 @@ function headerLines(input: DashboardInput, revisions: readonly RevisionEntry[],
   const pausedText = input.paused
     ? `PAUSED by ds-rollout (resume restores maxUnavailable ${input.paused.maxUnavailable}, maxSurge ${input.paused.maxSurge})`
     : '';
+  // Most telling first: a narrow terminal cuts from the right.
   const first: Segment[] = [
     seg(`DaemonSet ${context.namespace}/${context.name}`, 'title'),
-    sep,
-    seg(`context ${context.kubeContext}`, 'muted'),
-    sep,
-    seg(plan.strategy.type, 'text'),
     sep,
     progressOf(plan, input.paused !== undefined),
     sep,
     connection,
+    sep,
+    seg(plan.strategy.type, 'text'),
+    sep,
+    seg(`context ${context.kubeContext}`, 'muted'),
   ];
   if (layout.level === 'minimal') {
     return [fitLine([...first, ...(input.paused ? [sep, seg('PAUSED', 'warn')] : [])], layout.columns)];
@@ -272,20 +273,22 @@ function gaugeLines(input: DashboardInput, layout: DashboardLayout): DashboardVi
     {label: 'updated', used: plan.status.updatedNumberScheduled, max: plan.status.desiredNumberScheduled, full: plan.complete},
   ];
   const eta = etaText(plan, input.paused !== undefined, input.pace);
-  const barSize = layout.level === 'full' ? Math.min(20, Math.max(8, Math.floor((layout.columns - 90) / 3))) : layout.level === 'compact' ? 6 : 0;
+  const full = layout.level === 'full';
+  const barSize = full ? Math.min(20, Math.max(8, Math.floor((layout.columns - 90) / 3))) : layout.level === 'compact' ? 5 : 0;
+  const gap = full ? '   ' : '  ';
   const line: Segment[] = [];
   for (const gauge of items) {
-    if (line.length > 0) line.push(seg('   ', 'muted'));
-    line.push(seg(`${gauge.label} `, 'muted'));
+    if (line.length > 0) line.push(seg(gap, 'muted'));
+    line.push(seg(`${full || gauge.label !== 'unavailable' ? gauge.label : 'unavail'} `, 'muted'));
     if (gauge.max === undefined) {
       line.push(seg(`${formatCount(gauge.used)} (no budget)`, 'muted'));
       continue;
     }
     if (barSize > 0) line.push(...bar(gauge.used, gauge.max, barSize), seg(' ', 'text'));
-    const percent = gauge.label === 'updated' && gauge.max > 0 && layout.level !== 'minimal' ? ` (${Math.floor((gauge.used / gauge.max) * 100)}%)` : '';
+    const percent = gauge.label === 'updated' && gauge.max > 0 && full ? ` (${Math.floor((gauge.used / gauge.max) * 100)}%)` : '';
     line.push(seg(`${formatCount(gauge.used)}/${formatCount(gauge.max)}${percent}`, gauge.full && gauge.label !== 'updated' ? 'gauge-full' : gauge.full ? 'ok' : 'text'));
   }
-  line.push(seg('   ', 'muted'), seg(eta.text, eta.token));
+  line.push(seg(gap, 'muted'), seg(eta.text, eta.token));
   const lines: Line[] = [fitLine(line, layout.columns)];
   if (layout.gaugeLines > 1) lines.push(fitLine(outlookLine(plan), layout.columns));
   return {items, eta: eta.text, lines};
@@ -593,9 +596,11 @@ function revisionPane(input: DashboardInput, ordered: readonly RevisionEntry[], 
       } else if (diff.length === 0) {
         lines.push([seg('The templates are identical.', 'muted')]);
       } else {
-        const shown = diff.length > room ? diff.slice(0, Math.max(0, room - 1)) : diff;
+        // Short of room, the changed lines matter more than their context.
+        const dense = diff.length > room ? diff.filter((text) => !text.startsWith(' ')) : diff;
+        const shown = dense.length > room ? dense.slice(0, Math.max(0, room - 1)) : dense;
         for (const text of shown) lines.push(fitLine([seg(text, diffToken(text))], box.width));
-        if (diff.length > room && room > 0) lines.push([seg(`… ${diff.length - shown.length} more lines`, 'muted')]);
+        if (dense.length > shown.length && room > 0) lines.push([seg(`… ${dense.length - shown.length} more lines (d hides, esc clears marks)`, 'muted')]);
       }
       diffInfo = {from: choice.from, to: choice.to, lineCount: diff?.length ?? 0};
     }

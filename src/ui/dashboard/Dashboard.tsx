@@ -1,0 +1,184 @@
+// The dashboard container, the only impure component: it subscribes to the plan feed, keeps the interaction
+// state, maps keys to actions, runs the actions the state asks for, and recomputes the view model. Redraws
+// from the feed are coalesced, and a view model equal to the previous one is not handed to React at all.
+import {Text, useApp, useInput, useStdout} from 'ink';
+import {useEffect, useMemo, useReducer, useRef, useState} from 'react';
+import {deepEqualJson} from '../../core/index.js';
+import {type DashboardAction, dashboardReducer, type DashboardState, initialDashboardState} from './dashboard-state.js';
+import {DashboardScreen} from './DashboardScreen.js';
+import type {ActionHandler, ActionOutcome, DashboardSnapshot, PlanFeed, RevisionEntry} from './feed.js';
+import {keyToAction} from './key-bindings.js';
+import type {TerminalSize} from './layout.js';
+import {observedPace, type ProgressSample, recordProgress} from './pace.js';
+import {diffRevisionTemplates} from './revision-diff.js';
+import {DEFAULT_THEME, type Theme} from './theme.js';
+import {type DashboardContext, type DashboardViewModel, toDashboardViewModel} from './view-model.js';
+
+export interface DashboardProps {
+  readonly feed: PlanFeed;
+  readonly actions: ActionHandler;
+  readonly context: DashboardContext;
+  readonly readonly?: boolean;
+  readonly theme?: Theme;
+  /** A fixed size (tests, benchmarks); by default the terminal's, following resizes. */
+  readonly size?: TerminalSize;
+  readonly clock?: () => number;
+  /** Least time between two redraws caused by the feed. */
+  readonly redrawIntervalMs?: number;
+  /** Called with every view model that reaches the screen (benchmarks, tests). */
+  readonly onFrame?: (vm: DashboardViewModel) => void;
+  /** Called once when the user quits. */
+  readonly onQuit?: () => void;
+}
+
+export const DEFAULT_REDRAW_INTERVAL_MS = 250;
+
+function terminalSize(stdout: NodeJS.WriteStream): TerminalSize {
+  return {columns: stdout.columns || 80, rows: stdout.rows || 24};
+}
+
+function messageOf(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.split('\n')[0] ?? text;
+}
+
+/** The diff of two revisions only changes when their hashes do: compute each pair once. */
+function memoizedDiff(): (from: RevisionEntry, to: RevisionEntry) => readonly string[] {
+  const cache = new Map<string, readonly string[]>();
+  return (from, to) => {
+    const key = `${from.revision}:${from.hash}>${to.revision}:${to.hash}`;
+    let lines = cache.get(key);
+    if (!lines) {
+      if (cache.size > 32) cache.clear();
+      lines = diffRevisionTemplates(from, to);
+      cache.set(key, lines);
+    }
+    return lines;
+  };
+}
+
+/** Adds to a key's action what only the screen knows: list sizes, the revision under the cursor, the time. */
+function complete(action: DashboardAction, ui: DashboardState, vm: DashboardViewModel | undefined, now: number): DashboardAction {
+  switch (action.type) {
+    case 'move':
+      return vm ? {...action, limits: {nodes: vm.nav.nodes, revisions: vm.nav.revisions, page: vm.nav.page}} : action;
+    case 'select':
+      return ui.focus === 'revisions' && vm?.nav.revisionAtCursor !== undefined ? {...action, revision: vm.nav.revisionAtCursor} : action;
+    case 'request': {
+      const toRevision = action.action === 'undo' && ui.focus === 'revisions' ? vm?.nav.revisionAtCursor : undefined;
+      return {...action, now, ...(toRevision === undefined ? {} : {toRevision})};
+    }
+    case 'confirm':
+    case 'cancel':
+      return {...action, now};
+    default:
+      return action;
+  }
+}
+
+function runAction(actions: ActionHandler, running: NonNullable<DashboardState['running']>): Promise<ActionOutcome> {
+  switch (running.action) {
+    case 'step':
+      return actions.step();
+    case 'pause':
+      return actions.pause();
+    case 'resume':
+      return actions.resume();
+    case 'undo':
+      return actions.undo({preview: running.preview, ...(running.toRevision === undefined ? {} : {toRevision: running.toRevision})});
+  }
+}
+
+export function Dashboard(props: DashboardProps) {
+  const {feed, actions, context} = props;
+  const clock = props.clock ?? Date.now;
+  const interval = props.redrawIntervalMs ?? DEFAULT_REDRAW_INTERVAL_MS;
+  const theme = props.theme ?? DEFAULT_THEME;
+  const {exit} = useApp();
+  const {stdout} = useStdout();
+
+  const [ui, dispatch] = useReducer(dashboardReducer, {readonly: props.readonly ?? false}, initialDashboardState);
+  const [terminal, setTerminal] = useState<TerminalSize>(() => terminalSize(stdout));
+  const size = props.size ?? terminal;
+  const [snapshot, setSnapshot] = useState<DashboardSnapshot>();
+  const [vm, setVm] = useState<DashboardViewModel>();
+  const samples = useRef<ProgressSample[]>([]);
+  const vmRef = useRef<DashboardViewModel | undefined>(undefined);
+  const uiRef = useRef(ui);
+  uiRef.current = ui;
+  const diff = useMemo(memoizedDiff, []);
+
+  useEffect(() => {
+    if (props.size) return undefined;
+    const onResize = () => setTerminal(terminalSize(stdout));
+    stdout.on('resize', onResize);
+    return () => {
+      stdout.off('resize', onResize);
+    };
+  }, [stdout, props.size]);
+
+  // Coalesce: the first snapshot shows at once, later ones at most once per interval (the latest wins).
+  useEffect(() => {
+    let latest: DashboardSnapshot | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let lastFlush = Number.NEGATIVE_INFINITY;
+    const flush = () => {
+      timer = undefined;
+      lastFlush = clock();
+      setSnapshot(latest);
+    };
+    const unsubscribe = feed.subscribe((next) => {
+      latest = next;
+      samples.current = recordProgress(samples.current, {at: clock(), updated: next.plan.status.updatedNumberScheduled});
+      if (timer !== undefined) return;
+      timer = setTimeout(flush, Math.max(0, lastFlush + interval - clock()));
+    });
+    return () => {
+      unsubscribe();
+      if (timer !== undefined) clearTimeout(timer);
+    };
+    // The clock and interval are fixed for the dashboard's life.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [feed]);
+
+  // One view model per change of input; an equal one is dropped, so React and Ink do no work for it.
+  useEffect(() => {
+    if (!snapshot) return;
+    const now = clock();
+    const next = toDashboardViewModel({...snapshot, context, pace: observedPace(samples.current, now), diff}, ui, size, now);
+    if (vmRef.current !== undefined && deepEqualJson(vmRef.current, next)) return;
+    vmRef.current = next;
+    setVm(next);
+    props.onFrame?.(next);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [snapshot, ui, size.columns, size.rows]);
+
+  useInput((input, key) => {
+    const intent = keyToAction(input, key, uiRef.current.mode);
+    if (intent) dispatch(complete(intent, uiRef.current, vmRef.current, clock()));
+  });
+
+  useEffect(() => {
+    if (!ui.quit) return;
+    props.onQuit?.();
+    exit();
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [ui.quit]);
+
+  // Run what the state asks for; the answer comes back as an action tagged with the request's id.
+  const runningId = ui.running?.id;
+  useEffect(() => {
+    const running = uiRef.current.running;
+    if (!running) return;
+    Promise.resolve()
+      .then(() => runAction(actions, running))
+      .then(
+        (outcome) => dispatch({type: 'action-done', id: running.id, message: outcome.message, ...(outcome.diff ? {diff: outcome.diff} : {}), now: clock()}),
+        (error: unknown) => dispatch({type: 'action-failed', id: running.id, error: messageOf(error), now: clock()}),
+      );
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [runningId]);
+
+  if (!vm) return <Text>{`Connecting to DaemonSet ${context.namespace}/${context.name} (context ${context.kubeContext})…`}</Text>;
+  return <DashboardScreen vm={vm} theme={theme} />;
+}
