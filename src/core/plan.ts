@@ -5,6 +5,7 @@
 import {type DaemonPod, isDaemonPodAvailable, REVISION_HASH_LABEL} from './daemon-pods.js';
 import type {ReconcileEngine} from './engine.js';
 import {classifyNodeForUpdate} from './rolling-update.js';
+import {MinHeap} from './min-heap.js';
 import {currentRevisionOf} from './revisions.js';
 import {computeDaemonSetStatus} from './status.js';
 import {engineFor, prepareReconcile, type ReconcileInput} from './sync.js';
@@ -342,48 +343,19 @@ function findBlockers(input: ReconcileInput, engine: ReconcileEngine, end: numbe
 
 /** Availability instants still to come, in time order. */
 class TimeQueue {
-  private readonly heap: {at: number; index: number}[] = [];
+  private readonly heap = new MinHeap<{at: number; index: number}>((a, b) => a.at < b.at);
 
   push(at: number, index: number): void {
-    const heap = this.heap;
-    heap.push({at, index});
-    let i = heap.length - 1;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (heap[parent]!.at <= heap[i]!.at) break;
-      [heap[parent], heap[i]] = [heap[i]!, heap[parent]!];
-      i = parent;
-    }
-  }
-
-  private pop(): {at: number; index: number} | undefined {
-    const heap = this.heap;
-    const top = heap[0];
-    const last = heap.pop();
-    if (heap.length > 0 && last) {
-      heap[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < heap.length && heap[l]!.at < heap[m]!.at) m = l;
-        if (r < heap.length && heap[r]!.at < heap[m]!.at) m = r;
-        if (m === i) break;
-        [heap[m], heap[i]] = [heap[i]!, heap[m]!];
-        i = m;
-      }
-    }
-    return top;
+    this.heap.push({at, index});
   }
 
   /** The next instant after `t` and every node with an event at that instant. */
   popUntilNext(t: number): {at: number; indexes: number[]} | undefined {
-    while (this.heap.length > 0 && this.heap[0]!.at <= t) this.pop();
-    const first = this.pop();
+    while (this.heap.size > 0 && this.heap.peek()!.at <= t) this.heap.pop();
+    const first = this.heap.pop();
     if (!first) return undefined;
     const indexes = [first.index];
-    while (this.heap.length > 0 && this.heap[0]!.at === first.at) indexes.push(this.pop()!.index);
+    while (this.heap.size > 0 && this.heap.peek()!.at === first.at) indexes.push(this.heap.pop()!.index);
     return {at: first.at, indexes};
   }
 }

@@ -1,5 +1,6 @@
 // The simulated cluster's clock. Everything in src/sim reads time and schedules work through a
 // SimClock, so tests can freeze or fast-forward time and a demo can run a rollout at N× speed.
+import {MinHeap} from '../core/min-heap.js';
 
 /** Cancels a timer set with SimClock.setTimer. Calling it twice, or after the timer fired, is harmless. */
 export type CancelTimer = () => void;
@@ -58,8 +59,8 @@ function earlier(a: ManualTimer, b: ManualTimer): boolean {
 export class ManualClock implements SimClock {
   private current: number;
   private seq = 0;
-  // Binary min-heap by (at, seq): thousands of pod terminations may be pending at once.
-  private readonly heap: ManualTimer[] = [];
+  // By (at, seq): thousands of pod terminations may be pending at once.
+  private readonly heap = new MinHeap<ManualTimer>(earlier);
   private live = 0;
 
   constructor(start: number = Date.parse('2026-11-21T12:00:00Z')) {
@@ -72,7 +73,7 @@ export class ManualClock implements SimClock {
 
   setTimer(ms: number, fn: () => void): CancelTimer {
     const timer: ManualTimer = {at: this.current + Math.max(0, ms), seq: this.seq++, fn, cancelled: false};
-    this.push(timer);
+    this.heap.push(timer);
     this.live++;
     return () => {
       if (!timer.cancelled) {
@@ -96,9 +97,9 @@ export class ManualClock implements SimClock {
   set(to: number): void {
     // Bounded: a timer that keeps re-arming itself with 0 ms would otherwise spin forever.
     for (let fired = 0; fired < 10_000_000; fired++) {
-      const next = this.heap[0];
+      const next = this.heap.peek();
       if (next === undefined || next.at > to) break;
-      this.pop();
+      this.heap.pop();
       if (next.cancelled) continue;
       next.cancelled = true;
       this.live--;
@@ -106,36 +107,6 @@ export class ManualClock implements SimClock {
       next.fn();
     }
     this.current = Math.max(this.current, to);
-  }
-
-  private push(timer: ManualTimer): void {
-    const h = this.heap;
-    h.push(timer);
-    let i = h.length - 1;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!earlier(h[i]!, h[parent]!)) break;
-      [h[i], h[parent]] = [h[parent]!, h[i]!];
-      i = parent;
-    }
-  }
-
-  private pop(): void {
-    const h = this.heap;
-    const last = h.pop();
-    if (last === undefined || h.length === 0) return;
-    h[0] = last;
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < h.length && earlier(h[l]!, h[m]!)) m = l;
-      if (r < h.length && earlier(h[r]!, h[m]!)) m = r;
-      if (m === i) break;
-      [h[i], h[m]] = [h[m]!, h[i]!];
-      i = m;
-    }
   }
 }
 

@@ -13,6 +13,7 @@ import {
   isRetryable,
   type RequestDescription,
 } from './errors.js';
+import {ListItemSplitter} from './list-stream.js';
 
 export interface KubeClientOptions {
   /** Per-request limit in ms; 0 or undefined: none. */
@@ -80,20 +81,19 @@ export class KubeClient {
   }
 
   /**
-   * Every item of a collection, page by page (`limit` / `continue`), each page projected by `project` before the
-   * next is fetched, so only one page of full objects is ever in memory. An expired continue token (410) restarts
-   * the list once, as client-go's pager does.
+   * Every item of a collection, page by page (`limit` / `continue`). Each page is read as a stream and each item
+   * projected by `project` as soon as its JSON is complete, so neither a page's text nor its full objects are held
+   * at once. An expired continue token (410) restarts the list once, as client-go's pager does.
    */
   async list<T>(path: string, request: RequestDescription, project: (item: unknown) => T, options: ListOptions): Promise<ListResult<T>> {
     let items: T[] = [];
     let token: string | undefined;
     let restarted = false;
     for (;;) {
-      let page: {metadata?: {resourceVersion?: string; continue?: string}; items?: unknown[] | null};
+      const query = {limit: options.pageSize, continue: token, labelSelector: options.labelSelector, fieldSelector: options.fieldSelector};
+      let page: {items: T[]; metadata: {resourceVersion?: string; continue?: string}};
       try {
-        page = await this.get(path, request, {
-          query: {limit: options.pageSize, continue: token, labelSelector: options.labelSelector, fieldSelector: options.fieldSelector},
-        });
+        page = await this.retrying(() => this.listPage(path, request, project, query));
       } catch (error) {
         if (token === undefined || restarted || !isExpired(error)) throw error;
         restarted = true;
@@ -101,10 +101,26 @@ export class KubeClient {
         token = undefined;
         continue;
       }
-      for (const item of page.items ?? []) items.push(project(item));
-      token = page.metadata?.continue || undefined;
-      if (token === undefined) return {items, resourceVersion: page.metadata?.resourceVersion ?? ''};
+      for (const item of page.items) items.push(item);
+      token = page.metadata.continue || undefined;
+      if (token === undefined) return {items, resourceVersion: page.metadata.resourceVersion ?? ''};
     }
+  }
+
+  private async listPage<T>(
+    path: string,
+    request: RequestDescription,
+    project: (item: unknown) => T,
+    query: RequestOptions['query'],
+  ): Promise<{items: T[]; metadata: {resourceVersion?: string; continue?: string}}> {
+    const items: T[] = [];
+    const envelope = await this.exchange('GET', path, request, {query}, (res) =>
+      streamItems(res, (json) => {
+        items.push(project(JSON.parse(json)));
+      }),
+    );
+    const metadata = (envelope['metadata'] ?? {}) as {resourceVersion?: string; continue?: string};
+    return {items, metadata};
   }
 
   private async retrying<T>(call: () => Promise<T>): Promise<T> {
@@ -132,16 +148,38 @@ export class KubeClient {
     return this.transport;
   }
 
-  private async send<T>(method: string, path: string, request: RequestDescription, options: RequestOptions): Promise<T> {
+  private send<T>(method: string, path: string, request: RequestDescription, options: RequestOptions): Promise<T> {
+    return this.exchange(method, path, request, options, async (res, describeUrl) => {
+      const text = await readBody(res);
+      try {
+        return JSON.parse(text) as T;
+      } catch (error) {
+        throw new Error(`the answer to ${describeUrl} is not JSON`, {cause: error});
+      }
+    });
+  }
+
+  /**
+   * One HTTP exchange: a 2xx answer is handed to `read`; anything else becomes the project's error for that
+   * status, and a failure to get or read an answer becomes ClusterUnreachableError naming the server.
+   */
+  private async exchange<R>(
+    method: string,
+    path: string,
+    request: RequestDescription,
+    options: RequestOptions,
+    read: (res: IncomingMessage, describeUrl: string) => Promise<R>,
+  ): Promise<R> {
     const {agent, headers} = await this.authTransport();
     const url = new URL(this.server + path);
     for (const [key, value] of Object.entries(options.query ?? {})) if (value !== undefined && value !== '') url.searchParams.set(key, String(value));
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const timeoutMs = this.timeoutMs;
     this.requestCount++;
-    let response: {status: number; text: string};
+    let failure: {status: number; text: string} | undefined;
+    let result: R | undefined;
     try {
-      response = await new Promise((resolve, reject) => {
+      await new Promise<void>((resolve, reject) => {
         const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
         const req = send(
           url,
@@ -157,7 +195,20 @@ export class KubeClient {
             // A fresh signal per request: a shared one would poison every later call once it fired.
             ...(timeoutMs ? {signal: AbortSignal.timeout(timeoutMs)} : {}),
           },
-          (res) => readBody(res).then((text) => resolve({status: res.statusCode ?? 0, text}), reject),
+          (res) => {
+            const status = res.statusCode ?? 0;
+            if (status < 200 || status > 299) {
+              readBody(res).then((text) => {
+                failure = {status, text};
+                resolve();
+              }, reject);
+              return;
+            }
+            read(res, `${method} ${url.pathname}`).then((value) => {
+              result = value;
+              resolve();
+            }, reject);
+          },
         );
         req.on('error', reject);
         req.end(body);
@@ -165,13 +216,32 @@ export class KubeClient {
     } catch (error) {
       throw errorFromTransport(error, this.server, timeoutMs);
     }
-    if (response.status < 200 || response.status > 299) throw errorFromResponse(response.status, response.text, request, this.server);
-    try {
-      return JSON.parse(response.text) as T;
-    } catch (error) {
-      throw errorFromTransport(new Error(`the answer to ${method} ${url.pathname} is not JSON`, {cause: error}), this.server, timeoutMs);
-    }
+    if (failure !== undefined) throw errorFromResponse(failure.status, failure.text, request, this.server);
+    return result as R;
   }
+}
+
+function streamItems(res: IncomingMessage, onItem: (json: string) => void): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const splitter = new ListItemSplitter(onItem);
+    res.on('data', (chunk: Buffer) => {
+      try {
+        splitter.write(chunk);
+      } catch (error) {
+        res.destroy();
+        reject(error);
+      }
+    });
+    res.on('end', () => {
+      try {
+        resolve(splitter.end());
+      } catch (error) {
+        reject(error);
+      }
+    });
+    res.on('error', reject);
+    res.on('aborted', () => reject(Object.assign(new Error('socket hang up'), {code: 'ECONNRESET'})));
+  });
 }
 
 function readBody(res: IncomingMessage): Promise<string> {

@@ -16,60 +16,69 @@ function pick(source: unknown, keys: readonly string[]): Json {
   return out;
 }
 
-const META_KEYS = [
-  'name',
-  'generateName',
-  'namespace',
-  'uid',
-  'resourceVersion',
-  'generation',
-  'creationTimestamp',
-  'deletionTimestamp',
-  'deletionGracePeriodSeconds',
-  'labels',
-  'annotations',
-  'ownerReferences',
-  'finalizers',
-] as const;
-
-function metadata(raw: unknown, keys: readonly string[] = META_KEYS): ObjectMeta {
+function metadata(raw: unknown, keys: readonly string[]): ObjectMeta {
   return pick(isObject(raw) ? raw['metadata'] : undefined, keys) as unknown as ObjectMeta;
 }
 
-function containers(list: unknown): Json[] | undefined {
-  return Array.isArray(list) ? list.map((c) => pick(c, ['name', 'image'])) : undefined;
+function readyCondition(status: unknown): Json[] | undefined {
+  const conditions = isObject(status) ? status['conditions'] : undefined;
+  if (!Array.isArray(conditions)) return undefined;
+  return conditions.filter((c) => isObject(c) && c['type'] === 'Ready').map((c) => pick(c, ['type', 'status', 'reason', 'lastTransitionTime']));
 }
 
-function withDefined(out: Json, key: string, value: unknown): void {
-  if (value !== undefined) out[key] = value;
-}
-
-// Node annotations carry attachment lists and the like: not read by any rule.
-const NODE_META_KEYS = META_KEYS.filter((key) => key !== 'annotations');
+// What the rules read of a node: its name and labels (nodeSelector, affinity), taints, cordon, readiness.
+// Annotations, addresses, capacity, images and the other conditions are dropped.
+const NODE_META_KEYS = ['name', 'uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'labels'];
 
 export function projectNode(raw: unknown): Node {
   const source = isObject(raw) ? raw : {};
-  const status = isObject(source['status']) ? source['status'] : {};
+  const conditions = readyCondition(source['status']);
   return {
     metadata: metadata(raw, NODE_META_KEYS),
     spec: pick(source['spec'], ['taints', 'unschedulable']),
-    status: pick(status, ['conditions']),
+    status: conditions === undefined ? {} : {conditions},
   };
+}
+
+// What the rules read of a pod: identity and deletion, labels (selector, revision hash, template generation),
+// the controller reference (claims), where it runs, and readiness with the containers' waiting or terminated
+// reasons. Annotations, volumes, env, probes, plain owner references and messages are dropped.
+const POD_META_KEYS = ['name', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'labels'];
+
+function containerStatuses(list: unknown): Json[] | undefined {
+  if (!Array.isArray(list)) return undefined;
+  return list.map((c) => {
+    const out = pick(c, ['name', 'ready', 'restartCount']);
+    const state = isObject(c) ? c['state'] : undefined;
+    if (isObject(state)) {
+      out['state'] = isObject(state['waiting'])
+        ? {waiting: pick(state['waiting'], ['reason'])}
+        : isObject(state['terminated'])
+          ? {terminated: pick(state['terminated'], ['reason', 'exitCode'])}
+          : {running: {}};
+    }
+    return out;
+  });
 }
 
 export function projectPod(raw: unknown): Pod {
   const source = isObject(raw) ? raw : {};
+  const meta = metadata(raw, POD_META_KEYS) as unknown as Json;
+  const rawMeta = isObject(source['metadata']) ? source['metadata'] : {};
+  const controller = Array.isArray(rawMeta['ownerReferences']) ? rawMeta['ownerReferences'].filter((r) => isObject(r) && r['controller'] === true) : [];
+  if (controller.length > 0) meta['ownerReferences'] = controller.map((r) => pick(r, ['apiVersion', 'kind', 'name', 'uid', 'controller']));
   const spec = isObject(source['spec']) ? source['spec'] : {};
-  const slimSpec = pick(spec, ['nodeName', 'nodeSelector', 'affinity', 'tolerations', 'hostNetwork', 'terminationGracePeriodSeconds']);
-  slimSpec['containers'] = containers(spec['containers']) ?? [];
-  withDefined(slimSpec, 'initContainers', containers(spec['initContainers']));
-  const status = pick(source['status'], ['phase', 'conditions', 'reason', 'message', 'startTime', 'hostIP', 'podIP']);
-  const raws = isObject(source['status']) ? source['status'] : {};
+  // The node-affinity pin only matters for a pod not yet bound to a node (getTargetNodeName).
+  const slimSpec: Json = spec['nodeName'] ? {nodeName: spec['nodeName'], containers: []} : {...pick(spec, ['affinity']), containers: []};
+  const rawStatus = isObject(source['status']) ? source['status'] : {};
+  const status = pick(rawStatus, ['phase', 'reason']);
+  const conditions = readyCondition(rawStatus);
+  if (conditions !== undefined) status['conditions'] = conditions;
   for (const key of ['containerStatuses', 'initContainerStatuses']) {
-    const list = raws[key];
-    if (Array.isArray(list)) status[key] = list.map((c) => pick(c, ['name', 'ready', 'restartCount', 'image', 'started', 'state', 'lastState']));
+    const list = containerStatuses(rawStatus[key]);
+    if (list !== undefined) status[key] = list;
   }
-  return {metadata: metadata(raw), spec: slimSpec as unknown as Pod['spec'], status};
+  return {metadata: meta as unknown as ObjectMeta, spec: slimSpec as unknown as Pod['spec'], status};
 }
 
 /** DaemonSets and revisions are few and read whole (their templates are diffed and patched back): only managedFields go. */

@@ -45,10 +45,10 @@ function Body({vm, theme}: DashboardScreenProps) {
 
 function Screen({vm, theme}: DashboardScreenProps) {
   return (
-    <Box flexDirection="column" width={vm.columns} height={vm.height} overflow="hidden">
+    <Box flexDirection="column" width={vm.columns} height={vm.height}>
       <Header header={vm.header} theme={theme} />
       <BudgetGauges gauges={vm.gauges} theme={theme} />
-      <Box height={vm.bodyHeight} flexShrink={0} overflow="hidden">
+      <Box height={vm.bodyHeight} flexShrink={0}>
         <Body vm={vm} theme={theme} />
       </Box>
       <StatusLine line={vm.status} theme={theme} />

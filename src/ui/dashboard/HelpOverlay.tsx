@@ -11,7 +11,7 @@ export interface HelpOverlayProps {
 
 export function HelpOverlay({pane, theme}: HelpOverlayProps) {
   return (
-    <Box flexDirection="column" width={pane.width} height={pane.height} overflow="hidden" flexShrink={0}>
+    <Box flexDirection="column" width={pane.width} height={pane.height} flexShrink={0}>
       <SegmentLine line={pane.title} theme={theme} />
       <Lines lines={pane.lines} theme={theme} />
     </Box>

@@ -12,7 +12,7 @@ export interface NodeListProps {
 
 export function NodeList({pane, theme}: NodeListProps) {
   return (
-    <Box flexDirection="column" width={pane.width} height={pane.height} overflow="hidden" flexShrink={0}>
+    <Box flexDirection="column" width={pane.width} height={pane.height} flexShrink={0}>
       <SegmentLine line={pane.title} theme={theme} />
       {pane.grid ? <NodeGrid rows={pane.grid.rows} theme={theme} /> : null}
       {pane.legend ? <SegmentLine line={pane.legend} theme={theme} /> : null}

@@ -141,8 +141,8 @@ function nodePane(width: number, height: number, nodeCount: number, gridShare: n
     return {nodes: {width, height}, legendLines, listRows: Math.max(0, listIfNoGrid)};
   }
   const maxGridRows = Math.max(1, Math.floor(height * gridShare));
-  const gridRows = Math.min(maxGridRows, Math.ceil(nodeCount / width));
-  const nodesPerCell = Math.max(1, Math.ceil(nodeCount / (gridRows * width)));
+  const nodesPerCell = Math.max(1, Math.ceil(nodeCount / (maxGridRows * width)));
+  const gridRows = Math.min(maxGridRows, Math.ceil(Math.ceil(nodeCount / nodesPerCell) / width));
   return {
     nodes: {width, height},
     grid: {width, height: gridRows, nodesPerCell},
