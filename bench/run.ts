@@ -1,9 +1,13 @@
 // `npm run bench`: every benchmark of the project, printed as one line per figure.
 import {benchCliStart} from './cli-start.js';
 import {benchCore} from './core.js';
+import {benchDashboard} from './dashboard.js';
+import {benchLive} from './live.js';
 import {benchSim} from './sim.js';
 
 const only = process.argv[2];
 if (!only || only === 'core') await benchCore();
 if (!only || only === 'cli') await benchCliStart();
 if (!only || only === 'sim') await benchSim();
+if (!only || only === 'dashboard') await benchDashboard();
+if (!only || only === 'live') await benchLive();

@@ -1,9 +1,11 @@
 // Typed errors of the project. Services and adapters throw these; only the command layer prints them
-// (one line on stderr) and turns them into exit codes: 0 success, 1 usage/input, 2 cluster unreachable/refused.
+// (one line on stderr) and turns them into exit codes: 0 success, 1 usage/input, 2 cluster unreachable/refused,
+// 3 the rollout did not get where it should (a wave of `step` did not become available in time).
 
 export const EXIT_OK = 0;
 export const EXIT_INPUT = 1;
 export const EXIT_CLUSTER = 2;
+export const EXIT_STUCK = 3;
 
 export abstract class DsRolloutError extends Error {
   abstract readonly exitCode: number;
@@ -37,3 +39,8 @@ export class ClusterForbiddenError extends ClusterError {}
 
 /** A write lost an optimistic-concurrency race (HTTP 409). Writers retry it; it surfaces only when retries run out. */
 export class ConflictError extends ClusterError {}
+
+/** The rollout did not get where it should: a wave did not become available in time, or it cannot start. */
+export class RolloutStuckError extends DsRolloutError {
+  readonly exitCode = EXIT_STUCK;
+}

@@ -92,6 +92,14 @@ export const requestTimeoutFlag = Flags.custom<number>({
   parse: async (input) => parseDuration(input, '--request-timeout'),
 })();
 
+/** The flags that choose a live cluster and the namespace (commands that write, or need watches). */
+export const liveClusterFlags = {
+  namespace: namespaceFlag,
+  context: contextFlag,
+  kubeconfig: kubeconfigFlag,
+  'request-timeout': requestTimeoutFlag,
+};
+
 /** The flags that choose the cluster and the namespace. */
 export const clusterFlags = {
   namespace: namespaceFlag,
@@ -100,3 +108,16 @@ export const clusterFlags = {
   snapshot: snapshotFlag,
   'request-timeout': requestTimeoutFlag,
 };
+
+/** An IntOrString budget as kubectl and the API write it: `2` (a number) or `25%` (a string). */
+export function parseIntOrPercent(input: string, flag: string): number | string {
+  const text = input.trim();
+  if (/^\d+$/.test(text)) return Number(text);
+  if (/^\d+%$/.test(text)) return text;
+  throw new Error(`invalid ${flag} "${input}": want a number of nodes such as 2, or a percentage such as 25%`);
+}
+
+/** A budget flag (`--max-unavailable`, `--max-surge`): a number or a percentage. */
+export function intOrPercentFlag(name: string, options: {summary: string}) {
+  return Flags.custom<number | string>({summary: options.summary, helpValue: 'N|P%', parse: async (input) => parseIntOrPercent(input, `--${name}`)})();
+}

@@ -5,7 +5,7 @@
 import {type DaemonPod, type NodeSlot, type UpdateTarget, compareDaemonPods, toDaemonPod} from './daemon-pods.js';
 import {type BackoffEntry, type NodeManageDecision, type PodToDelete, getUnscheduledPodsWithoutNode, podsShouldBeOnNode} from './manage.js';
 import {newDaemonPod} from './pod-template.js';
-import {type RollingUpdateDecision, RollingUpdateTally, classifyNodeForUpdate} from './rolling-update.js';
+import {type RollingUpdateDecision, RollingUpdateTally, tallyEntryFor} from './rolling-update.js';
 import type {DaemonSet, NodeEligibility, Pod, PodCreation, PodDeletion, RolloutBudgets} from './types.js';
 
 /** upstream: pkg/controller/daemon/daemon_controller.go BurstReplicas, the cap of one syncNodes call. */
@@ -103,8 +103,7 @@ export class ReconcileEngine {
         if (orphans.length > 0) this.manageActive.add(index);
         else this.manageActive.delete(index);
       }
-      const inMap = slot.pods.length > 0 || (slot.exists && slot.eligibility.shouldRun);
-      this.tally.set(index, inMap ? {cls: classifyNodeForUpdate(slot.pods, now), shouldRun: slot.exists && slot.eligibility.shouldRun, nodeExists: slot.exists} : undefined);
+      this.tally.set(index, tallyEntryFor(slot, now));
     }
     this.dirty.clear();
   }

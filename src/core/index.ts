@@ -6,7 +6,7 @@ export {claimObjects, getControllerOf} from './claim.js';
 export {REVISION_HASH_LABEL} from './daemon-pods.js';
 export {addOrUpdateDaemonPodTolerations, getTargetNodeName, nodeShouldRunDaemonPod} from './eligibility.js';
 export {type PlanOptions, planRollout, podProblem} from './plan.js';
-export {isPodUpdated, newDaemonPod, templateGeneration} from './pod-template.js';
+export {isPodUpdated, newDaemonPod, TEMPLATE_GENERATION_ANNOTATION, templateGeneration} from './pod-template.js';
 export {formatLabelSelector, isEmptyLabelSelector, labelSelectorMatches, parseLabelSelector} from './selectors.js';
 export {computeDaemonSetStatus} from './status.js';
 export {type SyncOptions, type SyncResult, prepareReconcile, syncDaemonSet} from './sync.js';
@@ -23,3 +23,41 @@ export {
   templateOfRevision,
 } from './revisions.js';
 export {type FieldError, formatInvalid, validateDaemonSet, validateDaemonSetUpdate} from './validation.js';
+export {
+  CHANGE_CAUSE_ANNOTATION,
+  PAUSED_STRATEGY_ANNOTATION,
+  type MergePatch,
+  type ParsedRecord,
+  type PauseDecision,
+  type PausedStrategy,
+  type PauseState,
+  type RecordedRollingUpdate,
+  type ResumeDecision,
+  formatPausedStrategy,
+  pauseBody,
+  pauseDecision,
+  pausedInfoOf,
+  pausedStrategyOf,
+  pauseStateOf,
+  resumeBody,
+  resumeDecision,
+  withStrategy,
+} from './pause.js';
+export {
+  type BudgetUse,
+  type LandingState,
+  type NodeLanding,
+  type StepBudget,
+  type StepDeletion,
+  type StepEvent,
+  type StepProblem,
+  type StepWave,
+  type StepWaveOptions,
+  type StepWavePlan,
+  type TemplateKey,
+  type WaveLanding,
+  planStepWave,
+  sameTemplate,
+  templateKeyOf,
+  waveLanding,
+} from './step-wave.js';

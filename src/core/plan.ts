@@ -4,6 +4,7 @@
 // by the node's other pod); pods that are not ready now stay not ready; no node is in failed-pod backoff.
 import {type DaemonPod, isDaemonPodAvailable, REVISION_HASH_LABEL} from './daemon-pods.js';
 import type {ReconcileEngine} from './engine.js';
+import {pausedInfoOf} from './pause.js';
 import {classifyNodeForUpdate} from './rolling-update.js';
 import {MinHeap} from './min-heap.js';
 import {currentRevisionOf} from './revisions.js';
@@ -12,8 +13,10 @@ import {engineFor, prepareReconcile, type ReconcileInput} from './sync.js';
 import type {
   Blocker,
   ClusterState,
+  Node,
   NodePlan,
   NodeRolloutState,
+  PausedInfo,
   Pod,
   PodCreation,
   PodDeletion,
@@ -85,11 +88,13 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
       }
     }
     if (!terminatingSettled) {
-      // Pods that were already terminating finish now, like the deletions the plan issues.
+      // Pods that were already terminating finish now, like the deletions the plan issues; except where
+      // nothing will confirm the deletion: a node that is not Ready, or a grace period long over.
       terminatingSettled = true;
       let dropped = false;
       engine.slots.forEach((_, index) => {
-        if (engine.removePods(index, (pod) => pod.terminating)) dropped = true;
+        const node = input.slots[index]!.node;
+        if (engine.removePods(index, (pod) => pod.terminating && !isStuckTerminating(pod, node, now))) dropped = true;
       });
       if (dropped && !changed) continue;
     }
@@ -105,7 +110,8 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
   const first = nextSync ?? {create: [], delete: []};
   const complete = first.create.length === 0 && first.delete.length === 0 && input.slots.every((slot) => !slot.node || !slot.eligibility.shouldRun || isConverged(slot.pods, now));
 
-  const {blockers, warnings} = findBlockers(input, engine, t, now, {converges, rollingUpdateError, hostPorts, hostPortWaiting}, deletedBy);
+  const paused = pausedInfoOf(ds, status.desiredNumberScheduled);
+  const {blockers, warnings} = findBlockers(input, engine, t, now, {converges, rollingUpdateError, hostPorts, hostPortWaiting, paused}, deletedBy);
   const firstMessageByNode = (findings: readonly Blocker[]) => {
     const byNode = new Map<string, string>();
     for (const b of findings) for (const node of b.nodes ?? []) if (!byNode.has(node)) byNode.set(node, b.message);
@@ -140,11 +146,14 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
   if (!update.exists) notes.push(`Revision ${update.revision} does not exist yet: the controller will create it; its hash ${update.hash} is the planner's stand-in.`);
   if (waves.length > 0) {
     notes.push(
-      `Assumed: deletions finish at once; new pods become ready at once and available after minReadySeconds (${minReadyMs / 1000}s); pods not ready now stay not ready.`,
+      `Assumed: deletions finish at once (not on NotReady nodes); new pods become ready at once and available after minReadySeconds (${minReadyMs / 1000}s); pods not ready now stay not ready.`,
     );
   }
   if (input.slots.some((slot) => slot.pods.some((pod) => pod.phase === 'Failed'))) notes.push('Assumed: no node is in failed-pod backoff at the start of a sync (that state lives only in the controller).');
   if (stoppedEarly) notes.push(`The simulation stopped after ${maxSyncs} syncs without converging.`);
+  if (paused) {
+    notes.push('Paused: the controller still creates pods from the current template on nodes that join and replaces deleted pods with it.');
+  }
 
   return {
     kind: 'DaemonSetRolloutPlan',
@@ -163,7 +172,22 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
     blockers,
     warnings,
     notes,
+    ...(paused ? {paused} : {}),
   };
+}
+
+/** A terminating pod whose deletion nobody will confirm: its node is gone or not Ready, or its grace period ended a while ago. */
+function isStuckTerminating(pod: DaemonPod, node: Node | undefined, now: number): boolean {
+  if (!node || !isNodeReady(node)) return true;
+  const deadline = Date.parse(pod.pod.metadata.deletionTimestamp ?? '');
+  return Number.isFinite(deadline) && deadline + STUCK_AFTER_MS < now;
+}
+
+/** Past its deletionTimestamp (which already includes the grace period), a pod this much later counts as stuck. */
+const STUCK_AFTER_MS = 60_000;
+
+function isNodeReady(node: Node): boolean {
+  return node.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
 }
 
 function isConverged(pods: readonly DaemonPod[], now: number): boolean {
@@ -241,6 +265,7 @@ interface BlockerContext {
   readonly rollingUpdateError: string | undefined;
   readonly hostPorts: boolean;
   readonly hostPortWaiting: ReadonlySet<number>;
+  readonly paused: PausedInfo | undefined;
 }
 
 function plural(count: number, one: string, many = `${one}s`): string {
@@ -280,10 +305,9 @@ function findBlockers(input: ReconcileInput, engine: ReconcileEngine, end: numbe
 
   for (const slot of input.slots) {
     for (const pod of slot.pods) {
-      const deletion = pod.pod.metadata.deletionTimestamp;
-      if (deletion && Date.parse(deletion) < now) {
-        warnings.push({kind: 'pod-terminating', message: `pod ${pod.name} on ${slot.name} has been terminating since ${deletion} (is its node down?)`, nodes: [slot.name]});
-      }
+      if (!pod.terminating || !isStuckTerminating(pod, slot.node, now)) continue;
+      const why = !slot.node ? 'its node is gone' : !isNodeReady(slot.node) ? 'its node is not Ready, so nothing confirms the deletion' : `its deletion was due at ${pod.pod.metadata.deletionTimestamp}`;
+      warnings.push({kind: 'pod-terminating', message: `pod ${pod.name} on ${slot.name} is stuck terminating: ${why}`, nodes: [slot.name]});
     }
   }
 
@@ -300,7 +324,10 @@ function findBlockers(input: ReconcileInput, engine: ReconcileEngine, end: numbe
   if (input.strategyType !== 'RollingUpdate') {
     const old = engine.slots.filter((slot) => slot.pods.some((pod) => !pod.updated)).map((slot) => slot.name);
     if (old.length > 0) {
-      blockers.push({kind: 'on-delete', message: `updateStrategy is ${input.strategyType || 'unset'}: the controller replaces an old pod only after someone deletes it`, nodes: old});
+      const message = ctx.paused
+        ? `paused by ds-rollout (recorded maxUnavailable ${ctx.paused.strategy.maxUnavailable}, maxSurge ${ctx.paused.strategy.maxSurge}): old pods are replaced only when deleted, by \`ds-rollout step\` or after \`ds-rollout resume\``
+        : `updateStrategy is ${input.strategyType || 'unset'}: the controller replaces an old pod only after someone deletes it`;
+      blockers.push({kind: 'on-delete', message, nodes: old});
     }
   }
   if (ctx.rollingUpdateError) {

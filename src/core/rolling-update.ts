@@ -7,7 +7,7 @@
 // across waves and only re-classifies the nodes a wave touched. Both ask the same `decide`.
 import {type DaemonPod, isDaemonPodAvailable} from './daemon-pods.js';
 import type {PodToDelete} from './manage.js';
-import type {RolloutBudgets} from './types.js';
+import type {NodeEligibility, RolloutBudgets} from './types.js';
 
 // upstream: pkg/controller/daemon/update.go findUpdatedPodsOnNode
 /** At most one new and one old non-terminating pod per node; `ok` is false when there are two of a kind. */
@@ -64,6 +64,16 @@ export interface RollingUpdateDecision {
   readonly numUnavailable: number;
   readonly numSurge: number;
   readonly waiting: number;
+}
+
+/**
+ * A node's entry in rollingUpdate's node-to-pods map, or undefined when the map has none: the map holds every node
+ * with daemon pods, plus every existing node that should run the daemon (reconcile-spec 8.1).
+ */
+export function tallyEntryFor(slot: {readonly pods: readonly DaemonPod[]; readonly exists: boolean; readonly eligibility: NodeEligibility}, now: number): TallyEntry | undefined {
+  const shouldRun = slot.exists && slot.eligibility.shouldRun;
+  if (slot.pods.length === 0 && !shouldRun) return undefined;
+  return {cls: classifyNodeForUpdate(slot.pods, now), shouldRun, nodeExists: slot.exists};
 }
 
 /** A set of node indexes that can return its first k members in index (node name) order cheaply. */
@@ -202,18 +212,31 @@ export class RollingUpdateTally {
   // Every unavailable old pod is replaced whatever the budget; available old pods go only within what
   // the unavailable nodes (empty, old+new, unavailable new or old, two of a kind) leave of maxUnavailable.
   private decideWithoutSurge(maxUnavailable: number): RollingUpdateDecision {
+    return this.decideWithin(maxUnavailable, undefined);
+  }
+
+  /**
+   * The maxSurge == 0 decision with only the old pods of some nodes allowed to go (`ds-rollout step --nodes`):
+   * unavailability is still counted over every node, so a restricted wave never deletes more than the budget
+   * the whole DaemonSet leaves. Without `only` it is exactly the controller's decision.
+   */
+  decideWithin(maxUnavailable: number, only: ((index: number) => boolean) | undefined): RollingUpdateDecision {
     const c = this.counts;
     const numUnavailable = c[Bucket.NotOk]! + c[Bucket.Empty]! + c[Bucket.Both]! + c[Bucket.NewUnavailable]! + c[Bucket.OldUnavailable]!;
-    const remaining = Math.max(0, Math.min(maxUnavailable - numUnavailable, this.availableOld.size));
-    const deletions = this.unavailableOld.all().map((index) => this.oldPodDeletion(index, 'outdated'));
-    for (const index of this.availableOld.first(remaining)) deletions.push(this.oldPodDeletion(index, 'outdated'));
+    const candidates = only ? this.availableOld.all().filter(only) : undefined;
+    const candidateCount = candidates ? candidates.length : this.availableOld.size;
+    const remaining = Math.max(0, Math.min(maxUnavailable - numUnavailable, candidateCount));
+    const unavailableOld = only ? this.unavailableOld.all().filter(only) : this.unavailableOld.all();
+    const deletions = unavailableOld.map((index) => this.oldPodDeletion(index, 'outdated'));
+    const picked = candidates ? candidates.slice(0, remaining) : this.availableOld.first(remaining);
+    for (const index of picked) deletions.push(this.oldPodDeletion(index, 'outdated'));
     return {
       create: [],
       delete: deletions,
-      arbitraryChoice: remaining > 0 && remaining < this.availableOld.size,
+      arbitraryChoice: remaining > 0 && remaining < candidateCount,
       numUnavailable,
       numSurge: 0,
-      waiting: this.availableOld.size - remaining,
+      waiting: candidateCount - remaining,
     };
   }
 

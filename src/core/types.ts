@@ -381,6 +381,19 @@ export interface Blocker {
   readonly nodes?: readonly string[];
 }
 
+/** A DaemonSet paused by `ds-rollout pause`: OnDelete, with its RollingUpdate settings recorded in an annotation. */
+export interface PausedInfo {
+  readonly by: 'ds-rollout';
+  /** RFC3339. */
+  readonly pausedAt: string;
+  /** The recorded strategy as written (percentages stay percentages); `resume` restores it. */
+  readonly strategy: {readonly type: 'RollingUpdate'; readonly maxUnavailable: IntOrString; readonly maxSurge: IntOrString};
+  /** The recorded budgets scaled against the nodes that should run the daemon now. */
+  readonly budgets: RolloutBudgets;
+  /** Waves `ds-rollout step` has run since the pause. */
+  readonly steps: number;
+}
+
 export interface RolloutPlan {
   readonly kind: 'DaemonSetRolloutPlan';
   readonly daemonSet: {readonly namespace: string; readonly name: string};
@@ -399,4 +412,6 @@ export interface RolloutPlan {
   readonly warnings: readonly Blocker[];
   /** One-line remarks a person should read: arbitrary choices made by node name, model caveats, assumptions. */
   readonly notes: readonly string[];
+  /** Present when `ds-rollout pause` paused the DaemonSet (then `strategy.type` is OnDelete). */
+  readonly paused?: PausedInfo;
 }

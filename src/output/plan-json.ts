@@ -13,7 +13,8 @@ function ordered(value: object, keys: readonly string[]): Plain {
   return out;
 }
 
-const STATUS_KEYS = [
+/** The seven status counters in the contract's order. */
+export const STATUS_KEYS = [
   'desiredNumberScheduled',
   'currentNumberScheduled',
   'numberMisscheduled',

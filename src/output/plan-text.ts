@@ -52,6 +52,7 @@ function summaryLine(plan: RolloutPlan, c: Palette): string {
 }
 
 function progress(plan: RolloutPlan, c: Palette): string {
+  if (plan.paused && !plan.complete) return c.yellow('paused by ds-rollout');
   if (plan.complete) return c.green('rollout complete');
   if (plan.converges) return c.cyan('rollout in progress');
   // OnDelete never finishes by itself: that is its design, not a fault.
@@ -64,6 +65,11 @@ function asWritten(value: IntOrString | undefined, scaled: number, desired: numb
 }
 
 function budgetLine(plan: RolloutPlan, options: PlanTextOptions, c: Palette): string {
+  if (plan.paused) {
+    const {strategy, budgets, pausedAt} = plan.paused;
+    const desired = plan.status.desiredNumberScheduled;
+    return `${c.bold('Budgets:')} paused by ds-rollout since ${pausedAt}; recorded maxUnavailable ${asWritten(strategy.maxUnavailable, budgets.maxUnavailable, desired)}, maxSurge ${asWritten(strategy.maxSurge, budgets.maxSurge, desired)} (step works within them, resume restores them)`;
+  }
   if (plan.strategy.type !== 'RollingUpdate') {
     return `${c.bold('Budgets:')} none (${plan.strategy.type}: the controller replaces a pod only after it is deleted)`;
   }
@@ -251,7 +257,7 @@ function waveSection(plan: RolloutPlan, c: Palette): string[] {
 // ----------------------------------------------------------------------------------------------------------------
 // Blockers and notes
 
-function blockerText(blocker: RolloutPlan['blockers'][number] | RolloutPlan['warnings'][number]): string {
+export function blockerText(blocker: RolloutPlan['blockers'][number] | RolloutPlan['warnings'][number]): string {
   const nodes = (blocker.nodes ?? []).filter((name) => !blocker.message.includes(name));
   return nodes.length > 0 ? `${blocker.message} (${nodes.length === 1 ? 'node' : 'nodes'}: ${formatList(nodes, 5)})` : blocker.message;
 }

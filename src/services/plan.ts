@@ -1,8 +1,27 @@
-// ds-plan's use case: read the state, refuse an invalid DaemonSet with one clear line, plan the rollout.
-// No oclif here; the command turns thrown errors into exit codes.
+// ds-plan's use case: read the state, refuse an invalid DaemonSet with one clear line, plan the rollout; with
+// -f, plan the rollout of a new version of the DaemonSet instead, with the diff and the warnings a person wants
+// before applying it. No oclif here; the command turns thrown errors into exit codes.
+import {readFile} from 'node:fs/promises';
+import {loadAll} from 'js-yaml';
 import type {ClusterSource, DaemonSetRef} from '../cluster/cluster-source.js';
-import {type DaemonSet, formatInvalid, planRollout, type RolloutPlan, validateDaemonSet} from '../core/index.js';
-import {InputError} from '../errors.js';
+import {
+  type ClusterState,
+  type DaemonSet,
+  deepEqualJson,
+  defaultDaemonSet,
+  formatInvalid,
+  nodeShouldRunDaemonPod,
+  planRollout,
+  type PodTemplateSpec,
+  revisionMatchesTemplate,
+  type RolloutPlan,
+  TEMPLATE_GENERATION_ANNOTATION,
+  templateGeneration,
+  validateDaemonSet,
+  validateDaemonSetUpdate,
+} from '../core/index.js';
+import {InputError, UsageError} from '../errors.js';
+import {controlledRevisions, revisionHash} from './history.js';
 
 export interface PlanOptions {
   readonly source: ClusterSource;
@@ -28,4 +47,187 @@ export async function planDaemonSet(options: PlanOptions): Promise<PlanResult> {
     throw new InputError(formatInvalid('daemonset', `${options.ref.namespace}/${options.ref.name}`, errors));
   }
   return {plan: planRollout(state, {now: options.now}), daemonSet: state.daemonSet};
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// -f MANIFEST
+
+/** The DaemonSet a manifest file holds (YAML or JSON; one DaemonSet, or the one named NAME among several). */
+export async function readManifest(path: string, name: string | undefined, stdin: NodeJS.ReadableStream = process.stdin): Promise<DaemonSet> {
+  let text: string;
+  try {
+    text = path === '-' ? await readStream(stdin) : await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new InputError(code === 'ENOENT' ? `manifest "${path}" does not exist` : `cannot read manifest "${path}": ${(error as Error).message}`, {cause: error});
+  }
+  let documents: unknown[];
+  try {
+    documents = loadAll(text);
+  } catch (error) {
+    throw new InputError(`manifest "${path}" is not valid YAML or JSON: ${(error as Error).message.split('\n')[0]}`, {cause: error});
+  }
+  const objects = documents.flatMap((doc) => (isObject(doc) && doc['kind'] === 'List' && Array.isArray(doc['items']) ? doc['items'] : [doc]));
+  const daemonSets = objects.filter((doc): doc is DaemonSet => isObject(doc) && doc['kind'] === 'DaemonSet' && isObject(doc['metadata']) && isObject(doc['spec']));
+  const wanted = name === undefined ? daemonSets : daemonSets.filter((ds) => ds.metadata.name === name);
+  if (wanted.length === 1) return wanted[0]!;
+  if (daemonSets.length === 0) throw new InputError(`manifest "${path}" holds no DaemonSet`);
+  if (wanted.length === 0) throw new UsageError(`manifest "${path}" holds no DaemonSet named "${name}" (it has ${daemonSets.map((ds) => `"${ds.metadata.name}"`).join(', ')})`);
+  throw new UsageError(`manifest "${path}" holds ${wanted.length} DaemonSets: name the one to plan (kubectl ds-plan NAME -f ${path})`);
+}
+
+/** The namespace of a -f plan: the manifest's, unless -n says otherwise (kubectl refuses a mismatch the same way); undefined: the context's. */
+export function manifestNamespace(manifest: DaemonSet, flagNamespace: string | undefined): string | undefined {
+  const own = manifest.metadata.namespace || undefined;
+  if (own !== undefined && flagNamespace !== undefined && own !== flagNamespace) {
+    throw new UsageError(`the namespace from the manifest ("${own}") does not match the namespace "${flagNamespace}"; pass --namespace=${own}`);
+  }
+  return own ?? flagNamespace;
+}
+
+/**
+ * The DaemonSet as the API server would store `next` over `current`: API defaults applied, identity and status
+ * kept from `current`, generation and template generation bumped as its update strategy does.
+ */
+// upstream: pkg/registry/apps/daemonset/strategy.go PrepareForUpdate; pkg/apis/apps/v1/defaults.go SetDefaults_DaemonSet
+export function asStoredUpdate(current: DaemonSet, next: DaemonSet): DaemonSet {
+  const defaulted = defaultDaemonSet(next);
+  const templateChanged = !deepEqualJson(current.spec.template, defaulted.spec.template, {nullAsAbsent: true});
+  const specChanged = templateChanged || !deepEqualJson(current.spec, defaulted.spec, {nullAsAbsent: true});
+  const tg = templateGeneration(current) ?? 0;
+  const {uid, resourceVersion, creationTimestamp, namespace, generation} = current.metadata;
+  return {
+    ...defaulted,
+    metadata: {
+      ...defaulted.metadata,
+      name: current.metadata.name,
+      ...(namespace === undefined ? {} : {namespace}),
+      ...(uid === undefined ? {} : {uid}),
+      ...(resourceVersion === undefined ? {} : {resourceVersion}),
+      ...(creationTimestamp === undefined ? {} : {creationTimestamp}),
+      generation: (generation ?? 1) + (specChanged ? 1 : 0),
+      annotations: {...defaulted.metadata.annotations, [TEMPLATE_GENERATION_ANNOTATION]: String(templateChanged ? tg + 1 : tg)},
+    },
+    ...(current.status === undefined ? {} : {status: current.status}),
+  };
+}
+
+export type UpdateWarningKind = 'cannot-start' | 'host-port-surge' | 'node-loses-daemon' | 'node-gains-daemon' | 'on-delete';
+
+export interface UpdateWarning {
+  readonly kind: UpdateWarningKind;
+  readonly message: string;
+  readonly nodes?: readonly string[];
+}
+
+export interface PlanUpdateResult extends PlanResult {
+  /** The DaemonSet as stored now. */
+  readonly current: DaemonSet;
+  /** What the diff compares against: the current update revision's template, else the stored template. */
+  readonly from: {readonly label: string; readonly template: PodTemplateSpec};
+  readonly to: {readonly label: string; readonly template: PodTemplateSpec};
+  /** What a person wants to know before applying, most serious first. */
+  readonly warnings: readonly UpdateWarning[];
+}
+
+export interface PlanUpdateOptions extends PlanOptions {
+  readonly manifest: DaemonSet;
+  /** For labels: the file name. */
+  readonly manifestPath: string;
+}
+
+export async function planUpdate(options: PlanUpdateOptions): Promise<PlanUpdateResult> {
+  const state = await options.source.readState(options.ref);
+  const current = state.daemonSet;
+  const next = asStoredUpdate(current, {...options.manifest, metadata: {...options.manifest.metadata, namespace: options.ref.namespace}});
+  const errors = validateDaemonSetUpdate(current, next);
+  if (errors.length > 0) {
+    throw new InputError(`the API server would refuse this manifest: ${formatInvalid('DaemonSet.apps', current.metadata.name, errors)}`);
+  }
+  const nextState: ClusterState = {...state, daemonSet: next};
+  const plan = planRollout(nextState, {now: options.now});
+  const revision = controlledRevisions(current, state.revisions).find((r) => revisionMatchesTemplate(r, current.spec.template));
+  return {
+    plan,
+    daemonSet: next,
+    current,
+    from: {label: revision ? `revision ${revision.revision} (${revisionHash(revision)})` : 'current template', template: current.spec.template},
+    to: {label: options.manifestPath === '-' ? '<stdin>' : options.manifestPath, template: next.spec.template},
+    warnings: updateWarnings(state, next, plan, options.now),
+  };
+}
+
+function nodeList(nodes: readonly string[]): string {
+  return nodes.length <= 5 ? nodes.join(', ') : `${nodes.slice(0, 5).join(', ')} and ${nodes.length - 5} more`;
+}
+
+/** Warnings about applying `next` over the state's DaemonSet, from the plan of `next` and eligibility before and after. */
+export function updateWarnings(state: ClusterState, next: DaemonSet, plan: RolloutPlan, now: number): UpdateWarning[] {
+  const warnings: UpdateWarning[] = [];
+  const current = state.daemonSet;
+
+  if (plan.strategy.type === 'OnDelete') {
+    warnings.push({kind: 'on-delete', message: 'updateStrategy is OnDelete: nothing happens until the old pods are deleted (kubectl delete pod, or ds-rollout step)'});
+  } else if (plan.strategy.maxSurge === 0) {
+    // Unavailable pods count against maxUnavailable (1.31+): when they already use all of it, no old pod is
+    // deleted until one of them becomes available (or finishes terminating).
+    // A pod still inside its termination grace period is about to free its unit: not a reason to warn.
+    const deletionOf = new Map(state.pods.map((pod) => [pod.metadata.name, pod.metadata.deletionTimestamp]));
+    const terminatingOnTime = (name: string) => {
+      const at = deletionOf.get(name);
+      return at !== undefined && Date.parse(at) >= now;
+    };
+    const holders = plan.nodes.flatMap((node) => {
+      if (node.pods.length === 0 || node.pods.some((pod) => pod.available && !pod.terminating)) return [];
+      const pod = node.pods.find((p) => !p.terminating) ?? node.pods[0]!;
+      if (pod.terminating && terminatingOnTime(pod.name)) return [];
+      const why = pod.terminating ? 'stuck terminating' : `not ready${pod.problem ? `: ${pod.problem}` : ''}`;
+      return [{node: node.name, text: `${node.name} (pod ${pod.name} ${why})`}];
+    });
+    const startsNow = plan.nextSync.delete.some((d) => d.reason === 'outdated');
+    if (holders.length > 0 && holders.length >= plan.strategy.maxUnavailable && !startsNow) {
+      const nodes = holders.map((h) => h.node);
+      warnings.push({
+        kind: 'cannot-start',
+        message: `the rollout cannot start now: ${holders.length} unavailable ${holders.length === 1 ? 'node uses' : 'nodes use'} the whole maxUnavailable budget (${plan.strategy.maxUnavailable}): ${holders.slice(0, 5).map((h) => h.text).join(', ')}${holders.length > 5 ? ` and ${holders.length - 5} more` : ''}`,
+        nodes,
+      });
+    }
+  }
+
+  for (const finding of [...plan.blockers, ...plan.warnings]) {
+    if (finding.kind === 'host-port-surge') warnings.push({kind: 'host-port-surge', message: finding.message, ...(finding.nodes && finding.nodes.length > 0 ? {nodes: finding.nodes} : {})});
+  }
+
+  // Nodes the new template takes the daemon away from, or gives it to (nodeSelector, affinity, tolerations).
+  const removed = new Map<string, string[]>();
+  const added: string[] = [];
+  for (const node of state.nodes) {
+    const before = nodeShouldRunDaemonPod(node, current);
+    const after = nodeShouldRunDaemonPod(node, next);
+    if (before.shouldRun && !after.shouldRun) {
+      const list = removed.get(after.reason) ?? [];
+      list.push(node.metadata.name);
+      removed.set(after.reason, list);
+    } else if (!before.shouldRun && after.shouldRun) {
+      added.push(node.metadata.name);
+    }
+  }
+  for (const [reason, nodes] of removed) {
+    warnings.push({kind: 'node-loses-daemon', message: `the new template removes the daemon from ${nodes.length === 1 ? '1 node' : `${nodes.length} nodes`} (${reason}): ${nodeList(nodes)}`, nodes});
+  }
+  if (added.length > 0) {
+    warnings.push({kind: 'node-gains-daemon', message: `the new template also runs the daemon on ${added.length === 1 ? '1 node' : `${added.length} nodes`} that do not run it now: ${nodeList(added)}`, nodes: added});
+  }
+  return warnings;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+async function readStream(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks).toString('utf8');
 }

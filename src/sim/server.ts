@@ -286,6 +286,8 @@ export class SimServer {
     const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
     (res as {writeHead: unknown}).writeHead = (...args: unknown[]): ServerResponse => {
       (entry as {status: number}).status = args[0] as number;
+      // The server's clock is the simulated one (clients judge minReadySeconds by it), not this machine's.
+      if (!res.headersSent) res.setHeader('Date', new Date(this.store.clock.now()).toUTCString());
       return writeHead(...args);
     };
 

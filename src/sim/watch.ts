@@ -78,7 +78,8 @@ export function serveWatch(store: Store, req: WatchRequest, res: ServerResponse,
     if (fromScratch) {
       initial = store.listStored(req.resource, {namespace: req.namespace, labelSelector: req.labelSelector, fieldSelector: req.fieldSelector}).items as StoredObject[];
     } else {
-      replay = store.eventsSince(rvText);
+      // The store's history holds every resource's events; this watch wants one resource's.
+      replay = store.eventsSince(rvText).filter((event) => event.resource === req.resource);
     }
   } catch (err) {
     if (!isStatusError(err) || err.code !== 410) throw err;

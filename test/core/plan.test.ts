@@ -46,7 +46,8 @@ function scenario(seed: number): ClusterState {
           ready: phase ? false : rnd() < 0.85,
           created,
           ...(phase ? {phase} : {}),
-          ...(rnd() < 0.05 ? {deleting: T0} : {}),
+          // Half of the deletions are fresh (they finish), half an hour overdue (stuck).
+          ...(rnd() < 0.05 ? {deleting: rnd() < 0.5 ? T0 : new Date(NOW - 5_000).toISOString()} : {}),
         }),
       );
     }
@@ -58,7 +59,10 @@ function scenario(seed: number): ClusterState {
 function replay(initial: ClusterState): {create: string[]; delete: string[]}[] {
   const cluster = new FakeCluster(initial);
   const waves: {create: string[]; delete: string[]}[] = [];
-  const terminating = new Set(initial.pods.filter((p) => p.metadata.deletionTimestamp).map((p) => p.metadata.name));
+  // Terminating pods finish, unless their deletion is long overdue (every node here is Ready).
+  const terminating = new Set(
+    initial.pods.filter((p) => p.metadata.deletionTimestamp && Date.parse(p.metadata.deletionTimestamp) + 60_000 >= NOW).map((p) => p.metadata.name),
+  );
   for (let i = 0; i < 500; i++) {
     const r = cluster.sync({now: NOW});
     const changed = r.actions.create.length + r.actions.delete.length > 0;
@@ -178,6 +182,24 @@ describe('planRollout', () => {
     expect(plan.converges).toBe(false);
     expect(plan.blockers[0]).toMatchObject({kind: 'host-port-surge', nodes: ['node-0']});
     expect(plan.warnings).toEqual([]);
+  });
+
+  test('a pod terminating on a NotReady node never finishes: it keeps holding the budget', () => {
+    const two = withImage(newDaemonSet('fluentd', {maxUnavailable: 1}), 'fluentd:2');
+    const down = {
+      ...withTaints(newNode('node-0'), {key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule'}, {key: 'node.kubernetes.io/not-ready', effect: 'NoExecute'}),
+      status: {conditions: [{type: 'Ready', status: 'Unknown'}]},
+    };
+    const nodes = [down, newNode('node-1'), newNode('node-2')];
+    const state = rolloutState(nodes, two, base, (n, i) => [
+      newPod(`old-${i}`, n.metadata.name, two, {hash: 'h1', ...(i === 0 ? {deleting: new Date(NOW + 20_000).toISOString(), ready: false} : {})}),
+    ]);
+    const plan = planRollout(state, {now: NOW});
+    // node-0 is not desired, but its terminating pod keeps the node in the rolling update's count as empty.
+    expect(plan.waves).toEqual([]);
+    expect(plan.converges).toBe(false);
+    expect(plan.warnings.map((w) => w.message)).toContain('pod old-0 on node-0 is stuck terminating: its node is not Ready, so nothing confirms the deletion');
+    expect(plan.blockers.map((b) => b.kind)).toEqual(['budget-exhausted']);
   });
 
   test('OnDelete: nothing happens until pods are deleted', () => {

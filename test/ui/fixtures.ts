@@ -7,7 +7,7 @@ import {Store} from '../../src/sim/store.js';
 import type {ActionHandler, ActionOutcome, DashboardSnapshot, PlanFeed, SnapshotListener, UndoRequest} from '../../src/ui/dashboard/feed.js';
 import {toRevisionEntries} from '../../src/ui/dashboard/revision-entries.js';
 import type {DashboardContext} from '../../src/ui/dashboard/view-model.js';
-import {NOW} from '../helpers/builders.js';
+import {newDaemonSet, newNode, newPod, newRevision, NOW, withTaints} from '../helpers/builders.js';
 
 export {NOW};
 
@@ -96,4 +96,45 @@ export class FakeActions implements ActionHandler {
     this.calls.push({action: 'undo', request});
     return this.answer('undo', request.preview ? 'undo-preview' : 'undo');
   }
+}
+
+/**
+ * A hand-made rollout of fluentd v1 -> v2 on five nodes: node-a updated, node-b updated but crash-looping
+ * (unless `healthy`), node-c and node-d old, node-e tainted (not eligible). With maxUnavailable 1 the crash
+ * uses the whole budget and the rollout is stuck; `healthy` lets it run.
+ */
+export function handMadeState(options: {healthy?: boolean; maxUnavailable?: number; maxSurge?: number} = {}): ClusterState {
+  const base = newDaemonSet('fluentd', {maxUnavailable: options.maxUnavailable ?? 1, maxSurge: options.maxSurge ?? 0});
+  const ds: DaemonSet = {
+    ...base,
+    metadata: {...base.metadata, namespace: 'kube-system'},
+    // As the controller left it: generation observed (so `status` judges the pods, not a pending spec change).
+    status: {observedGeneration: 1},
+    spec: {...base.spec, template: {...base.spec.template, spec: {containers: [{name: 'main', image: 'fluentd:v2'}]}}},
+  };
+  const oldTemplate = {...ds.spec.template, spec: {containers: [{name: 'main', image: 'fluentd:v1'}]}};
+  const crashing: Pod = {
+    ...newPod('fluentd-b', 'node-b', ds, {hash: 'newhash', ready: false}),
+    status: {
+      phase: 'Running',
+      conditions: [{type: 'Ready', status: 'False'}],
+      containerStatuses: [{name: 'main', ready: false, restartCount: 4, state: {waiting: {reason: 'CrashLoopBackOff'}}}],
+    },
+  };
+  return {
+    daemonSet: ds,
+    nodes: [newNode('node-a'), newNode('node-b'), newNode('node-c'), newNode('node-d'), withTaints(newNode('node-e'), {key: 'gpu', value: 'true', effect: 'NoSchedule'})],
+    pods: [
+      newPod('fluentd-a', 'node-a', ds, {hash: 'newhash'}),
+      options.healthy ? newPod('fluentd-b', 'node-b', ds, {hash: 'newhash'}) : crashing,
+      newPod('fluentd-c', 'node-c', ds, {hash: 'oldhash'}),
+      newPod('fluentd-d', 'node-d', ds, {hash: 'oldhash'}),
+    ],
+    revisions: [newRevision(ds, 'oldhash', 1, oldTemplate), newRevision(ds, 'newhash', 2)],
+  };
+}
+
+/** Strips ANSI escapes from a frame (ink-testing-library frames are plain unless colour is forced). */
+export function plain(frame: string | undefined): string {
+  return (frame ?? '').replace(/\u001B\[[0-9;?]*[A-Za-z]/g, '');
 }

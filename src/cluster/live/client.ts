@@ -53,6 +53,7 @@ export class KubeClient {
   /** Requests sent, for tests and benchmarks. */
   requestCount = 0;
   private transport: Promise<Transport> | undefined;
+  private serverDate: {readonly at: number; readonly receivedAt: number} | undefined;
   private readonly attempts: number;
   private readonly delay: (ms: number) => Promise<void>;
 
@@ -64,6 +65,23 @@ export class KubeClient {
   ) {
     this.attempts = Math.max(1, options.attempts ?? 3);
     this.delay = options.delay ?? sleep;
+  }
+
+  /**
+   * The server's clock: its last answer's Date header (whole seconds, so never ahead) plus the local time since.
+   * minReadySeconds availability is judged on the server's clock, which need not agree with this machine's
+   * (the simulated cluster runs faster than real time). Before any answer: the local clock.
+   */
+  serverNow(): number {
+    if (this.serverDate === undefined) return Date.now();
+    return this.serverDate.at + (performance.now() - this.serverDate.receivedAt);
+  }
+
+  private noteServerDate(header: string | undefined): void {
+    const at = header === undefined ? Number.NaN : Date.parse(header);
+    if (Number.isNaN(at)) return;
+    // Whole seconds: a later answer may read earlier than the running estimate; keep the larger.
+    if (this.serverDate === undefined || at > this.serverNow()) this.serverDate = {at, receivedAt: performance.now()};
   }
 
   get timeoutMs(): number | undefined {
@@ -196,6 +214,7 @@ export class KubeClient {
             ...(timeoutMs ? {signal: AbortSignal.timeout(timeoutMs)} : {}),
           },
           (res) => {
+            this.noteServerDate(res.headers.date);
             const status = res.statusCode ?? 0;
             if (status < 200 || status > 299) {
               readBody(res).then((text) => {

@@ -36,7 +36,7 @@ export function projectNode(raw: unknown): Node {
   return {
     metadata: metadata(raw, NODE_META_KEYS),
     spec: pick(source['spec'], ['taints', 'unschedulable']),
-    status: conditions === undefined ? {} : {conditions},
+    status: (conditions === undefined ? {} : {conditions}) as Node['status'],
   };
 }
 

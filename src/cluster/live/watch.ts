@@ -30,6 +30,8 @@ export interface ReflectorOptions<T> {
   readonly onChange: () => void;
   /** Called once when the reflector gives up (RBAC, a cluster that cannot be reached at the start). */
   readonly onError: (error: DsRolloutError) => void;
+  /** Called with false when the stream broke or expired and the reflector retries or re-lists, true once it follows again. */
+  readonly onConnection?: (connected: boolean) => void;
   readonly delay?: (ms: number) => Promise<void>;
 }
 
@@ -84,6 +86,7 @@ export class Reflector<T extends {readonly metadata: ObjectMeta}> {
         }
         if (isExpired(ended)) {
           this.resourceVersion = undefined;
+          this.options.onConnection?.(false);
           continue;
         }
         throw ended;
@@ -96,7 +99,8 @@ export class Reflector<T extends {readonly metadata: ObjectMeta}> {
           return;
         }
         failures++;
-        await this.delay(Math.min(5000, 250 * 2 ** Math.min(failures, 5)));
+        this.options.onConnection?.(false);
+        await this.delay(Math.min(5000, 250 * 2 ** (failures - 1)));
         // A dropped connection may have lost events: re-list after repeated failures rather than trust the position.
         if (failures >= 3) this.resourceVersion = undefined;
       }
@@ -111,6 +115,7 @@ export class Reflector<T extends {readonly metadata: ObjectMeta}> {
     for (const item of items) this.items.set(keyOf(item.metadata), item);
     this.resourceVersion = resourceVersion;
     this.synced = true;
+    this.options.onConnection?.(true);
     this.options.onChange();
   }
 
@@ -151,6 +156,7 @@ export class Reflector<T extends {readonly metadata: ObjectMeta}> {
         .then(
           (handle) => {
             this.current = handle;
+            if (!settled) this.options.onConnection?.(true);
             if (settled || this.stopped) handle.abort();
           },
           (error: unknown) => finish(error as DsRolloutError),
@@ -177,6 +183,8 @@ export interface ClusterWatchOptions {
   readonly onState: (state: ClusterState) => void;
   /** Reported once when following is no longer possible; the watch is stopped then. */
   readonly onError: (error: DsRolloutError) => void;
+  /** `reconnecting` while any watch is retrying or re-listing, `live` again once all follow (for the dashboard). */
+  readonly onConnection?: (connection: 'live' | 'reconnecting') => void;
   /** Changes within this many ms are reported together (default 100). */
   readonly throttleMs?: number;
   readonly pageSize?: number;
@@ -214,6 +222,17 @@ export function watchClusterState(client: KubeClient, ref: DaemonSetRef, options
     if (!stopped && timer === undefined) timer = setTimeout(emit, throttleMs);
   };
 
+  const broken = new Set<string>();
+  let reported: 'live' | 'reconnecting' = 'live';
+  const connection = (resource: string, connected: boolean) => {
+    if (connected) broken.delete(resource);
+    else broken.add(resource);
+    const now = broken.size > 0 ? 'reconnecting' : 'live';
+    if (now === reported || stopped) return;
+    reported = now;
+    options.onConnection?.(now);
+  };
+
   function reflector<T extends {readonly metadata: ObjectMeta}>(path: string, resource: string, namespace: string | undefined, project: (raw: unknown) => T, fieldSelector?: string): Reflector<T> {
     const listRequest = describe('list', resource, namespace);
     return new Reflector<T>({
@@ -222,6 +241,7 @@ export function watchClusterState(client: KubeClient, ref: DaemonSetRef, options
       project,
       onChange,
       onError: fail,
+      onConnection: (connected) => connection(resource, connected),
     });
   }
 

@@ -76,10 +76,10 @@ function complete(action: DashboardAction, ui: DashboardState, vm: DashboardView
   }
 }
 
-function runAction(actions: ActionHandler, running: NonNullable<DashboardState['running']>): Promise<ActionOutcome> {
+function runAction(actions: ActionHandler, running: NonNullable<DashboardState['running']>, progress: (text: string) => void): Promise<ActionOutcome> {
   switch (running.action) {
     case 'step':
-      return actions.step();
+      return actions.step(progress);
     case 'pause':
       return actions.pause();
     case 'resume':
@@ -154,8 +154,17 @@ export function Dashboard(props: DashboardProps) {
   }, [snapshot, ui, size.columns, size.rows]);
 
   useInput((input, key) => {
-    const intent = keyToAction(input, key, uiRef.current.mode);
-    if (intent) dispatch(complete(intent, uiRef.current, vmRef.current, clock()));
+    // Keys typed fast (or held down) can arrive as one chunk ("jjj"): outside the filter, one action per
+    // character, each judged in the mode the previous one left (the reducer is pure, so it can be run ahead).
+    const chunks = input.length > 1 && uiRef.current.mode !== 'filter' && !key.ctrl && !key.meta ? [...input] : [input];
+    let state = uiRef.current;
+    for (const chunk of chunks) {
+      const intent = keyToAction(chunk, key, state.mode);
+      if (!intent) continue;
+      const action = complete(intent, state, vmRef.current, clock());
+      state = dashboardReducer(state, action);
+      dispatch(action);
+    }
   });
 
   useEffect(() => {
@@ -171,7 +180,7 @@ export function Dashboard(props: DashboardProps) {
     const running = uiRef.current.running;
     if (!running) return;
     Promise.resolve()
-      .then(() => runAction(actions, running))
+      .then(() => runAction(actions, running, (text) => dispatch({type: 'progress', id: running.id, text, now: clock()})))
       .then(
         (outcome) => dispatch({type: 'action-done', id: running.id, message: outcome.message, ...(outcome.diff ? {diff: outcome.diff} : {}), now: clock()}),
         (error: unknown) => dispatch({type: 'action-failed', id: running.id, error: messageOf(error), now: clock()}),

@@ -94,6 +94,7 @@ export type DashboardAction =
   | {readonly type: 'cancel'; readonly now?: number}
   | {readonly type: 'action-done'; readonly id: number; readonly message: string; readonly diff?: readonly string[]; readonly now?: number}
   | {readonly type: 'action-failed'; readonly id: number; readonly error: string; readonly now?: number}
+  | {readonly type: 'progress'; readonly id: number; readonly text: string; readonly now?: number}
   | {readonly type: 'notice'; readonly kind: StatusMessage['kind']; readonly text: string; readonly now?: number}
   | {readonly type: 'quit'};
 
@@ -202,6 +203,9 @@ export function dashboardReducer(state: DashboardState, action: DashboardAction)
       }
       return {...state, running: undefined, status: status('error', `${VERBS[state.running.action]} failed: ${action.error}`, action.now)};
     }
+    case 'progress':
+      // A long action (a step) says what it is doing; a late line from a finished one is dropped.
+      return state.running?.id === action.id && !state.running.preview ? {...state, status: status('info', action.text, action.now)} : state;
     case 'notice':
       return {...state, status: status(action.kind, action.text, action.now)};
     case 'quit':

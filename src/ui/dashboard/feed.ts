@@ -16,17 +16,29 @@ export interface RevisionEntry {
   readonly template?: PodTemplateSpec;
 }
 
-/** Set when ds-rollout paused the rollout; the budgets are the ones resume restores. */
+/** Set when ds-rollout paused the rollout; the budgets are the ones resume restores (as written). */
 export interface PausedInfo {
   readonly by: 'ds-rollout';
   readonly maxUnavailable: number | string;
   readonly maxSurge: number | string;
+  /** RFC3339. */
+  readonly pausedAt?: string;
+  /** Waves stepped since the pause. */
+  readonly steps?: number;
 }
 
 export type Connection = 'live' | 'reconnecting';
 
+/** `ds-rollout status`'s verdict, which knows a starting pod from a stuck one (the plan alone does not). */
+export interface RolloutVerdict {
+  readonly verdict: 'complete' | 'progressing' | 'stuck';
+  /** What is in flight, or why nothing can move. */
+  readonly detail: string;
+}
+
 export interface DashboardSnapshot {
   readonly plan: RolloutPlan;
+  readonly verdict?: RolloutVerdict;
   readonly revisions?: readonly RevisionEntry[];
   readonly paused?: PausedInfo;
   readonly connection: Connection;
@@ -59,7 +71,8 @@ export interface UndoRequest {
 
 /** Rejections carry the message to show (their `message`); the dashboard never crashes on them. */
 export interface ActionHandler {
-  step(): Promise<ActionOutcome>;
+  /** One wave; `progress` gets one line per thing that happens while it runs (deleted, starting, landed). */
+  step(progress?: (message: string) => void): Promise<ActionOutcome>;
   pause(): Promise<ActionOutcome>;
   resume(): Promise<ActionOutcome>;
   undo(request: UndoRequest): Promise<ActionOutcome>;

@@ -21,19 +21,19 @@ export interface KeyInfo {
   readonly delete?: boolean;
 }
 
-/** The keys the footer and the help overlay list, in this order. */
-export const KEY_HELP: ReadonlyArray<{readonly keys: string; readonly label: string; readonly mutating?: boolean}> = [
-  {keys: '↑↓ j k', label: 'move'},
-  {keys: 'enter', label: 'details'},
-  {keys: 's', label: 'step one wave', mutating: true},
-  {keys: 'p', label: 'pause', mutating: true},
-  {keys: 'r', label: 'resume', mutating: true},
-  {keys: 'u', label: 'undo', mutating: true},
-  {keys: 'd', label: 'diff'},
-  {keys: 'tab', label: 'revisions'},
-  {keys: '/', label: 'filter'},
-  {keys: '?', label: 'help'},
-  {keys: 'q', label: 'quit'},
+/** The keys the footer and the help overlay list, in this order; `short` is for the footer of a narrow screen. */
+export const KEY_HELP: ReadonlyArray<{readonly keys: string; readonly label: string; readonly short: string; readonly mutating?: boolean}> = [
+  {keys: '↑↓ j k', label: 'move', short: 'move'},
+  {keys: 'enter', label: 'details', short: 'detail'},
+  {keys: 's', label: 'step one wave', short: 'step', mutating: true},
+  {keys: 'p', label: 'pause', short: 'pause', mutating: true},
+  {keys: 'r', label: 'resume', short: 'resume', mutating: true},
+  {keys: 'u', label: 'undo', short: 'undo', mutating: true},
+  {keys: 'd', label: 'diff', short: 'diff'},
+  {keys: 'tab', label: 'revisions', short: 'revs'},
+  {keys: '/', label: 'filter', short: 'filter'},
+  {keys: '?', label: 'help', short: 'help'},
+  {keys: 'q', label: 'quit', short: 'quit'},
 ];
 
 const MOVES: ReadonlyArray<[(input: string, key: KeyInfo) => boolean, DashboardAction]> = [
@@ -76,10 +76,11 @@ export function keyToAction(input: string, key: KeyInfo, mode: InputMode): Dashb
       return input !== '' && PRINTABLE.test(input) ? {type: 'filter-input', text: input} : undefined;
     }
     case 'normal': {
+      // Ink reports a lone escape with meta set: look at it before ignoring modified keys.
+      if (key.escape) return {type: 'close'};
       if (key.ctrl || key.meta) return undefined;
       for (const [matches, action] of MOVES) if (matches(input, key)) return action;
       if (key.return) return {type: 'select'};
-      if (key.escape) return {type: 'close'};
       if (key.tab) return {type: 'switch-focus'};
       switch (input) {
         case 's':

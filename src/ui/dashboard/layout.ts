@@ -89,7 +89,7 @@ export function computeLayout(size: TerminalSize, input: LayoutInput): Dashboard
   }
 
   if (level === 'full') {
-    const left = Math.ceil(columns * 0.55);
+    const left = Math.round(columns * 0.55);
     const right = columns - left - 1;
     const nodes = nodePane(left, bodyHeight, input.nodeCount, 0.4);
     // The revision pane keeps its history short unless the diff is asked for.

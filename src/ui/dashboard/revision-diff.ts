@@ -1,8 +1,7 @@
-// What the revision pane shows about revisions: their images, and the template diff between two of them
-// (unified diff of the templates as YAML, the form `kubectl rollout history --revision` prints).
-import {structuredPatch} from 'diff';
-import {dump} from 'js-yaml';
+// What the revision pane shows about revisions: their images, and the template diff between two of them, in the
+// same form as `ds-rollout history` and `undo` print it (images first, then the template as sorted YAML).
 import type {PodTemplateSpec} from '../../core/index.js';
+import {renderTemplateDiff} from '../../output/revision-diff.js';
 import type {RevisionEntry} from './feed.js';
 
 /** `fluent/fluentd:v1.17.0`, or `name=image, name=image` when there are several containers. */
@@ -13,20 +12,12 @@ export function templateImages(template: PodTemplateSpec | undefined): string {
   return containers.map((c) => `${c.name}=${c.image ?? ''}`).join(', ');
 }
 
-function templateYaml(template: PodTemplateSpec | undefined): string {
-  return template === undefined ? '' : dump(template, {lineWidth: -1, noRefs: true});
-}
-
 /**
- * Unified-diff lines (`@@` hunk headers, `-`, `+`, ` ` lines; no file headers) from one revision's template to
- * another's. Empty when the templates are equal.
+ * The diff lines from one revision's template to another's, without the `---`/`+++` header (the pane's title
+ * names the revisions). Empty when the templates are equal or one of them is unknown.
  */
-export function diffRevisionTemplates(from: RevisionEntry, to: RevisionEntry, context = 2): string[] {
-  const patch = structuredPatch(`revision ${from.revision}`, `revision ${to.revision}`, templateYaml(from.template), templateYaml(to.template), undefined, undefined, {context});
-  const lines: string[] = [];
-  for (const hunk of patch.hunks) {
-    lines.push(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`);
-    for (const line of hunk.lines) if (!line.startsWith('\\')) lines.push(line);
-  }
-  return lines;
+export function diffRevisionTemplates(from: RevisionEntry, to: RevisionEntry): string[] {
+  if (!from.template || !to.template) return [];
+  const text = renderTemplateDiff({label: `revision ${from.revision}`, template: from.template}, {label: `revision ${to.revision}`, template: to.template}, {color: false});
+  return text.split('\n').filter((line, index) => line !== '' && !(index < 2 && /^(---|\+\+\+) /.test(line)));
 }

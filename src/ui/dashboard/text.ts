@@ -70,3 +70,32 @@ export function mergeSegments(line: Line): Line {
 export function lineText(line: Line): string {
   return line.map((s) => s.text).join('');
 }
+
+/**
+ * Wraps a line of segments at spaces into lines of at most `max` columns; continuation lines start with `indent`
+ * spaces. A word longer than a line is cut. Used where the whole text matters (why a node blocks).
+ */
+export function wrapLine(line: Line, max: number, indent = 2): Line[] {
+  if (lineWidth(line) <= max) return [line];
+  const out: Segment[][] = [[]];
+  let used = 0;
+  for (const s of line) {
+    for (const word of s.text.split(/(?<= )/)) {
+      if (word === '') continue;
+      if (used > indent && used + width(word.trimEnd()) > max) {
+        out.push([{text: ' '.repeat(indent), token: 'text'}]);
+        used = indent;
+      }
+      out[out.length - 1]!.push({text: word, token: s.token});
+      used += width(word);
+    }
+  }
+  return out.map((l) => fitLine(trimEndLine(mergeSegments(l)), max));
+}
+
+function trimEndLine(line: Line): Line {
+  const last = line[line.length - 1];
+  if (!last) return line;
+  const text = last.text.trimEnd();
+  return text === '' ? line.slice(0, -1) : [...line.slice(0, -1), {text, token: last.token}];
+}

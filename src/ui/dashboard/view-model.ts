@@ -6,7 +6,7 @@ import type {NodePlan, RolloutPlan} from '../../core/index.js';
 import {formatCount, formatDuration} from '../../output/format.js';
 import {budgetInUse} from '../../output/plan-text.js';
 import type {DashboardState} from './dashboard-state.js';
-import type {Connection, PausedInfo, RevisionEntry} from './feed.js';
+import type {Connection, PausedInfo, RevisionEntry, RolloutVerdict} from './feed.js';
 import {KEY_HELP} from './key-bindings.js';
 import {computeLayout, type CompactionLevel, type DashboardLayout, type TerminalSize} from './layout.js';
 import {
@@ -22,7 +22,7 @@ import {
   TOKEN_PRIORITY,
 } from './node-tokens.js';
 import {templateImages} from './revision-diff.js';
-import {fit, fitLine, type Line, lineText, mergeSegments, seg, type Segment, truncate, width} from './text.js';
+import {fit, fitLine, type Line, lineWidth, mergeSegments, seg, type Segment, truncate, width, wrapLine} from './text.js';
 
 export interface DashboardContext {
   readonly name: string;
@@ -32,6 +32,8 @@ export interface DashboardContext {
 
 export interface DashboardInput {
   readonly plan: RolloutPlan;
+  /** The status verdict; without it the plan's own view (converges or not) is shown. */
+  readonly verdict?: RolloutVerdict;
   readonly revisions?: readonly RevisionEntry[];
   readonly context: DashboardContext;
   readonly paused?: PausedInfo;
@@ -140,7 +142,7 @@ export function toDashboardViewModel(input: DashboardInput, ui: DashboardState, 
     ...(layout.detail ? {detail: detailPane(input, revisions, selectedNode, layout.detail.width, layout.detail.height, layout.takeover === 'detail')} : {}),
     ...(layout.revisions ? {revisions: revisionPane(input, ordered, ui, revisionCursor, layout, now)} : {}),
     ...(layout.takeover === 'help' ? {help: helpPane(layout.columns, layout.bodyHeight, ui.readonly)} : {}),
-    status: fitLine(statusLine(input, ui, revisions, filtered.length), layout.columns),
+    status: fitStatus(statusLine(input, ui, revisions, filtered.length), layout.columns),
     footer: footerLine(ui, layout.columns),
     nav: {
       nodes: filtered.length,
@@ -209,11 +211,18 @@ export function chooseRevisionDiff(plan: RolloutPlan, revisions: readonly Revisi
 // ----------------------------------------------------------------------------------------------------------------
 // Header and gauges
 
-function progressOf(plan: RolloutPlan, paused: boolean): Segment {
-  if (plan.complete) return seg('rollout complete', 'ok');
-  if (paused) return seg('rollout paused', 'warn');
-  if (plan.converges) return seg('rollout in progress', 'accent');
-  return plan.strategy.type === 'OnDelete' ? seg('waiting for pods to be deleted (OnDelete)', 'warn') : seg('rollout stuck', 'error');
+/** Complete, progressing or stuck: the status verdict when the feed has it, else the plan's view. */
+function verdictOf(input: DashboardInput): RolloutVerdict['verdict'] {
+  if (input.verdict) return input.verdict.verdict;
+  return input.plan.complete ? 'complete' : input.plan.converges ? 'progressing' : 'stuck';
+}
+
+function progressOf(input: DashboardInput): Segment {
+  const verdict = verdictOf(input);
+  if (verdict === 'complete') return seg('rollout complete', 'ok');
+  if (input.paused) return seg('rollout paused', 'warn');
+  if (verdict === 'progressing') return seg('rollout in progress', 'accent');
+  return input.plan.strategy.type === 'OnDelete' ? seg('waiting for pods to be deleted (OnDelete)', 'warn') : seg('rollout stuck', 'error');
 }
 
 function headerLines(input: DashboardInput, revisions: readonly RevisionEntry[], layout: DashboardLayout): Line[] {
@@ -223,14 +232,15 @@ function headerLines(input: DashboardInput, revisions: readonly RevisionEntry[],
   const {current, update} = plan.revisions;
   const same = current.revision === update.revision && current.hash === update.hash;
   const revisionText = same ? `revision ${revisionLabel(revisions, update)}` : `revision ${revisionLabel(revisions, current)} → ${revisionLabel(revisions, update)}`;
+  const steps = input.paused?.steps ? `, ${input.paused.steps} ${input.paused.steps === 1 ? 'wave' : 'waves'} stepped` : '';
   const pausedText = input.paused
-    ? `PAUSED by ds-rollout (resume restores maxUnavailable ${input.paused.maxUnavailable}, maxSurge ${input.paused.maxSurge})`
+    ? `PAUSED by ds-rollout${steps} (resume restores maxUnavailable ${input.paused.maxUnavailable}, maxSurge ${input.paused.maxSurge})`
     : '';
   // Most telling first: a narrow terminal cuts from the right.
   const first: Segment[] = [
     seg(`DaemonSet ${context.namespace}/${context.name}`, 'title'),
     sep,
-    progressOf(plan, input.paused !== undefined),
+    progressOf(input),
     sep,
     connection,
     sep,
@@ -253,12 +263,13 @@ function bar(used: number, max: number, size: number): Segment[] {
 }
 
 /** `ETA ~4m at 3.0 nodes/min`, or why there is none. */
-export function etaText(plan: RolloutPlan, paused: boolean, pace: number | undefined): {text: string; token: Segment['token']} {
-  if (plan.complete) return {text: 'done', token: 'ok'};
+export function etaText(plan: RolloutPlan, paused: boolean, pace: number | undefined, verdict: RolloutVerdict['verdict'] = plan.complete ? 'complete' : plan.converges ? 'progressing' : 'stuck'): {text: string; token: Segment['token']} {
+  if (verdict === 'complete') return {text: 'done', token: 'ok'};
   if (paused) return {text: 'ETA — paused', token: 'warn'};
   if (plan.strategy.type === 'OnDelete') return {text: 'ETA — OnDelete', token: 'muted'};
   const remaining = Math.max(0, plan.status.desiredNumberScheduled - plan.status.updatedNumberScheduled);
-  if (pace === undefined || pace <= 0) return {text: plan.converges ? 'ETA — no progress observed yet' : 'ETA — stuck', token: plan.converges ? 'muted' : 'error'};
+  if (verdict === 'stuck') return {text: 'ETA — stuck', token: 'error'};
+  if (pace === undefined || pace <= 0) return {text: 'ETA — no progress observed yet', token: 'muted'};
   const rate = pace >= 10 ? pace.toFixed(0) : pace.toFixed(1);
   return {text: `ETA ~${formatDuration((remaining / pace) * 60)} at ${rate} nodes/min`, token: 'text'};
 }
@@ -272,7 +283,7 @@ function gaugeLines(input: DashboardInput, layout: DashboardLayout): DashboardVi
     {label: 'surge', used: inUse.surge, max: rolling ? plan.strategy.maxSurge : undefined, full: rolling && plan.strategy.maxSurge > 0 && inUse.surge >= plan.strategy.maxSurge},
     {label: 'updated', used: plan.status.updatedNumberScheduled, max: plan.status.desiredNumberScheduled, full: plan.complete},
   ];
-  const eta = etaText(plan, input.paused !== undefined, input.pace);
+  const eta = etaText(plan, input.paused !== undefined, input.pace, verdictOf(input));
   const full = layout.level === 'full';
   const barSize = full ? Math.min(20, Math.max(8, Math.floor((layout.columns - 90) / 3))) : layout.level === 'compact' ? 5 : 0;
   const gap = full ? '   ' : '  ';
@@ -290,7 +301,7 @@ function gaugeLines(input: DashboardInput, layout: DashboardLayout): DashboardVi
   }
   line.push(seg(gap, 'muted'), seg(eta.text, eta.token));
   const lines: Line[] = [fitLine(line, layout.columns)];
-  if (layout.gaugeLines > 1) lines.push(fitLine(outlookLine(plan), layout.columns));
+  if (layout.gaugeLines > 1) lines.push(fitLine(outlookLine(plan, input.verdict), layout.columns));
   return {items, eta: eta.text, lines};
 }
 
@@ -300,7 +311,7 @@ function names(list: readonly string[], max: number): string {
 }
 
 /** The second gauge line: what the next sync does, how many waves remain, and the first thing that blocks. */
-function outlookLine(plan: RolloutPlan): Line {
+function outlookLine(plan: RolloutPlan, verdict: RolloutVerdict | undefined): Line {
   if (plan.complete) return [seg(`Every node runs revision ${plan.revisions.update.revision}.`, 'ok')];
   const {create, delete: deletions} = plan.nextSync;
   const parts: Segment[] = [];
@@ -312,7 +323,10 @@ function outlookLine(plan: RolloutPlan): Line {
     parts.push(seg(`Next sync: ${verbs.join(', ')} on ${names(touched, 4)}`, 'text'));
   }
   if (plan.waves.length > 0) parts.push(seg(`  ·  ${formatCount(plan.waves.length)} ${plan.waves.length === 1 ? 'wave' : 'waves'} to go`, 'muted'));
-  if (plan.blockers.length > 0) {
+  if (verdict?.verdict === 'progressing' && plan.blockers.length > 0) {
+    // Something the plan cannot move is still in flight (a pod starting): say that, not "blocked".
+    parts.push(seg('  ·  ', 'muted'), seg(verdict.detail, 'warn'));
+  } else if (plan.blockers.length > 0) {
     const more = plan.blockers.length > 1 ? ` (+${plan.blockers.length - 1} more)` : '';
     parts.push(seg('  ·  ', 'muted'), seg(`✖ ${plan.blockers[0]!.message}${more}`, 'error'));
   } else if (plan.warnings.length > 0) {
@@ -502,9 +516,11 @@ function detailPane(input: DashboardInput, revisions: readonly RevisionEntry[], 
   const lines: Segment[][] = [];
   const eligibility = node.shouldRun
     ? 'eligible: runs the daemon'
-    : node.shouldContinueRunning
-      ? `keeps its pod, gets no new one: ${node.reason}`
-      : `not eligible: ${node.reason}`;
+    : node.pods.length === 0
+      ? `not eligible: ${node.reason}`
+      : node.shouldContinueRunning
+        ? `keeps its pod but gets no new one: ${node.reason}`
+        : `not eligible, its pod goes: ${node.reason}`;
   lines.push([seg(eligibility, node.shouldRun ? 'muted' : 'warn')]);
   const blocks = [...new Set([node.blocker, ...plan.blockers.filter((b) => b.nodes?.includes(node.name)).map((b) => b.message)].filter((m): m is string => !!m))];
   for (const message of blocks) lines.push([seg('✖ blocks: ', 'error'), seg(message, 'error')]);
@@ -532,7 +548,8 @@ function detailPane(input: DashboardInput, revisions: readonly RevisionEntry[], 
   }
   if (expanded && node.reason && node.shouldRun) lines.push([seg(`note: ${node.reason}`, 'muted')]);
   const room = Math.max(0, height - 1);
-  const fitted = lines.map((line) => fitLine(line, paneWidth));
+  // Wrapped, not cut: why a node blocks is the point of this pane.
+  const fitted = lines.flatMap((line) => wrapLine(line, paneWidth));
   const shown = fitted.length > room ? [...fitted.slice(0, Math.max(0, room - 1)), [seg(`… ${fitted.length - room + 1} more (enter: full screen)`, 'muted')]] : fitted;
   return {title: fitLine(title, paneWidth), lines: shown, width: paneWidth, height, node: node.name};
 }
@@ -609,6 +626,7 @@ function revisionPane(input: DashboardInput, ordered: readonly RevisionEntry[], 
 }
 
 function diffToken(line: string): Segment['token'] {
+  if (line === 'images:' || line === 'template:') return 'title';
   if (line.startsWith('@@')) return 'diff-hunk';
   if (line.startsWith('+')) return 'diff-add';
   if (line.startsWith('-')) return 'diff-remove';
@@ -668,20 +686,32 @@ function statusLine(input: DashboardInput, ui: DashboardState, revisions: readon
   return [seg('? for help', 'muted')];
 }
 
+/** Cuts the status line from the middle so that a prompt's `[y/n]` always shows. */
+function fitStatus(line: Line, columns: number): Line {
+  const last = line[line.length - 1];
+  if (!last || last.token !== 'key' || lineWidth(line) <= columns) return fitLine(line, columns);
+  return [...fitLine(line.slice(0, -1), columns - width(last.text)), last];
+}
+
 function footerLine(ui: DashboardState, columns: number): Line {
-  const parts: Segment[] = [];
-  for (const entry of KEY_HELP) {
-    if (parts.length > 0) parts.push(seg('  ', 'muted'));
-    const disabled = entry.mutating === true && ui.readonly;
-    parts.push(seg(entry.keys, disabled ? 'muted' : 'key'), seg(` ${entry.label}`, 'muted'));
+  // Long labels, then short ones with single keys, then keys alone: whatever fits the terminal.
+  const forms: Array<(entry: (typeof KEY_HELP)[number]) => [string, string]> = [
+    (entry) => [entry.keys, ` ${entry.label}`],
+    (entry) => [entry.keys.split(' ')[0]!, ` ${entry.short}`],
+    (entry) => [entry.keys.split(' ')[0]!, ''],
+  ];
+  let line: Segment[] = [];
+  for (const form of forms) {
+    line = [];
+    for (const entry of KEY_HELP) {
+      if (line.length > 0) line.push(seg(form === forms[2] ? ' ' : '  ', 'muted'));
+      const [keys, label] = form(entry);
+      line.push(seg(keys, entry.mutating === true && ui.readonly ? 'muted' : 'key'), seg(label, 'muted'));
+    }
+    if (ui.readonly) line.push(seg(form === forms[2] ? ' read-only' : '  read-only', 'warn'));
+    if (lineWidth(line) <= columns) return line;
   }
-  if (ui.readonly) parts.push(seg('  read-only', 'warn'));
-  const full = fitLine(parts, columns);
-  if (lineText(full) === lineText(parts)) return full;
-  // Narrow terminals: keys only.
-  const keysOnly: Segment[] = [];
-  for (const entry of KEY_HELP) keysOnly.push(seg(`${entry.keys.split(' ')[0]} `, entry.mutating && ui.readonly ? 'muted' : 'key'));
-  return fitLine(keysOnly, columns);
+  return fitLine(line, columns);
 }
 
 function helpPane(columns: number, height: number, readonly: boolean): TextPaneVm {

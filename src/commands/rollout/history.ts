@@ -1,0 +1,88 @@
+// `kubectl ds-rollout history NAME`: parse flags, call the history service, render. Heavy modules load inside run().
+import {Args, Flags} from '@oclif/core';
+import {BaseCommand} from '../../base-command.js';
+import {clusterFlags, nowFlag, outputFlag} from '../../flags.js';
+
+export default class History extends BaseCommand {
+  static override summary = "List a DaemonSet's revisions, show one, or diff two.";
+
+  static override description = `Lists the revisions \`kubectl rollout history\` lists (ControllerRevisions controlled by the DaemonSet whose labels match its selector), with their hash, age, change-cause, images, how many daemon pods run each one, and which one is current (the revision the controller rolls out).
+
+--revision N prints that revision's pod template as YAML. --diff A B prints a unified diff from revision A to revision B: images first, then the rest of the template (keys sorted, so only values that differ show).
+
+Revision numbers are not stable: an undo makes an old revision current again and renumbers it to the highest number.
+
+Exit status: 0 on success, 1 for a usage or input error (an unknown revision: "unable to find the specified revision N"), 2 when the cluster cannot be reached or refuses.`;
+
+  static override examples = [
+    {description: 'The revisions of fluentd, with images and pod counts:', command: 'kubectl ds-rollout history fluentd -n kube-system'},
+    {description: 'What revision 2 runs:', command: 'kubectl ds-rollout history fluentd -n kube-system --revision 2'},
+    {description: 'What changed from revision 1 to revision 3:', command: 'kubectl ds-rollout history fluentd -n kube-system --diff 1 3'},
+    {description: 'The current revision number, for a script:', command: "kubectl ds-rollout history fluentd -n kube-system -o json | jq '.revisions[] | select(.current) | .revision'"},
+  ];
+
+  static override args = {
+    name: Args.string({required: true, description: 'Name of the DaemonSet.'}),
+  };
+
+  static override flags = {
+    ...clusterFlags,
+    revision: Flags.integer({summary: "Print this revision's pod template.", helpValue: 'N', min: 1}),
+    diff: Flags.integer({summary: 'Print the template diff from revision A to revision B.', helpValue: 'A B', multiple: true, delimiter: ',', min: 1}),
+    now: nowFlag,
+    output: outputFlag,
+  };
+
+  async run(): Promise<void> {
+    const {args, flags} = await this.parse(History);
+    const {UsageError} = await import('../../errors.js');
+    if (flags.diff !== undefined && flags.diff.length !== 2) throw new UsageError('--diff takes two revisions: --diff A B');
+    if (flags.diff !== undefined && flags.revision !== undefined) throw new UsageError('--revision and --diff cannot be used together');
+
+    const [{openClusterSource}, history, {colorEnabled}] = await Promise.all([
+      import('../../cluster/open-source.js'),
+      import('../../services/history.js'),
+      import('../../output/color.js'),
+    ]);
+    const {source, namespace} = await openClusterSource(flags);
+    const {report, revisions} = await history.historyService({source, ref: {namespace, name: args.name}, now: flags.now ?? Date.now()});
+    const color = colorEnabled(process.stdout.isTTY, process.env);
+    const structured = async (document: unknown) =>
+      flags.output === 'json' ? `${JSON.stringify(document, null, 2)}\n` : (await import('js-yaml')).dump(document, {noRefs: true, lineWidth: -1});
+
+    if (flags.revision !== undefined) {
+      const revision = history.findRevision(revisions, flags.revision);
+      const template = history.revisionTemplate(revision);
+      const entry = report.revisions.find((r) => r.revision === flags.revision)!;
+      if (flags.output !== 'text') {
+        process.stdout.write(await structured({kind: 'DaemonSetRevision', daemonSet: report.daemonSet, ...entry, template}));
+        return;
+      }
+      const {templateYaml} = await import('../../output/revision-diff.js');
+      process.stdout.write(`daemonset.apps/${args.name} with revision #${entry.revision} (${entry.hash}${entry.current ? ', current' : ''})\n${templateYaml(template, true)}`);
+      return;
+    }
+
+    if (flags.diff !== undefined) {
+      const [a, b] = flags.diff as [number, number];
+      const from = history.findRevision(revisions, a);
+      const to = history.findRevision(revisions, b);
+      const {renderTemplateDiff} = await import('../../output/revision-diff.js');
+      const side = (revision: typeof from) => ({label: `revision ${revision.revision} (${history.revisionHash(revision)})`, template: history.revisionTemplate(revision)});
+      const diffText = (useColor: boolean) => renderTemplateDiff(side(from), side(to), {color: useColor});
+      if (flags.output !== 'text') {
+        process.stdout.write(await structured({kind: 'DaemonSetRevisionDiff', daemonSet: report.daemonSet, from: a, to: b, diff: diffText(false)}));
+        return;
+      }
+      process.stdout.write(diffText(color) || `revisions ${a} and ${b} have the same template\n`);
+      return;
+    }
+
+    if (flags.output !== 'text') {
+      process.stdout.write(await structured(report));
+      return;
+    }
+    const {renderHistoryText} = await import('../../output/history-text.js');
+    process.stdout.write(renderHistoryText(report, {color}));
+  }
+}

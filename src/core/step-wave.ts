@@ -1,0 +1,319 @@
+// The next wave of `ds-rollout step` on a paused DaemonSet: which old pods to delete, decided by the controller's
+// own rolling-update rule (RollingUpdateTally, maxSurge == 0) under the recorded budget or the one given, on the
+// state as the paused controller leaves it after its own manage pass. Also: how the nodes of a wave stand while
+// their replacements start (waveLanding), and the template identity a step must not see change under it.
+import {allowsSurge, rolloutBudgets, validateRollingUpdate} from './budgets.js';
+import {type DaemonPod, type NodeSlot, isDaemonPodAvailable} from './daemon-pods.js';
+import {type PausedStrategy, pauseStateOf, withStrategy} from './pause.js';
+import {podProblem} from './plan.js';
+import {templateGeneration} from './pod-template.js';
+import {computeTemplateHash} from './revisions.js';
+import {RollingUpdateTally, tallyEntryFor, type NodeUpdateClass} from './rolling-update.js';
+import {labelSelectorMatches} from './selectors.js';
+import {engineFor, prepareReconcile} from './sync.js';
+import type {ClusterState, DaemonSet, IntOrString, LabelSelector, Node, PodDeletion} from './types.js';
+
+export interface StepWaveOptions {
+  /** The instant availability is judged at (the server's clock), epoch ms. */
+  readonly now: number;
+  /** The budget for this step instead of the recorded one (`--max-unavailable`), scaled against desired. */
+  readonly maxUnavailable?: IntOrString;
+  /** Only the old pods of these nodes may go (`--nodes`). */
+  readonly nodes?: readonly string[];
+  /** Only the old pods of nodes with matching labels may go (`--selector`). */
+  readonly selector?: LabelSelector;
+}
+
+export interface StepBudget {
+  /** maxUnavailable scaled against `desired` (rounded up), as the controller scales it. */
+  readonly maxUnavailable: number;
+  /** As written: the record's value or the flag's. */
+  readonly written: IntOrString;
+  readonly source: 'record' | 'flag';
+  /** Nodes that should run the daemon. */
+  readonly desired: number;
+}
+
+/** A node the rolling update counts against maxUnavailable, and whether it can be expected to clear by itself. */
+export interface BudgetUse {
+  readonly node: string;
+  readonly reason: string;
+  /** True when the node is on its way to an available pod (starting, minReadySeconds, a deletion finishing). */
+  readonly settling: boolean;
+  /** For a ready pod waiting out minReadySeconds: when it becomes available (server clock, epoch ms). */
+  readonly availableAt?: number;
+}
+
+export interface StepDeletion extends PodDeletion {
+  /** The old pod was available: deleting it uses one unit of the budget (an unavailable one uses none). */
+  readonly available: boolean;
+  /** False when the node no longer takes the daemon: nothing replaces the pod there. */
+  readonly replaced: boolean;
+}
+
+/** What a step must not see change: the template, by generation and by content. */
+export interface TemplateKey {
+  readonly generation: number | undefined;
+  readonly hash: string;
+}
+
+export interface StepWave {
+  readonly budget: StepBudget;
+  /** Nodes counted as unavailable now, by name. */
+  readonly unavailable: readonly BudgetUse[];
+  /** The old pods to delete, by node name: the unavailable ones, then as many available ones as the budget leaves. */
+  readonly delete: readonly StepDeletion[];
+  /** Nodes in scope whose available old pod waits for a later wave. */
+  readonly waiting: readonly string[];
+  /** Nodes in scope that still run an old pod (this wave's included). */
+  readonly oldLeft: number;
+  /** No old pod is left in scope: nothing more for `step` to do. */
+  readonly done: boolean;
+  /** The nodes in scope when `nodes` or `selector` narrowed it. */
+  readonly scope?: readonly string[];
+  readonly template: TemplateKey;
+}
+
+export type StepProblem =
+  | {readonly kind: 'not-paused'; readonly type: string}
+  | {readonly kind: 'invalid-record'; readonly error: string}
+  /** No budget to step with: an OnDelete DaemonSet the tool did not pause, or a record that surges (maxSurge > 0). */
+  | {readonly kind: 'needs-budget'; readonly why: 'on-delete' | 'surge'; readonly maxSurge?: IntOrString}
+  | {readonly kind: 'invalid-budget'; readonly errors: readonly string[]}
+  | {readonly kind: 'unknown-nodes'; readonly nodes: readonly string[]};
+
+export type StepWavePlan = {readonly ok: true; readonly wave: StepWave} | {readonly ok: false; readonly problem: StepProblem};
+
+export function templateKeyOf(ds: DaemonSet): TemplateKey {
+  return {generation: templateGeneration(ds), hash: computeTemplateHash(ds.spec.template)};
+}
+
+export function sameTemplate(a: TemplateKey, b: TemplateKey): boolean {
+  return a.generation === b.generation && a.hash === b.hash;
+}
+
+type BudgetChoice = {readonly ok: true; readonly written: IntOrString; readonly source: 'record' | 'flag'} | {readonly ok: false; readonly problem: StepProblem};
+
+function chooseBudget(ds: DaemonSet, override: IntOrString | undefined): BudgetChoice {
+  const state = pauseStateOf(ds);
+  const onDelete = ds.spec.updateStrategy?.type === 'OnDelete';
+  if (!onDelete) return {ok: false, problem: {kind: 'not-paused', type: ds.spec.updateStrategy?.type ?? ''}};
+  if (override !== undefined) return {ok: true, written: override, source: 'flag'};
+  if (state.kind === 'invalid') return {ok: false, problem: {kind: 'invalid-record', error: state.error}};
+  if (state.kind !== 'paused') return {ok: false, problem: {kind: 'needs-budget', why: 'on-delete'}};
+  const recorded = state.strategy.rollingUpdate;
+  // A surging strategy has maxUnavailable 0: deleting in place would use a budget the record never granted.
+  if (allowsSurge(withStrategy(ds, state.strategy))) return {ok: false, problem: {kind: 'needs-budget', why: 'surge', maxSurge: recorded.maxSurge}};
+  return {ok: true, written: recorded.maxUnavailable, source: 'record'};
+}
+
+/**
+ * The next wave: the controller's rolling update (maxSurge == 0) under the step's budget, restricted to the nodes in
+ * scope, computed on the state after the paused controller's own manage pass (it fills empty nodes and removes
+ * failed pods whatever the strategy). Unavailability is counted over every node exactly as the controller counts
+ * it: empty eligible nodes, nodes whose only pod is terminating, unavailable new or old pods, old and new side by
+ * side. Every unavailable old pod in scope goes (it uses no budget); available ones only within what is left.
+ */
+export function planStepWave(state: ClusterState, options: StepWaveOptions): StepWavePlan {
+  const ds = state.daemonSet;
+  const choice = chooseBudget(ds, options.maxUnavailable);
+  if (!choice.ok) return choice;
+
+  const stepStrategy = {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: choice.written, maxSurge: 0}};
+  const invalid = validateRollingUpdate(withStrategy(ds, stepStrategy));
+  if (invalid.length > 0) return {ok: false, problem: {kind: 'invalid-budget', errors: invalid}};
+
+  // The paused controller: OnDelete, so one sync is manage alone; its effects are applied to the engine's view.
+  const input = prepareReconcile({...state, daemonSet: withStrategy(ds, {type: 'OnDelete'})});
+  const engine = engineFor(input, {backoffAcrossSyncs: false});
+  engine.sync(options.now);
+  const scaled = rolloutBudgets(withStrategy(ds, stepStrategy), engine.desired);
+  if (!scaled.ok) return {ok: false, problem: {kind: 'invalid-budget', errors: [scaled.error]}};
+
+  const nodesByName = new Map(state.nodes.map((node) => [node.metadata.name, node]));
+  if (options.nodes) {
+    const unknown = options.nodes.filter((name) => !nodesByName.has(name));
+    if (unknown.length > 0) return {ok: false, problem: {kind: 'unknown-nodes', nodes: unknown}};
+  }
+  const wanted = options.nodes ? new Set(options.nodes) : undefined;
+  const selector = options.selector;
+  const restricted = wanted !== undefined || selector !== undefined;
+  const inScope = engine.slots.map((slot) => {
+    if (wanted && !wanted.has(slot.name)) return false;
+    if (selector) {
+      const node = nodesByName.get(slot.name);
+      return node !== undefined && labelSelectorMatches(selector, node.metadata.labels);
+    }
+    return true;
+  });
+
+  const tally = new RollingUpdateTally(engine.slots.length);
+  engine.slots.forEach((slot, index) => tally.set(index, tallyEntryFor(slot, options.now)));
+  const decision = tally.decideWithin(scaled.budgets.maxUnavailable, restricted ? (index) => inScope[index]! : undefined);
+
+  const unavailable: BudgetUse[] = [];
+  const waiting: string[] = [];
+  let oldLeft = 0;
+  const deleted = new Set(decision.delete.map((d) => d.index));
+  engine.slots.forEach((slot, index) => {
+    const entry = tally.entry(index);
+    if (!entry) return;
+    const cls = entry.cls;
+    const use = budgetUse(cls, input.slots[index]!, nodesByName.get(slot.name), options.now);
+    if (use) unavailable.push({node: slot.name, ...use});
+    if (!inScope[index]) return;
+    if (cls.kind === 'old-only' || cls.kind === 'both') oldLeft++;
+    if (cls.kind === 'old-only' && cls.oldAvailable && !deleted.has(index)) waiting.push(slot.name);
+  });
+
+  const deletions: StepDeletion[] = decision.delete.map((d) => {
+    const meta = d.pod.pod.metadata;
+    const entry = tally.entry(d.index)!;
+    return {
+      pod: d.pod.name,
+      node: engine.slots[d.index]!.name,
+      reason: d.reason,
+      ...(meta.uid ? {uid: meta.uid} : {}),
+      ...(meta.resourceVersion ? {resourceVersion: meta.resourceVersion} : {}),
+      available: isDaemonPodAvailable(d.pod, options.now),
+      replaced: entry.shouldRun,
+    };
+  });
+  deletions.sort((a, b) => (a.node < b.node ? -1 : a.node > b.node ? 1 : 0));
+
+  return {
+    ok: true,
+    wave: {
+      budget: {maxUnavailable: scaled.budgets.maxUnavailable, written: choice.written, source: choice.source, desired: engine.desired},
+      unavailable,
+      delete: deletions,
+      waiting,
+      oldLeft,
+      done: oldLeft === 0,
+      ...(restricted ? {scope: engine.slots.filter((_, index) => inScope[index]).map((slot) => slot.name)} : {}),
+      template: templateKeyOf(ds),
+    },
+  };
+}
+
+function nodeIsReady(node: Node | undefined): boolean {
+  return node?.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+}
+
+/** Why the rolling update counts a node as unavailable (undefined when it does not), in the controller's terms. */
+function budgetUse(cls: NodeUpdateClass, before: NodeSlot, node: Node | undefined, now: number): Omit<BudgetUse, 'node'> | undefined {
+  const ready = nodeIsReady(node);
+  const notReady = node && !ready ? ' (node not Ready)' : '';
+  switch (cls.kind) {
+    case 'not-ok':
+      return {reason: 'two pods of one revision (the controller removes one)', settling: true};
+    case 'empty': {
+      const leaving = before.pods.find((pod) => pod.terminating);
+      if (leaving) return {reason: `pod ${leaving.name} is terminating${notReady}`, settling: ready};
+      return {reason: `no daemon pod${notReady}`, settling: ready};
+    }
+    case 'both':
+      return {reason: `old pod ${cls.oldPod.name} and new pod ${cls.newPod.name} side by side`, settling: true};
+    case 'new-only':
+      if (cls.newAvailable) return undefined;
+      return newPodUse(cls.newPod, ready, notReady, now);
+    case 'old-only': {
+      if (cls.oldAvailable) return undefined;
+      const problem = podProblem(cls.oldPod.pod);
+      return {reason: `old pod ${cls.oldPod.name} is not ${cls.oldPod.ready ? 'available' : 'ready'}${problem ? ` (${problem})` : ''}${notReady}`, settling: false};
+    }
+  }
+}
+
+function newPodUse(pod: DaemonPod, nodeReady: boolean, notReady: string, now: number): Omit<BudgetUse, 'node'> {
+  if (pod.planned) return {reason: `no daemon pod yet: the controller creates one${notReady}`, settling: nodeReady};
+  if (pod.ready && pod.availableAt !== undefined) {
+    return {
+      reason: `new pod ${pod.name} is ready, available in ${Math.max(1, Math.ceil((pod.availableAt - now) / 1000))}s (minReadySeconds)`,
+      settling: true,
+      availableAt: pod.availableAt,
+    };
+  }
+  const problem = podProblem(pod.pod);
+  return {reason: `new pod ${pod.name} is not ${pod.ready ? 'available' : 'ready'}${problem ? ` (${problem})` : ''}${notReady}`, settling: !problem && nodeReady};
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Following a wave
+
+/**
+ * How one node of a wave stands: `old` (its old pod still runs), `surging` (old and new side by side),
+ * `terminating` (the old pod is going), `creating` (no pod yet), `starting` (new pod not ready), `failing` (new pod
+ * not ready with a reason such as CrashLoopBackOff), `ready` (waiting out minReadySeconds), `available` (done),
+ * `gone` (the node no longer takes the daemon and its pod is gone: done), `crowded` (two new pods).
+ */
+export type LandingState = 'old' | 'surging' | 'terminating' | 'creating' | 'starting' | 'failing' | 'ready' | 'available' | 'gone' | 'crowded';
+
+export interface NodeLanding {
+  readonly node: string;
+  readonly state: LandingState;
+  /** The new pod, once there is one. */
+  readonly pod?: string;
+  readonly problem?: string;
+  /** When a ready pod becomes available (server clock, epoch ms). */
+  readonly availableAt?: number;
+}
+
+export interface WaveLanding {
+  readonly nodes: readonly NodeLanding[];
+  /** Every node has an available new pod (or no longer takes the daemon). */
+  readonly landed: boolean;
+  /** Nodes of the whole DaemonSet that run more than one pod (not counting terminating ones). */
+  readonly crowded: readonly string[];
+}
+
+const LANDED: ReadonlySet<LandingState> = new Set(['available', 'gone']);
+
+export function waveLanding(state: ClusterState, nodes: readonly string[], now: number): WaveLanding {
+  const input = prepareReconcile(state);
+  const slots = new Map(input.slots.map((slot) => [slot.name, slot]));
+  const result = nodes.map((name) => landingOf(name, slots.get(name), now));
+  const crowded = input.slots.filter((slot) => slot.pods.filter((pod) => !pod.terminating).length > 1).map((slot) => slot.name);
+  return {nodes: result, landed: result.every((n) => LANDED.has(n.state)), crowded};
+}
+
+function landingOf(name: string, slot: NodeSlot | undefined, now: number): NodeLanding {
+  const pods = slot?.pods ?? [];
+  const live = pods.filter((pod) => !pod.terminating);
+  const fresh = live.filter((pod) => pod.updated);
+  const old = live.filter((pod) => !pod.updated);
+  if (old.length > 0) return fresh.length > 0 ? {node: name, state: 'surging', pod: fresh[0]!.name} : {node: name, state: 'old'};
+  if (fresh.length === 0) {
+    if (pods.length > 0) return {node: name, state: 'terminating'};
+    const takesDaemon = slot?.node !== undefined && slot.eligibility.shouldRun;
+    return {node: name, state: takesDaemon ? 'creating' : 'gone'};
+  }
+  if (fresh.length > 1) return {node: name, state: 'crowded'};
+  const pod = fresh[0]!;
+  if (isDaemonPodAvailable(pod, now)) return {node: name, state: 'available', pod: pod.name};
+  if (pod.ready && pod.availableAt !== undefined) return {node: name, state: 'ready', pod: pod.name, availableAt: pod.availableAt};
+  const problem = podProblem(pod.pod);
+  return problem ? {node: name, state: 'failing', pod: pod.name, problem} : {node: name, state: 'starting', pod: pod.name};
+}
+
+/** What `ds-rollout step` reports as it goes (the command renders these as progress lines). */
+export type StepEvent =
+  | {readonly kind: 'wave'; readonly number: number; readonly total: number; readonly wave: StepWave; readonly dryRun: boolean}
+  | {readonly kind: 'waiting-for-budget'; readonly wave: StepWave}
+  | {readonly kind: 'change-cause'; readonly text: string}
+  | {readonly kind: 'deleted'; readonly pod: string; readonly node: string}
+  | {readonly kind: 'kept'; readonly pod: string; readonly node: string; readonly why: string}
+  | {readonly kind: 'retry'; readonly what: string; readonly why: string}
+  | {readonly kind: 'node'; readonly landing: NodeLanding}
+  | {readonly kind: 'landed'; readonly number: number; readonly seconds: number; readonly oldLeft: number}
+  | {
+      readonly kind: 'controller-plan';
+      readonly number: number;
+      readonly total: number;
+      readonly nodes: readonly string[];
+      readonly strategy: PausedStrategy;
+      readonly dryRun: boolean;
+    }
+  | {readonly kind: 'resumed'}
+  | {readonly kind: 'repaused'}
+  | {readonly kind: 'pruning'; readonly nodes: readonly string[]};

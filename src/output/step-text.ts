@@ -1,0 +1,196 @@
+// What pause, resume and step print for people (and step's JSON): pure strings from results and step events.
+import type {IntOrString, NodeLanding, PausedStrategy, RecordedRollingUpdate, StepEvent, StepWave} from '../core/index.js';
+import {palette, type Palette} from './color.js';
+import {formatList, plural} from './format.js';
+
+interface Ref {
+  readonly namespace: string;
+  readonly name: string;
+}
+
+const CAVEAT = 'While paused, the controller still creates pods from the current template on nodes that join, and replaces deleted pods with it.';
+
+function ds(ref: Ref): string {
+  return `daemonset ${ref.namespace}/${ref.name}`;
+}
+
+function cli(verb: string, ref: Ref): string {
+  return `kubectl ds-rollout ${verb} ${ref.name} -n ${ref.namespace}`;
+}
+
+function budgets(strategy: {readonly maxUnavailable: IntOrString; readonly maxSurge: IntOrString}): string {
+  return `maxUnavailable ${strategy.maxUnavailable}, maxSurge ${strategy.maxSurge}`;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// pause / resume
+
+export interface PauseView {
+  readonly daemonSet: Ref;
+  readonly outcome: 'paused' | 'already-paused';
+  readonly strategy: PausedStrategy;
+  readonly replacedStale: boolean;
+  readonly dryRun: boolean;
+}
+
+export function renderPauseText(result: PauseView, color: boolean): string {
+  const c = palette(color);
+  const recorded = budgets(result.strategy.rollingUpdate);
+  const lines =
+    result.outcome === 'already-paused'
+      ? [`${c.bold(ds(result.daemonSet))} is already paused by ds-rollout (since ${result.strategy.pausedAt}; recorded RollingUpdate ${recorded}).`]
+      : [
+          `${c.bold(ds(result.daemonSet))} ${result.dryRun ? 'would be paused (dry run, nothing was changed)' : 'paused'}: updateStrategy OnDelete; RollingUpdate ${recorded} recorded in annotation ds-rollout.io/paused-strategy${result.replacedStale ? ' (replacing a stale record)' : ''}.`,
+          'No pod restarts: the template is unchanged.',
+        ];
+  lines.push(c.yellow(CAVEAT));
+  lines.push(`Next: ${cli('step', result.daemonSet)} replaces one wave of old pods; ${cli('resume', result.daemonSet)} hands the rollout back to the controller.`);
+  return `${lines.join('\n')}\n`;
+}
+
+export interface ResumeView {
+  readonly daemonSet: Ref;
+  readonly outcome: 'resumed' | 'stale-record-removed';
+  readonly restored?: RecordedRollingUpdate;
+  readonly from?: 'record' | 'flags';
+  readonly pausedAt?: string;
+  readonly dryRun: boolean;
+}
+
+export function renderResumeText(result: ResumeView, color: boolean): string {
+  const c = palette(color);
+  const name = c.bold(ds(result.daemonSet));
+  const verb = result.dryRun ? 'would be' : '';
+  if (result.outcome === 'stale-record-removed') {
+    return `${name} was not paused (it runs RollingUpdate already); ${result.dryRun ? 'the leftover pause record would be removed (dry run)' : 'removed the leftover pause record'}.\n`;
+  }
+  const restored = result.restored ? `RollingUpdate ${budgets(result.restored)}` : 'RollingUpdate';
+  const source = result.from === 'flags' ? ' (from --max-unavailable/--max-surge)' : result.pausedAt ? ` (recorded at ${result.pausedAt})` : '';
+  return `${name} ${verb ? `${verb} resumed (dry run, nothing was changed)` : 'resumed'}: updateStrategy ${restored}${source}. The controller carries on with the rollout.\n`;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// step
+
+/** Nodes named in a list line before the rest is counted. */
+const NAMED = 6;
+
+function budgetText(wave: StepWave): string {
+  const {budget} = wave;
+  const written = typeof budget.written === 'string' ? ` (${budget.written} of ${budget.desired})` : '';
+  const source = budget.source === 'record' ? 'recorded' : '--max-unavailable';
+  return `maxUnavailable ${budget.maxUnavailable}${written}, ${source}; ${wave.unavailable.length} unavailable now`;
+}
+
+function unavailableLines(wave: StepWave, c: Palette): string[] {
+  return wave.unavailable.map((use) => `    ${use.node}: ${use.settling ? use.reason : c.yellow(use.reason)}`);
+}
+
+export function renderStepEvent(event: StepEvent, ref: Ref, color: boolean): string | undefined {
+  const c = palette(color);
+  switch (event.kind) {
+    case 'wave': {
+      const {wave} = event;
+      const head = `${c.bold(`Wave ${event.number}/~${event.total}`)}${event.dryRun ? ' (dry run, nothing is deleted)' : ''}: delete ${plural(wave.delete.length, 'old pod')} of ${ds(ref)} (${budgetText(wave)})`;
+      const width = Math.max(...wave.delete.map((d) => d.node.length));
+      const rows = wave.delete.map((d) => {
+        const notes = [d.available ? '' : 'not available: uses no budget', d.replaced ? '' : c.yellow('the node no longer takes the daemon: nothing replaces it')].filter(Boolean);
+        return `  ${d.node.padEnd(width)}  ${d.pod}${notes.length > 0 ? `  (${notes.join('; ')})` : ''}`;
+      });
+      const lines = [head, ...rows];
+      if (wave.unavailable.length > 0) lines.push('  Unavailable now (counted against the budget):', ...unavailableLines(wave, c));
+      if (wave.waiting.length > 0) lines.push(`  Left for later waves: ${formatList(wave.waiting, NAMED)}`);
+      return lines.join('\n');
+    }
+    case 'waiting-for-budget': {
+      const {wave} = event;
+      return [
+        `No old pod can go yet: maxUnavailable ${wave.budget.maxUnavailable} is in use by ${plural(wave.unavailable.length, 'node')}; waiting for them to become available:`,
+        ...unavailableLines(wave, c),
+      ].join('\n');
+    }
+    case 'change-cause':
+      return c.dim(`  kubernetes.io/change-cause: ${event.text}`);
+    case 'deleted':
+      return `  deleted pod ${event.pod} on ${event.node}`;
+    case 'kept':
+      return c.yellow(`  kept pod ${event.pod} on ${event.node}: ${event.why}`);
+    case 'retry':
+      return c.dim(`  retrying (${event.what}): ${event.why}`);
+    case 'node':
+      return `  ${event.landing.node}: ${landingText(event.landing, c)}`;
+    case 'landed':
+      return `${c.green(`Wave ${event.number} landed`)} in ${event.seconds}s; ${event.oldLeft === 0 ? 'no old pods left' : `${plural(event.oldLeft, 'node')} still ${event.oldLeft === 1 ? 'runs an old pod' : 'run old pods'}`}.`;
+    case 'controller-plan': {
+      const strategy = budgets(event.strategy.rollingUpdate);
+      return [
+        `${c.bold(`Wave ${event.number}/~${event.total} by the controller`)}${event.dryRun ? ' (dry run, nothing is changed)' : ''}: ${ds(ref)} is resumed with its recorded strategy (RollingUpdate ${strategy}).`,
+        `  The controller starts new pods next to the old ones on ${plural(event.nodes.length, 'node')} (expected: ${formatList(event.nodes, NAMED)}; the live controller picks its own),`,
+        '  removes each old pod once its new pod is available, and then the DaemonSet is paused again (also on Ctrl-C).',
+        c.yellow(`  Until then it is NOT paused: if this process is killed, pause it again with ${cli('pause', ref)}.`),
+      ].join('\n');
+    }
+    case 'resumed':
+      return '  resumed: the controller runs the wave';
+    case 'repaused':
+      return '  paused again';
+    case 'pruning':
+      return `  the controller removes the surge pods it started meanwhile on ${formatList(event.nodes, NAMED)}`;
+  }
+}
+
+function landingText(node: NodeLanding, c: Palette): string {
+  switch (node.state) {
+    case 'old':
+      return 'the old pod still runs';
+    case 'surging':
+      return `new pod ${node.pod} started next to the old one`;
+    case 'terminating':
+      return 'old pod terminating';
+    case 'creating':
+      return 'waiting for the controller to create the new pod';
+    case 'starting':
+      return `new pod ${node.pod} starting`;
+    case 'failing':
+      return c.red(`new pod ${node.pod} is not ready: ${node.problem}`);
+    case 'ready':
+      return `new pod ${node.pod} ready, waiting out minReadySeconds`;
+    case 'available':
+      return c.green(`new pod ${node.pod} available`);
+    case 'gone':
+      return 'the node no longer takes the daemon; its old pod is gone';
+    case 'crowded':
+      return c.yellow('two new pods');
+  }
+}
+
+export interface StepResultView {
+  readonly daemonSet: Ref;
+  readonly outcome: 'done' | 'stepped' | 'dry-run' | 'declined';
+  readonly oldLeft: number;
+  readonly waves: readonly unknown[];
+}
+
+/** The closing line of a step in text mode (undefined when the events said it all). */
+export function renderStepSummary(result: StepResultView, scoped: boolean, color: boolean): string | undefined {
+  const c = palette(color);
+  switch (result.outcome) {
+    case 'done':
+      return result.waves.length === 0
+        ? `Nothing to do: every ${scoped ? 'chosen ' : ''}node of ${ds(result.daemonSet)} runs the new revision. ${scoped ? '' : `Resume to hand it back to the controller: ${cli('resume', result.daemonSet)}`}`.trimEnd()
+        : `${c.green('Done')}: no old pods left${scoped ? ' on the chosen nodes' : ''}. ${scoped ? `Step the rest, or resume: ${cli('resume', result.daemonSet)}` : `The DaemonSet stays paused; resume it to hand it back to the controller: ${cli('resume', result.daemonSet)}`}`;
+    case 'stepped':
+      return `The DaemonSet stays paused. Next wave: ${cli('step', result.daemonSet)}`;
+    case 'declined':
+      return 'Nothing deleted.';
+    case 'dry-run':
+      return undefined;
+  }
+}
+
+/** `-o json|yaml` of pause, resume and step: the result as a document (js-yaml loads only for yaml). */
+export async function renderDocument(document: unknown, format: 'json' | 'yaml'): Promise<string> {
+  if (format === 'json') return `${JSON.stringify(document, null, 2)}\n`;
+  const {dump} = await import('js-yaml');
+  return dump(document, {noRefs: true, lineWidth: -1});
+}

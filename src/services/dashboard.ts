@@ -1,0 +1,393 @@
+// `ds-rollout dashboard`: the plan feed (cluster states from the live watches, each one planned with the core),
+// the actions the dashboard's keys run (the same services as the commands), and the two ways to show it: Ink in a
+// terminal, or the status once (or streamed with --watch) anywhere else. Ink, React and the UI load only when a
+// terminal will show them.
+import type {ClusterSource, DaemonSetRef} from '../cluster/cluster-source.js';
+import type {ClusterWriter} from '../cluster/cluster-writer.js';
+import {type ClusterState, type DaemonSet, deepEqualJson, formatInvalid, type IntOrString, pausedInfoOf, planRollout, validateDaemonSet} from '../core/index.js';
+import {type DsRolloutError, InputError} from '../errors.js';
+import type {ActionHandler, ActionOutcome, Connection, DashboardSnapshot, PausedInfo, PlanFeed, SnapshotListener, UndoRequest} from '../ui/dashboard/feed.js';
+import {toRevisionEntries} from '../ui/dashboard/revision-entries.js';
+import {type RolloutStatusReport, rolloutStatusOf, STATUS_EXIT, statusService, watchStatus} from './status.js';
+import type {StepCluster} from './step.js';
+
+// ---------------------------------------------------------------------------------------------------------------
+// The plan feed
+
+export interface FollowHandlers {
+  onState(state: ClusterState): void;
+  /** Following stopped for good (RBAC, the DaemonSet was deleted, the cluster never answered). */
+  onError(error: DsRolloutError | Error): void;
+  /** The watches lost their connection and are re-listing, or are live again. */
+  onConnection?(connection: Connection): void;
+}
+
+/** Starts following the cluster; `live.watch` in live mode. */
+export type Follow = (handlers: FollowHandlers) => {stop(): void};
+
+/** Reads whether ds-rollout paused the DaemonSet (and the budgets resume restores). */
+export type PausedOf = (daemonSet: DaemonSet, desired: number) => PausedInfo | undefined;
+
+/** The pause record as the dashboard shows it (the core reads it, as for `status` and `ds-plan`). */
+export function pausedOf(daemonSet: DaemonSet, desired: number): PausedInfo | undefined {
+  const info = pausedInfoOf(daemonSet, desired);
+  if (!info) return undefined;
+  return {by: 'ds-rollout', maxUnavailable: info.strategy.maxUnavailable, maxSurge: info.strategy.maxSurge, pausedAt: info.pausedAt, steps: info.steps};
+}
+
+export interface PlanFeedOptions {
+  readonly follow: Follow;
+  readonly now: () => number;
+  /** Default: the core's reading of the pause record. */
+  readonly pausedOf?: PausedOf;
+  /** Re-plan this often without an event while availability waits on time (minReadySeconds). */
+  readonly tickMs?: number;
+}
+
+export interface ClusterPlanFeed extends PlanFeed {
+  /** Resolves with the first snapshot; rejects when following fails before it (nothing to show then). */
+  ready(): Promise<DashboardSnapshot>;
+  stop(): void;
+}
+
+export const DEFAULT_TICK_MS = 1000;
+
+function invalidMessage(ds: DaemonSet): string | undefined {
+  const errors = validateDaemonSet(ds);
+  return errors.length > 0 ? formatInvalid('daemonset', `${ds.metadata.namespace ?? 'default'}/${ds.metadata.name}`, errors) : undefined;
+}
+
+/** A pod that is ready but not yet available becomes available with time alone: the plan must be redone then. */
+function waitsOnTime(snapshot: DashboardSnapshot): boolean {
+  return snapshot.plan.nodes.some((node) => node.pods.some((pod) => pod.ready && !pod.available && !pod.terminating));
+}
+
+/**
+ * Plans every cluster state the watches report and hands the result to the subscribers, only when it changed.
+ * Without events and without time-dependent availability it does nothing at all (no timers): an idle dashboard
+ * costs no CPU.
+ */
+export function createPlanFeed(options: PlanFeedOptions): ClusterPlanFeed {
+  const listeners = new Set<SnapshotListener>();
+  const tickMs = options.tickMs ?? DEFAULT_TICK_MS;
+  let state: ClusterState | undefined;
+  let latest: DashboardSnapshot | undefined;
+  let connection: Connection = 'live';
+  let error: string | undefined;
+  let tick: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
+  let settle: {resolve(s: DashboardSnapshot): void; reject(e: unknown): void} | undefined;
+  const ready = new Promise<DashboardSnapshot>((resolve, reject) => {
+    settle = {resolve, reject};
+  });
+  // Nobody may be waiting on ready() (tests that only subscribe): an unobserved rejection must not crash.
+  ready.catch(() => undefined);
+
+  const emit = (snapshot: DashboardSnapshot) => {
+    if (latest !== undefined && deepEqualJson(latest, snapshot)) return;
+    latest = snapshot;
+    if (settle) {
+      settle.resolve(snapshot);
+      settle = undefined;
+    }
+    for (const listener of listeners) listener(snapshot);
+  };
+
+  const recompute = () => {
+    if (tick !== undefined) clearTimeout(tick);
+    tick = undefined;
+    if (stopped || state === undefined) return;
+    const invalid = invalidMessage(state.daemonSet);
+    if (invalid !== undefined) {
+      if (latest === undefined) return fail(new InputError(invalid));
+      return emit({...latest, connection, error: invalid});
+    }
+    const now = options.now();
+    const plan = planRollout(state, {now});
+    const report = rolloutStatusOf(state, now, plan);
+    const paused = (options.pausedOf ?? pausedOf)(state.daemonSet, plan.status.desiredNumberScheduled);
+    const snapshot: DashboardSnapshot = {
+      plan,
+      verdict: {verdict: report.verdict, detail: report.detail},
+      revisions: toRevisionEntries(state.daemonSet, state.revisions),
+      connection,
+      ...(paused ? {paused} : {}),
+      ...(error ? {error} : {}),
+    };
+    emit(snapshot);
+    if (waitsOnTime(snapshot)) {
+      tick = setTimeout(recompute, tickMs);
+      tick.unref?.();
+    }
+  };
+
+  const fail = (failure: DsRolloutError | Error) => {
+    if (stopped) return;
+    if (settle) {
+      settle.reject(failure);
+      settle = undefined;
+      stop();
+      return;
+    }
+    error = `watch stopped: ${failure.message.split('\n')[0]} (press q)`;
+    if (latest) emit({...latest, error});
+  };
+
+  let handle: {stop(): void} | undefined;
+  handle = options.follow({
+    onState(next) {
+      state = next;
+      recompute();
+    },
+    onError: fail,
+    onConnection(next) {
+      if (next === connection) return;
+      connection = next;
+      if (latest) emit({...latest, connection});
+    },
+  });
+
+  // Following failed while follow() was still starting: stop what it started.
+  if (stopped) handle.stop();
+
+  function stop() {
+    if (stopped) return;
+    stopped = true;
+    if (tick !== undefined) clearTimeout(tick);
+    handle?.stop();
+  }
+
+  return {
+    ready: () => ready,
+    stop,
+    subscribe(listener) {
+      listeners.add(listener);
+      if (latest) listener(latest);
+      return () => {
+        listeners.delete(listener);
+      };
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Actions
+
+export interface ActionServices {
+  readonly source: ClusterSource;
+  readonly writer: ClusterWriter;
+  readonly ref: DaemonSetRef;
+  /** The server's clock (minReadySeconds and the pause record are judged by it). */
+  readonly now: () => number;
+  /** What `step` needs beyond reads and writes (watches, the server's clock); without it, step is unavailable. */
+  readonly stepCluster?: StepCluster;
+  /** Aborted when the dashboard closes: a running step stops at its next safe point. */
+  readonly signal?: AbortSignal;
+  /** How long one stepped wave may take to become available (default 5 minutes, as `ds-rollout step`). */
+  readonly stepTimeoutMs?: number;
+}
+
+/** The dashboard's keys, wired to the same services as `ds-rollout step`, `pause`, `resume` and `undo`. */
+export function clusterActions(services: ActionServices): ActionHandler {
+  return {
+    step: (progress) => stepAction(services, progress),
+    pause: () => pauseAction(services),
+    resume: () => resumeAction(services),
+    undo: (request) => undoAction(services, request),
+  };
+}
+
+function budgetText(budget: {readonly maxUnavailable: IntOrString; readonly maxSurge?: IntOrString}): string {
+  return `maxUnavailable ${budget.maxUnavailable}, maxSurge ${budget.maxSurge ?? 0}`;
+}
+
+async function pauseAction(services: ActionServices): Promise<ActionOutcome> {
+  const {pauseDaemonSet} = await import('./pause.js');
+  const result = await pauseDaemonSet({writer: services.writer, ref: services.ref, now: services.now});
+  if (result.outcome === 'already-paused') return {message: `already paused (since ${result.strategy.pausedAt})`};
+  return {message: `paused: no more old pods are replaced; ${budgetText(result.strategy.rollingUpdate)} recorded for resume`};
+}
+
+async function resumeAction(services: ActionServices): Promise<ActionOutcome> {
+  const {resumeDaemonSet} = await import('./resume.js');
+  const result = await resumeDaemonSet({writer: services.writer, ref: services.ref});
+  if (result.outcome === 'stale-record-removed') return {message: 'it was running already: a leftover pause record was removed'};
+  return {message: `resumed: RollingUpdate with ${budgetText(result.restored!)}; the controller carries on`};
+}
+
+async function stepAction(services: ActionServices, progress: ((message: string) => void) | undefined): Promise<ActionOutcome> {
+  if (!services.stepCluster) throw new InputError('step needs a live cluster');
+  const [{stepDaemonSet}, {renderStepEvent}] = await Promise.all([import('./step.js'), import('../output/step-text.js')]);
+  const result = await stepDaemonSet({
+    cluster: services.stepCluster,
+    ref: services.ref,
+    timeoutMs: services.stepTimeoutMs ?? 5 * 60_000,
+    // The dashboard asked already (y); the events go to the status line, one line each.
+    onEvent: (event) => {
+      const line = renderStepEvent(event, services.ref, false)?.split('\n')[0]?.trim();
+      if (line) progress?.(line);
+    },
+    ...(services.signal ? {signal: services.signal} : {}),
+  });
+  const wave = result.waves[result.waves.length - 1];
+  const left = result.oldLeft === 0 ? 'no old pods left' : `${result.oldLeft} ${result.oldLeft === 1 ? 'node still runs an old pod' : 'nodes still run old pods'}`;
+  if (!wave) return {message: result.outcome === 'done' ? 'nothing to step: no old pods left' : `no wave ran; ${left}`};
+  const nodes = wave.deleted.map((d) => d.node);
+  const shown = nodes.length > 3 ? `${nodes.slice(0, 3).join(', ')} +${nodes.length - 3}` : nodes.join(', ');
+  return {message: `wave ${wave.number} ${wave.landed ? `landed in ${wave.seconds}s` : 'ran'}: replaced ${nodes.length} ${nodes.length === 1 ? 'pod' : 'pods'} (${shown}); ${left}`};
+}
+
+async function undoAction(services: ActionServices, request: UndoRequest): Promise<ActionOutcome> {
+  const [{previewUndo, applyUndo}, {renderTemplateDiff}] = await Promise.all([import('./undo.js'), import('../output/revision-diff.js')]);
+  const preview = await previewUndo({source: services.source, ref: services.ref, toRevision: request.toRevision ?? 0, now: services.now()});
+  const to = preview.to.revision;
+  if (preview.skipped) throw new InputError(`skipped rollback: the template already matches revision ${to}`);
+  const renumbered = preview.renumberedTo === undefined ? '' : `; the controller renumbers it ${preview.renumberedTo}`;
+  if (request.preview) {
+    const from = preview.from ? `revision ${preview.from.revision}` : 'the current template';
+    const diff = renderTemplateDiff({label: from, template: preview.currentTemplate}, {label: `revision ${to}`, template: preview.targetTemplate}, {color: false})
+      .split('\n')
+      .filter((line, index) => line !== '' && !(index < 2 && /^(---|\+\+\+) /.test(line)));
+    const restarts = preview.restartNodes.length;
+    return {message: `${restarts === 1 ? '1 node restarts its daemon pod' : `${restarts} nodes restart their daemon pods`}${renumbered}.`, diff};
+  }
+  const result = await applyUndo(services.writer, preview);
+  if (!result.applied) return {message: `nothing to do: the template already matches revision ${to}`};
+  return {message: `rolled back to revision ${to}${renumbered}`};
+}
+
+/** For --readonly and snapshots: the dashboard never calls it (the reducer refuses first), but says why if it did. */
+export const READ_ONLY_ACTIONS: ActionHandler = {
+  step: () => Promise.reject(new Error('read-only')),
+  pause: () => Promise.reject(new Error('read-only')),
+  resume: () => Promise.reject(new Error('read-only')),
+  undo: () => Promise.reject(new Error('read-only')),
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// The command's use case
+
+export interface DashboardOptions {
+  readonly name: string;
+  readonly namespace?: string;
+  readonly context?: string;
+  readonly kubeconfig?: string;
+  readonly snapshot?: string;
+  readonly 'request-timeout'?: number;
+  readonly readonly: boolean;
+  readonly watch: boolean;
+  readonly output: 'text' | 'json' | 'yaml';
+  readonly stdout: NodeJS.WriteStream;
+  readonly stdin: NodeJS.ReadStream;
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+/** Ink only where a person can use it: a terminal on both ends, not CI, text output. */
+export function shouldStartInk(options: Pick<DashboardOptions, 'output' | 'stdout' | 'stdin' | 'env'>): boolean {
+  const ci = options.env.CI !== undefined && options.env.CI !== '' && options.env.CI !== 'false' && options.env.CI !== '0';
+  return options.output === 'text' && options.stdout.isTTY === true && options.stdin.isTTY === true && !ci;
+}
+
+/** Runs the dashboard (or its plain fallback) and returns the exit code. */
+export async function dashboardService(options: DashboardOptions): Promise<number> {
+  if (!shouldStartInk(options)) return plainStatus(options);
+  return interactiveDashboard(options);
+}
+
+/** What `ds-rollout status` prints: once, or with --watch every change until the rollout completes or is stuck. */
+async function plainStatus(options: DashboardOptions): Promise<number> {
+  const [{openClusterSource}, {colorEnabled}, text] = await Promise.all([
+    import('../cluster/open-source.js'),
+    import('../output/color.js'),
+    import('../output/status-text.js'),
+  ]);
+  if (options.watch && options.snapshot !== undefined) throw new InputError('--watch follows a live cluster; it cannot be used with --snapshot');
+  const {source, namespace, live} = await openClusterSource(options);
+  const ref = {namespace, name: options.name};
+  const color = colorEnabled(options.stdout.isTTY, options.env);
+  const write = (chunk: string) => options.stdout.write(chunk);
+  const print = async (report: RolloutStatusReport, final: boolean) => {
+    if (options.output === 'json') write(options.watch ? `${JSON.stringify(report)}\n` : `${JSON.stringify(report, null, 2)}\n`);
+    else if (options.output === 'yaml') write(`${options.watch ? '---\n' : ''}${(await import('js-yaml')).dump(report, {noRefs: true, lineWidth: -1})}`);
+    else if (final) write(text.renderStatusText(report, {color, width: options.stdout.isTTY ? options.stdout.columns : undefined}));
+    else write(text.renderStatusProgress(report, {color}));
+  };
+
+  if (!options.watch) {
+    const report = await statusService({source, ref, now: Date.now()});
+    await print(report, true);
+    return STATUS_EXIT[report.verdict];
+  }
+  const result = await watchStatus({
+    follow: (handlers) => live!.watch(ref, handlers),
+    now: Date.now,
+    stuckAfterMs: 10_000,
+    onReport: (report) => void print(report, false),
+  });
+  if (result.report === undefined) return STATUS_EXIT.progressing;
+  if (options.output === 'text') {
+    write('\n');
+    await print(result.report, true);
+  }
+  return result.outcome === 'complete' ? STATUS_EXIT.complete : result.outcome === 'stuck' ? STATUS_EXIT.stuck : STATUS_EXIT.progressing;
+}
+
+const ENTER_ALTERNATE_SCREEN = '\u001B[?1049h\u001B[H';
+const LEAVE_ALTERNATE_SCREEN = '\u001B[?1049l';
+
+async function interactiveDashboard(options: DashboardOptions): Promise<number> {
+  const {openClusterSource} = await import('../cluster/open-source.js');
+  const {source, namespace, live} = await openClusterSource(options);
+  const ref = {namespace, name: options.name};
+  const follow: Follow = live
+    ? (handlers) => live.watch(ref, handlers)
+    : (handlers) => {
+        // A snapshot never changes: one state, then nothing.
+        source.readState(ref).then(
+          (state) => handlers.onState(state),
+          (error: unknown) => handlers.onError(error as Error),
+        );
+        return {stop() {}};
+      };
+  // Availability is judged on the server's clock, as `step` judges it (this machine's may differ).
+  const now = live ? () => live.client.serverNow() : Date.now;
+  const feed = createPlanFeed({follow, now});
+  try {
+    await feed.ready();
+  } catch (error) {
+    feed.stop();
+    throw error;
+  }
+
+  // React reads NODE_ENV once, when it is first imported: the development build is several times slower.
+  process.env.NODE_ENV ??= 'production';
+  const [{render}, {default: React}, {Dashboard}, {themeFor}] = await Promise.all([
+    import('ink'),
+    import('react'),
+    import('../ui/dashboard/Dashboard.js'),
+    import('../ui/dashboard/theme.js'),
+  ]);
+  const readonly = options.readonly || live === undefined;
+  const closing = new AbortController();
+  const actions = readonly
+    ? READ_ONLY_ACTIONS
+    : clusterActions({source, writer: live!.writer, ref, now, stepCluster: (await import('./step.js')).stepClusterOf(live!), signal: closing.signal});
+  const context = {name: options.name, namespace, kubeContext: live?.context ?? `snapshot ${options.snapshot}`};
+
+  options.stdout.write(ENTER_ALTERNATE_SCREEN);
+  try {
+    const app = render(React.createElement(Dashboard, {feed, actions, context, readonly, theme: themeFor(options.env)}), {
+      stdout: options.stdout,
+      stdin: options.stdin,
+      exitOnCtrlC: false,
+      maxFps: 10,
+    });
+    await app.waitUntilExit();
+  } finally {
+    // A step still running stops at its next safe point; the DaemonSet stays paused.
+    closing.abort();
+    feed.stop();
+    options.stdout.write(LEAVE_ALTERNATE_SCREEN);
+  }
+  return 0;
+}

@@ -1,0 +1,58 @@
+// `ds-rollout resume`: restore the recorded RollingUpdate settings and drop the record, in one patch. A DaemonSet
+// the tool did not pause is switched to RollingUpdate only with an explicit strategy (--force).
+import type {DaemonSetRef} from '../cluster/cluster-source.js';
+import type {ClusterWriter} from '../cluster/cluster-writer.js';
+import {type DaemonSet, type IntOrString, pauseStateOf, type RecordedRollingUpdate, type ResumeDecision, resumeDecision} from '../core/index.js';
+import {InputError} from '../errors.js';
+import {describeRef} from './pause.js';
+
+export interface ResumeOptions {
+  readonly writer: Pick<ClusterWriter, 'patchDaemonSet'>;
+  readonly ref: DaemonSetRef;
+  /** `--force --max-unavailable X [--max-surge Y]`: this strategy instead of the record. */
+  readonly force?: {readonly maxUnavailable: IntOrString; readonly maxSurge?: IntOrString};
+  readonly dryRun?: boolean;
+}
+
+export interface ResumeResult {
+  readonly daemonSet: DaemonSetRef;
+  /** `resumed`, or `stale-record-removed`: the DaemonSet was running already and only a leftover record went. */
+  readonly outcome: 'resumed' | 'stale-record-removed';
+  /** The RollingUpdate settings now in force. */
+  readonly restored?: RecordedRollingUpdate;
+  readonly from?: 'record' | 'flags';
+  /** When the pause began, for a DaemonSet the tool had paused. */
+  readonly pausedAt?: string;
+  readonly dryRun: boolean;
+}
+
+export async function resumeDaemonSet(options: ResumeOptions): Promise<ResumeResult> {
+  const {ref} = options;
+  let decision: ResumeDecision | undefined;
+  let pausedAt: string | undefined;
+  await options.writer.patchDaemonSet(ref, (current: DaemonSet) => {
+    decision = resumeDecision(current, options.force);
+    const state = pauseStateOf(current);
+    pausedAt = state.kind === 'paused' ? state.strategy.pausedAt : undefined;
+    if (options.dryRun) return undefined;
+    return decision.kind === 'patch' || decision.kind === 'stale' ? {type: 'merge', body: decision.body} : undefined;
+  });
+  const final = decision!;
+  const dryRun = options.dryRun === true;
+  switch (final.kind) {
+    case 'patch':
+      return {daemonSet: ref, outcome: 'resumed', restored: final.restored, from: final.from, ...(pausedAt ? {pausedAt} : {}), dryRun};
+    case 'stale':
+      return {daemonSet: ref, outcome: 'stale-record-removed', dryRun};
+    case 'not-paused':
+      throw new InputError(`${describeRef(ref)} is not paused (updateStrategy ${final.type || 'unset'})`);
+    case 'needs-force':
+      throw new InputError(
+        final.state === 'invalid'
+          ? `${describeRef(ref)} has a pause record that cannot be read (${final.error}): to resume it, pass --force --max-unavailable N [--max-surge M]`
+          : `${describeRef(ref)} uses OnDelete but was not paused by ds-rollout: to switch it to RollingUpdate, pass --force --max-unavailable N [--max-surge M]`,
+      );
+    case 'invalid-strategy':
+      throw new InputError(`invalid strategy for ${describeRef(ref)}: ${final.errors.join('; ')}`);
+  }
+}

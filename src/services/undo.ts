@@ -1,0 +1,131 @@
+// `ds-rollout undo`: kubectl's rollback (the target revision, "skipped rollback", the strategic merge patch
+// whose body is the revision's own data), previewed first: the template diff, the nodes that will restart
+// (planRollout on the DaemonSet as it will be), and the renumbering the controller will do. The patch also
+// records the change-cause, in the same write, with the resourceVersion it was computed from.
+import type {ClusterSource, DaemonSetRef} from '../cluster/cluster-source.js';
+import type {ClusterWriter} from '../cluster/cluster-writer.js';
+import {
+  type ControllerRevision,
+  type DaemonSet,
+  formatInvalid,
+  planRollout,
+  revisionMatchesTemplate,
+  validateDaemonSet,
+} from '../core/index.js';
+import {InputError} from '../errors.js';
+import type {UndoView} from '../output/undo-text.js';
+import {asStoredUpdate} from './plan.js';
+import {CHANGE_CAUSE_ANNOTATION, controlledRevisions, revisionHash, revisionTemplate} from './history.js';
+
+export interface UndoOptions {
+  readonly source: ClusterSource;
+  readonly ref: DaemonSetRef;
+  /** 0 (kubectl's default): the second-highest revision. */
+  readonly toRevision: number;
+  readonly now: number;
+}
+
+export interface RevisionSummary {
+  readonly revision: number;
+  readonly name: string;
+  readonly hash: string;
+}
+
+/** What the preview shows (UndoView), plus what applying it needs. */
+export interface UndoPreview extends UndoView {
+  readonly ref: DaemonSetRef;
+  readonly from?: RevisionSummary;
+  readonly to: RevisionSummary;
+  /** The target ControllerRevision as read. */
+  readonly target: ControllerRevision;
+  /** The DaemonSet as read, and the body of the strategic merge patch. */
+  readonly daemonSet: DaemonSet;
+  readonly patch: Readonly<Record<string, unknown>>;
+}
+
+export function undoChangeCause(revision: number): string {
+  return `ds-rollout undo to revision ${revision}`;
+}
+
+/** kubectl's choice of target (reconcile-spec 13): the exact number, or for 0 the second highest. */
+// upstream: staging/src/k8s.io/kubectl/pkg/polymorphichelpers/rollback.go DaemonSetRollbacker.Rollback, daemonSetHistory
+export function undoTarget(revisions: readonly ControllerRevision[], toRevision: number): ControllerRevision {
+  if (toRevision < 0) throw new InputError(`unable to find specified revision ${toRevision} in history`);
+  if (toRevision === 0) {
+    if (revisions.length <= 1) throw new InputError('no last revision to roll back to');
+    return revisions[revisions.length - 2]!;
+  }
+  const found = revisions.find((revision) => revision.revision === toRevision);
+  if (found === undefined) throw new InputError(`unable to find specified revision ${toRevision} in history`);
+  return found;
+}
+
+function summary(revision: ControllerRevision): RevisionSummary {
+  return {revision: revision.revision, name: revision.metadata.name, hash: revisionHash(revision)};
+}
+
+/** The patch kubectl sends (the revision's raw data), plus the change-cause annotation. */
+export function undoPatch(target: ControllerRevision, changeCause: string): Record<string, unknown> {
+  const data = target.data as Record<string, unknown>;
+  return {...data, metadata: {annotations: {[CHANGE_CAUSE_ANNOTATION]: changeCause}}};
+}
+
+export async function previewUndo(options: UndoOptions): Promise<UndoPreview> {
+  const state = await options.source.readState(options.ref);
+  const ds = state.daemonSet;
+  const errors = validateDaemonSet(ds);
+  if (errors.length > 0) throw new InputError(formatInvalid('daemonset', `${options.ref.namespace}/${options.ref.name}`, errors));
+  const revisions = controlledRevisions(ds, state.revisions);
+  const target = undoTarget(revisions, options.toRevision);
+  const targetTemplate = revisionTemplate(target);
+  const current = revisions.find((revision) => revisionMatchesTemplate(revision, ds.spec.template));
+  const changeCause = undoChangeCause(target.revision);
+  const base = {
+    ref: options.ref,
+    ...(current ? {from: summary(current)} : {}),
+    to: summary(target),
+    target,
+    currentTemplate: ds.spec.template,
+    targetTemplate,
+    daemonSet: ds,
+    patch: undoPatch(target, changeCause),
+    changeCause,
+  };
+  if (current === target || revisionMatchesTemplate(target, ds.spec.template)) return {...base, skipped: true, restartNodes: []};
+
+  // What the API server will store: the template replaced ($patch: replace), defaulted, a new generation.
+  const next = asStoredUpdate(ds, {
+    ...ds,
+    metadata: {...ds.metadata, annotations: {...ds.metadata.annotations, [CHANGE_CAUSE_ANNOTATION]: changeCause}},
+    spec: {...ds.spec, template: targetTemplate},
+  });
+  const plan = planRollout({...state, daemonSet: next}, {now: options.now});
+  const restart = new Set<string>();
+  for (const wave of plan.waves) for (const deletion of wave.delete) restart.add(deletion.node);
+  const renumberedTo = plan.revisions.update.revision !== target.revision ? plan.revisions.update.revision : undefined;
+  return {...base, skipped: false, restartNodes: [...restart].sort(), plan, ...(renumberedTo === undefined ? {} : {renumberedTo})};
+}
+
+export interface UndoResult {
+  /** False when the template matched the target by the time the patch was built (someone rolled back meanwhile). */
+  readonly applied: boolean;
+  readonly after: DaemonSet;
+  /** Reads it took (1, plus one per conflict retried). */
+  readonly attempts: number;
+}
+
+/** Sends the rollback, built again from a fresh read on every attempt (a conflict means "decide again"). */
+export async function applyUndo(writer: ClusterWriter, preview: UndoPreview, options: {dryRun?: boolean} = {}): Promise<UndoResult> {
+  const result = await writer.patchDaemonSet(
+    preview.ref,
+    (current) => {
+      if (current.metadata.uid !== preview.daemonSet.metadata.uid) {
+        throw new InputError(`daemonset "${preview.ref.name}" was deleted and created again since it was read; nothing was changed`);
+      }
+      if (revisionMatchesTemplate(preview.target, current.spec.template)) return undefined;
+      return {type: 'strategic', body: preview.patch};
+    },
+    options,
+  );
+  return {applied: result.applied, after: result.after, attempts: result.attempts};
+}

@@ -1,0 +1,91 @@
+// `kubectl ds-rollout pause` / `resume`, the BUILT binaries, against the simulated cluster (run `npm run build` first).
+import {readFileSync, writeFileSync} from 'node:fs';
+import {join} from 'node:path';
+import {afterAll, beforeAll, describe, expect, test, vi} from 'vitest';
+import {PAUSED_STRATEGY_ANNOTATION} from '../../src/core/index.js';
+import {runCli} from '../helpers/run-cli.js';
+import {type RolloutSim, startRolloutSim} from '../safety/rollout-sim.js';
+
+vi.setConfig({testTimeout: 30_000});
+
+const BIN = 'bin/kubectl-ds_rollout';
+let sim: RolloutSim;
+
+beforeAll(async () => {
+  sim = await startRolloutSim({nodes: 3, unpaused: true, maxUnavailable: '50%'});
+});
+afterAll(async () => {
+  await sim?.stop();
+});
+
+function cli(...args: string[]) {
+  return runCli([...args, '--kubeconfig', sim.kubeconfig], {bin: BIN});
+}
+
+describe('help', () => {
+  test.each(['pause', 'resume', 'step'])('%s --help has real examples', async (verb) => {
+    const {stdout, code} = await runCli([verb, '--help'], {bin: BIN});
+    expect(code).toBe(0);
+    expect(stdout).toContain(`$ kubectl ds-rollout ${verb} NAME`);
+    expect(stdout).toContain(`    kubectl ds-rollout ${verb} `);
+    expect(stdout).toContain('Exit status:');
+  });
+});
+
+describe('pause, then resume', () => {
+  test('pause records the strategy and tells the caveat', async () => {
+    const {stdout, stderr, code} = await cli('pause', 'agent');
+    expect({code, stderr}).toEqual({code: 0, stderr: ''});
+    expect(stdout).toContain(
+      'daemonset default/agent paused: updateStrategy OnDelete; RollingUpdate maxUnavailable 50%, maxSurge 0 recorded in annotation ds-rollout.io/paused-strategy.',
+    );
+    expect(stdout).toContain('While paused, the controller still creates pods from the current template on nodes that join, and replaces deleted pods with it.');
+    expect(stdout).toContain('Next: kubectl ds-rollout step agent -n default replaces one wave of old pods');
+    expect(sim.daemonSet().spec.updateStrategy?.type).toBe('OnDelete');
+  });
+
+  test('pausing again says so and exits 0; -o json gives a document', async () => {
+    const {stdout, code} = await cli('pause', 'agent', '-o', 'json');
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({kind: 'DaemonSetPause', outcome: 'already-paused', strategy: {rollingUpdate: {maxUnavailable: '50%', maxSurge: 0}}});
+  });
+
+  test('ds-plan shows "paused by ds-rollout" with the recorded budget', async () => {
+    const {stdout, code} = await runCli(['agent', '-n', 'default', '--kubeconfig', sim.kubeconfig]);
+    expect(code).toBe(0);
+    expect(stdout.split('\n')[0]).toMatch(/paused by ds-rollout$/);
+    expect(stdout).toMatch(/Budgets: paused by ds-rollout since \S+; recorded maxUnavailable 2 \(50% of 3\), maxSurge 0/);
+  });
+
+  test('resume restores it', async () => {
+    const {stdout, code} = await cli('resume', 'agent');
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^daemonset default\/agent resumed: updateStrategy RollingUpdate maxUnavailable 50%, maxSurge 0 \(recorded at \S+\)\. The controller carries on with the rollout\.\n$/);
+    expect(sim.daemonSet().spec.updateStrategy).toEqual({type: 'RollingUpdate', rollingUpdate: {maxUnavailable: '50%', maxSurge: 0}});
+    expect(sim.daemonSet().metadata.annotations?.[PAUSED_STRATEGY_ANNOTATION]).toBeUndefined();
+  });
+
+  test('resuming a running DaemonSet is an input error: exit 1, one line, nothing on stdout', async () => {
+    const result = await cli('resume', 'agent');
+    expect(result).toEqual({code: 1, stdout: '', stderr: 'error: daemonset default/agent is not paused (updateStrategy RollingUpdate)\n'});
+  });
+
+  test('usage errors exit 1', async () => {
+    expect((await cli('resume', 'agent', '--force')).stderr).toBe('error: --force needs the strategy to resume with: --max-unavailable N [--max-surge M]\n');
+    expect((await cli('resume', 'agent', '--max-unavailable', '2')).code).toBe(1);
+    const bad = await cli('resume', 'agent', '--force', '--max-unavailable', 'two');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('invalid --max-unavailable "two"');
+  });
+
+  test('an unknown DaemonSet exits 1; an unreachable cluster exits 2', async () => {
+    const missing = await cli('pause', 'nope');
+    expect(missing).toMatchObject({code: 1, stdout: ''});
+    expect(missing.stderr).toBe('error: daemonset "nope" not found in namespace "default"\n');
+    const closed = join(sim.test.dir, 'closed.kubeconfig');
+    writeFileSync(closed, readFileSync(sim.kubeconfig, 'utf8').replace(/127\.0\.0\.1:\d+/, '127.0.0.1:1'));
+    const down = await runCli(['pause', 'agent', '--kubeconfig', closed], {bin: BIN});
+    expect(down).toMatchObject({code: 2, stdout: ''});
+    expect(down.stderr).toBe('error: cannot reach the cluster at http://127.0.0.1:1: connection refused\n');
+  });
+});

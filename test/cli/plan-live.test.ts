@@ -1,0 +1,88 @@
+// `kubectl ds-plan` live (BUILT bin/kubectl-ds_plan): the same plan as from a snapshot of the same cluster, in at
+// most five requests, and -f MANIFEST (diff, warnings, the plan of the new version). Goldens: test/fixtures/golden/plan/live-*.
+import {writeFile} from 'node:fs/promises';
+import {join} from 'node:path';
+import {dump} from 'js-yaml';
+import {afterAll, beforeAll, describe, expect, test} from 'vitest';
+import type {DaemonSet} from '../../src/core/index.js';
+import {runCli, type CliResult} from '../helpers/run-cli.js';
+import {START_TEXT, startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
+
+let t: TestCluster;
+const NOW = ['--now', START_TEXT];
+
+function plan(...args: string[]): Promise<CliResult> {
+  return runCli([...args, '--kubeconfig', t.kubeconfig, ...NOW]);
+}
+
+/** A manifest file: the stored fluentd as a user would have written it, changed by `change`. */
+async function manifest(name: string, change: (ds: DaemonSet) => DaemonSet): Promise<string> {
+  const stored = t.cluster.store.get('daemonsets', 'kube-system', 'fluentd') as DaemonSet;
+  const {selector, template, updateStrategy, minReadySeconds} = stored.spec;
+  const base: DaemonSet = {apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: {name: 'fluentd', namespace: 'kube-system'}, spec: {selector, template, updateStrategy, minReadySeconds}};
+  const path = join(t.dir, name);
+  await writeFile(path, dump(change(base)));
+  return path;
+}
+
+beforeAll(async () => {
+  t = await startTestCluster({scenario: 'demo'});
+});
+
+afterAll(async () => {
+  await t.stop();
+});
+
+describe('kubectl ds-plan, live', () => {
+  test('the same plan as from a snapshot of the same cluster, in at most five requests', async () => {
+    const store = t.cluster.store;
+    const items = [...store.list('nodes').items, ...store.list('pods').items, ...store.list('daemonsets').items, ...store.list('controllerrevisions').items];
+    const snapshot = join(t.dir, 'snapshot.yaml');
+    await writeFile(snapshot, dump({apiVersion: 'v1', kind: 'List', items}));
+    const before = t.cluster.requestLog.count;
+    const live = await plan('fluentd', '-n', 'kube-system', '-o', 'json');
+    const requests = t.cluster.requestLog.count - before;
+    const offline = await runCli(['fluentd', '-n', 'kube-system', '--snapshot', snapshot, ...NOW, '-o', 'json']);
+    expect(live.stderr).toBe('');
+    expect(live.stdout).toBe(offline.stdout);
+    expect(requests).toBeLessThanOrEqual(5);
+    const [liveText, offlineText] = await Promise.all([plan('fluentd', '-n', 'kube-system'), runCli(['fluentd', '-n', 'kube-system', '--snapshot', snapshot, ...NOW])]);
+    expect(liveText.stdout).toBe(offlineText.stdout);
+  });
+
+  test('-f MANIFEST: the diff against the current revision, warnings, and the plan of the new version', async () => {
+    const path = await manifest('fluentd-v3.yaml', (ds) => ({
+      ...ds,
+      spec: {
+        ...ds.spec,
+        updateStrategy: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 1, maxSurge: 0}},
+        template: {
+          ...ds.spec.template,
+          spec: {
+            ...ds.spec.template.spec,
+            affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: 'kubernetes.io/hostname', operator: 'NotIn', values: ['worker-19', 'worker-20']}]}]}}},
+            containers: ds.spec.template.spec.containers.map((c) => ({...c, image: 'fluent/fluentd:v1.18.0'})),
+          },
+        },
+      },
+    }));
+    const [text, json] = await Promise.all([runCli(['-f', path, '--kubeconfig', t.kubeconfig, ...NOW]), runCli(['fluentd', '-f', path, '--kubeconfig', t.kubeconfig, ...NOW, '-o', 'json'])]);
+    expect(text.stderr).toBe('');
+    expect(text.code).toBe(0);
+    await expect(text.stdout.replaceAll(t.dir, '<dir>')).toMatchFileSnapshot('../fixtures/golden/plan/live-manifest.txt');
+    const document = JSON.parse(json.stdout) as {kind: string; revisions: {update: {revision: number; exists: boolean}}; update: {warnings: Array<{kind: string}>; diff: string}};
+    expect(document.kind).toBe('DaemonSetRolloutPlan');
+    expect(document.revisions.update).toMatchObject({revision: 3, exists: false});
+    expect(document.update.warnings.map((w) => w.kind)).toEqual(['node-loses-daemon']);
+    expect(document.update.diff).toContain('+  fluentd: fluent/fluentd:v1.18.0');
+  });
+
+  test('-f refusals: a selector change, a namespace that contradicts the manifest, no NAME and no -f', async () => {
+    const path = await manifest('selector.yaml', (ds) => ({...ds, spec: {...ds.spec, selector: {matchLabels: {name: 'fluentd', tier: 'logs'}}, template: {...ds.spec.template, metadata: {labels: {name: 'fluentd', tier: 'logs'}}}}}));
+    const [selector, namespace, nothing] = await Promise.all([plan('-f', path), plan('-f', path, '-n', 'default'), plan()]);
+    expect(selector.code).toBe(1);
+    expect(selector.stderr).toMatch(/^error: the API server would refuse this manifest: DaemonSet\.apps "fluentd" is invalid: spec\.selector: Invalid value: .*: field is immutable\n$/);
+    expect([namespace.code, namespace.stderr]).toEqual([1, 'error: the namespace from the manifest ("kube-system") does not match the namespace "default"; pass --namespace=kube-system\n']);
+    expect([nothing.code, nothing.stderr]).toEqual([1, 'error: missing required argument NAME (or -f MANIFEST)\n']);
+  });
+});

@@ -1,0 +1,139 @@
+// `kubectl ds-rollout undo` end to end (BUILT bin/kubectl-ds_rollout): the preview (golden), refusals, and the
+// same rollback done by the real `kubectl rollout undo` on an identical cluster, asserting the two agree.
+import {execFile} from 'node:child_process';
+import {existsSync} from 'node:fs';
+import {afterAll, beforeAll, describe, expect, test} from 'vitest';
+import type {DaemonSet} from '../../src/core/index.js';
+import {kubectlSession, skipWithoutKubectl, table, type KubectlSession} from '../helpers/kubectl.js';
+import {ROOT, runCli, type CliResult} from '../helpers/run-cli.js';
+import {START_TEXT, startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
+
+const ROLLOUT = {bin: 'bin/kubectl-ds_rollout'};
+let ours: TestCluster;
+
+function ds(cluster: TestCluster, ...args: string[]): Promise<CliResult> {
+  return runCli([...args, '--kubeconfig', cluster.kubeconfig], ROLLOUT);
+}
+
+function undo(cluster: TestCluster, ...args: string[]): Promise<CliResult> {
+  return ds(cluster, 'undo', 'fluentd', '-n', 'kube-system', '--now', START_TEXT, ...args);
+}
+
+function stored(cluster: TestCluster): DaemonSet {
+  return cluster.cluster.store.get('daemonsets', 'kube-system', 'fluentd') as DaemonSet;
+}
+
+async function revisions(cluster: TestCluster): Promise<Array<{revision: number; hash: string; current: boolean}>> {
+  const result = await ds(cluster, 'history', 'fluentd', '-n', 'kube-system', '-o', 'json');
+  return (JSON.parse(result.stdout) as {revisions: Array<{revision: number; hash: string; current: boolean}>}).revisions.map(({revision, hash, current}) => ({revision, hash, current}));
+}
+
+beforeAll(async () => {
+  ours = await startTestCluster({scenario: 'demo'});
+});
+
+afterAll(async () => {
+  await ours.stop();
+});
+
+describe('kubectl ds-rollout undo', () => {
+  test('--dry-run: the diff, the nodes that restart, the renumbering; nothing changes', async () => {
+    const rv = ours.cluster.store.resourceVersion;
+    const [text, json] = await Promise.all([undo(ours, '--dry-run'), undo(ours, '--dry-run', '-o', 'json')]);
+    expect(text.stderr).toBe('');
+    expect(text.code).toBe(0);
+    await expect(text.stdout).toMatchFileSnapshot('../fixtures/golden/undo/demo-dry-run.txt');
+    await expect(json.stdout).toMatchFileSnapshot('../fixtures/golden/undo/demo-dry-run.json');
+    expect(ours.cluster.store.resourceVersion).toBe(rv);
+    expect(ours.cluster.requestLog.countMatching({verb: 'patch'})).toBe(0);
+  });
+
+  test('refusals: no terminal and no --yes, an unknown revision, a snapshot', async () => {
+    const [noTty, unknown, snapshot] = await Promise.all([undo(ours), undo(ours, '--to-revision', '9', '--yes'), runCli(['undo', 'fluentd', '--snapshot', 'x.yaml'], ROLLOUT)]);
+    expect([noTty.code, noTty.stdout, noTty.stderr]).toEqual([1, '', 'error: refusing to roll back without confirmation: there is no terminal to ask on; pass --yes, or --dry-run to only look\n']);
+    expect([unknown.code, unknown.stderr]).toEqual([1, 'error: unable to find specified revision 9 in history\n']);
+    expect([snapshot.code, snapshot.stderr]).toEqual([1, "error: unknown flag: --snapshot; see 'kubectl ds-rollout undo --help'\n"]);
+    expect(ours.cluster.requestLog.countMatching({verb: 'patch'})).toBe(0);
+  });
+});
+
+/** Runs the CLI on a pseudo-terminal (util-linux `script`), typing `answer`; output is the terminal's, colours and all. */
+function onTerminal(args: readonly string[], answer: string): Promise<{output: string; code: number}> {
+  const quoted = [process.execPath, `${ROOT}/bin/kubectl-ds_rollout`, ...args].map((arg) => `'${arg.replaceAll("'", "'\\''")}'`).join(' ');
+  return new Promise((resolve) => {
+    const child = execFile('script', ['-qec', quoted, '/dev/null'], {env: {PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', NO_COLOR: '1'}, timeout: 30_000}, (error, stdout) =>
+      resolve({output: stdout.replace(/\u001B\[[0-9;]*[A-Za-z]/g, ''), code: typeof error?.code === 'number' ? error.code : 0}),
+    );
+    child.stdin?.end(answer);
+  });
+}
+
+describe.skipIf(!existsSync('/usr/bin/script'))('on a terminal, undo asks first', () => {
+  test('no: nothing changes (exit 1); yes: rolled back', async () => {
+    const cluster = await startTestCluster({scenario: 'demo', agents: false});
+    try {
+      const args = ['undo', 'fluentd', '-n', 'kube-system', '--kubeconfig', cluster.kubeconfig];
+      const no = await onTerminal(args, 'n\n');
+      expect(no.code).toBe(1);
+      expect(no.output).toContain('Roll back daemonset.apps/fluentd to revision 1? [y/N] ');
+      expect(no.output).toContain('error: rollback cancelled: nothing was changed');
+      expect(cluster.cluster.requestLog.countMatching({verb: 'patch'})).toBe(0);
+      const yes = await onTerminal(args, 'y\n');
+      expect(yes.code).toBe(0);
+      expect(yes.output).toContain('daemonset.apps/fluentd rolled back');
+      expect(stored(cluster).spec.template.spec.containers[0]!.image).toBe('fluent/fluentd:v1.16.2');
+    } finally {
+      await cluster.stop();
+    }
+  });
+});
+
+describe.skipIf(skipWithoutKubectl)('side by side with kubectl rollout undo', () => {
+  let theirs: TestCluster;
+  let kubectl: KubectlSession;
+
+  beforeAll(async () => {
+    theirs = await startTestCluster({scenario: 'demo'});
+    kubectl = await kubectlSession(theirs.cluster, {namespace: 'kube-system'});
+  });
+
+  afterAll(async () => {
+    await kubectl?.close();
+    await theirs?.stop();
+  });
+
+  test('the same target, the same template, the same renumbered history', async () => {
+    const [mine, kubectls] = await Promise.all([undo(ours, '--yes'), kubectl.run('rollout', 'undo', 'ds/fluentd')]);
+    expect(mine.stderr).toBe('');
+    await expect(mine.stdout).toMatchFileSnapshot('../fixtures/golden/undo/demo-applied.txt');
+    expect(kubectls.stdout).toBe('daemonset.apps/fluentd rolled back\n');
+    expect(mine.stdout.split('\n').at(-2)).toBe('daemonset.apps/fluentd rolled back');
+    // One write each: kubectl's patch is the revision's data; ours is the same plus the change-cause.
+    expect(ours.cluster.requestLog.countMatching({verb: 'patch', resource: 'daemonsets'})).toBe(1);
+    ours.advance(1000);
+    theirs.advance(1000);
+
+    expect(stored(ours).spec.template).toEqual(stored(theirs).spec.template);
+    expect(stored(ours).metadata.annotations?.['kubernetes.io/change-cause']).toBe('ds-rollout undo to revision 1');
+    const [a, b] = await Promise.all([revisions(ours), revisions(theirs)]);
+    expect(a).toEqual(b);
+    expect(a.map((r) => [r.revision, r.current])).toEqual([
+      [2, false],
+      [3, true],
+    ]);
+    // And kubectl reads our cluster's history the same way.
+    const kubectlOnOurs = await kubectlSession(ours.cluster, {namespace: 'kube-system'});
+    try {
+      expect(table(await kubectlOnOurs.ok('rollout', 'history', 'ds/fluentd')).slice(2).map((row) => Number(row[0]))).toEqual([2, 3]);
+    } finally {
+      await kubectlOnOurs.close();
+    }
+  });
+
+  test('undoing to the current revision is skipped by both, with the same words', async () => {
+    const [mine, kubectls] = await Promise.all([undo(ours, '--to-revision', '3', '--yes'), kubectl.run('rollout', 'undo', 'ds/fluentd', '--to-revision=3')]);
+    expect(mine.code).toBe(0);
+    expect(mine.stdout).toBe('daemonset.apps/fluentd skipped rollback (current template already matches revision 3)\n');
+    expect(kubectls.stdout).toBe(mine.stdout);
+  });
+});

@@ -1,0 +1,132 @@
+// Following a cluster: the reflector with injected list/watch (resume, re-list on 410, fatal errors), then
+// watchClusterState against the simulated cluster, also with watch streams dropped at random.
+import {afterAll, beforeAll, describe, expect, test} from 'vitest';
+import {ApiStatusError} from '../../../src/cluster/live/errors.js';
+import {connectLiveCluster} from '../../../src/cluster/live/index.js';
+import {Reflector, type StartWatch, type WatchEventType} from '../../../src/cluster/live/watch.js';
+import type {ClusterState, ObjectMeta} from '../../../src/core/index.js';
+import {ClusterForbiddenError, type DsRolloutError} from '../../../src/errors.js';
+import {startTestCluster, type TestCluster} from '../../helpers/sim-cluster.js';
+
+interface Item {
+  readonly metadata: ObjectMeta;
+}
+
+const item = (name: string, resourceVersion: string): Item => ({metadata: {name, resourceVersion}});
+
+/** A scripted server: each watch call runs the next script with the event and done callbacks. */
+function fakeWatch(scripts: Array<(emit: (type: WatchEventType, object: unknown) => void, done: (error?: DsRolloutError) => void) => void>) {
+  const starts: string[] = [];
+  const watch: StartWatch = async (resourceVersion, onEvent, onDone) => {
+    starts.push(resourceVersion);
+    const script = scripts.shift();
+    let open = true;
+    if (script) queueMicrotask(() => script(onEvent, (error) => open && (open = false, onDone(error))));
+    return {abort: () => open && ((open = false), onDone(undefined))};
+  };
+  return {watch, starts};
+}
+
+async function until(check: () => boolean, ms = 2000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+describe('Reflector', () => {
+  test('lists, applies events, resumes from the last resourceVersion, re-lists after 410', async () => {
+    let lists = 0;
+    const {watch, starts} = fakeWatch([
+      (emit, done) => {
+        emit('ADDED', item('b', '11'));
+        emit('MODIFIED', item('a', '12'));
+        emit('BOOKMARK', {metadata: {resourceVersion: '15'}});
+        done(); // the server closed the stream (timeoutSeconds)
+      },
+      (emit) => emit('ERROR', {kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 15 (40)'}),
+      (emit) => emit('DELETED', item('a', '41')),
+    ]);
+    const errors: unknown[] = [];
+    const reflector = new Reflector<Item>({
+      list: async () => (++lists === 1 ? {items: [item('a', '9')], resourceVersion: '10'} : {items: [item('a', '39'), item('c', '38')], resourceVersion: '40'}),
+      watch,
+      project: (raw) => raw as Item,
+      onChange: () => undefined,
+      onError: (error) => errors.push(error),
+      delay: async () => undefined,
+    });
+    reflector.start();
+    await until(() => starts.length === 3 && !reflector.items.has('/a'));
+    reflector.stop();
+    expect(starts).toEqual(['10', '15', '40']);
+    expect(lists).toBe(2);
+    expect([...reflector.items.keys()]).toEqual(['/c']);
+    expect(errors).toEqual([]);
+  });
+
+  test('refusals end it with the error; passing trouble after the first list is retried', async () => {
+    const forbidden = new ClusterForbiddenError('forbidden: cannot watch pods in namespace x');
+    const {watch, starts} = fakeWatch([(_emit, done) => done(new ApiStatusError('the server refused', 500, 'InternalError')), (_emit, done) => done(forbidden)]);
+    const errors: unknown[] = [];
+    const reflector = new Reflector<Item>({
+      list: async () => ({items: [], resourceVersion: '5'}),
+      watch,
+      project: (raw) => raw as Item,
+      onChange: () => undefined,
+      onError: (error) => errors.push(error),
+      delay: async () => undefined,
+    });
+    reflector.start();
+    await until(() => errors.length === 1);
+    expect(errors[0]).toBe(forbidden);
+    expect(starts).toEqual(['5', '5']);
+  });
+});
+
+describe('watchClusterState against the simulated cluster', () => {
+  let t: TestCluster;
+
+  beforeAll(async () => {
+    t = await startTestCluster({scenario: 'demo', agents: false, namespace: 'kube-system'});
+  });
+
+  afterAll(async () => {
+    await t.stop();
+  });
+
+  test('reports the first full read, then every change, also when streams drop', async () => {
+    const live = connectLiveCluster({kubeconfig: t.kubeconfig});
+    const undo = t.cluster.injectFaults({rate: 0.3, codes: [500], seed: 5, dropWatches: true, match: {verb: 'watch'}});
+    const states: ClusterState[] = [];
+    const errors: unknown[] = [];
+    const watch = live.watch({namespace: 'kube-system', name: 'fluentd'}, {onState: (s) => states.push(s), onError: (e) => errors.push(e), throttleMs: 10});
+    try {
+      await until(() => states.length > 0);
+      expect(states[0]!.nodes).toHaveLength(20);
+      for (let i = 1; i <= 5; i++) {
+        t.cluster.store.modify('daemonsets', 'kube-system', 'fluentd', (ds) => ({...ds, metadata: {...ds.metadata, labels: {...ds.metadata.labels, step: String(i)}}}));
+        t.cluster.store.modify('nodes', undefined, 'worker-01', (n) => ({...n, metadata: {...n.metadata, labels: {...n.metadata.labels, step: String(i)}}}));
+        await new Promise((resolve) => setTimeout(resolve, 30));
+      }
+      await until(() => {
+        const last = states.at(-1)!;
+        return last.daemonSet.metadata.labels?.['step'] === '5' && last.nodes.find((n) => n.metadata.name === 'worker-01')?.metadata.labels?.['step'] === '5';
+      }, 8000);
+      expect(errors).toEqual([]);
+    } finally {
+      watch.stop();
+      undo();
+    }
+  }, 20_000);
+
+  test('a DaemonSet that does not exist ends the watch with NotFound', async () => {
+    const live = connectLiveCluster({kubeconfig: t.kubeconfig});
+    const errors: Error[] = [];
+    const watch = live.watch({namespace: 'kube-system', name: 'nope'}, {onState: () => undefined, onError: (e) => errors.push(e)});
+    await until(() => errors.length > 0);
+    watch.stop();
+    expect(errors[0]!.message).toBe('daemonset "nope" not found in namespace "kube-system"');
+  });
+});

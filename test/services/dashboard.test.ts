@@ -1,0 +1,338 @@
+// The dashboard service: the plan feed over a fake follow (dedupe, connection, errors, time-driven re-plans, no idle
+// timers), the choice between Ink and plain output, and the undo action and plain status against the simulated cluster.
+import {PassThrough} from 'node:stream';
+import {afterAll, afterEach, beforeAll, describe, expect, test, vi} from 'vitest';
+import {connectLiveCluster} from '../../src/cluster/live/index.js';
+import type {ClusterState, DaemonSet, Pod} from '../../src/core/index.js';
+import {InputError, NotFoundError} from '../../src/errors.js';
+import {
+  clusterActions,
+  createPlanFeed,
+  dashboardService,
+  type FollowHandlers,
+  shouldStartInk,
+} from '../../src/services/dashboard.js';
+import type {DashboardSnapshot} from '../../src/ui/dashboard/feed.js';
+import {NOW, readyCondition} from '../helpers/builders.js';
+import {startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
+import {handMadeState} from '../ui/fixtures.js';
+
+/** A follow() the test drives by hand. */
+function fakeFollow() {
+  let handlers: FollowHandlers | undefined;
+  let stops = 0;
+  return {
+    follow: (h: FollowHandlers) => {
+      handlers = h;
+      return {stop: () => void stops++};
+    },
+    get handlers(): FollowHandlers {
+      return handlers!;
+    },
+    get stops() {
+      return stops;
+    },
+  };
+}
+
+function collect(feed: {subscribe(l: (s: DashboardSnapshot) => void): () => void}): DashboardSnapshot[] {
+  const seen: DashboardSnapshot[] = [];
+  feed.subscribe((s) => seen.push(s));
+  return seen;
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('createPlanFeed', () => {
+  test('plans each state: plan, verdict, revisions; ready() resolves with the first', async () => {
+    const f = fakeFollow();
+    const feed = createPlanFeed({follow: f.follow, now: () => NOW});
+    f.handlers.onState(handMadeState());
+    const first = await feed.ready();
+    expect(first.plan.daemonSet).toEqual({namespace: 'kube-system', name: 'fluentd'});
+    expect(first.verdict?.verdict).toBe('stuck');
+    expect(first.revisions?.map((r) => r.revision)).toEqual([1, 2]);
+    expect(first.connection).toBe('live');
+    feed.stop();
+    expect(f.stops).toBe(1);
+  });
+
+  test('an equal state emits nothing; a different one emits; a late subscriber gets the latest', () => {
+    const f = fakeFollow();
+    const feed = createPlanFeed({follow: f.follow, now: () => NOW});
+    const seen = collect(feed);
+    f.handlers.onState(handMadeState());
+    f.handlers.onState(handMadeState());
+    expect(seen).toHaveLength(1);
+    f.handlers.onState(handMadeState({healthy: true}));
+    expect(seen).toHaveLength(2);
+    expect(seen[1]!.verdict?.verdict).toBe('progressing');
+    expect(collect(feed)).toEqual([seen[1]]);
+  });
+
+  test('the connection state is passed on', () => {
+    const f = fakeFollow();
+    const feed = createPlanFeed({follow: f.follow, now: () => NOW});
+    const seen = collect(feed);
+    f.handlers.onState(handMadeState());
+    f.handlers.onConnection!('reconnecting');
+    f.handlers.onConnection!('reconnecting');
+    f.handlers.onConnection!('live');
+    expect(seen.map((s) => s.connection)).toEqual(['live', 'reconnecting', 'live']);
+  });
+
+  test('a failure before the first state rejects ready() and stops following', async () => {
+    const f = fakeFollow();
+    const feed = createPlanFeed({follow: f.follow, now: () => NOW});
+    f.handlers.onError(new NotFoundError('daemonset "fluentd" not found in namespace "kube-system"'));
+    await expect(feed.ready()).rejects.toThrow('daemonset "fluentd" not found');
+    expect(f.stops).toBe(1);
+  });
+
+  test('a failure while following from a synchronous follow() still stops it', async () => {
+    let stops = 0;
+    const feed = createPlanFeed({
+      follow: (h) => {
+        h.onError(new Error('forbidden'));
+        return {stop: () => void stops++};
+      },
+      now: () => NOW,
+    });
+    await expect(feed.ready()).rejects.toThrow('forbidden');
+    expect(stops).toBe(1);
+  });
+
+  test('a failure later keeps the last plan on screen and says the watch stopped', () => {
+    const f = fakeFollow();
+    const feed = createPlanFeed({follow: f.follow, now: () => NOW});
+    const seen = collect(feed);
+    f.handlers.onState(handMadeState());
+    f.handlers.onError(new Error('pods is forbidden: User "x" cannot watch resource "pods"\nmore'));
+    expect(seen).toHaveLength(2);
+    expect(seen[1]!.error).toBe('watch stopped: pods is forbidden: User "x" cannot watch resource "pods" (press q)');
+    expect(seen[1]!.plan).toBe(seen[0]!.plan);
+  });
+
+  test('an invalid DaemonSet: refused at the start, shown as an error later', async () => {
+    const state = handMadeState();
+    const invalid: ClusterState = {...state, daemonSet: {...state.daemonSet, spec: {...state.daemonSet.spec, updateStrategy: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: -1}}}}};
+    const f = fakeFollow();
+    const feed = createPlanFeed({follow: f.follow, now: () => NOW});
+    f.handlers.onState(invalid);
+    await expect(feed.ready()).rejects.toBeInstanceOf(InputError);
+
+    const g = fakeFollow();
+    const later = createPlanFeed({follow: g.follow, now: () => NOW});
+    const seen = collect(later);
+    g.handlers.onState(state);
+    g.handlers.onState(invalid);
+    expect(seen[1]!.error).toMatch(/^daemonset "kube-system\/fluentd" is invalid/i);
+  });
+
+  test('the pause record is shown through pausedOf', () => {
+    const f = fakeFollow();
+    const pausedOf = vi.fn((_ds: DaemonSet, desired: number) => ({by: 'ds-rollout' as const, maxUnavailable: desired, maxSurge: 0}));
+    const feed = createPlanFeed({follow: f.follow, now: () => NOW, pausedOf});
+    const seen = collect(feed);
+    f.handlers.onState(handMadeState());
+    expect(seen[0]!.paused).toEqual({by: 'ds-rollout', maxUnavailable: 4, maxSurge: 0});
+  });
+
+  test('no timer while nothing waits on time: an idle dashboard costs nothing', () => {
+    vi.useFakeTimers();
+    const f = fakeFollow();
+    const feed = createPlanFeed({follow: f.follow, now: () => NOW});
+    f.handlers.onState(handMadeState());
+    expect(vi.getTimerCount()).toBe(0);
+    feed.stop();
+  });
+
+  test('a pod waiting out minReadySeconds: re-planned on a tick until it is available, then the timer stops', () => {
+    vi.useFakeTimers();
+    let now = NOW;
+    const base = handMadeState({healthy: true});
+    const ds: DaemonSet = {...base.daemonSet, spec: {...base.daemonSet.spec, minReadySeconds: 3}};
+    // node-a's pod became ready one second ago: available in two.
+    const pods: Pod[] = base.pods.map((pod) =>
+      pod.spec.nodeName === 'node-a' ? {...pod, status: {...pod.status, conditions: [readyCondition(new Date(NOW - 1000).toISOString().replace('.000', ''))]}} : pod,
+    );
+    const f = fakeFollow();
+    const feed = createPlanFeed({follow: f.follow, now: () => now, tickMs: 1000});
+    const seen = collect(feed);
+    f.handlers.onState({...base, daemonSet: ds, pods});
+    const nodeA = (s: DashboardSnapshot) => s.plan.nodes.find((n) => n.name === 'node-a')!.state;
+    expect(nodeA(seen[0]!)).toBe('updating');
+    expect(vi.getTimerCount()).toBe(1);
+    now += 1000;
+    vi.advanceTimersByTime(1000);
+    expect(nodeA(seen[seen.length - 1]!)).toBe('updating');
+    now += 1000;
+    vi.advanceTimersByTime(1000);
+    expect(nodeA(seen[seen.length - 1]!)).toBe('updated');
+    expect(vi.getTimerCount()).toBe(0);
+    feed.stop();
+  });
+});
+
+describe('shouldStartInk', () => {
+  const tty = {isTTY: true} as NodeJS.WriteStream & NodeJS.ReadStream;
+  const pipe = {isTTY: false} as NodeJS.WriteStream & NodeJS.ReadStream;
+  test.each([
+    {name: 'a terminal', output: 'text' as const, stdout: tty, stdin: tty, env: {}, want: true},
+    {name: 'stdout piped', output: 'text' as const, stdout: pipe, stdin: tty, env: {}, want: false},
+    {name: 'stdin not a terminal', output: 'text' as const, stdout: tty, stdin: pipe, env: {}, want: false},
+    {name: 'CI set', output: 'text' as const, stdout: tty, stdin: tty, env: {CI: 'true'}, want: false},
+    {name: 'CI=false', output: 'text' as const, stdout: tty, stdin: tty, env: {CI: 'false'}, want: true},
+    {name: '-o json', output: 'json' as const, stdout: tty, stdin: tty, env: {}, want: false},
+    {name: '-o yaml', output: 'yaml' as const, stdout: tty, stdin: tty, env: {}, want: false},
+  ])('$name -> $want', ({want, ...options}) => {
+    expect(shouldStartInk(options)).toBe(want);
+  });
+});
+
+describe('against the simulated demo cluster', () => {
+  let t: TestCluster;
+  const ref = {namespace: 'kube-system', name: 'fluentd'};
+
+  beforeAll(async () => {
+    t = await startTestCluster({scenario: 'demo', namespace: 'kube-system'});
+  });
+
+  afterAll(async () => {
+    await t.stop();
+  });
+
+  function output(): {stream: NodeJS.WriteStream; text(): string} {
+    const stream = new PassThrough() as unknown as NodeJS.WriteStream;
+    let text = '';
+    stream.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    return {stream, text: () => text};
+  }
+
+  test('without a terminal: the status once, with status exit codes', async () => {
+    const out = output();
+    const code = await dashboardService({
+      name: 'fluentd',
+      namespace: 'kube-system',
+      kubeconfig: t.kubeconfig,
+      readonly: false,
+      watch: false,
+      output: 'text',
+      stdout: out.stream,
+      stdin: new PassThrough() as unknown as NodeJS.ReadStream,
+      env: {},
+    });
+    expect(code).toBe(4);
+    expect(out.text()).toMatch(/^Waiting for daemon set "fluentd" rollout to finish: 6 out of 18 new pods have been updated\.\.\.\nRollout in progress/);
+  });
+
+  test('-o json: the status report', async () => {
+    const out = output();
+    await dashboardService({
+      name: 'fluentd',
+      namespace: 'kube-system',
+      kubeconfig: t.kubeconfig,
+      readonly: false,
+      watch: false,
+      output: 'json',
+      stdout: out.stream,
+      stdin: new PassThrough() as unknown as NodeJS.ReadStream,
+      env: {},
+    });
+    expect(JSON.parse(out.text())).toMatchObject({kind: 'DaemonSetRolloutStatus', verdict: 'progressing'});
+  });
+
+  test('pause records the strategy and the feed shows it; resume restores it', async () => {
+    const live = connectLiveCluster({kubeconfig: t.kubeconfig});
+    const actions = clusterActions({source: live.source, writer: live.writer, ref, now: () => t.clock!.now()});
+    expect((await actions.pause()).message).toBe('paused: no more old pods are replaced; maxUnavailable 2, maxSurge 0 recorded for resume');
+    const ds = t.cluster.store.get('daemonsets', 'kube-system', 'fluentd') as DaemonSet;
+    expect(ds.spec.updateStrategy?.type).toBe('OnDelete');
+    const feed = createPlanFeed({follow: (handlers) => live.watch(ref, handlers), now: () => t.clock!.now()});
+    const paused = await feed.ready();
+    feed.stop();
+    expect(paused.paused).toEqual({by: 'ds-rollout', maxUnavailable: 2, maxSurge: 0, pausedAt: '2026-11-21T12:00:00Z', steps: 0});
+    expect((await actions.pause()).message).toBe('already paused (since 2026-11-21T12:00:00Z)');
+    expect((await actions.resume()).message).toBe('resumed: RollingUpdate with maxUnavailable 2, maxSurge 0; the controller carries on');
+    await expect(actions.resume()).rejects.toThrow(/not paused/);
+    expect((t.cluster.store.get('daemonsets', 'kube-system', 'fluentd') as DaemonSet).spec.updateStrategy).toEqual({type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 2, maxSurge: 0}});
+  });
+
+  test('step needs the live cluster parts', async () => {
+    const live = connectLiveCluster({kubeconfig: t.kubeconfig});
+    const actions = clusterActions({source: live.source, writer: live.writer, ref, now: () => t.clock!.now()});
+    await expect(actions.step()).rejects.toThrow('step needs a live cluster');
+  });
+
+  test('undo: the preview (diff, restarts, renumbering), then the rollback', async () => {
+    const live = connectLiveCluster({kubeconfig: t.kubeconfig});
+    const actions = clusterActions({source: live.source, writer: live.writer, ref, now: () => t.clock!.now()});
+    const preview = await actions.undo({preview: true});
+    expect(preview.message).toBe('6 nodes restart their daemon pods; the controller renumbers it 3.');
+    expect(preview.diff).toEqual(['images:', '-  fluentd: fluent/fluentd:v1.17.0', '+  fluentd: fluent/fluentd:v1.16.2', 'template:', '  (unchanged apart from images)']);
+    const done = await actions.undo({preview: false});
+    expect(done.message).toBe('rolled back to revision 1; the controller renumbers it 3');
+    const ds = t.cluster.store.get('daemonsets', 'kube-system', 'fluentd') as DaemonSet;
+    expect(ds.spec.template.spec.containers[0]!.image).toBe('fluent/fluentd:v1.16.2');
+    await expect(actions.undo({preview: true, toRevision: 3})).rejects.toThrow('unable to find specified revision 3 in history');
+  });
+});
+
+describe('step against a simulated cluster that runs on its own (20x)', () => {
+  let t: TestCluster;
+  const ref = {namespace: 'kube-system', name: 'fluentd'};
+
+  beforeAll(async () => {
+    t = await startTestCluster({scenario: 'demo', namespace: 'kube-system', speed: 20});
+  });
+
+  afterAll(async () => {
+    await t.stop();
+  });
+
+  test('pause, then s replaces one wave and reports its progress, then resume', async () => {
+    const live = connectLiveCluster({kubeconfig: t.kubeconfig});
+    const {stepClusterOf} = await import('../../src/services/step.js');
+    const actions = clusterActions({source: live.source, writer: live.writer, ref, now: () => live.client.serverNow(), stepCluster: stepClusterOf(live), stepTimeoutMs: 30_000});
+    await actions.pause();
+    const progress: string[] = [];
+    const outcome = await actions.step((line) => progress.push(line));
+    // One or two pods, as much of maxUnavailable 2 as the pods still starting leave.
+    expect(outcome.message).toMatch(/^wave 1 landed in \d+s: replaced [12] pods? \(worker-\d+(, worker-\d+)?\); \d+ nodes still run old pods$/);
+    // It may first wait for budget ("No old pod can go yet: ..."), then says what the wave deletes.
+    expect(progress).toContainEqual(expect.stringMatching(/^Wave 1\/~\d+: delete [12] old pods? of daemonset kube-system\/fluentd/));
+    expect(progress).toContainEqual(expect.stringMatching(/^deleted pod fluentd-\w+ on worker-\d+$/));
+    expect(progress[progress.length - 1]).toMatch(/^Wave 1 landed in/);
+    expect((await actions.resume()).message).toMatch(/^resumed/);
+  }, 60_000);
+});
+
+describe('the live feed over the watches', () => {
+  let t: TestCluster;
+  const ref = {namespace: 'kube-system', name: 'fluentd'};
+
+  beforeAll(async () => {
+    t = await startTestCluster({scenario: 'demo', namespace: 'kube-system'});
+  });
+
+  afterAll(async () => {
+    await t.stop();
+  });
+
+  test('a dropped watch that cannot resume shows "reconnecting", then "live" once it follows again', async () => {
+    const live = connectLiveCluster({kubeconfig: t.kubeconfig});
+    const feed = createPlanFeed({follow: (handlers) => live.watch(ref, handlers), now: () => t.clock!.now()});
+    await feed.ready();
+    const connections: string[] = [];
+    feed.subscribe((s) => connections.push(s.connection));
+    // Every pod request now fails; then every open stream ends (the server's registry, reached from the test only).
+    const undo = t.cluster.injectFaults({rate: 1, codes: [500], match: {resource: 'pods'}});
+    (t.cluster.server as unknown as {watches: {closeAll(): void}}).watches.closeAll();
+    await vi.waitFor(() => expect(connections).toContain('reconnecting'), {timeout: 5000});
+    undo();
+    await vi.waitFor(() => expect(connections[connections.length - 1]).toBe('live'), {timeout: 10_000});
+    feed.stop();
+  }, 20_000);
+});
