@@ -68,7 +68,7 @@ Exit status: 0 for a plan, 1 for a usage or input error, 2 when the cluster cann
     const {args, flags} = await this.parse(Plan);
     if (args.name === undefined && flags.filename === undefined) {
       const {UsageError} = await import('../errors.js');
-      throw new UsageError('missing required argument NAME (or -f MANIFEST)');
+      throw new UsageError(`missing required argument NAME (or -f MANIFEST); see '${this.helpCommand()} --help'`);
     }
     if (flags.filename === '-' && flags.snapshot === '-') {
       const {UsageError} = await import('../errors.js');
@@ -78,7 +78,9 @@ Exit status: 0 for a plan, 1 for a usage or input error, 2 when the cluster cann
     const manifest = flags.filename === undefined ? undefined : await service.readManifest(flags.filename, args.name);
     const opened = await openClusterSource(manifest ? {...flags, namespace: service.manifestNamespace(manifest, flags.namespace)} : flags);
     const ref = {namespace: opened.namespace, name: args.name ?? manifest!.metadata.name};
-    const now = flags.now ?? Date.now();
+    // Live: judge availability on the cluster's clock (read after its first answer).
+    const live = opened.live;
+    const now = flags.now ?? (live ? () => live.client.serverNow() : Date.now);
     const update = manifest ? await service.planUpdate({source: opened.source, ref, now, manifest, manifestPath: flags.filename!}) : undefined;
     const {plan, daemonSet} = update ?? (await service.planDaemonSet({source: opened.source, ref, now}));
 

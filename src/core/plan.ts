@@ -325,7 +325,7 @@ function findBlockers(input: ReconcileInput, engine: ReconcileEngine, end: numbe
     const old = engine.slots.filter((slot) => slot.pods.some((pod) => !pod.updated)).map((slot) => slot.name);
     if (old.length > 0) {
       const message = ctx.paused
-        ? `paused by ds-rollout (recorded maxUnavailable ${ctx.paused.strategy.maxUnavailable}, maxSurge ${ctx.paused.strategy.maxSurge}): old pods are replaced only when deleted, by \`ds-rollout step\` or after \`ds-rollout resume\``
+        ? 'paused by ds-rollout: old pods wait for `ds-rollout step` (or `ds-rollout resume`)'
         : `updateStrategy is ${input.strategyType || 'unset'}: the controller replaces an old pod only after someone deletes it`;
       blockers.push({kind: 'on-delete', message, nodes: old});
     }

@@ -67,6 +67,8 @@ export interface StepWave {
   readonly waiting: readonly string[];
   /** Nodes in scope that still run an old pod (this wave's included). */
   readonly oldLeft: number;
+  /** Nodes of the whole DaemonSet that still run an old pod (the same as oldLeft without a scope). */
+  readonly allOldLeft: number;
   /** No old pod is left in scope: nothing more for `step` to do. */
   readonly done: boolean;
   /** The nodes in scope when `nodes` or `selector` narrowed it. */
@@ -154,6 +156,7 @@ export function planStepWave(state: ClusterState, options: StepWaveOptions): Ste
   const unavailable: BudgetUse[] = [];
   const waiting: string[] = [];
   let oldLeft = 0;
+  let allOldLeft = 0;
   const deleted = new Set(decision.delete.map((d) => d.index));
   engine.slots.forEach((slot, index) => {
     const entry = tally.entry(index);
@@ -161,6 +164,7 @@ export function planStepWave(state: ClusterState, options: StepWaveOptions): Ste
     const cls = entry.cls;
     const use = budgetUse(cls, input.slots[index]!, nodesByName.get(slot.name), options.now);
     if (use) unavailable.push({node: slot.name, ...use});
+    if (cls.kind === 'old-only' || cls.kind === 'both') allOldLeft++;
     if (!inScope[index]) return;
     if (cls.kind === 'old-only' || cls.kind === 'both') oldLeft++;
     if (cls.kind === 'old-only' && cls.oldAvailable && !deleted.has(index)) waiting.push(slot.name);
@@ -189,6 +193,7 @@ export function planStepWave(state: ClusterState, options: StepWaveOptions): Ste
       delete: deletions,
       waiting,
       oldLeft,
+      allOldLeft,
       done: oldLeft === 0,
       ...(restricted ? {scope: engine.slots.filter((_, index) => inScope[index]).map((slot) => slot.name)} : {}),
       template: templateKeyOf(ds),
@@ -255,8 +260,10 @@ export interface NodeLanding {
   /** The new pod, once there is one. */
   readonly pod?: string;
   readonly problem?: string;
-  /** When a ready pod becomes available (server clock, epoch ms). */
+  /** When a ready new pod becomes (or became) available (server clock, epoch ms). */
   readonly availableAt?: number;
+  /** `surging`: the old pod next to the new one, with what a precondition needs. */
+  readonly oldPod?: {readonly name: string; readonly uid?: string; readonly resourceVersion?: string};
 }
 
 export interface WaveLanding {
@@ -282,7 +289,18 @@ function landingOf(name: string, slot: NodeSlot | undefined, now: number): NodeL
   const live = pods.filter((pod) => !pod.terminating);
   const fresh = live.filter((pod) => pod.updated);
   const old = live.filter((pod) => !pod.updated);
-  if (old.length > 0) return fresh.length > 0 ? {node: name, state: 'surging', pod: fresh[0]!.name} : {node: name, state: 'old'};
+  if (old.length > 0) {
+    if (fresh.length === 0) return {node: name, state: 'old'};
+    const {uid, resourceVersion} = old[0]!.pod.metadata;
+    const availableAt = fresh[0]!.availableAt;
+    return {
+      node: name,
+      state: 'surging',
+      pod: fresh[0]!.name,
+      ...(availableAt !== undefined ? {availableAt} : {}),
+      oldPod: {name: old[0]!.name, ...(uid ? {uid} : {}), ...(resourceVersion ? {resourceVersion} : {})},
+    };
+  }
   if (fresh.length === 0) {
     if (pods.length > 0) return {node: name, state: 'terminating'};
     const takesDaemon = slot?.node !== undefined && slot.eligibility.shouldRun;
@@ -305,7 +323,8 @@ export type StepEvent =
   | {readonly kind: 'kept'; readonly pod: string; readonly node: string; readonly why: string}
   | {readonly kind: 'retry'; readonly what: string; readonly why: string}
   | {readonly kind: 'node'; readonly landing: NodeLanding}
-  | {readonly kind: 'landed'; readonly number: number; readonly seconds: number; readonly oldLeft: number}
+  /** `oldLeft`: nodes of the DaemonSet still running an old pod; `scopeOldLeft`: of those, the chosen ones (--nodes, --selector). */
+  | {readonly kind: 'landed'; readonly number: number; readonly seconds: number; readonly oldLeft: number; readonly scopeOldLeft?: number}
   | {
       readonly kind: 'controller-plan';
       readonly number: number;

@@ -52,7 +52,7 @@ function summaryLine(plan: RolloutPlan, c: Palette): string {
 }
 
 function progress(plan: RolloutPlan, c: Palette): string {
-  if (plan.paused && !plan.complete) return c.yellow('paused by ds-rollout');
+  if (plan.paused) return plan.complete ? `${c.green('rollout complete')}, ${c.yellow('paused by ds-rollout')}` : c.yellow('paused by ds-rollout');
   if (plan.complete) return c.green('rollout complete');
   if (plan.converges) return c.cyan('rollout in progress');
   // OnDelete never finishes by itself: that is its design, not a fault.

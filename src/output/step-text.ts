@@ -119,8 +119,11 @@ export function renderStepEvent(event: StepEvent, ref: Ref, color: boolean): str
       return c.dim(`  retrying (${event.what}): ${event.why}`);
     case 'node':
       return `  ${event.landing.node}: ${landingText(event.landing, c)}`;
-    case 'landed':
-      return `${c.green(`Wave ${event.number} landed`)} in ${event.seconds}s; ${event.oldLeft === 0 ? 'no old pods left' : `${plural(event.oldLeft, 'node')} still ${event.oldLeft === 1 ? 'runs an old pod' : 'run old pods'}`}.`;
+    case 'landed': {
+      const left = event.oldLeft === 0 ? 'no old pods left' : `${plural(event.oldLeft, 'node')} still ${event.oldLeft === 1 ? 'runs an old pod' : 'run old pods'}`;
+      const scoped = event.scopeOldLeft === undefined ? '' : ` (${event.scopeOldLeft === 0 ? 'none' : event.scopeOldLeft} of the chosen nodes)`;
+      return `${c.green(`Wave ${event.number} landed`)} in ${event.seconds}s; ${left}${scoped}.`;
+    }
     case 'controller-plan': {
       const strategy = budgets(event.strategy.rollingUpdate);
       return [

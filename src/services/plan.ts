@@ -26,8 +26,16 @@ import {controlledRevisions, revisionHash} from './history.js';
 export interface PlanOptions {
   readonly source: ClusterSource;
   readonly ref: DaemonSetRef;
-  /** The instant readiness and minReadySeconds availability are judged at (ms since the epoch). */
-  readonly now: number;
+  /**
+   * The instant readiness and minReadySeconds availability are judged at (ms since the epoch), or a clock read
+   * after the cluster answered (live mode judges on the cluster's own clock, which need not match this machine's).
+   */
+  readonly now: number | (() => number);
+}
+
+/** The `now` of an options object, read after the state was fetched. */
+export function resolveNow(now: number | (() => number)): number {
+  return typeof now === 'function' ? now() : now;
 }
 
 export interface PlanResult {
@@ -46,7 +54,7 @@ export async function planDaemonSet(options: PlanOptions): Promise<PlanResult> {
   if (errors.length > 0) {
     throw new InputError(formatInvalid('daemonset', `${options.ref.namespace}/${options.ref.name}`, errors));
   }
-  return {plan: planRollout(state, {now: options.now}), daemonSet: state.daemonSet};
+  return {plan: planRollout(state, {now: resolveNow(options.now)}), daemonSet: state.daemonSet};
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -145,7 +153,8 @@ export async function planUpdate(options: PlanUpdateOptions): Promise<PlanUpdate
     throw new InputError(`the API server would refuse this manifest: ${formatInvalid('DaemonSet.apps', current.metadata.name, errors)}`);
   }
   const nextState: ClusterState = {...state, daemonSet: next};
-  const plan = planRollout(nextState, {now: options.now});
+  const now = resolveNow(options.now);
+  const plan = planRollout(nextState, {now});
   const revision = controlledRevisions(current, state.revisions).find((r) => revisionMatchesTemplate(r, current.spec.template));
   return {
     plan,
@@ -153,7 +162,7 @@ export async function planUpdate(options: PlanUpdateOptions): Promise<PlanUpdate
     current,
     from: {label: revision ? `revision ${revision.revision} (${revisionHash(revision)})` : 'current template', template: current.spec.template},
     to: {label: options.manifestPath === '-' ? '<stdin>' : options.manifestPath, template: next.spec.template},
-    warnings: updateWarnings(state, next, plan, options.now),
+    warnings: updateWarnings(state, next, plan, now),
   };
 }
 
@@ -171,16 +180,17 @@ export function updateWarnings(state: ClusterState, next: DaemonSet, plan: Rollo
   } else if (plan.strategy.maxSurge === 0) {
     // Unavailable pods count against maxUnavailable (1.31+): when they already use all of it, no old pod is
     // deleted until one of them becomes available (or finishes terminating).
-    // A pod still inside its termination grace period is about to free its unit: not a reason to warn.
+    // A pod inside its termination grace period on a Ready node is about to free its unit: not a reason to warn.
     const deletionOf = new Map(state.pods.map((pod) => [pod.metadata.name, pod.metadata.deletionTimestamp]));
-    const terminatingOnTime = (name: string) => {
+    const readyNodes = new Set(state.nodes.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).map((n) => n.metadata.name));
+    const terminatingOnTime = (name: string, node: string) => {
       const at = deletionOf.get(name);
-      return at !== undefined && Date.parse(at) >= now;
+      return at !== undefined && Date.parse(at) >= now && readyNodes.has(node);
     };
     const holders = plan.nodes.flatMap((node) => {
       if (node.pods.length === 0 || node.pods.some((pod) => pod.available && !pod.terminating)) return [];
       const pod = node.pods.find((p) => !p.terminating) ?? node.pods[0]!;
-      if (pod.terminating && terminatingOnTime(pod.name)) return [];
+      if (pod.terminating && terminatingOnTime(pod.name, node.name)) return [];
       const why = pod.terminating ? 'stuck terminating' : `not ready${pod.problem ? `: ${pod.problem}` : ''}`;
       return [{node: node.name, text: `${node.name} (pod ${pod.name} ${why})`}];
     });

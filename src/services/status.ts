@@ -2,6 +2,7 @@
 // controller wrote) plus why, node by node, from planRollout; and a verdict a CI job can act on: complete,
 // progressing (something is in flight or the controller has work), or stuck (nothing can move without a change).
 // The watch loop only re-evaluates the same pure function on every change the watches report.
+import {resolveNow} from './plan.js';
 import type {ClusterSource, DaemonSetRef} from '../cluster/cluster-source.js';
 import {
   type ClusterState,
@@ -17,14 +18,14 @@ import {
   type RolloutPlan,
   validateDaemonSet,
 } from '../core/index.js';
-import {type DsRolloutError, InputError} from '../errors.js';
+import {type DsRolloutError, EXIT_OK, EXIT_STUCK, InputError} from '../errors.js';
 import {STATUS_KEYS} from '../output/plan-json.js';
 import type {NodeStatus, NodeStatusState, RolloutStatusReport, RolloutVerdict} from '../output/status-text.js';
 
 export type {NodeStatus, NodeStatusState, RolloutStatusReport, RolloutVerdict};
 
 /** Exit codes of `ds-rollout status` (documented in its --help and the README). */
-export const STATUS_EXIT: Readonly<Record<RolloutVerdict, number>> = {complete: 0, stuck: 3, progressing: 4};
+export const STATUS_EXIT: Readonly<Record<RolloutVerdict, number>> = {complete: EXIT_OK, stuck: EXIT_STUCK, progressing: 4};
 
 /** A pod that is not ready, has no failure reason and is this young is taken to be still starting. */
 export const STARTING_GRACE_MS = 5 * 60_000;
@@ -69,9 +70,10 @@ function isStarting(pod: Pod, node: Node | undefined, now: number): boolean {
   return pod.status?.phase === 'Pending' || pod.status?.phase === undefined || podAge(pod, now) < STARTING_GRACE_MS;
 }
 
-function isTerminatingInTime(pod: Pod, now: number): boolean {
+/** Terminating within its grace period on a node that is up: it will be gone soon. On a NotReady node nothing confirms the deletion. */
+function isTerminatingInTime(pod: Pod, node: Node | undefined, now: number): boolean {
   const at = pod.metadata.deletionTimestamp;
-  return at !== undefined && Date.parse(at) >= now;
+  return at !== undefined && Date.parse(at) >= now && !nodeConditions(node).includes('NotReady');
 }
 
 function waitingReason(node: NodePlan, plan: RolloutPlan, stuck: boolean): string {
@@ -118,7 +120,9 @@ function budgetHold(node: NodePlan, podsByName: ReadonlyMap<string, Pod>): strin
 
 function classify(node: NodePlan, plan: RolloutPlan, conditions: readonly string[], hold: string | undefined, stuck: boolean): {state: NodeStatusState; reason: string} {
   const prefix = conditions.length > 0 ? `node ${conditions.join(', ')}; ` : '';
-  if (node.blocker) return {state: 'blocked', reason: prefix + node.blocker};
+  // The plan's budget blocker speaks of all the nodes at once; for one node, what it holds the budget with says more.
+  const budgetOnly = plan.blockers.some((b) => b.kind === 'budget-exhausted' && b.message === node.blocker);
+  if (node.blocker && !(budgetOnly && hold !== undefined)) return {state: 'blocked', reason: prefix + node.blocker};
   if (hold !== undefined) return {state: 'blocked', reason: `${prefix}${hold}: it holds the budget`};
   if (node.state === 'updated') return {state: 'updated', reason: node.warning ?? ''};
   // Out of the rollout (it finishes without them), possibly with a pod still to go: say why, do not call it blocked.
@@ -148,7 +152,7 @@ export function rolloutStatusOf(state: ClusterState, now: number, planned?: Roll
   const holds = new Map<string, string>();
   if (stuck && plan.strategy.type === 'RollingUpdate') {
     for (const node of plan.nodes) {
-      const hold = node.blocker ? undefined : budgetHold(node, podsByName);
+      const hold = budgetHold(node, podsByName);
       if (hold !== undefined) holds.set(node.name, hold);
     }
   }
@@ -212,7 +216,7 @@ function whatIsInFlight(state: ClusterState, daemonPods: readonly Pod[], plan: R
   for (const pod of daemonPods) {
     const node = nodesByName.get(pod.spec.nodeName ?? '');
     if (isStarting(pod, node, now)) starting++;
-    else if (isTerminatingInTime(pod, now)) terminating++;
+    else if (isTerminatingInTime(pod, node, now)) terminating++;
     else if (minReadyMs > 0 && !pod.metadata.deletionTimestamp && isPodReady(pod) && podAge(pod, now) < minReadyMs) warming++;
   }
   const pods = (n: number) => (n === 1 ? '1 pod is' : `${n} pods are`);
@@ -225,7 +229,8 @@ function whatIsInFlight(state: ClusterState, daemonPods: readonly Pod[], plan: R
 function stuckDetail(plan: RolloutPlan, nodes: readonly NodeStatus[], holds: ReadonlyMap<string, string>): string {
   if (plan.strategy.type === 'OnDelete') return 'OnDelete: the controller replaces an old pod only after someone deletes it';
   const blocked = nodes.filter((node) => node.state === 'blocked');
-  if (holds.size > 0 && blocked.length > 0) {
+  const budgetBlocked = plan.blockers.some((b) => b.kind === 'budget-exhausted');
+  if ((holds.size > 0 || budgetBlocked) && blocked.length > 0) {
     const budget = plan.strategy.maxSurge > 0 ? `maxSurge budget (${plan.strategy.maxSurge})` : `maxUnavailable budget (${plan.strategy.maxUnavailable})`;
     return `no progress is possible without a change: the ${budget} is used by ${blocked.map((node) => node.name).join(', ')}`;
   }
@@ -236,11 +241,13 @@ function stuckDetail(plan: RolloutPlan, nodes: readonly NodeStatus[], holds: Rea
 export interface StatusOptions {
   readonly source: ClusterSource;
   readonly ref: DaemonSetRef;
-  readonly now: number;
+  /** A fixed instant, or a clock read after the state was fetched (live: the cluster's clock). */
+  readonly now: number | (() => number);
 }
 
 export async function statusService(options: StatusOptions): Promise<RolloutStatusReport> {
-  return rolloutStatusOf(await options.source.readState(options.ref), options.now);
+  const state = await options.source.readState(options.ref);
+  return rolloutStatusOf(state, resolveNow(options.now));
 }
 
 export type WatchOutcome = 'complete' | 'stuck' | 'timeout';

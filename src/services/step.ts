@@ -127,6 +127,13 @@ export interface StepResult {
   readonly controllerNodes?: readonly string[];
 }
 
+/** How long (server clock) a surge pod is available before the plugin retires the old pod next to it itself. */
+const RETIRE_GRACE_MS = 2_000;
+
+function remaining(deadline: number): number {
+  return deadline === Number.POSITIVE_INFINITY ? 0 : Math.max(1, deadline - Date.now());
+}
+
 /** Ctrl-C: the step stopped where it was safe to. */
 export class InterruptedError extends DsRolloutError {
   readonly exitCode = 130;
@@ -232,7 +239,7 @@ class Stepper {
       state = this.follower?.latest ?? (await this.read());
       const after = this.plan(state);
       this.reports.push({number, total, planned: wave.delete, deleted, kept, nodes: landing.nodes, landed: true, seconds});
-      this.emit({kind: 'landed', number, seconds, oldLeft: after.oldLeft});
+      this.emit({kind: 'landed', number, seconds, oldLeft: after.allOldLeft, ...(after.scope ? {scopeOldLeft: after.oldLeft} : {})});
       if (!this.options.untilComplete || after.done) return this.result(after.done ? 'done' : 'stepped', after);
       pending = after;
     }
@@ -286,8 +293,11 @@ class Stepper {
 
   private numbering(ds: DaemonSet, wave: StepWave): {number: number; total: number} {
     const done = stepsSoFar(ds);
-    // An estimate: the old pods left after this wave, a budget's worth per wave.
-    return {number: done + 1, total: done + 1 + Math.ceil(Math.max(0, wave.oldLeft - wave.delete.length) / Math.max(1, wave.budget.maxUnavailable))};
+    // An estimate over the whole DaemonSet: the old pods left after this wave, per wave what the budget leaves
+    // once the nodes that are not getting better (NotReady, crashing) have taken their share.
+    const held = wave.unavailable.filter((use) => !use.settling).length;
+    const perWave = Math.max(1, wave.budget.maxUnavailable - held);
+    return {number: done + 1, total: done + 1 + Math.ceil(Math.max(0, wave.allOldLeft - wave.delete.length) / perWave)};
   }
 
   private async confirmed(request: ConfirmRequest): Promise<boolean> {
@@ -365,6 +375,8 @@ class Stepper {
       const landing = waveLanding(state, nodes, this.cluster.now());
       latest = landing;
       for (const node of landing.nodes) {
+        // Just deleted: a watch that has not caught up yet still shows the old pod running; not news.
+        if (node.state === 'old') continue;
         const key = `${node.state}/${node.pod ?? ''}/${node.problem ?? ''}`;
         if (seen.get(node.node) !== key) {
           seen.set(node.node, key);
@@ -399,7 +411,7 @@ class Stepper {
     const predicted = sync.actions.create.map((c) => c.node);
     // Only for counting old pods and what holds the budget: any in-place budget will do.
     const inPlace = this.plan(state, 1);
-    const total = stepsSoFar(ds) + 1 + Math.ceil(Math.max(0, inPlace.oldLeft - predicted.length) / Math.max(1, predicted.length));
+    const total = stepsSoFar(ds) + 1 + Math.ceil(Math.max(0, inPlace.allOldLeft - predicted.length) / Math.max(1, predicted.length));
     const number = stepsSoFar(ds) + 1;
     if (predicted.length === 0) {
       if (inPlace.done) return {kind: 'DaemonSetStep', daemonSet: this.ref, outcome: 'done', waves: [], oldLeft: 0};
@@ -431,26 +443,41 @@ class Stepper {
     let landing: WaveLanding | undefined;
     let failure: unknown;
     const waveNodes: string[] = [];
+    const deadline = this.options.timeoutMs > 0 ? Date.now() + this.options.timeoutMs : Number.POSITIVE_INFINITY;
     try {
-      // Not this.checkDaemonSet: the DaemonSet is RollingUpdate on purpose now; only the template must hold.
-      const outcome = await this.follow().until((current) => {
-        this.checkTemplate(current.daemonSet);
-        // The wave: the first nodes where a pod that was not there at resume time appears, as many as predicted.
-        const fresh = current.pods
-          .filter((pod) => !known.has(pod.metadata.uid ?? pod.metadata.name) && pod.spec.nodeName)
-          .map((pod) => pod.spec.nodeName!)
-          .filter((node) => !waveNodes.includes(node))
-          .sort();
-        for (const node of fresh) if (waveNodes.length < predicted.length) waveNodes.push(node);
-        landing = waveLanding(current, waveNodes, this.cluster.now());
-        for (const node of landing.nodes) this.reportNode(node);
-        return waveNodes.length >= predicted.length && landing.landed ? landing : undefined;
-      }, this.waitOptions(() => landing?.nodes.some((n) => n.state === 'ready') === true));
-      if (outcome === 'timeout') {
-        const pending = (landing?.nodes ?? []).filter((n) => n.state !== 'available' && n.state !== 'gone');
-        failure = new RolloutStuckError(
-          `the controller's wave did not become available within ${formatDuration(this.options.timeoutMs)}: ${pending.map(describeLanding).join('; ') || `${waveNodes.length} of ${predicted.length} surge pods started`}; the DaemonSet was paused again`,
+      for (;;) {
+        // Not this.checkDaemonSet: the DaemonSet is RollingUpdate on purpose now; only the template must hold.
+        const outcome = await this.follow().until<WaveLanding | {retire: NodeLanding[]}>(
+          (current) => {
+            this.checkTemplate(current.daemonSet);
+            // The wave: the first nodes where a pod that was not there at resume time appears, as many as predicted.
+            const fresh = current.pods
+              .filter((pod) => !known.has(pod.metadata.uid ?? pod.metadata.name) && pod.spec.nodeName)
+              .map((pod) => pod.spec.nodeName!)
+              .filter((node) => !waveNodes.includes(node))
+              .sort();
+            for (const node of fresh) if (waveNodes.length < predicted.length) waveNodes.push(node);
+            const now = this.cluster.now();
+            landing = waveLanding(current, waveNodes, now);
+            for (const node of landing.nodes) this.reportNode(node);
+            if (waveNodes.length >= predicted.length && landing.landed) return landing;
+            const retire = landing.nodes.filter((n) => n.state === 'surging' && n.availableAt !== undefined && n.availableAt + RETIRE_GRACE_MS <= now);
+            return retire.length > 0 ? {retire} : undefined;
+          },
+          {...this.waitOptions(() => landing?.nodes.some((n) => n.state === 'ready' || n.state === 'surging') === true), timeoutMs: remaining(deadline)},
         );
+        if (outcome === 'timeout') {
+          const pending = (landing?.nodes ?? []).filter((n) => n.state !== 'available' && n.state !== 'gone');
+          failure = new RolloutStuckError(
+            `the controller's wave did not become available within ${formatDuration(this.options.timeoutMs)}: ${pending.map(describeLanding).join('; ') || `${waveNodes.length} of ${predicted.length} surge pods started`}; the DaemonSet was paused again`,
+          );
+          break;
+        }
+        if ('retire' in outcome) {
+          await this.retireOldPods(outcome.retire);
+          continue;
+        }
+        break;
       }
     } catch (error) {
       failure = error;
@@ -466,16 +493,38 @@ class Stepper {
       const now = waveLanding(current, [], this.cluster.now());
       if (now.crowded.length > 0 && now.crowded.join() !== crowded.join()) this.emit({kind: 'pruning', nodes: now.crowded});
       crowded = now.crowded;
-      return now.crowded.length === 0 ? true : undefined;
+      // Judged on a state that already shows the pause (the watch may lag behind the patch).
+      return now.crowded.length === 0 && current.daemonSet.spec.updateStrategy?.type === 'OnDelete' ? true : undefined;
     }, {...this.waitOptions(), abortable: false});
     if (settled === 'timeout') throw new RolloutStuckError(`paused again, but nodes still run two pods after ${formatDuration(this.options.timeoutMs)}: ${crowded.join(', ')}`);
 
-    const after = this.plan(this.follower?.latest ?? (await this.read()), 1);
+    const after = this.plan(await this.read(), 1);
     const seconds = Math.round((Date.now() - started) / 1000);
     const planned: StepDeletion[] = [];
     this.reports.push({number, total, planned, deleted: [], kept: [], nodes: landing?.nodes ?? [], landed: true, seconds});
-    this.emit({kind: 'landed', number, seconds, oldLeft: after.oldLeft});
+    this.emit({kind: 'landed', number, seconds, oldLeft: after.allOldLeft});
     return {kind: 'DaemonSetStep', daemonSet: this.ref, outcome: after.done ? 'done' : 'stepped', waves: this.reports, oldLeft: after.oldLeft};
+  }
+
+  /**
+   * The controller's own surge rule (reconcile-spec 8.4: an old pod goes once the new pod of its node is available),
+   * applied by the plugin when the controller has not looked again: upstream re-syncs after minReadySeconds only
+   * while the oldest pod of a node is not yet available, which a surge pod never is. Availability-neutral: the
+   * node keeps its available new pod. Same preconditions as every deletion.
+   */
+  private async retireOldPods(nodes: readonly NodeLanding[]): Promise<void> {
+    for (const node of nodes) {
+      const old = node.oldPod!;
+      try {
+        await this.retrying(`delete pod ${old.name}`, () =>
+          this.cluster.deletePod(this.ref.namespace, old.name, {uid: old.uid ?? '', ...(old.resourceVersion ? {resourceVersion: old.resourceVersion} : {})}),
+        );
+        this.emit({kind: 'deleted', pod: old.name, node: node.node});
+      } catch (error) {
+        // Gone already, or changed since the read: the next state decides again.
+        if (!(error instanceof NotFoundError) && !(error instanceof ConflictError)) throw error;
+      }
+    }
   }
 
   private readonly reported = new Map<string, string>();

@@ -1,9 +1,12 @@
 // `kubectl ds-rollout history` end to end (BUILT bin/kubectl-ds_rollout) on a ManualClock cluster, with goldens
 // (test/fixtures/golden/history/), and side by side with the real `kubectl rollout history`.
-import {afterAll, beforeAll, describe, expect, test} from 'vitest';
+import {afterAll, beforeAll, describe, expect, test, vi} from 'vitest';
 import {runCli, type CliResult} from '../helpers/run-cli.js';
 import {kubectlSession, skipWithoutKubectl, table, type KubectlSession} from '../helpers/kubectl.js';
 import {START, startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
+
+// Each test spawns the CLI (about 0.5 s per start) and shares two cores with the rest of the suite.
+vi.setConfig({testTimeout: 20_000});
 
 const ROLLOUT = {bin: 'bin/kubectl-ds_rollout'};
 const AN_HOUR_LATER = ['--now', new Date(START + 3_600_000).toISOString().replace('.000Z', 'Z')];

@@ -48,6 +48,9 @@ describe('pause, then resume', () => {
     const {stdout, code} = await cli('pause', 'agent', '-o', 'json');
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toMatchObject({kind: 'DaemonSetPause', outcome: 'already-paused', strategy: {rollingUpdate: {maxUnavailable: '50%', maxSurge: 0}}});
+    const yaml = await cli('pause', 'agent', '-o', 'yaml');
+    expect(yaml.stdout).toMatch(/^kind: DaemonSetPause\n/);
+    expect(yaml.stdout).toContain('outcome: already-paused');
   });
 
   test('ds-plan shows "paused by ds-rollout" with the recorded budget', async () => {

@@ -3,10 +3,13 @@
 import {writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
 import {dump} from 'js-yaml';
-import {afterAll, beforeAll, describe, expect, test} from 'vitest';
+import {afterAll, beforeAll, describe, expect, test, vi} from 'vitest';
 import type {DaemonSet} from '../../src/core/index.js';
 import {runCli, type CliResult} from '../helpers/run-cli.js';
 import {START_TEXT, startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
+
+// Each test spawns the CLI (about 0.5 s per start) and shares two cores with the rest of the suite.
+vi.setConfig({testTimeout: 20_000});
 
 let t: TestCluster;
 const NOW = ['--now', START_TEXT];
@@ -73,7 +76,7 @@ describe('kubectl ds-plan, live', () => {
     const document = JSON.parse(json.stdout) as {kind: string; revisions: {update: {revision: number; exists: boolean}}; update: {warnings: Array<{kind: string}>; diff: string}};
     expect(document.kind).toBe('DaemonSetRolloutPlan');
     expect(document.revisions.update).toMatchObject({revision: 3, exists: false});
-    expect(document.update.warnings.map((w) => w.kind)).toEqual(['node-loses-daemon']);
+    expect(document.update.warnings.map((w) => w.kind)).toEqual(['cannot-start', 'node-loses-daemon']);
     expect(document.update.diff).toContain('+  fluentd: fluent/fluentd:v1.18.0');
   });
 
@@ -83,6 +86,6 @@ describe('kubectl ds-plan, live', () => {
     expect(selector.code).toBe(1);
     expect(selector.stderr).toMatch(/^error: the API server would refuse this manifest: DaemonSet\.apps "fluentd" is invalid: spec\.selector: Invalid value: .*: field is immutable\n$/);
     expect([namespace.code, namespace.stderr]).toEqual([1, 'error: the namespace from the manifest ("kube-system") does not match the namespace "default"; pass --namespace=kube-system\n']);
-    expect([nothing.code, nothing.stderr]).toEqual([1, 'error: missing required argument NAME (or -f MANIFEST)\n']);
+    expect([nothing.code, nothing.stderr]).toEqual([1, "error: missing required argument NAME (or -f MANIFEST); see 'kubectl ds-plan --help'\n"]);
   });
 });

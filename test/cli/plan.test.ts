@@ -119,7 +119,7 @@ describe('kubectl ds-plan --help', () => {
   test('shows kubectl usage, flags and examples', async () => {
     const result = await runCli(['--help']);
     expectSuccess(result);
-    expect(result.stdout).toContain('$ kubectl ds-plan NAME');
+    expect(result.stdout).toContain('$ kubectl ds-plan [NAME]');
     for (const flag of ['-n, --namespace=NAMESPACE', '--snapshot=FILE', '-f, --filename=MANIFEST', '--now=RFC3339', '-o, --output=<option>', '--context=CONTEXT', '--kubeconfig=FILE', '--all-nodes']) {
       expect(result.stdout).toContain(flag);
     }
@@ -154,13 +154,13 @@ describe('kubectl ds-plan errors: exit 1, one line on stderr, nothing on stdout'
     {name: 'a bad --now', args: ['fluentd', '--snapshot', EXAMPLE, '--now', 'yesterday'], message: `invalid --now "yesterday": want an RFC3339 time such as 2026-11-21T12:00:00Z; see 'kubectl ds-plan --help'`},
     {name: 'a --now without zone', args: ['fluentd', '--snapshot', EXAMPLE, '--now', '2026-11-21T12:00:00'], message: /^error: invalid --now "2026-11-21T12:00:00": /},
     {name: 'an unknown flag', args: ['fluentd', '--snapshot', EXAMPLE, '--bogus'], message: `unknown flag: --bogus; see 'kubectl ds-plan --help'`},
-    {name: 'a missing NAME', args: ['--snapshot', EXAMPLE], message: `missing required argument NAME; see 'kubectl ds-plan --help'`},
+    {name: 'a missing NAME', args: ['--snapshot', EXAMPLE], message: `missing required argument NAME (or -f MANIFEST); see 'kubectl ds-plan --help'`},
     {name: 'an extra argument', args: ['fluentd', 'fluentbit', '--snapshot', EXAMPLE], message: `unexpected argument: fluentbit; see 'kubectl ds-plan --help'`},
     {name: 'an unknown output format', args: ['fluentd', '--snapshot', EXAMPLE, '-o', 'xml'], message: `expected --output=xml to be one of: text, json, yaml; see 'kubectl ds-plan --help'`},
     {name: '--snapshot without a value', args: ['fluentd', '--snapshot'], message: `flag --snapshot expects a value; see 'kubectl ds-plan --help'`},
     {name: '--context with --snapshot', args: ['fluentd', '--snapshot', EXAMPLE, '--context', 'prod'], message: '--context selects a live cluster; it cannot be used with --snapshot'},
-    {name: 'live mode, not available yet', args: ['fluentd', '-n', 'kube-system'], message: 'live mode needs a cluster: not available yet; use --snapshot'},
-    {name: '-f, not available yet', args: ['fluentd', '--snapshot', EXAMPLE, '-f', 'ds.yaml'], message: /^error: -f\/--filename is not available yet/},
+    {name: 'live mode, a missing kubeconfig', args: ['fluentd', '-n', 'kube-system', '--kubeconfig', 'nope.yaml'], message: 'cannot load kubeconfig "nope.yaml": no such file'},
+    {name: '-f, a missing manifest', args: ['fluentd', '--snapshot', EXAMPLE, '-f', 'ds.yaml'], message: 'manifest "ds.yaml" does not exist'},
     {name: 'an input error in -o json mode', args: ['fluentd', '--snapshot', 'nope.yaml', '-o', 'json'], message: 'snapshot file "nope.yaml" does not exist'},
   ])('$name', async ({args, message}) => {
     expectInputError(await runCli(args), message);

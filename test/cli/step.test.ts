@@ -74,7 +74,8 @@ test('--yes runs the wave and follows it until the new pods are available', asyn
 test('-o json: the result on stdout, progress on stderr; --nodes picks the node', async () => {
   const {stdout, stderr, code} = await cli(['--yes', '--nodes', 'node-6', '-o', 'json']);
   expect(code).toBe(0);
-  expect(stderr).toContain('Wave 2/~2: delete 1 old pod of daemonset default/agent');
+  expect(stderr).toContain('Wave 2/~4: delete 1 old pod of daemonset default/agent');
+  expect(stderr).toMatch(/Wave 2 landed in \d+s; 3 nodes still run old pods \(none of the chosen nodes\)\./);
   const result = JSON.parse(stdout);
   expect(result).toMatchObject({kind: 'DaemonSetStep', daemonSet: {namespace: 'default', name: 'agent'}, outcome: 'done', oldLeft: 0, budget: {maxUnavailable: 2}});
   expect(result.waves).toMatchObject([{number: 2, deleted: [{node: 'node-6', available: true}], landed: true}]);

@@ -2,11 +2,14 @@
 // same rollback done by the real `kubectl rollout undo` on an identical cluster, asserting the two agree.
 import {execFile} from 'node:child_process';
 import {existsSync} from 'node:fs';
-import {afterAll, beforeAll, describe, expect, test} from 'vitest';
+import {afterAll, beforeAll, describe, expect, test, vi} from 'vitest';
 import type {DaemonSet} from '../../src/core/index.js';
 import {kubectlSession, skipWithoutKubectl, table, type KubectlSession} from '../helpers/kubectl.js';
 import {ROOT, runCli, type CliResult} from '../helpers/run-cli.js';
 import {START_TEXT, startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
+
+// Each test spawns the CLI (about 0.5 s per start) and shares two cores with the rest of the suite.
+vi.setConfig({testTimeout: 20_000});
 
 const ROLLOUT = {bin: 'bin/kubectl-ds_rollout'};
 let ours: TestCluster;
@@ -85,7 +88,7 @@ describe.skipIf(!existsSync('/usr/bin/script'))('on a terminal, undo asks first'
     } finally {
       await cluster.stop();
     }
-  });
+  }, 20_000);
 });
 
 describe.skipIf(skipWithoutKubectl)('side by side with kubectl rollout undo', () => {

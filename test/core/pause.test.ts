@@ -165,7 +165,7 @@ describe('pausedInfoOf and the plan', () => {
     const plan = planRollout(state, {now: NOW});
     expect(plan.strategy.type).toBe('OnDelete');
     expect(plan.paused).toMatchObject({by: 'ds-rollout', budgets: {maxUnavailable: 2, maxSurge: 0}});
-    expect(plan.blockers[0]!.message).toMatch(/^paused by ds-rollout \(recorded maxUnavailable 2, maxSurge 0\)/);
+    expect(plan.blockers[0]!.message).toBe('paused by ds-rollout: old pods wait for `ds-rollout step` (or `ds-rollout resume`)');
     expect(plan.notes.some((note) => note.startsWith('Paused: the controller still creates pods'))).toBe(true);
     const text = renderPlanText(plan, {color: false});
     expect(text.split('\n')[0]).toMatch(/paused by ds-rollout$/);
@@ -333,7 +333,7 @@ describe('waveLanding', () => {
       {node: 'node-4', state: 'failing', pod: 'd', problem: 'CrashLoopBackOff'},
       {node: 'node-5', state: 'ready', pod: 'e', availableAt: NOW + 5000},
       {node: 'node-6', state: 'available', pod: 'f'},
-      {node: 'node-7', state: 'surging', pod: 'h'},
+      {node: 'node-7', state: 'surging', pod: 'h', availableAt: Date.parse('2026-11-21T11:00:10Z'), oldPod: {name: 'g', uid: 'pod-uid-g', resourceVersion: '1'}},
       {node: 'gone-node', state: 'gone'},
     ]);
     expect(landing.landed).toBe(false);

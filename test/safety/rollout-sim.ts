@@ -1,12 +1,15 @@
 // A paused rollout on the simulated cluster, for the step/pause/resume tests: N nodes running v1 of an agent
 // DaemonSet, paused by the pause service, then a v2 template applied (the controller replaces nothing: OnDelete).
 // Plus an independent witness that samples unavailability from the store after every change.
+import {type ChildProcess, spawn} from 'node:child_process';
+import {join} from 'node:path';
 import {connectLiveCluster, type LiveCluster} from '../../src/cluster/live/index.js';
 import type {DaemonSet, IntOrString, Node, Pod} from '../../src/core/index.js';
 import {nodeShouldRunDaemonPod} from '../../src/core/index.js';
 import {pauseDaemonSet} from '../../src/services/pause.js';
 import {type StepCluster, stepClusterOf} from '../../src/services/step.js';
 import {makeNode} from '../../src/sim/index.js';
+import {ROOT} from '../helpers/run-cli.js';
 import {startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
 
 export const NAMESPACE = 'default';
@@ -188,4 +191,32 @@ export class Witness {
   stop(): void {
     this.stopListening();
   }
+}
+
+export interface CliRun {
+  readonly child: ChildProcess;
+  readonly exited: Promise<{code: number | null; signal: NodeJS.Signals | null}>;
+  stdout(): string;
+  stderr(): string;
+}
+
+/** The BUILT `kubectl ds-rollout` in a child process against the sim, so a test can kill it whenever it likes. */
+export function spawnRollout(s: RolloutSim, args: readonly string[], children: ChildProcess[]): CliRun {
+  const child = spawn(process.execPath, [join(ROOT, 'bin/kubectl-ds_rollout'), ...args, '--kubeconfig', s.kubeconfig], {
+    cwd: ROOT,
+    env: {PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? ''},
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const exited = new Promise<{code: number | null; signal: NodeJS.Signals | null}>((resolve) => child.on('exit', (code, signal) => resolve({code, signal})));
+  return {child, exited, stdout: () => out, stderr: () => err};
+}
+
+/** Kills what spawnRollout started and is still running. */
+export function killAll(children: ChildProcess[]): void {
+  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 }

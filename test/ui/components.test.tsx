@@ -182,6 +182,23 @@ describe('Dashboard (container) with a fake feed and fake actions', () => {
     expect(actions.calls).toEqual([{action: 'pause'}]);
   });
 
+  test('a step shows its progress in the status line while it runs, then the result', async () => {
+    const actions = new FakeActions({step: {message: 'wave 1 landed in 12s: replaced 1 pod (node-c); 1 node still runs an old pod'}});
+    let release = () => {};
+    actions.stepGate = new Promise((resolve) => (release = resolve));
+    actions.stepProgress = ['Wave 1/~2: delete 1 old pod of daemonset kube-system/fluentd', 'deleted pod fluentd-c on node-c'];
+    const {rendered} = start({actions});
+    await waitForText(rendered, 'Nodes 5');
+    await press(rendered, 's', 'y');
+    await waitForText(rendered, 'deleted pod fluentd-c on node-c');
+    // One action at a time: another key only says so.
+    await press(rendered, 'p');
+    await waitForText(rendered, 'Stepping one wave… wait for it to finish');
+    release();
+    await waitForText(rendered, 'wave 1 landed in 12s: replaced 1 pod (node-c); 1 node still runs an old pod');
+    expect(actions.calls).toEqual([{action: 'step'}]);
+  });
+
   test('n cancels: nothing is called', async () => {
     const {rendered, actions} = start();
     await waitForText(rendered, 'Nodes 5');

@@ -80,8 +80,15 @@ export class FakeActions implements ActionHandler {
     return Promise.resolve(this.outcomes[key] ?? {message: `${kind} done`});
   }
 
-  step(): Promise<ActionOutcome> {
+  /** Lines a step reports while it runs, before it answers. */
+  stepProgress: string[] = [];
+  /** Held until the test releases it (to look at the screen while a step runs). */
+  stepGate: Promise<void> = Promise.resolve();
+
+  async step(progress?: (message: string) => void): Promise<ActionOutcome> {
     this.calls.push({action: 'step'});
+    for (const line of this.stepProgress) progress?.(line);
+    await this.stepGate;
     return this.answer('step');
   }
   pause(): Promise<ActionOutcome> {

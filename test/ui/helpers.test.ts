@@ -1,7 +1,7 @@
 // The small pure pieces under the view model: pace, text fitting, theme, revision entries and diffs.
 import {describe, expect, test} from 'vitest';
 import {observedPace, type ProgressSample, recordProgress} from '../../src/ui/dashboard/pace.js';
-import {diffRevisionTemplates, templateImages} from '../../src/ui/dashboard/revision-diff.js';
+import {diffRevisionTemplates, compactImages} from '../../src/ui/dashboard/revision-diff.js';
 import {toRevisionEntries} from '../../src/ui/dashboard/revision-entries.js';
 import {fit, fitLine, lineText, mergeSegments, seg, truncate, wrapLine} from '../../src/ui/dashboard/text.js';
 import {DEFAULT_THEME, themeFor} from '../../src/ui/dashboard/theme.js';
@@ -95,15 +95,15 @@ describe('revisions', () => {
   test('only the DaemonSet own revisions, oldest first, with their templates', () => {
     const foreign = {...state.revisions[0]!, metadata: {...state.revisions[0]!.metadata, name: 'other-x', ownerReferences: []}};
     const entries = toRevisionEntries(state.daemonSet, [state.revisions[1]!, foreign, state.revisions[0]!]);
-    expect(entries.map((e) => [e.revision, e.hash, e.name, templateImages(e.template)])).toEqual([
+    expect(entries.map((e) => [e.revision, e.hash, e.name, compactImages(e.template)])).toEqual([
       [1, 'oldhash', 'fluentd-oldhash', 'fluentd:v1'],
       [2, 'newhash', 'fluentd-newhash', 'fluentd:v2'],
     ]);
   });
 
   test('images of several containers are named', () => {
-    expect(templateImages({spec: {containers: [{name: 'a', image: 'x:1'}, {name: 'b', image: 'y:2'}]}})).toBe('a=x:1, b=y:2');
-    expect(templateImages(undefined)).toBe('');
+    expect(compactImages({spec: {containers: [{name: 'a', image: 'x:1'}, {name: 'b', image: 'y:2'}]}})).toBe('a=x:1, b=y:2');
+    expect(compactImages(undefined)).toBe('');
   });
 
   test('the diff of two revisions; nothing for equal templates', () => {

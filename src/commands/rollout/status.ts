@@ -69,7 +69,7 @@ Exit status:
       const {renderStatusProgress} = await import('../../output/status-text.js');
       const result = await status.watchStatus({
         follow: (handlers) => live!.watch(ref, handlers),
-        now: Date.now,
+        now: () => live!.client.serverNow(),
         timeoutMs: flags.timeout,
         stuckAfterMs: flags['stuck-after'] ?? 10_000,
         onReport: text ? (update) => process.stdout.write(renderStatusProgress(update, {color})) : undefined,
@@ -84,7 +84,7 @@ Exit status:
       if (result.outcome === 'timeout') failure = `timed out after ${(flags.timeout ?? 0) / 1000}s waiting for daemon set "${args.name}" to finish its rollout`;
       if (result.outcome === 'stuck') failure = `rollout of daemon set "${args.name}" is stuck: ${report.detail}`;
     } else {
-      report = await status.statusService({source, ref, now: flags.now ?? Date.now()});
+      report = await status.statusService({source, ref, now: flags.now ?? (live ? () => live.client.serverNow() : Date.now)});
       exitCode = status.STATUS_EXIT[report.verdict];
     }
 

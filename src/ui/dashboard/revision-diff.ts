@@ -5,7 +5,7 @@ import {renderTemplateDiff} from '../../output/revision-diff.js';
 import type {RevisionEntry} from './feed.js';
 
 /** `fluent/fluentd:v1.17.0`, or `name=image, name=image` when there are several containers. */
-export function templateImages(template: PodTemplateSpec | undefined): string {
+export function compactImages(template: PodTemplateSpec | undefined): string {
   const containers = template?.spec.containers ?? [];
   if (containers.length === 0) return '';
   if (containers.length === 1) return containers[0]!.image ?? '';

@@ -21,7 +21,7 @@ import {
   nodeToken,
   TOKEN_PRIORITY,
 } from './node-tokens.js';
-import {templateImages} from './revision-diff.js';
+import {compactImages} from './revision-diff.js';
 import {fit, fitLine, type Line, lineWidth, mergeSegments, seg, type Segment, truncate, width, wrapLine} from './text.js';
 
 export interface DashboardContext {
@@ -171,7 +171,7 @@ function findRevision(revisions: readonly RevisionEntry[], revision: number): Re
 }
 
 function revisionLabel(revisions: readonly RevisionEntry[], ref: {revision: number; hash: string}): string {
-  const images = templateImages(findRevision(revisions, ref.revision)?.template);
+  const images = compactImages(findRevision(revisions, ref.revision)?.template);
   return images ? `${ref.revision} (${images})` : `${ref.revision} (${ref.hash})`;
 }
 
@@ -582,7 +582,7 @@ function revisionPane(input: DashboardInput, ordered: readonly RevisionEntry[], 
     const role = roles.length === 2 ? 'current=update' : roles[0] ?? '';
     const atCursor = focused && ordered[cursor] === entry;
     const marked = ui.marked.includes(entry.revision);
-    const images = templateImages(entry.template) || entry.hash;
+    const images = compactImages(entry.template) || entry.hash;
     const line: Segment[] = [
       seg(atCursor ? '›' : ' ', 'accent'),
       seg(marked ? '*' : ' ', 'accent'),
@@ -659,7 +659,7 @@ function confirmPrompt(input: DashboardInput, ui: DashboardState, revisions: rea
     case 'undo': {
       if (ui.running?.preview) return [seg('Undo: working out what would change…', 'muted')];
       const target = confirm.toRevision ?? previousRevision(plan, revisions);
-      const images = target === undefined ? '' : templateImages(findRevision(revisions, target)?.template);
+      const images = target === undefined ? '' : compactImages(findRevision(revisions, target)?.template);
       const label = target === undefined ? 'the previous revision' : `revision ${target}${images ? ` (${images})` : ''}`;
       const said = confirm.preview?.message ? ` ${confirm.preview.message}` : ' The diff pane shows the change.';
       return [seg(`Undo ${ds} to ${label}?${said}`, 'warn'), yn];
