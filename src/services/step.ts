@@ -292,7 +292,8 @@ class Stepper {
   }
 
   private numbering(ds: DaemonSet, wave: StepWave): {number: number; total: number} {
-    const done = stepsSoFar(ds);
+    // The watch may not show this run's own last record yet.
+    const done = Math.max(stepsSoFar(ds), this.reports.at(-1)?.number ?? 0);
     // An estimate over the whole DaemonSet: the old pods left after this wave, per wave what the budget leaves
     // once the nodes that are not getting better (NotReady, crashing) have taken their share.
     const held = wave.unavailable.filter((use) => !use.settling).length;
@@ -308,8 +309,8 @@ class Stepper {
   }
 
   /** `kubernetes.io/change-cause: ds-rollout step N/M`, and the step count in the pause record, in one patch. */
-  private async recordStep(number: number, total: number, controller = false): Promise<string> {
-    const text = `ds-rollout step ${number}/${total}${controller ? ' (controller)' : ''}`;
+  private async recordStep(number: number, total: number): Promise<string> {
+    const text = `ds-rollout step ${number}/${total}`;
     await this.retrying('record the step on the DaemonSet', () =>
       this.cluster.patchDaemonSet(this.ref, (current) => {
         this.checkDaemonSet(current);
