@@ -1,5 +1,5 @@
 // Pod readiness, availability and lifecycle predicates.
-import type {Pod, PodCondition} from './types.js';
+import type {Node, Pod, PodCondition} from './types.js';
 
 // Go's zero time.Time (0001-01-01T00:00:00Z): upstream treats it as "no transition time".
 const GO_ZERO_TIME_MS = -62135596800000;
@@ -56,4 +56,34 @@ export function isPodTerminating(pod: Pod): boolean {
 export function isPodTerminal(pod: Pod): boolean {
   const phase = pod.status?.phase;
   return phase === 'Failed' || phase === 'Succeeded';
+}
+
+const STARTING = new Set(['ContainerCreating', 'PodInitializing']);
+
+/** The reason a person would look for first: unschedulable, a container's waiting or terminated reason, else the pod's. */
+export function podProblem(pod: Pod): string | undefined {
+  const scheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
+  if (scheduled?.status === 'False') return scheduled.reason ?? 'Unschedulable';
+  for (const c of [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])]) {
+    const waiting = c.state?.waiting?.reason;
+    if (waiting && !STARTING.has(waiting)) return waiting;
+    const terminated = c.state?.terminated?.reason;
+    if (terminated && !c.ready && terminated !== 'Completed') return terminated;
+  }
+  return pod.status?.reason;
+}
+
+/** How long a pod may take to come up before "not ready" stops meaning "still starting". */
+export const STARTING_GRACE_MS = 5 * 60_000;
+
+/**
+ * A pod that will most likely become ready by itself: not ready yet, not terminating, created less than
+ * STARTING_GRACE_MS ago on a Ready node, with no failure reason (CrashLoopBackOff, ImagePullBackOff,
+ * Unschedulable, ...). Everything else that is not ready is taken to stay so.
+ */
+export function isPodStarting(pod: Pod, node: Node | undefined, now: number): boolean {
+  if (pod.metadata.deletionTimestamp || isPodReady(pod) || podProblem(pod) !== undefined) return false;
+  if (!node || node.status?.conditions?.find((c) => c.type === 'Ready')?.status !== 'True') return false;
+  const created = Date.parse(pod.metadata.creationTimestamp ?? '');
+  return Number.isFinite(created) && now - created < STARTING_GRACE_MS;
 }

@@ -1,11 +1,11 @@
 // The only entry point other layers import from the reconcile core.
 export * from './types.js';
-export {isPodAvailable, isPodReady, podAvailableAt} from './availability.js';
+export {STARTING_GRACE_MS, isPodAvailable, isPodReady, isPodStarting, podAvailableAt, podProblem} from './availability.js';
 export {allowsSurge, getScaledValueFromIntOrPercent, rolloutBudgets, surgeCount, unavailableCount, validateRollingUpdate} from './budgets.js';
 export {claimObjects, getControllerOf} from './claim.js';
 export {REVISION_HASH_LABEL} from './daemon-pods.js';
 export {addOrUpdateDaemonPodTolerations, getTargetNodeName, nodeShouldRunDaemonPod} from './eligibility.js';
-export {type PlanOptions, planRollout, podProblem} from './plan.js';
+export {type PlanOptions, planRollout} from './plan.js';
 export {isPodUpdated, newDaemonPod, TEMPLATE_GENERATION_ANNOTATION, templateGeneration} from './pod-template.js';
 export {formatLabelSelector, isEmptyLabelSelector, labelSelectorMatches, parseLabelSelector} from './selectors.js';
 export {computeDaemonSetStatus} from './status.js';

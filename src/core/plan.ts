@@ -2,6 +2,7 @@
 // that syncDaemonSet runs once. The simulated world: deletions finish at once; pods the controller
 // creates become ready at once and available after minReadySeconds (unless a host port is still taken
 // by the node's other pod); pods that are not ready now stay not ready; no node is in failed-pod backoff.
+import {isPodStarting, podProblem} from './availability.js';
 import {type DaemonPod, isDaemonPodAvailable, REVISION_HASH_LABEL} from './daemon-pods.js';
 import type {ReconcileEngine} from './engine.js';
 import {pausedInfoOf} from './pause.js';
@@ -95,6 +96,14 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
       engine.slots.forEach((_, index) => {
         const node = input.slots[index]!.node;
         if (engine.removePods(index, (pod) => pod.terminating && !isStuckTerminating(pod, node, now))) dropped = true;
+        // Pods that are merely starting come up now, like the ones the plan creates.
+        for (const pod of engine.slots[index]!.pods) {
+          if (pod.planned || !isPodStarting(pod.pod, node, now)) continue;
+          const availableAt = minReadyMs === 0 ? Number.NEGATIVE_INFINITY : now + minReadyMs;
+          engine.replacePod(index, pod, {...pod, ready: true, availableAt});
+          if (minReadyMs > 0) events.push(availableAt, index);
+          dropped = true;
+        }
       });
       if (dropped && !changed) continue;
     }
@@ -146,7 +155,7 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
   if (!update.exists) notes.push(`Revision ${update.revision} does not exist yet: the controller will create it; its hash ${update.hash} is the planner's stand-in.`);
   if (waves.length > 0) {
     notes.push(
-      `Assumed: deletions finish at once (not on NotReady nodes); new pods become ready at once and available after minReadySeconds (${minReadyMs / 1000}s); pods not ready now stay not ready.`,
+      `Assumed: deletions finish at once (not on NotReady nodes); new and starting pods become ready at once and available after minReadySeconds (${minReadyMs / 1000}s); other pods that are not ready stay so.`,
     );
   }
   if (input.slots.some((slot) => slot.pods.some((pod) => pod.phase === 'Failed'))) notes.push('Assumed: no node is in failed-pod backoff at the start of a sync (that state lives only in the controller).');
@@ -245,19 +254,6 @@ function summarisePod(pod: DaemonPod, now: number): PodSummary {
     phase: pod.phase,
     ...(problem ? {problem} : {}),
   };
-}
-
-const STARTING = new Set(['ContainerCreating', 'PodInitializing']);
-
-/** The reason a person would look for first: a container's waiting or terminated reason, else the pod's. */
-export function podProblem(pod: Pod): string | undefined {
-  for (const c of [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])]) {
-    const waiting = c.state?.waiting?.reason;
-    if (waiting && !STARTING.has(waiting)) return waiting;
-    const terminated = c.state?.terminated?.reason;
-    if (terminated && !c.ready && terminated !== 'Completed') return terminated;
-  }
-  return pod.status?.reason;
 }
 
 interface BlockerContext {

@@ -5,7 +5,7 @@
 import {allowsSurge, rolloutBudgets, validateRollingUpdate} from './budgets.js';
 import {type DaemonPod, type NodeSlot, isDaemonPodAvailable} from './daemon-pods.js';
 import {type PausedStrategy, pauseStateOf, withStrategy} from './pause.js';
-import {podProblem} from './plan.js';
+import {podProblem} from './availability.js';
 import {templateGeneration} from './pod-template.js';
 import {computeTemplateHash} from './revisions.js';
 import {RollingUpdateTally, tallyEntryFor, type NodeUpdateClass} from './rolling-update.js';

@@ -14,7 +14,7 @@ import {
   type NodePlan,
   type Pod,
   planRollout,
-  podProblem,
+  isPodStarting,
   type RolloutPlan,
   validateDaemonSet,
 } from '../core/index.js';
@@ -28,7 +28,6 @@ export type {NodeStatus, NodeStatusState, RolloutStatusReport, RolloutVerdict};
 export const STATUS_EXIT: Readonly<Record<RolloutVerdict, number>> = {complete: EXIT_OK, stuck: EXIT_STUCK, progressing: 4};
 
 /** A pod that is not ready, has no failure reason and is this young is taken to be still starting. */
-export const STARTING_GRACE_MS = 5 * 60_000;
 
 /**
  * kubectl's DaemonSetStatusViewer message and done flag (reconcile-spec 12, last bullet). Unlike kubectl it also
@@ -61,13 +60,6 @@ function podAge(pod: Pod, now: number): number {
   const since = pod.status?.conditions?.find((c) => c.type === 'Ready')?.lastTransitionTime ?? pod.metadata.creationTimestamp;
   const t = since === undefined ? Number.NaN : Date.parse(since);
   return Number.isNaN(t) ? 0 : now - t;
-}
-
-/** Pods that may still become ready by themselves: pending or creating, or young, on a Ready node, with no failure reason. */
-function isStarting(pod: Pod, node: Node | undefined, now: number): boolean {
-  if (pod.metadata.deletionTimestamp || isPodReady(pod) || podProblem(pod) !== undefined) return false;
-  if (nodeConditions(node).includes('NotReady')) return false;
-  return pod.status?.phase === 'Pending' || pod.status?.phase === undefined || podAge(pod, now) < STARTING_GRACE_MS;
 }
 
 /** Terminating within its grace period on a node that is up: it will be gone soon. On a NotReady node nothing confirms the deletion. */
@@ -215,7 +207,7 @@ function whatIsInFlight(state: ClusterState, daemonPods: readonly Pod[], plan: R
   let warming = 0;
   for (const pod of daemonPods) {
     const node = nodesByName.get(pod.spec.nodeName ?? '');
-    if (isStarting(pod, node, now)) starting++;
+    if (isPodStarting(pod, node, now)) starting++;
     else if (isTerminatingInTime(pod, node, now)) terminating++;
     else if (minReadyMs > 0 && !pod.metadata.deletionTimestamp && isPodReady(pod) && podAge(pod, now) < minReadyMs) warming++;
   }

@@ -228,3 +228,35 @@ describe('planRollout', () => {
     expect(plan.waves.map((w) => [w.create.length, w.delete.length])).toEqual([[0, 250], [250, 50], [50, 0]]);
   });
 });
+
+describe('pods that are merely starting', () => {
+  const base = newDaemonSet('fluentd', {maxUnavailable: 1});
+  const ds = withImage(base, 'fluentd:2');
+  const fresh = new Date(NOW - 20_000).toISOString().replace('.000Z', 'Z');
+
+  test('a new pod created seconds ago is assumed to come up; the rollout goes on', () => {
+    const nodes = newNodes(3);
+    const state = rolloutState(nodes, ds, base, (n, i) =>
+      i === 0 ? [newPod('new-0', n.metadata.name, ds, {hash: 'h2', ready: false, created: fresh})] : [newPod(`old-${i}`, n.metadata.name, ds, {hash: 'h1'})],
+    );
+    const plan = planRollout(state, {now: NOW});
+    // The next sync waits for it (the budget of 1 is in use), then the waves carry on.
+    expect(plan.nextSync).toEqual({create: [], delete: []});
+    expect(plan.waves).toHaveLength(4);
+    expect(plan.converges).toBe(true);
+    expect(plan.blockers).toEqual([]);
+  });
+
+  test.each([
+    {name: 'crash-looping', status: {phase: 'Running', conditions: [{type: 'Ready', status: 'False'}], containerStatuses: [{name: 'main', ready: false, restartCount: 3, state: {waiting: {reason: 'CrashLoopBackOff'}}}]}},
+    {name: 'unschedulable', status: {phase: 'Pending', conditions: [{type: 'PodScheduled', status: 'False', reason: 'Unschedulable'}]}},
+  ])('a $name new pod stays not ready and blocks', ({name, status}) => {
+    const nodes = newNodes(3);
+    const state = rolloutState(nodes, ds, base, (n, i) =>
+      i === 0 ? [{...newPod('new-0', n.metadata.name, ds, {hash: 'h2', ready: false, created: fresh}), status}] : [newPod(`old-${i}`, n.metadata.name, ds, {hash: 'h1'})],
+    );
+    const plan = planRollout(state, {now: NOW});
+    expect(plan.converges).toBe(false);
+    expect(plan.blockers[0]!.message).toBe(`pod new-0 on node-0 is not ready (${name === 'unschedulable' ? 'Unschedulable' : 'CrashLoopBackOff'})`);
+  });
+});
