@@ -1,6 +1,6 @@
 // Flags shared by every command, spelled as kubectl spells them (kubectl forwards none of its own to plugins).
 // Imported at the top of command files, so it may import nothing but @oclif/core.
-import {Flags} from '@oclif/core';
+import {Args, Flags} from '@oclif/core';
 
 // RFC3339 as Kubernetes writes it: date, `T`, time, optional fraction, `Z` or an offset.
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
@@ -121,3 +121,6 @@ export function parseIntOrPercent(input: string, flag: string): number | string 
 export function intOrPercentFlag(name: string, options: {summary: string}) {
   return Flags.custom<number | string>({summary: options.summary, helpValue: 'N|P%', parse: async (input) => parseIntOrPercent(input, `--${name}`)})();
 }
+
+/** The DaemonSet a command works on. */
+export const daemonSetArg = Args.string({required: true, description: 'Name of the DaemonSet.'});

@@ -1,9 +1,9 @@
 // `kubectl ds-rollout dashboard NAME`: the interactive terminal dashboard, or (no terminal, CI, -o json) the status.
 // Only @oclif/core and the flag modules load at start-up; the service loads the cluster client, and Ink only when
 // it will draw.
-import {Args, Flags} from '@oclif/core';
+import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../base-command.js';
-import {clusterFlags, outputFlag} from '../../flags.js';
+import {clusterFlags, daemonSetArg, outputFlag} from '../../flags.js';
 
 export default class Dashboard extends BaseCommand {
   static override summary = 'Watch and drive a DaemonSet rollout on one screen.';
@@ -27,7 +27,7 @@ Outside a terminal (stdout or stdin not a TTY, CI set, or -o json|yaml) no scree
   ];
 
   static override args = {
-    name: Args.string({required: true, description: 'Name of the DaemonSet.'}),
+    name: daemonSetArg,
   };
 
   static override flags = {

@@ -1,7 +1,7 @@
 // `kubectl ds-rollout history NAME`: parse flags, call the history service, render. Heavy modules load inside run().
-import {Args, Flags} from '@oclif/core';
+import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../base-command.js';
-import {clusterFlags, nowFlag, outputFlag} from '../../flags.js';
+import {clusterFlags, daemonSetArg, nowFlag, outputFlag} from '../../flags.js';
 
 export default class History extends BaseCommand {
   static override summary = "List a DaemonSet's revisions, show one, or diff two.";
@@ -22,7 +22,7 @@ Exit status: 0 on success, 1 for a usage or input error (an unknown revision: "u
   ];
 
   static override args = {
-    name: Args.string({required: true, description: 'Name of the DaemonSet.'}),
+    name: daemonSetArg,
   };
 
   static override flags = {

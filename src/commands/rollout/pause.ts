@@ -1,7 +1,7 @@
 // `kubectl ds-rollout pause NAME`: parse flags, call the pause service, print. Heavy modules load inside run().
-import {Args, Flags} from '@oclif/core';
+import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../base-command.js';
-import {contextFlag, kubeconfigFlag, namespaceFlag, outputFlag, requestTimeoutFlag} from '../../flags.js';
+import {daemonSetArg, liveClusterFlags, outputFlag} from '../../flags.js';
 
 export default class Pause extends BaseCommand {
   static override summary = 'Pause a DaemonSet rollout: no more pods are replaced until step or resume.';
@@ -23,14 +23,11 @@ Exit status: 0 paused or already paused; 1 usage or input error (unknown DaemonS
   ];
 
   static override args = {
-    name: Args.string({required: true, description: 'Name of the DaemonSet.'}),
+    name: daemonSetArg,
   };
 
   static override flags = {
-    namespace: namespaceFlag,
-    context: contextFlag,
-    kubeconfig: kubeconfigFlag,
-    'request-timeout': requestTimeoutFlag,
+    ...liveClusterFlags,
     'dry-run': Flags.boolean({summary: 'Show what would be recorded and change nothing.'}),
     output: outputFlag,
   };

@@ -1,7 +1,7 @@
 // `kubectl ds-rollout resume NAME`: parse flags, call the resume service, print. Heavy modules load inside run().
-import {Args, Flags} from '@oclif/core';
+import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../base-command.js';
-import {contextFlag, intOrPercentFlag, kubeconfigFlag, namespaceFlag, outputFlag, requestTimeoutFlag} from '../../flags.js';
+import {daemonSetArg, intOrPercentFlag, liveClusterFlags, outputFlag} from '../../flags.js';
 
 export default class Resume extends BaseCommand {
   static override summary = 'Resume a DaemonSet paused by ds-rollout: restore its RollingUpdate settings.';
@@ -21,14 +21,11 @@ Exit status: 0 resumed; 1 usage or input error (not paused, not paused by ds-rol
   ];
 
   static override args = {
-    name: Args.string({required: true, description: 'Name of the DaemonSet.'}),
+    name: daemonSetArg,
   };
 
   static override flags = {
-    namespace: namespaceFlag,
-    context: contextFlag,
-    kubeconfig: kubeconfigFlag,
-    'request-timeout': requestTimeoutFlag,
+    ...liveClusterFlags,
     force: Flags.boolean({summary: 'Resume with the strategy given by --max-unavailable/--max-surge, also a DaemonSet ds-rollout did not pause.'}),
     'max-unavailable': intOrPercentFlag('max-unavailable', {summary: 'With --force: maxUnavailable of the RollingUpdate strategy.'}),
     'max-surge': intOrPercentFlag('max-surge', {summary: 'With --force: maxSurge of the RollingUpdate strategy (default 0).'}),

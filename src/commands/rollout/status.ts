@@ -1,8 +1,8 @@
 // `kubectl ds-rollout status NAME`: parse flags, call the status service (once, or following watches), render,
 // exit with the verdict's code. Heavy modules load inside run().
-import {Args, Flags} from '@oclif/core';
+import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../base-command.js';
-import {clusterFlags, durationFlag, nowFlag, outputFlag} from '../../flags.js';
+import {clusterFlags, daemonSetArg, durationFlag, nowFlag, outputFlag} from '../../flags.js';
 import type {RolloutStatusReport} from '../../output/status-text.js';
 
 export default class Status extends BaseCommand {
@@ -32,7 +32,7 @@ Exit status:
   ];
 
   static override args = {
-    name: Args.string({required: true, description: 'Name of the DaemonSet.'}),
+    name: daemonSetArg,
   };
 
   static override flags = {

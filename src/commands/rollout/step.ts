@@ -1,8 +1,8 @@
 // `kubectl ds-rollout step NAME`: parse flags, confirm on a terminal, run the step service, print its progress.
 // Heavy modules load inside run().
-import {Args, Flags} from '@oclif/core';
+import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../base-command.js';
-import {contextFlag, durationFlag, intOrPercentFlag, kubeconfigFlag, namespaceFlag, outputFlag, requestTimeoutFlag} from '../../flags.js';
+import {daemonSetArg, durationFlag, intOrPercentFlag, liveClusterFlags, outputFlag} from '../../flags.js';
 
 export default class Step extends BaseCommand {
   static override summary = 'Replace the next wave of old pods of a paused DaemonSet, and wait until it is available.';
@@ -31,14 +31,11 @@ Exit status: 0 the wave (or every wave) landed, or nothing to do; 1 usage or inp
   ];
 
   static override args = {
-    name: Args.string({required: true, description: 'Name of the DaemonSet.'}),
+    name: daemonSetArg,
   };
 
   static override flags = {
-    namespace: namespaceFlag,
-    context: contextFlag,
-    kubeconfig: kubeconfigFlag,
-    'request-timeout': requestTimeoutFlag,
+    ...liveClusterFlags,
     'max-unavailable': intOrPercentFlag('max-unavailable', {summary: 'The budget of this step instead of the recorded one (scaled against the nodes that should run the daemon).'}),
     nodes: Flags.string({summary: 'Only these nodes (comma-separated) may go next.', helpValue: 'NODE,...'}),
     selector: Flags.string({char: 'l', summary: 'Only nodes with these labels may go next (a label selector, e.g. pool=canary).', helpValue: 'SELECTOR'}),

@@ -1,7 +1,7 @@
 // `kubectl ds-rollout undo NAME`: parse flags, preview with the undo service, confirm, apply. Heavy modules load inside run().
-import {Args, Flags} from '@oclif/core';
+import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../base-command.js';
-import {liveClusterFlags, nowFlag, outputFlag} from '../../flags.js';
+import {daemonSetArg, liveClusterFlags, nowFlag, outputFlag} from '../../flags.js';
 
 export default class Undo extends BaseCommand {
   static override summary = 'Roll a DaemonSet back to an earlier revision, showing first what will change.';
@@ -21,7 +21,7 @@ Exit status: 0 rolled back, skipped, or dry run; 1 usage or input error (unknown
   ];
 
   static override args = {
-    name: Args.string({required: true, description: 'Name of the DaemonSet.'}),
+    name: daemonSetArg,
   };
 
   static override flags = {
