@@ -26,7 +26,8 @@ export function resolveKubeconfig(options: KubeconfigOptions): ResolvedKubeconfi
   } catch (error) {
     const where = options.kubeconfig ?? process.env.KUBECONFIG ?? '~/.kube/config';
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : firstLine((error as Error).message);
+    // client-node reads an empty or non-kubeconfig file as a document without fields, then trips over it.
+    const why = code === 'ENOENT' ? 'no such file' : error instanceof TypeError ? 'not a kubeconfig (no clusters, contexts or users)' : firstLine((error as Error).message);
     throw new InputError(`cannot load kubeconfig "${where}": ${why}`, {cause: error});
   }
   if (options.context !== undefined) {
