@@ -64,3 +64,25 @@ let cached: OpenApiDocuments | undefined;
 export function openApiDocuments(): OpenApiDocuments {
   return (cached ??= build());
 }
+
+// ------------------------------------------------------------------------------------------
+// OpenAPI v2, for clients older than 1.27 (Debian's kubectl 1.20 among them): they validate `create -f` and
+// `apply -f` against /openapi/v2 and give up without it. An empty document (no paths, no definitions) is
+// enough: kubectl then finds no schema for the kind and skips client-side validation, as it does for a CRD
+// without one. Newer kubectl uses v3 and tolerates this too. The body is the gnostic protobuf encoding of
+// {swagger: "2.0", info: {title, version}, paths: {}}, written out by hand (three length-delimited fields).
+
+function protoString(field: number, text: string): Buffer {
+  const bytes = Buffer.from(text, 'utf8');
+  return Buffer.concat([Buffer.from([(field << 3) | 2, bytes.length]), bytes]);
+}
+
+function protoMessage(field: number, body: Buffer): Buffer {
+  return Buffer.concat([Buffer.from([(field << 3) | 2, body.length]), body]);
+}
+
+export const OPENAPI_V2_PROTOBUF: Buffer = Buffer.concat([
+  protoString(1, '2.0'),
+  protoMessage(2, Buffer.concat([protoString(1, 'Kubernetes'), protoString(2, 'v1.32.5')])),
+  protoMessage(8, Buffer.alloc(0)),
+]);

@@ -11,7 +11,7 @@ import {DISCOVERY_CONTENT_TYPES, SERVER_VERSION, apiGroup, apiResourceList, core
 import {checkFieldSelector, parseFieldSelector} from './field-selectors.js';
 import {FaultInjector, RequestLog, matchesRequest, type DelayRule, type FaultOptions, type RequestAttributes, type RequestMatcher} from './hooks.js';
 import {negotiateDiscovery, negotiateObjectFormat} from './media.js';
-import {openApiDocuments} from './openapi.js';
+import {OPENAPI_V2_PROTOBUF, openApiDocuments} from './openapi.js';
 import {JsonPatchError, PATCH_CONTENT_TYPES, PatchError} from './patch/index.js';
 import {RESOURCES, apiVersionOf, isResourceName, type ResourceInfo, type ResourceName} from './resources.js';
 import {
@@ -353,6 +353,13 @@ export class SimServer {
       if (list !== undefined) return send(res, 200, JSON.stringify(list));
     }
     if (p === '/openapi/v3') return send(res, 200, openApiDocuments().root);
+    if (p === '/openapi/v2' || p === '/swagger-2.0.0.pb-v1') {
+      // Binary: not through send(), whose JSON escaping would corrupt it. Go's mime parser rejects the
+      // '@' of the real media type name, so the bytes go out as octet-stream, which kubectl accepts.
+      res.writeHead(200, {'Content-Type': 'application/octet-stream', 'Cache-Control': NO_CACHE, 'Content-Length': OPENAPI_V2_PROTOBUF.length});
+      res.end(OPENAPI_V2_PROTOBUF);
+      return;
+    }
     if (p.startsWith('/openapi/v3/')) {
       const doc = openApiDocuments().documents.get(p.slice('/openapi/v3/'.length));
       if (doc !== undefined) return send(res, 200, doc);

@@ -17,6 +17,21 @@ function findKubectl(): string | undefined {
 
 export const kubectlPath = findKubectl();
 
+/**
+ * The client's minor version (the dispatcher here reports 1.32; Debian's kubernetes-client, which .ci/run
+ * installs on a machine without kubectl, is 1.20). Old clients decide some features from OpenAPI v2,
+ * which the simulator serves only as an empty document.
+ */
+export const kubectlMinor: number = (() => {
+  if (!kubectlPath) return 0;
+  try {
+    const out = execFileSync(kubectlPath, ['version', '--client', '-o', 'json'], {encoding: 'utf8', env: {PATH: process.env['PATH'], HOME: tmpdir()}});
+    return Number.parseInt((JSON.parse(out) as {clientVersion: {minor: string}}).clientVersion.minor, 10);
+  } catch {
+    return 0;
+  }
+})();
+
 /** Suites that need kubectl are skipped locally without it; in CI a missing kubectl fails them. */
 export const skipWithoutKubectl = !process.env['CI'] && !kubectlPath;
 if (skipWithoutKubectl) console.warn('kubectl not found on PATH: skipping the real-kubectl suites (they fail in CI).');

@@ -10,7 +10,7 @@ import type {DaemonSet, Pod} from '../../src/core/types.js';
 import {startSimulatedCluster, type SimulatedCluster} from '../../src/sim/index.js';
 import {dsManifest, podManifest} from './helpers.js';
 import {until} from './http-helpers.js';
-import {type KubectlSession, type Run, kubectlPath, kubectlSession, skipWithoutKubectl, table} from '../helpers/kubectl.js';
+import {type KubectlSession, type Run, kubectlMinor, kubectlPath, kubectlSession, skipWithoutKubectl, table} from '../helpers/kubectl.js';
 
 let cluster: SimulatedCluster;
 let dir: string;
@@ -100,9 +100,12 @@ describe.skipIf(skipWithoutKubectl)('real kubectl against the simulated cluster'
     const missing = await kubectl('get', 'ds', 'x');
     expect(missing.code).toBe(1);
     expect(missing.stderr.trim()).toBe('Error from server (NotFound): daemonsets.apps "x" not found');
-    const dry = await ok('create', '-f', await manifest('dry.json', dsManifest('dry')), '--dry-run=server');
-    expect(dry.trim()).toBe('daemonset.apps/dry created (server dry run)');
-    expect(cluster.store.get('daemonsets', 'default', 'dry')).toBeUndefined();
+    // kubectl before 1.27 decides server dry-run support from OpenAPI v2 paths, which the simulator leaves empty.
+    if (kubectlMinor >= 27) {
+      const dry = await ok('create', '-f', await manifest('dry.json', dsManifest('dry')), '--dry-run=server');
+      expect(dry.trim()).toBe('daemonset.apps/dry created (server dry run)');
+      expect(cluster.store.get('daemonsets', 'default', 'dry')).toBeUndefined();
+    }
   });
 
   it('apply -f: created, unchanged, configured', async () => {
