@@ -6,7 +6,7 @@ import {isPodStarting, podProblem} from './availability.js';
 import {type DaemonPod, isDaemonPodAvailable, REVISION_HASH_LABEL} from './daemon-pods.js';
 import type {ReconcileEngine} from './engine.js';
 import {pausedInfoOf} from './pause.js';
-import {classifyNodeForUpdate} from './rolling-update.js';
+import {classifyNodeForUpdate, countsAgainstBudget} from './rolling-update.js';
 import {MinHeap} from './min-heap.js';
 import {currentRevisionOf} from './revisions.js';
 import {computeDaemonSetStatus} from './status.js';
@@ -347,12 +347,7 @@ function findBlockers(input: ReconcileInput, engine: ReconcileEngine, end: numbe
     const held: number[] = [];
     engine.slots.forEach((slot, index) => {
       if (slot.pods.length === 0 && !(slot.exists && slot.eligibility.shouldRun)) return;
-      const cls = classifyNodeForUpdate(slot.pods, end);
-      // The same nodes rollingUpdate counts against the budget (numSurge, or numUnavailable).
-      const holds = input.surge
-        ? cls.kind === 'not-ok' || (cls.kind === 'both' && !cls.newAvailable)
-        : !((cls.kind === 'new-only' && cls.newAvailable) || (cls.kind === 'old-only' && cls.oldAvailable));
-      if (holds) held.push(index);
+      if (countsAgainstBudget(classifyNodeForUpdate(slot.pods, end), input.surge)) held.push(index);
     });
     const budget = input.surge ? `maxSurge budget (${input.budgets.maxSurge})` : `maxUnavailable budget (${input.budgets.maxUnavailable})`;
     blockers.push({

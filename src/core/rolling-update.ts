@@ -45,6 +45,15 @@ export function classifyNodeForUpdate(pods: readonly DaemonPod[], now: number): 
   return {kind: 'empty'};
 }
 
+/**
+ * Whether a node uses up budget: it is counted in numUnavailable (maxSurge == 0) or numSurge (maxSurge > 0).
+ * The tally keeps the same facts as counters; explanations ask node by node.
+ */
+export function countsAgainstBudget(cls: NodeUpdateClass, surge: boolean): boolean {
+  if (surge) return cls.kind === 'not-ok' || (cls.kind === 'both' && !cls.newAvailable);
+  return !((cls.kind === 'new-only' && cls.newAvailable) || (cls.kind === 'old-only' && cls.oldAvailable));
+}
+
 /** What rollingUpdate knows of one node: its class, whether it should run the daemon, whether the Node object exists. */
 export interface TallyEntry {
   readonly cls: NodeUpdateClass;
