@@ -10,4 +10,6 @@ export interface DaemonSetRef {
 export interface ClusterSource {
   /** The DaemonSet, every node, and the pods and ControllerRevisions of the DaemonSet's namespace. */
   readState(ref: DaemonSetRef): Promise<ClusterState>;
+  /** The same without a DaemonSet: what a DaemonSet created in `namespace` would find (ds-plan -f for a new one). */
+  readSurroundings(namespace: string): Promise<Omit<ClusterState, 'daemonSet'>>;
 }

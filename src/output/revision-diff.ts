@@ -45,7 +45,8 @@ function hunkLines(oldText: string, newText: string, context: number, c: Palette
 /** Empty when the templates are the same (nulls and key order aside). */
 export function renderTemplateDiff(from: DiffSide, to: DiffSide, options: {color: boolean}): string {
   const c = palette(options.color);
-  const indent = (lines: string[]) => `${lines.map((line) => `  ${line}`).join('\n')}\n`;
+  // No images (a DaemonSet that does not exist yet) is no text, not one empty line.
+  const indent = (lines: string[]) => lines.map((line) => `  ${line}\n`).join('');
   const oldImages = indent(templateImages(from.template));
   const newImages = indent(templateImages(to.template));
   const images = oldImages === newImages ? [] : hunkLines(oldImages, newImages, 1000, c);

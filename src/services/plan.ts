@@ -20,7 +20,7 @@ import {
   validateDaemonSet,
   validateDaemonSetUpdate,
 } from '../core/index.js';
-import {InputError, UsageError} from '../errors.js';
+import {InputError, NotFoundError, UsageError} from '../errors.js';
 import {controlledRevisions, revisionHash} from './history.js';
 
 export interface PlanOptions {
@@ -129,8 +129,8 @@ export interface UpdateWarning {
 }
 
 export interface PlanUpdateResult extends PlanResult {
-  /** The DaemonSet as stored now. */
-  readonly current: DaemonSet;
+  /** The DaemonSet as stored now; undefined when the manifest would create it. */
+  readonly current: DaemonSet | undefined;
   /** What the diff compares against: the current update revision's template, else the stored template. */
   readonly from: {readonly label: string; readonly template: PodTemplateSpec};
   readonly to: {readonly label: string; readonly template: PodTemplateSpec};
@@ -145,7 +145,13 @@ export interface PlanUpdateOptions extends PlanOptions {
 }
 
 export async function planUpdate(options: PlanUpdateOptions): Promise<PlanUpdateResult> {
-  const state = await options.source.readState(options.ref);
+  let state: ClusterState;
+  try {
+    state = await options.source.readState(options.ref);
+  } catch (error) {
+    if (error instanceof NotFoundError) return planCreate(options);
+    throw error;
+  }
   const current = state.daemonSet;
   const next = asStoredUpdate(current, {...options.manifest, metadata: {...options.manifest.metadata, namespace: options.ref.namespace}});
   const errors = validateDaemonSetUpdate(current, next);
@@ -163,6 +169,38 @@ export async function planUpdate(options: PlanUpdateOptions): Promise<PlanUpdate
     from: {label: revision ? `revision ${revision.revision} (${revisionHash(revision)})` : 'current template', template: current.spec.template},
     to: {label: options.manifestPath === '-' ? '<stdin>' : options.manifestPath, template: next.spec.template},
     warnings: updateWarnings(state, next, plan, now),
+  };
+}
+
+/** The uid a DaemonSet that does not exist yet plans with: it owns nothing, so the claim rules see only orphans. */
+export const PLANNED_UID = 'not-created-yet';
+
+/**
+ * ds-plan -f for a DaemonSet that does not exist: what creating it would do. The API server would default
+ * and validate it, give it generation 1, and the controller would create revision 1 and a pod on every
+ * eligible node (adopting matching orphans).
+ */
+async function planCreate(options: PlanUpdateOptions): Promise<PlanUpdateResult> {
+  const surroundings = await options.source.readSurroundings(options.ref.namespace);
+  const defaulted = defaultDaemonSet({...options.manifest, metadata: {...options.manifest.metadata, name: options.ref.name, namespace: options.ref.namespace}});
+  const next: DaemonSet = {
+    ...defaulted,
+    metadata: {...defaulted.metadata, uid: PLANNED_UID, generation: 1, annotations: {...defaulted.metadata.annotations, [TEMPLATE_GENERATION_ANNOTATION]: '1'}},
+  };
+  const errors = validateDaemonSet(next);
+  if (errors.length > 0) throw new InputError(`the API server would refuse this manifest: ${formatInvalid('DaemonSet.apps', options.ref.name, errors)}`);
+  const state: ClusterState = {...surroundings, daemonSet: next};
+  const now = resolveNow(options.now);
+  const plan = planRollout(state, {now});
+  // Only the hazards of the template itself apply to a create; the others compare with what runs now.
+  const warnings = updateWarnings(state, next, plan, now).filter((w) => w.kind === 'host-port-surge');
+  return {
+    plan,
+    daemonSet: next,
+    current: undefined,
+    from: {label: `(daemonset "${options.ref.name}" does not exist yet)`, template: {metadata: {}, spec: {containers: []}}},
+    to: {label: options.manifestPath === '-' ? '<stdin>' : options.manifestPath, template: next.spec.template},
+    warnings,
   };
 }
 

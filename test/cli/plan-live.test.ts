@@ -80,6 +80,29 @@ describe('kubectl ds-plan, live', () => {
     expect(document.update.diff).toContain('+  fluentd: fluent/fluentd:v1.18.0');
   });
 
+  test('-f MANIFEST of a DaemonSet that does not exist yet: the plan of creating it', async () => {
+    const path = join(t.dir, 'vector.yaml');
+    const vector: DaemonSet = {
+      apiVersion: 'apps/v1',
+      kind: 'DaemonSet',
+      metadata: {name: 'vector', namespace: 'kube-system'},
+      spec: {selector: {matchLabels: {app: 'vector'}}, template: {metadata: {labels: {app: 'vector'}}, spec: {containers: [{name: 'vector', image: 'timberio/vector:0.42.0'}]}}},
+    };
+    await writeFile(path, dump(vector));
+    const result = await plan('-f', path);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('--- (daemonset "vector" does not exist yet)\n+++ ');
+    expect(result.stdout).toContain('images:\n+  vector: timberio/vector:0.42.0\n');
+    expect(result.stdout).toContain('DaemonSet kube-system/vector: RollingUpdate, revision 1, 0 of 18 nodes updated');
+    // One pod per eligible node in the first sync (burst 250 is far away); the tainted and the NotReady node get none.
+    const json = JSON.parse((await plan('-f', path, '-o', 'json')).stdout) as {nextSync: {create: unknown[]}; revisions: {update: {exists: boolean}}; converges: boolean};
+    expect(json.nextSync.create).toHaveLength(18);
+    expect(json.revisions.update.exists).toBe(false);
+    expect(json.converges).toBe(true);
+    expect(t.cluster.store.get('daemonsets', 'kube-system', 'vector')).toBeUndefined();
+  });
+
   test('-f refusals: a selector change, a namespace that contradicts the manifest, no NAME and no -f', async () => {
     const path = await manifest('selector.yaml', (ds) => ({...ds, spec: {...ds.spec, selector: {matchLabels: {name: 'fluentd', tier: 'logs'}}, template: {...ds.spec.template, metadata: {labels: {name: 'fluentd', tier: 'logs'}}}}}));
     const [selector, namespace, nothing] = await Promise.all([plan('-f', path), plan('-f', path, '-n', 'default'), plan()]);

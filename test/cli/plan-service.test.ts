@@ -1,7 +1,7 @@
 // The plan service with a fake ClusterSource: no build, no files.
 import {describe, expect, test} from 'vitest';
 import type {ClusterSource} from '../../src/cluster/cluster-source.js';
-import {planDaemonSet, planService} from '../../src/services/plan.js';
+import {planDaemonSet, planService, planUpdate} from '../../src/services/plan.js';
 import {InputError, NotFoundError} from '../../src/errors.js';
 import type {ClusterState, DaemonSet} from '../../src/core/types.js';
 import {NOW, newDaemonSet, newNode, newPod, newRevision} from '../helpers/builders.js';
@@ -13,6 +13,10 @@ function sourceOf(state: ClusterState): ClusterSource & {refs: unknown[]} {
     async readState(ref) {
       refs.push(ref);
       return state;
+    },
+    async readSurroundings() {
+      const {daemonSet: _ds, ...rest} = state;
+      return rest;
     },
   };
 }
@@ -51,7 +55,45 @@ describe('planService', () => {
       readState: async () => {
         throw new NotFoundError('daemonset "foo" not found');
       },
+      readSurroundings: async () => ({nodes: [], pods: [], revisions: []}),
     };
     await expect(planService({source, ref: {namespace: 'default', name: 'foo'}, now: NOW})).rejects.toBeInstanceOf(NotFoundError);
+  });
+});
+
+describe('planUpdate for a DaemonSet that does not exist yet', () => {
+  test('plans the create: revision 1 (to be made), a pod on every eligible node, no warnings about what runs now', async () => {
+    const existing = newDaemonSet('other');
+    const nodes = [newNode('n1'), newNode('n2'), {...newNode('n3'), spec: {taints: [{key: 'dedicated', effect: 'NoSchedule'}]}}];
+    const state: ClusterState = {daemonSet: existing, nodes, pods: [newPod('orphan', 'n2', newDaemonSet('fresh'), {hash: 'x', owner: null})], revisions: []};
+    const source: ClusterSource = {
+      readState: async () => {
+        throw new NotFoundError('daemonset "fresh" not found');
+      },
+      readSurroundings: async () => ({nodes: state.nodes, pods: state.pods, revisions: state.revisions}),
+    };
+    const fresh = newDaemonSet('fresh');
+    const manifest: DaemonSet = {apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: {name: 'fresh'}, spec: {selector: fresh.spec.selector, template: fresh.spec.template}};
+    const result = await planUpdate({source, ref: {namespace: 'default', name: 'fresh'}, now: NOW, manifest, manifestPath: 'fresh.yaml'});
+    expect(result.current).toBeUndefined();
+    expect(result.plan.revisions.update).toMatchObject({revision: 1, exists: false});
+    expect(result.plan.strategy).toEqual({type: 'RollingUpdate', maxUnavailable: 1, maxSurge: 0});
+    // The orphan on n2 matches the selector: it is adopted (an old pod, replaced later); n1 gets a pod; n3 is tainted.
+    expect(result.plan.nextSync.create).toEqual([{node: 'n1'}]);
+    expect(result.plan.nodes.find((n) => n.name === 'n2')!.pods.map((p) => p.name)).toEqual(['orphan']);
+    expect(result.plan.converges).toBe(true);
+    expect(result.warnings).toEqual([]);
+    expect(result.from.label).toBe('(daemonset "fresh" does not exist yet)');
+  });
+
+  test('an invalid new DaemonSet is refused as the API server would', async () => {
+    const source: ClusterSource = {
+      readState: async () => {
+        throw new NotFoundError('not found');
+      },
+      readSurroundings: async () => ({nodes: [], pods: [], revisions: []}),
+    };
+    const manifest: DaemonSet = {metadata: {name: 'bad'}, spec: {selector: {matchLabels: {a: 'b'}}, template: {metadata: {labels: {a: 'c'}}, spec: {containers: [{name: 'm', image: 'x'}]}}}};
+    await expect(planUpdate({source, ref: {namespace: 'default', name: 'bad'}, now: NOW, manifest, manifestPath: 'bad.yaml'})).rejects.toThrow(/the API server would refuse this manifest: .*selector/);
   });
 });

@@ -35,6 +35,11 @@ export class LiveClusterSource implements ClusterSource {
     return {daemonSet, nodes, pods, revisions};
   }
 
+  async readSurroundings(namespace: string): Promise<Omit<ClusterState, 'daemonSet'>> {
+    const [nodes, pods, revisions] = await Promise.all([this.listNodes(), this.listPods(namespace), this.listRevisions(namespace)]);
+    return {nodes, pods, revisions};
+  }
+
   async readDaemonSet(ref: DaemonSetRef): Promise<DaemonSet> {
     const raw = await this.client.get(daemonSetsPath(ref.namespace, ref.name), describe('get', 'daemonsets', ref.namespace, ref.name));
     return projectDaemonSet(raw);

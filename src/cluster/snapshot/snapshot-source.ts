@@ -34,11 +34,14 @@ export class SnapshotClusterSource implements ClusterSource {
       (ds) => ds.metadata.name === ref.name && namespaceOf(ds.metadata) === ref.namespace,
     );
     if (!daemonSet) throw new NotFoundError(this.notFoundMessage(ref));
+    return {daemonSet: withNamespace(daemonSet, ref.namespace), ...(await this.readSurroundings(ref.namespace))};
+  }
+
+  async readSurroundings(namespace: string): Promise<Omit<ClusterState, 'daemonSet'>> {
     return {
-      daemonSet: withNamespace(daemonSet, ref.namespace),
       nodes: this.objects.nodes,
-      pods: this.objects.pods.filter((pod) => namespaceOf(pod.metadata) === ref.namespace),
-      revisions: this.objects.revisions.filter((revision) => namespaceOf(revision.metadata) === ref.namespace),
+      pods: this.objects.pods.filter((pod) => namespaceOf(pod.metadata) === namespace),
+      revisions: this.objects.revisions.filter((revision) => namespaceOf(revision.metadata) === namespace),
     };
   }
 
