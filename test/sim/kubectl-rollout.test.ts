@@ -8,7 +8,9 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import type {DaemonSet, Pod} from '../../src/core/types.js';
 import {RealClock, startSimulatedCluster, type SimulatedCluster} from '../../src/sim/index.js';
 import {type KubectlSession, kubectlPath, kubectlSession, skipWithoutKubectl, table} from '../helpers/kubectl.js';
+import {runCli} from '../helpers/run-cli.js';
 import {dsManifest} from './helpers.js';
+import {until} from './http-helpers.js';
 
 let cluster: SimulatedCluster;
 let k: KubectlSession;
@@ -21,7 +23,11 @@ const images = () =>
 
 describe.skipIf(skipWithoutKubectl)('real kubectl rollout commands against the simulated controller', () => {
   beforeAll(async () => {
-    cluster = await startSimulatedCluster({clock: new RealClock({speed: 20}), agents: true, kubelet: {startDelayMs: 1000, stopDelayMs: 400}});
+    cluster = await startSimulatedCluster({
+      clock: new RealClock({speed: 20}),
+      agents: true,
+      kubelet: {startDelayMs: 1000, stopDelayMs: 400, failures: [{image: 'busybox:broken', mode: 'crash'}]},
+    });
     cluster.seed({nodes: 3});
     k = await kubectlSession(cluster);
     const file = join(k.dir, 'agent.json');
@@ -87,6 +93,23 @@ describe.skipIf(skipWithoutKubectl)('real kubectl rollout commands against the s
     expect(out).toMatch(/Pods Status:\s+3 Running \/ 0 Waiting \/ 0 Succeeded \/ 0 Failed/);
     expect(out).toMatch(/SuccessfulCreate\s+\S+\s+daemonset-controller\s+Created pod: agent-/);
     expect(out).toMatch(/SuccessfulDelete\s+\S+\s+daemonset-controller\s+Deleted pod: agent-/);
+  });
+
+  it('ds-rollout status says what kubectl rollout status says, then why: on a stuck rollout', async () => {
+    const file = join(k.dir, 'stuck.json');
+    await writeFile(file, JSON.stringify(dsManifest('stuck', 'busybox:1.36')));
+    await k.ok('apply', '-f', file);
+    await k.ok('rollout', 'status', 'ds/stuck', '--timeout=60s');
+    await k.ok('set', 'image', 'ds/stuck', 'main=busybox:broken');
+    // maxUnavailable 1: one pod is replaced by a crash-looping one, and nothing more can move.
+    await until(() => (cluster.store.list('pods', {namespace: 'default', labelSelector: 'app=stuck'}).items as Pod[]).some((p) => p.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'CrashLoopBackOff'));
+    await new Promise((r) => setTimeout(r, 300));
+    const theirs = await k.run('rollout', 'status', 'ds/stuck', '--watch=false');
+    const ours = await runCli(['status', 'stuck', '-n', 'default', '--kubeconfig', k.kubeconfig], {bin: 'bin/kubectl-ds_rollout'});
+    expect(theirs.stdout.trim()).toBe('Waiting for daemon set "stuck" rollout to finish: 1 out of 3 new pods have been updated...');
+    expect(ours.stdout.split('\n')[0]).toBe(theirs.stdout.trim());
+    expect(ours.code).toBe(3);
+    expect(ours.stdout).toMatch(/CrashLoopBackOff/);
   });
 
   it('get pods -w follows a rollout: new pods appear, old ones terminate', async () => {
