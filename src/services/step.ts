@@ -324,8 +324,10 @@ class Stepper {
   }
 
   /**
-   * Deletes the wave's pods one by one. Before each: a fresh read and a fresh decision; the pod goes only if that
+   * Deletes the wave's pods one by one. Before each: a fresh state and a fresh decision; the pod goes only if that
    * decision still takes it, and only in the version that decision saw (uid and resourceVersion preconditions).
+   * The first decision of a wave, and every retry, reads the cluster; later ones use the step's watch once it
+   * shows this wave's own deletions, so a 500-pod wave costs one read instead of five hundred.
    */
   private async deleteWave(wave: StepWave, number: number): Promise<{deleted: WaveReport['deleted']; kept: WaveReport['kept']}> {
     const deleted: {pod: string; node: string; available: boolean}[] = [];
@@ -333,7 +335,7 @@ class Stepper {
     for (const target of wave.delete) {
       for (let attempt = 1; ; attempt++) {
         this.checkAbort(`during wave ${number}: ${deleted.length} of ${wave.delete.length} pods deleted, the DaemonSet stays paused`);
-        const state = await this.read();
+        const state = attempt === 1 && deleted.length > 0 ? await this.stateAfter(deleted.map((d) => d.pod)) : await this.read();
         const fresh = this.plan(state);
         const now = fresh.delete.find((d) => d.uid === target.uid && d.pod === target.pod);
         if (!now) {
@@ -570,6 +572,19 @@ class Stepper {
     if (this.options.signal?.aborted) throw new InterruptedError(`interrupted ${where}`);
   }
 
+  /**
+   * The watched state once it shows these pods deleted (gone or terminating): never older than this step's own
+   * writes. A watch that does not catch up within a few seconds gets a fresh read instead.
+   */
+  private async stateAfter(deletedPods: readonly string[]): Promise<ClusterState> {
+    const names = new Set(deletedPods);
+    const seen = await this.follow().until(
+      (state) => (state.pods.some((pod) => names.has(pod.metadata.name) && !pod.metadata.deletionTimestamp) ? undefined : state),
+      {timeoutMs: WATCH_CATCH_UP_MS, tickMs: this.tickMs, ...(this.options.signal ? {signal: this.options.signal} : {})},
+    );
+    return seen === 'timeout' ? this.read() : seen;
+  }
+
   /** A fresh read, tried again after passing server trouble. */
   private read(): Promise<ClusterState> {
     return this.retrying('read the cluster', () => this.cluster.readState(this.ref));
@@ -689,6 +704,9 @@ function withProgress(error: unknown, progress: string): unknown {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+
+/** How long a deletion waits for the step's watch to show the previous ones before it reads the cluster instead. */
+const WATCH_CATCH_UP_MS = 5_000;
 
 interface UntilOptions {
   readonly timeoutMs: number;

@@ -49,6 +49,16 @@ describe('one wave', () => {
     for (const entry of sim.test.cluster.requestLog.filter({verb: 'delete', resource: 'pods'})) expect(entry.status).toBe(200);
   });
 
+  test('a wide wave decides each deletion on the watched state, not on a new read per pod', async () => {
+    sim = await startRolloutSim({nodes: 8, maxUnavailable: 6});
+    const log = sim.test.cluster.requestLog;
+    const listsBefore = log.filter({verb: 'list', resource: 'pods'}).length;
+    const result = await step(sim);
+    expect(result.waves[0]!.deleted).toHaveLength(6);
+    // One read to plan the wave, one for the watch it follows; the five later decisions come from that watch.
+    expect(log.filter({verb: 'list', resource: 'pods'}).length - listsBefore).toBeLessThanOrEqual(3);
+  });
+
   test('the next step continues: numbering and budget', async () => {
     sim = await startRolloutSim({nodes: 5, maxUnavailable: 2});
     await step(sim);
