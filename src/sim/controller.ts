@@ -1,7 +1,7 @@
 // The simulated cluster's DaemonSet controller. It decides nothing itself: every sync reads the store,
 // calls the core's syncDaemonSet (the same function ds-plan and step use) and carries out the result
 // the way upstream's syncNodes / constructHistory / updateDaemonSetStatus do, with events.
-import {claimObjects, getControllerOf, labelSelectorMatches, newDaemonPod, syncDaemonSet, type SyncResult} from '../core/index.js';
+import {getControllerOf, labelSelectorMatches, newDaemonPod, syncDaemonSet, type SyncResult} from '../core/index.js';
 import type {BackoffEntry} from '../core/manage.js';
 import type {ClusterState, ControllerRevision, DaemonSet, OwnerReference, Pod} from '../core/types.js';
 import type {CancelTimer, SimClock} from './clock.js';
@@ -290,9 +290,4 @@ export class DaemonSetController {
       if (!isNotFound(error)) throw error;
     }
   }
-}
-
-/** The DaemonSets that own or could adopt these pods (exported for the kubelet's node events). */
-export function daemonSetsClaiming(ds: DaemonSet, pods: readonly Pod[]): Pod[] {
-  return claimObjects(ds, pods).owned;
 }
