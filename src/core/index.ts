@@ -61,3 +61,6 @@ export {
   templateKeyOf,
   waveLanding,
 } from './step-wave.js';
+export {type BackoffEntry} from './manage.js';
+export {MinHeap} from './min-heap.js';
+export {SelectorError} from './selectors.js';

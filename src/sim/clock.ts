@@ -1,6 +1,6 @@
 // The simulated cluster's clock. Everything in src/sim reads time and schedules work through a
 // SimClock, so tests can freeze or fast-forward time and a demo can run a rollout at N× speed.
-import {MinHeap} from '../core/min-heap.js';
+import {MinHeap} from '../core/index.js';
 
 /** Cancels a timer set with SimClock.setTimer. Calling it twice, or after the timer fired, is harmless. */
 export type CancelTimer = () => void;

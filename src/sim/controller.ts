@@ -2,8 +2,8 @@
 // calls the core's syncDaemonSet (the same function ds-plan and step use) and carries out the result
 // the way upstream's syncNodes / constructHistory / updateDaemonSetStatus do, with events.
 import {getControllerOf, labelSelectorMatches, newDaemonPod, syncDaemonSet, type SyncResult} from '../core/index.js';
-import type {BackoffEntry} from '../core/manage.js';
-import type {ClusterState, ControllerRevision, DaemonSet, OwnerReference, Pod} from '../core/types.js';
+import type {BackoffEntry} from '../core/index.js';
+import type {ClusterState, ControllerRevision, DaemonSet, OwnerReference, Pod} from '../core/index.js';
 import type {CancelTimer, SimClock} from './clock.js';
 import {formatTimestamp} from './clock.js';
 import {isAlreadyExists, isConflict, isNotFound} from './status-errors.js';

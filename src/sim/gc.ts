@@ -7,7 +7,7 @@
 // Not modelled: deleting dependents whose owner never existed (tests build pods with made-up owner uids),
 // and owners in other namespaces / cluster-scoped owners of namespaced objects (the lookup is by uid, so
 // these work, but nothing checks the scope rules).
-import type {OwnerReference} from '../core/types.js';
+import type {OwnerReference} from '../core/index.js';
 import {RESOURCES, resourceForKind, type ResourceName} from './resources.js';
 import {isConflict, isNotFound} from './status-errors.js';
 import type {Store, StoreEvent} from './store.js';

@@ -2,7 +2,7 @@
 // Running -> Ready after a start delay, graceful deletion, injected failures) and the node lifecycle
 // controller's taints (NotReady nodes get not-ready taints, cordoned nodes the unschedulable taint).
 import {getTargetNodeName} from '../core/index.js';
-import type {Node, NodeCondition, Pod, PodCondition, Taint} from '../core/types.js';
+import type {Node, NodeCondition, Pod, PodCondition, Taint} from '../core/index.js';
 import {formatTimestamp, type CancelTimer, type SimClock} from './clock.js';
 import {isConflict, isNotFound} from './status-errors.js';
 import type {Store, StoreEvent} from './store.js';

@@ -2,7 +2,7 @@
 // `empty`, and `large` (benchmarks). Objects are built with the core's own pod-template and revision
 // functions, so they look exactly like what the controller itself would have made.
 import {computeTemplateHash, newDaemonPod, revisionData} from '../core/index.js';
-import type {ControllerRevision, DaemonSet, Node, Pod, PodTemplateSpec, Taint} from '../core/types.js';
+import type {ControllerRevision, DaemonSet, Node, Pod, PodTemplateSpec, Taint} from '../core/index.js';
 import {formatTimestamp} from './clock.js';
 import type {FailureRule} from './kubelet.js';
 import {NOT_READY_TAINTS} from './kubelet.js';

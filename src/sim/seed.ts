@@ -1,6 +1,6 @@
 // Bulk loading for big scenarios (5,000 nodes, tens of thousands of pods): realistic node objects from a
 // count, and a one-pass loader that goes through the store's normal create path.
-import type {Node, Taint} from '../core/types.js';
+import type {Node, Taint} from '../core/index.js';
 import {formatTimestamp} from './clock.js';
 import type {Store} from './store.js';
 

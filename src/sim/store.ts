@@ -6,9 +6,9 @@
 // Stored objects are deeply frozen and shared: callers must copy before changing them (structuredClone,
 // or spread the parts they change). Writes are synchronous; listeners run after the write has been
 // committed, in resourceVersion order, even when a listener writes (those events are queued).
-import {deepEqualJson, stripNulls} from '../core/canonical-json.js';
-import {labelSelectorMatches, parseLabelSelector} from '../core/selectors.js';
-import type {LabelSelector, ObjectMeta, Pod} from '../core/types.js';
+import {deepEqualJson, stripNulls} from '../core/index.js';
+import {labelSelectorMatches, parseLabelSelector} from '../core/index.js';
+import type {LabelSelector, ObjectMeta, Pod} from '../core/index.js';
 import {RealClock, formatTimestamp, type CancelTimer, type SimClock} from './clock.js';
 import {checkFieldSelector, fieldSelectorMatches, parseFieldSelector, pinnedValue, type FieldSelector} from './field-selectors.js';
 import {Prng, randomSuffix} from './prng.js';

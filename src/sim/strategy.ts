@@ -1,10 +1,10 @@
 // Per-resource registry strategies: what a real apiserver does to an object between decoding and storing
 // it (PrepareForCreate / PrepareForUpdate, defaulting, validation). The store calls these on plain mutable
 // JSON; everything generic (uid, resourceVersion, timestamps, status subresource split) stays in store.ts.
-import {deepEqualJson} from '../core/canonical-json.js';
-import {defaultDaemonSet, defaultPod} from '../core/defaults.js';
-import type {DaemonSet, Pod} from '../core/types.js';
-import {formatInvalid, validateDaemonSet, validateDaemonSetUpdate, type FieldError} from '../core/validation.js';
+import {deepEqualJson} from '../core/index.js';
+import {defaultDaemonSet, defaultPod} from '../core/index.js';
+import type {DaemonSet, Pod} from '../core/index.js';
+import {formatInvalid, validateDaemonSet, validateDaemonSetUpdate, type FieldError} from '../core/index.js';
 import type {ResourceInfo} from './resources.js';
 import {invalid, type StatusError} from './status-errors.js';
 import type {KubeObject} from './types.js';

@@ -1,8 +1,8 @@
 // Server-side Table printing (`Accept: application/json;as=Table;v=v1;g=meta.k8s.io`), column for column
 // as the real apiserver's printers, so `kubectl get` output looks like it does against a real cluster.
 // Cells are computed at response time (Age, Status).
-import {formatLabelSelector} from '../core/selectors.js';
-import type {LabelSelector} from '../core/types.js';
+import {formatLabelSelector} from '../core/index.js';
+import type {LabelSelector} from '../core/index.js';
 import type {ResourceName} from './resources.js';
 import type {StoredObject} from './store.js';
 import type {KubeObject} from './types.js';

@@ -1,5 +1,5 @@
 // Object shapes the simulated cluster stores, beyond the core's DaemonSet/Pod/Node/ControllerRevision.
-import type {ControllerRevision, DaemonSet, Node, ObjectMeta, Pod} from '../core/types.js';
+import type {ControllerRevision, DaemonSet, Node, ObjectMeta, Pod} from '../core/index.js';
 import type {ResourceName} from './resources.js';
 
 /** Any stored object: metadata plus whatever the resource carries. Stored objects are deeply frozen. */

@@ -4,8 +4,8 @@
 // 410 as an ERROR event followed by close, and cleanup when the client goes away.
 import type {ServerResponse} from 'node:http';
 import {goJsonEscape} from './json-escape.js';
-import {labelSelectorMatches} from '../core/selectors.js';
-import type {LabelSelector} from '../core/types.js';
+import {labelSelectorMatches} from '../core/index.js';
+import type {LabelSelector} from '../core/index.js';
 import {fieldSelectorMatches, type FieldSelector} from './field-selectors.js';
 import {RESOURCES, apiVersionOf, type ResourceName} from './resources.js';
 import {isStatusError} from './status-errors.js';

@@ -49,6 +49,17 @@ describe('imports point inward', () => {
   });
 });
 
+describe('other layers enter the core only through src/core/index.ts', () => {
+  const outside = sources(SRC).filter((f) => layer(f) !== 'core');
+  test.each(outside.map((f) => ({file: relative(SRC, f), path: f})))('$file', ({path}) => {
+    for (const spec of staticImports(path)) {
+      if (!spec.startsWith('.')) continue;
+      const target = relative(SRC, join(path, '..', spec));
+      if (target.startsWith('core/')) expect(target, `${relative(SRC, path)} imports ${spec}`).toBe('core/index.js');
+    }
+  });
+});
+
 describe('commands import only @oclif/core at the top (heavy modules lazily, inside run)', () => {
   const commands = sources(join(SRC, 'commands'));
   test.each(commands.map((f) => ({file: relative(SRC, f), path: f})))('$file', ({path}) => {
