@@ -83,7 +83,21 @@ export const STARTING_GRACE_MS = 5 * 60_000;
  */
 export function isPodStarting(pod: Pod, node: Node | undefined, now: number): boolean {
   if (pod.metadata.deletionTimestamp || isPodReady(pod) || podProblem(pod) !== undefined) return false;
-  if (!node || node.status?.conditions?.find((c) => c.type === 'Ready')?.status !== 'True') return false;
+  if (!isNodeReady(node)) return false;
   const created = Date.parse(pod.metadata.creationTimestamp ?? '');
   return Number.isFinite(created) && now - created < STARTING_GRACE_MS;
+}
+
+/** The node's kubelet reports Ready. Only this condition tells whether anything on the node will move. */
+export function isNodeReady(node: Node | undefined): boolean {
+  return node?.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+}
+
+/**
+ * Terminating within its grace period where something will finish it: a Ready node's kubelet, or, for a node
+ * that is gone (undefined), the pod garbage collector. On a NotReady node nothing confirms the deletion.
+ */
+export function isTerminatingOnTime(pod: Pod, node: Node | undefined, now: number): boolean {
+  const at = pod.metadata.deletionTimestamp;
+  return at !== undefined && Date.parse(at) >= now && (node === undefined || isNodeReady(node));
 }

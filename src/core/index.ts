@@ -1,6 +1,6 @@
 // The only entry point other layers import from the reconcile core.
 export * from './types.js';
-export {STARTING_GRACE_MS, isPodAvailable, isPodReady, isPodStarting, podAvailableAt, podProblem} from './availability.js';
+export {STARTING_GRACE_MS, isNodeReady, isPodAvailable, isPodReady, isPodStarting, isTerminatingOnTime, podAvailableAt, podProblem} from './availability.js';
 export {allowsSurge, getScaledValueFromIntOrPercent, rolloutBudgets, surgeCount, unavailableCount, validateRollingUpdate} from './budgets.js';
 export {claimObjects, getControllerOf} from './claim.js';
 export {REVISION_HASH_LABEL} from './daemon-pods.js';

@@ -2,7 +2,7 @@
 // that syncDaemonSet runs once. The simulated world: deletions finish at once; pods the controller
 // creates become ready at once and available after minReadySeconds (unless a host port is still taken
 // by the node's other pod); pods that are not ready now stay not ready; no node is in failed-pod backoff.
-import {isPodStarting, podProblem} from './availability.js';
+import {isNodeReady, isPodStarting, podProblem} from './availability.js';
 import {type DaemonPod, isDaemonPodAvailable, REVISION_HASH_LABEL} from './daemon-pods.js';
 import type {ReconcileEngine} from './engine.js';
 import {pausedInfoOf} from './pause.js';
@@ -194,10 +194,6 @@ function isStuckTerminating(pod: DaemonPod, node: Node | undefined, now: number)
 
 /** Past its deletionTimestamp (which already includes the grace period), a pod this much later counts as stuck. */
 const STUCK_AFTER_MS = 60_000;
-
-function isNodeReady(node: Node): boolean {
-  return node.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
-}
 
 function isConverged(pods: readonly DaemonPod[], now: number): boolean {
   return pods.length === 1 && pods[0]!.updated && !pods[0]!.terminating && isDaemonPodAvailable(pods[0]!, now);

@@ -5,7 +5,7 @@
 import {allowsSurge, rolloutBudgets, validateRollingUpdate} from './budgets.js';
 import {type DaemonPod, type NodeSlot, isDaemonPodAvailable} from './daemon-pods.js';
 import {type PausedStrategy, pauseStateOf, withStrategy} from './pause.js';
-import {podProblem} from './availability.js';
+import {isNodeReady, podProblem} from './availability.js';
 import {templateGeneration} from './pod-template.js';
 import {computeTemplateHash} from './revisions.js';
 import {RollingUpdateTally, tallyEntryFor, type NodeUpdateClass} from './rolling-update.js';
@@ -201,13 +201,9 @@ export function planStepWave(state: ClusterState, options: StepWaveOptions): Ste
   };
 }
 
-function nodeIsReady(node: Node | undefined): boolean {
-  return node?.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
-}
-
 /** Why the rolling update counts a node as unavailable (undefined when it does not), in the controller's terms. */
 function budgetUse(cls: NodeUpdateClass, before: NodeSlot, node: Node | undefined, now: number): Omit<BudgetUse, 'node'> | undefined {
-  const ready = nodeIsReady(node);
+  const ready = isNodeReady(node);
   const notReady = node && !ready ? ' (node not Ready)' : '';
   switch (cls.kind) {
     case 'not-ok':

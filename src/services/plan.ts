@@ -10,6 +10,7 @@ import {
   deepEqualJson,
   defaultDaemonSet,
   formatInvalid,
+  isTerminatingOnTime,
   nodeShouldRunDaemonPod,
   planRollout,
   type PodTemplateSpec,
@@ -219,11 +220,11 @@ export function updateWarnings(state: ClusterState, next: DaemonSet, plan: Rollo
     // Unavailable pods count against maxUnavailable (1.31+): when they already use all of it, no old pod is
     // deleted until one of them becomes available (or finishes terminating).
     // A pod inside its termination grace period on a Ready node is about to free its unit: not a reason to warn.
-    const deletionOf = new Map(state.pods.map((pod) => [pod.metadata.name, pod.metadata.deletionTimestamp]));
-    const readyNodes = new Set(state.nodes.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).map((n) => n.metadata.name));
+    const podsByName = new Map(state.pods.map((pod) => [pod.metadata.name, pod]));
+    const nodesByName = new Map(state.nodes.map((node) => [node.metadata.name, node]));
     const terminatingOnTime = (name: string, node: string) => {
-      const at = deletionOf.get(name);
-      return at !== undefined && Date.parse(at) >= now && readyNodes.has(node);
+      const pod = podsByName.get(name);
+      return pod !== undefined && isTerminatingOnTime(pod, nodesByName.get(node), now);
     };
     const holders = plan.nodes.flatMap((node) => {
       if (node.pods.length === 0 || node.pods.some((pod) => pod.available && !pod.terminating)) return [];

@@ -14,7 +14,9 @@ import {
   type NodePlan,
   type Pod,
   planRollout,
+  isNodeReady,
   isPodStarting,
+  isTerminatingOnTime,
   type RolloutPlan,
   validateDaemonSet,
 } from '../core/index.js';
@@ -50,8 +52,7 @@ export function kubectlStatusMessage(state: ClusterState): {message: string; don
 function nodeConditions(node: Node | undefined): string[] {
   if (node === undefined) return ['not in the node list'];
   const out: string[] = [];
-  const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
-  if (ready?.status !== 'True') out.push('NotReady');
+  if (!isNodeReady(node)) out.push('NotReady');
   if (node.spec?.unschedulable) out.push('cordoned');
   return out;
 }
@@ -60,12 +61,6 @@ function podAge(pod: Pod, now: number): number {
   const since = pod.status?.conditions?.find((c) => c.type === 'Ready')?.lastTransitionTime ?? pod.metadata.creationTimestamp;
   const t = since === undefined ? Number.NaN : Date.parse(since);
   return Number.isNaN(t) ? 0 : now - t;
-}
-
-/** Terminating within its grace period on a node that is up: it will be gone soon. On a NotReady node nothing confirms the deletion. */
-function isTerminatingInTime(pod: Pod, node: Node | undefined, now: number): boolean {
-  const at = pod.metadata.deletionTimestamp;
-  return at !== undefined && Date.parse(at) >= now && !nodeConditions(node).includes('NotReady');
 }
 
 function waitingReason(node: NodePlan, plan: RolloutPlan, stuck: boolean): string {
@@ -208,7 +203,7 @@ function whatIsInFlight(state: ClusterState, daemonPods: readonly Pod[], plan: R
   for (const pod of daemonPods) {
     const node = nodesByName.get(pod.spec.nodeName ?? '');
     if (isPodStarting(pod, node, now)) starting++;
-    else if (isTerminatingInTime(pod, node, now)) terminating++;
+    else if (isTerminatingOnTime(pod, node, now)) terminating++;
     else if (minReadyMs > 0 && !pod.metadata.deletionTimestamp && isPodReady(pod) && podAge(pod, now) < minReadyMs) warming++;
   }
   const pods = (n: number) => (n === 1 ? '1 pod is' : `${n} pods are`);

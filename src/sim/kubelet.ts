@@ -1,7 +1,7 @@
 // Simulated node agents: the scheduler's binding of pods, each node's kubelet (pods go Pending ->
 // Running -> Ready after a start delay, graceful deletion, injected failures) and the node lifecycle
 // controller's taints (NotReady nodes get not-ready taints, cordoned nodes the unschedulable taint).
-import {getTargetNodeName} from '../core/index.js';
+import {getTargetNodeName, isNodeReady} from '../core/index.js';
 import type {Node, NodeCondition, Pod, PodCondition, Taint} from '../core/index.js';
 import {formatTimestamp, type CancelTimer, type SimClock} from './clock.js';
 import {isConflict, isNotFound} from './status-errors.js';
@@ -31,10 +31,6 @@ export const NOT_READY_TAINTS: readonly Taint[] = [
   {key: 'node.kubernetes.io/not-ready', effect: 'NoExecute'},
 ];
 export const UNSCHEDULABLE_TAINT: Taint = {key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule'};
-
-export function isNodeReady(node: Node): boolean {
-  return node.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
-}
 
 export class SimulatedKubelets {
   private readonly timers = new Map<string, CancelTimer>();

@@ -1,5 +1,5 @@
 import {describe, expect, test} from 'vitest';
-import {isPodAvailable, isPodReady, isPodTerminal, isPodTerminating, podAvailableAt} from '../../src/core/availability.js';
+import {isNodeReady, isPodAvailable, isPodReady, isPodTerminal, isPodTerminating, isTerminatingOnTime, podAvailableAt} from '../../src/core/availability.js';
 import type {Pod, PodCondition} from '../../src/core/types.js';
 import {NOW, T0, newDaemonSet, newPod} from '../helpers/builders.js';
 
@@ -62,5 +62,22 @@ describe('isPodTerminating / isPodTerminal', () => {
   test.each(rows)('$name', ({pod, terminating, terminal}) => {
     expect(isPodTerminating(pod)).toBe(terminating);
     expect(isPodTerminal(pod)).toBe(terminal);
+  });
+});
+
+describe('node readiness and timely termination', () => {
+  const ready = {metadata: {name: 'n'}, status: {conditions: [{type: 'Ready', status: 'True'}]}};
+  const down = {metadata: {name: 'n'}, status: {conditions: [{type: 'Ready', status: 'Unknown'}]}};
+  const deleting = (at: string) => ({metadata: {name: 'p', deletionTimestamp: at}, spec: {containers: []}});
+  test.each([
+    {name: 'due later on a Ready node', node: ready, at: '2026-11-21T12:00:30Z', expected: true},
+    {name: 'due later on a NotReady node', node: down, at: '2026-11-21T12:00:30Z', expected: false},
+    {name: 'due later, node gone (the pod GC finishes it)', node: undefined, at: '2026-11-21T12:00:30Z', expected: true},
+    {name: 'overdue on a Ready node', node: ready, at: '2026-11-21T11:59:00Z', expected: false},
+  ])('$name', ({node, at, expected}) => {
+    expect(isTerminatingOnTime(deleting(at), node, Date.parse('2026-11-21T12:00:00Z'))).toBe(expected);
+  });
+  test('isNodeReady reads only the Ready condition', () => {
+    expect([isNodeReady(ready), isNodeReady(down), isNodeReady(undefined), isNodeReady({metadata: {name: 'x'}})]).toEqual([true, false, false, false]);
   });
 });
