@@ -4,10 +4,8 @@ import {isPodReady, podAvailableAt} from './availability.js';
 import {getNodesToDaemonPods} from './claim.js';
 import {eligibilityCheckerFor} from './eligibility.js';
 import {comparePodsByCreationTimestampAndPhase} from './pod-order.js';
-import {isPodUpdated, templateGeneration} from './pod-template.js';
+import {CONTROLLER_REVISION_HASH_LABEL, isPodUpdated, templateGeneration} from './pod-template.js';
 import type {DaemonSet, Node, NodeEligibility, Pod} from './types.js';
-
-export const REVISION_HASH_LABEL = 'controller-revision-hash';
 
 export interface DaemonPod {
   readonly pod: Pod;
@@ -32,7 +30,7 @@ export interface UpdateTarget {
 }
 
 export function toDaemonPod(pod: Pod, target: UpdateTarget, planned = false): DaemonPod {
-  const hash = pod.metadata.labels?.[REVISION_HASH_LABEL];
+  const hash = pod.metadata.labels?.[CONTROLLER_REVISION_HASH_LABEL];
   const ready = isPodReady(pod);
   let availableAt: number | undefined;
   if (ready) availableAt = target.minReadySeconds <= 0 ? Number.NEGATIVE_INFINITY : podAvailableAt(pod, target.minReadySeconds);

@@ -3,7 +3,8 @@
 // creates become ready at once and available after minReadySeconds (unless a host port is still taken
 // by the node's other pod); pods that are not ready now stay not ready; no node is in failed-pod backoff.
 import {isNodeReady, isPodStarting, podProblem} from './availability.js';
-import {type DaemonPod, isDaemonPodAvailable, REVISION_HASH_LABEL} from './daemon-pods.js';
+import {type DaemonPod, isDaemonPodAvailable} from './daemon-pods.js';
+import {CONTROLLER_REVISION_HASH_LABEL} from './pod-template.js';
 import type {ReconcileEngine} from './engine.js';
 import {pausedInfoOf} from './pause.js';
 import {classifyNodeForUpdate, countsAgainstBudget} from './rolling-update.js';
@@ -242,7 +243,7 @@ function summarisePod(pod: DaemonPod, now: number): PodSummary {
   const problem = podProblem(pod.pod);
   return {
     name: pod.name,
-    hash: pod.pod.metadata.labels?.[REVISION_HASH_LABEL] ?? '',
+    hash: pod.pod.metadata.labels?.[CONTROLLER_REVISION_HASH_LABEL] ?? '',
     updated: pod.updated,
     ready: pod.ready,
     available: isDaemonPodAvailable(pod, now),

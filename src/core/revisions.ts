@@ -2,9 +2,9 @@
 // relabels and deletes (reconcile-spec 10 and 11), and the template hash that names new revisions.
 // Decisions only: callers (the sim's controller, the planner) perform the writes.
 import {canonicalJson, deepEqualJson, stripNulls, withSortedKeys} from './canonical-json.js';
+import {CONTROLLER_REVISION_HASH_LABEL} from './pod-template.js';
 import type {ControllerRevision, DaemonSet, Labels, Pod, PodTemplateSpec} from './types.js';
 
-const HASH_LABEL = 'controller-revision-hash';
 const DEFAULT_REVISION_HISTORY_LIMIT = 10;
 const NULL_AS_ABSENT = {nullAsAbsent: true} as const;
 
@@ -20,11 +20,11 @@ function byName(a: string, b: string): number {
 
 /** The hash a revision stands for: its label, or its name once the controller has labelled it (reconcile-spec 7.1). */
 function revisionHash(revision: ControllerRevision): string {
-  return revision.metadata.labels?.[HASH_LABEL] ?? revision.metadata.name;
+  return revision.metadata.labels?.[CONTROLLER_REVISION_HASH_LABEL] ?? revision.metadata.name;
 }
 
 function hasHashLabel(revision: ControllerRevision): boolean {
-  return revision.metadata.labels?.[HASH_LABEL] !== undefined;
+  return revision.metadata.labels?.[CONTROLLER_REVISION_HASH_LABEL] !== undefined;
 }
 
 /**
@@ -212,7 +212,7 @@ export interface ConstructHistoryOptions {
 
 function newRevision(ds: DaemonSet, hash: string, revision: number): ControllerRevision {
   const {name, namespace, uid, annotations} = ds.metadata;
-  const labels: Labels = {...(ds.spec.template.metadata?.labels ?? {}), [HASH_LABEL]: hash};
+  const labels: Labels = {...(ds.spec.template.metadata?.labels ?? {}), [CONTROLLER_REVISION_HASH_LABEL]: hash};
   return {
     apiVersion: 'apps/v1',
     kind: 'ControllerRevision',
@@ -263,7 +263,7 @@ export function constructHistory(
     duplicates.length === 0
       ? []
       : daemonPods
-          .filter((pod) => pod.metadata.labels?.[HASH_LABEL] !== hash)
+          .filter((pod) => pod.metadata.labels?.[CONTROLLER_REVISION_HASH_LABEL] !== hash)
           .map((pod) => ({pod: pod.metadata.name, hash}))
           .sort((a, b) => byName(a.pod, b.pod));
   const revision = Math.max(keep.revision, next);
@@ -341,7 +341,7 @@ export function cleanupHistory(ds: DaemonSet, old: readonly ControllerRevision[]
   if (toKill <= 0) return [];
   const liveHashes = new Set<string>();
   for (const pod of allDaemonPods) {
-    const hash = pod.metadata.labels?.[HASH_LABEL];
+    const hash = pod.metadata.labels?.[CONTROLLER_REVISION_HASH_LABEL];
     if (hash) liveHashes.add(hash);
   }
   const doomed: string[] = [];
@@ -370,7 +370,7 @@ export function currentRevisionOf(
   for (const revision of [...revisions].sort(byRevisionThenName)) byHash.set(revisionHash(revision), revision);
   const counts = new Map<ControllerRevision, number>();
   for (const pod of daemonPods) {
-    const hash = pod.metadata.labels?.[HASH_LABEL];
+    const hash = pod.metadata.labels?.[CONTROLLER_REVISION_HASH_LABEL];
     if (hash === undefined || hash === updateHash) continue;
     const revision = byHash.get(hash);
     if (revision !== undefined) counts.set(revision, (counts.get(revision) ?? 0) + 1);

@@ -1,7 +1,8 @@
 // One sync of the upstream DaemonSet controller (daemon_controller.go syncDaemonSet) as a pure function.
 import {allowsSurge, rolloutBudgets} from './budgets.js';
 import {claimObjects} from './claim.js';
-import {type NodeSlot, REVISION_HASH_LABEL, type UpdateTarget, buildNodeSlots, updateTargetFor} from './daemon-pods.js';
+import {type NodeSlot, type UpdateTarget, buildNodeSlots, updateTargetFor} from './daemon-pods.js';
+import {CONTROLLER_REVISION_HASH_LABEL} from './pod-template.js';
 import {type EngineSettings, type EngineSync, ReconcileEngine} from './engine.js';
 import type {BackoffEntry} from './manage.js';
 import {type HistoryDecision, cleanupHistory, constructHistory} from './revisions.js';
@@ -70,7 +71,7 @@ function relabel(pods: readonly Pod[], relabels: readonly {pod: string; hash: st
   return pods.map((pod) => {
     const hash = byPod.get(pod.metadata.name);
     if (hash === undefined) return pod;
-    return {...pod, metadata: {...pod.metadata, labels: {...pod.metadata.labels, [REVISION_HASH_LABEL]: hash}}};
+    return {...pod, metadata: {...pod.metadata, labels: {...pod.metadata.labels, [CONTROLLER_REVISION_HASH_LABEL]: hash}}};
   });
 }
 

@@ -10,7 +10,7 @@ import {
   getControllerOf,
   labelSelectorMatches,
   type PodTemplateSpec,
-  REVISION_HASH_LABEL,
+  CONTROLLER_REVISION_HASH_LABEL,
   revisionMatchesTemplate,
   templateOfRevision,
 } from '../core/index.js';
@@ -45,7 +45,7 @@ export function findRevision(revisions: readonly ControllerRevision[], n: number
 }
 
 export function revisionHash(revision: ControllerRevision): string {
-  return revision.metadata.labels?.[REVISION_HASH_LABEL] ?? revision.metadata.name;
+  return revision.metadata.labels?.[CONTROLLER_REVISION_HASH_LABEL] ?? revision.metadata.name;
 }
 
 /** A revision's template, or an input error when its data is not a DaemonSet template patch. */
@@ -61,7 +61,7 @@ export function historyOf(state: ClusterState, now: number): HistoryReport {
   const podsByHash = new Map<string, number>();
   for (const pod of claimObjects(ds, state.pods).owned) {
     if (pod.metadata.deletionTimestamp) continue;
-    const hash = pod.metadata.labels?.[REVISION_HASH_LABEL];
+    const hash = pod.metadata.labels?.[CONTROLLER_REVISION_HASH_LABEL];
     if (hash !== undefined) podsByHash.set(hash, (podsByHash.get(hash) ?? 0) + 1);
   }
   const entries: RevisionEntry[] = revisions.map((revision) => {

@@ -1,7 +1,7 @@
 // The simulated cluster's DaemonSet controller. It decides nothing itself: every sync reads the store,
 // calls the core's syncDaemonSet (the same function ds-plan and step use) and carries out the result
 // the way upstream's syncNodes / constructHistory / updateDaemonSetStatus do, with events.
-import {getControllerOf, labelSelectorMatches, newDaemonPod, syncDaemonSet, type SyncResult} from '../core/index.js';
+import {CONTROLLER_REVISION_HASH_LABEL, getControllerOf, labelSelectorMatches, newDaemonPod, syncDaemonSet, type SyncResult} from '../core/index.js';
 import type {BackoffEntry} from '../core/index.js';
 import type {ClusterState, ControllerRevision, DaemonSet, OwnerReference, Pod} from '../core/index.js';
 import type {CancelTimer, SimClock} from './clock.js';
@@ -166,7 +166,7 @@ export class DaemonSetController {
     const history = result.input!.history;
     const namespace = ds.metadata.namespace ?? 'default';
     for (const {name, hash} of [...history.labelOld, ...(history.labelHash ? [history.labelHash] : [])]) {
-      this.modifyQuietly('controllerrevisions', namespace, name, (cr) => ({...cr, metadata: {...cr.metadata, labels: {...cr.metadata.labels, 'controller-revision-hash': hash}}}));
+      this.modifyQuietly('controllerrevisions', namespace, name, (cr) => ({...cr, metadata: {...cr.metadata, labels: {...cr.metadata.labels, [CONTROLLER_REVISION_HASH_LABEL]: hash}}}));
     }
     if (history.collision) {
       this.bumpCollisionCount(ds);
@@ -188,7 +188,7 @@ export class DaemonSetController {
     }
     for (const duplicate of history.deleteDuplicates) this.deleteQuietly('controllerrevisions', namespace, duplicate);
     for (const {pod, hash} of history.relabelPods) {
-      this.modifyQuietly('pods', namespace, pod, (p) => ({...p, metadata: {...p.metadata, labels: {...p.metadata.labels, 'controller-revision-hash': hash}}}));
+      this.modifyQuietly('pods', namespace, pod, (p) => ({...p, metadata: {...p.metadata, labels: {...p.metadata.labels, [CONTROLLER_REVISION_HASH_LABEL]: hash}}}));
     }
     return true;
   }

@@ -1,7 +1,7 @@
 // Ready-made clusters for the simulator: `demo` (a rollout in progress with the usual troubles),
 // `empty`, and `large` (benchmarks). Objects are built with the core's own pod-template and revision
 // functions, so they look exactly like what the controller itself would have made.
-import {computeTemplateHash, newDaemonPod, revisionData} from '../core/index.js';
+import {CONTROLLER_REVISION_HASH_LABEL, computeTemplateHash, newDaemonPod, revisionData} from '../core/index.js';
 import type {ControllerRevision, DaemonSet, Node, Pod, PodTemplateSpec, Taint} from '../core/index.js';
 import {formatTimestamp} from './clock.js';
 import type {FailureRule} from './kubelet.js';
@@ -73,7 +73,7 @@ function revisionFor(ds: DaemonSet, template: PodTemplateSpec, revision: number)
     metadata: {
       name: `${ds.metadata.name}-${hash}`,
       namespace: ds.metadata.namespace ?? 'default',
-      labels: {...(template.metadata?.labels ?? {}), 'controller-revision-hash': hash},
+      labels: {...(template.metadata?.labels ?? {}), [CONTROLLER_REVISION_HASH_LABEL]: hash},
       ...(ds.metadata.annotations ? {annotations: ds.metadata.annotations} : {}),
       ownerReferences: [{apiVersion: 'apps/v1', kind: 'DaemonSet', name: ds.metadata.name, uid: ds.metadata.uid ?? '', controller: true, blockOwnerDeletion: true}],
     },
@@ -105,7 +105,7 @@ function loadDaemonSet(store: Store, now: number, base: DaemonSet, templates: re
   const hashes = stored.map((t, i) => {
     const rev = revisionFor(ds, t, i + 1);
     store.create(rev);
-    return rev.metadata.labels!['controller-revision-hash']!;
+    return rev.metadata.labels![CONTROLLER_REVISION_HASH_LABEL]!;
   });
   const current = store.get('daemonsets', ds.metadata.namespace, ds.metadata.name) as DaemonSet;
   for (const p of pods) {

@@ -1,5 +1,5 @@
 // ControllerRevisions as the revision pane lists them: only the DaemonSet's own, oldest first.
-import {type ControllerRevision, type DaemonSet, getControllerOf, REVISION_HASH_LABEL, templateOfRevision} from '../../core/index.js';
+import {type ControllerRevision, type DaemonSet, getControllerOf, CONTROLLER_REVISION_HASH_LABEL, templateOfRevision} from '../../core/index.js';
 import type {RevisionEntry} from './feed.js';
 
 const CHANGE_CAUSE = 'kubernetes.io/change-cause';
@@ -16,7 +16,7 @@ export function toRevisionEntries(daemonSet: DaemonSet, revisions: readonly Cont
       const changeCause = r.metadata.annotations?.[CHANGE_CAUSE];
       return {
         revision: r.revision,
-        hash: r.metadata.labels?.[REVISION_HASH_LABEL] ?? r.metadata.name.slice(daemonSet.metadata.name.length + 1),
+        hash: r.metadata.labels?.[CONTROLLER_REVISION_HASH_LABEL] ?? r.metadata.name.slice(daemonSet.metadata.name.length + 1),
         name: r.metadata.name,
         ...(r.metadata.creationTimestamp ? {createdAt: r.metadata.creationTimestamp} : {}),
         ...(changeCause ? {changeCause} : {}),
