@@ -38,6 +38,7 @@ import {
   allowsSurge,
 } from '../core/index.js';
 import {ClusterError, ClusterForbiddenError, ConflictError, DsRolloutError, InputError, NotFoundError, RolloutStuckError, UsageError} from '../errors.js';
+import {formatDuration} from '../output/format.js';
 import {describeRef} from './pause.js';
 
 export type {StepEvent} from '../core/index.js';
@@ -156,10 +157,9 @@ function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function formatDuration(ms: number): string {
-  const s = Math.round(ms / 1000);
-  if (s < 60) return `${s}s`;
-  return s % 60 === 0 ? `${s / 60}m` : `${Math.floor(s / 60)}m${s % 60}s`;
+/** `45s`, `5m`, `2m30s`, `1h1m`: the same words as every other output. */
+function formatMs(ms: number): string {
+  return formatDuration(ms / 1000);
 }
 
 export async function stepDaemonSet(options: StepOptions): Promise<StepResult> {
@@ -391,7 +391,7 @@ class Stepper {
     if (outcome === 'timeout') {
       const pending = (latest?.nodes ?? []).filter((n) => n.state !== 'available' && n.state !== 'gone');
       throw new RolloutStuckError(
-        `wave ${number} did not become available within ${formatDuration(this.options.timeoutMs)}: ${pending.map(describeLanding).join('; ')}; the DaemonSet stays paused (${wave.oldLeft - nodes.length} old pods left)`,
+        `wave ${number} did not become available within ${formatMs(this.options.timeoutMs)}: ${pending.map(describeLanding).join('; ')}; the DaemonSet stays paused (${wave.oldLeft - nodes.length} old pods left)`,
       );
     }
     return outcome;
@@ -472,7 +472,7 @@ class Stepper {
         if (outcome === 'timeout') {
           const pending = (landing?.nodes ?? []).filter((n) => n.state !== 'available' && n.state !== 'gone');
           failure = new RolloutStuckError(
-            `the controller's wave did not become available within ${formatDuration(this.options.timeoutMs)}: ${pending.map(describeLanding).join('; ') || `${waveNodes.length} of ${predicted.length} surge pods started`}; the DaemonSet was paused again`,
+            `the controller's wave did not become available within ${formatMs(this.options.timeoutMs)}: ${pending.map(describeLanding).join('; ') || `${waveNodes.length} of ${predicted.length} surge pods started`}; the DaemonSet was paused again`,
           );
           break;
         }
@@ -499,7 +499,7 @@ class Stepper {
       // Judged on a state that already shows the pause (the watch may lag behind the patch).
       return now.crowded.length === 0 && current.daemonSet.spec.updateStrategy?.type === 'OnDelete' ? true : undefined;
     }, {...this.waitOptions(), abortable: false});
-    if (settled === 'timeout') throw new RolloutStuckError(`paused again, but nodes still run two pods after ${formatDuration(this.options.timeoutMs)}: ${crowded.join(', ')}`);
+    if (settled === 'timeout') throw new RolloutStuckError(`paused again, but nodes still run two pods after ${formatMs(this.options.timeoutMs)}: ${crowded.join(', ')}`);
 
     const after = this.plan(await this.read(), 1);
     const seconds = Math.round((Date.now() - started) / 1000);
@@ -681,7 +681,7 @@ function problemError(ref: DaemonSetRef, problem: StepProblem): DsRolloutError {
 
 function stuckError(ref: DaemonSetRef, wave: StepWave, waitedMs?: number): RolloutStuckError {
   const users = wave.unavailable.map((use) => `${use.node} (${use.reason})`).join('; ');
-  const waited = waitedMs !== undefined ? ` after waiting ${formatDuration(waitedMs)}` : '';
+  const waited = waitedMs !== undefined ? ` after waiting ${formatMs(waitedMs)}` : '';
   return new RolloutStuckError(
     `no wave can start${waited}: maxUnavailable ${wave.budget.maxUnavailable} of ${describeRef(ref)} is in use by ${wave.unavailable.length} unavailable ${wave.unavailable.length === 1 ? 'node' : 'nodes'}: ${users}; fix them, or step with a larger --max-unavailable`,
   );
