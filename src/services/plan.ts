@@ -22,6 +22,7 @@ import {
   validateDaemonSetUpdate,
 } from '../core/index.js';
 import {InputError, NotFoundError, UsageError} from '../errors.js';
+import {formatList} from '../output/format.js';
 import {controlledRevisions, revisionHash} from './history.js';
 
 export interface PlanOptions {
@@ -205,10 +206,6 @@ async function planCreate(options: PlanUpdateOptions): Promise<PlanUpdateResult>
   };
 }
 
-function nodeList(nodes: readonly string[]): string {
-  return nodes.length <= 5 ? nodes.join(', ') : `${nodes.slice(0, 5).join(', ')} and ${nodes.length - 5} more`;
-}
-
 /** Warnings about applying `next` over the state's DaemonSet, from the plan of `next` and eligibility before and after. */
 export function updateWarnings(state: ClusterState, next: DaemonSet, plan: RolloutPlan, now: number): UpdateWarning[] {
   const warnings: UpdateWarning[] = [];
@@ -238,7 +235,7 @@ export function updateWarnings(state: ClusterState, next: DaemonSet, plan: Rollo
       const nodes = holders.map((h) => h.node);
       warnings.push({
         kind: 'cannot-start',
-        message: `the rollout cannot start now: ${holders.length} unavailable ${holders.length === 1 ? 'node uses' : 'nodes use'} the whole maxUnavailable budget (${plan.strategy.maxUnavailable}): ${holders.slice(0, 5).map((h) => h.text).join(', ')}${holders.length > 5 ? ` and ${holders.length - 5} more` : ''}`,
+        message: `the rollout cannot start now: ${holders.length} unavailable ${holders.length === 1 ? 'node uses' : 'nodes use'} the whole maxUnavailable budget (${plan.strategy.maxUnavailable}): ${formatList(holders.map((h) => h.text), 5)}`,
         nodes,
       });
     }
@@ -263,10 +260,10 @@ export function updateWarnings(state: ClusterState, next: DaemonSet, plan: Rollo
     }
   }
   for (const [reason, nodes] of removed) {
-    warnings.push({kind: 'node-loses-daemon', message: `the new template removes the daemon from ${nodes.length === 1 ? '1 node' : `${nodes.length} nodes`} (${reason}): ${nodeList(nodes)}`, nodes});
+    warnings.push({kind: 'node-loses-daemon', message: `the new template removes the daemon from ${nodes.length === 1 ? '1 node' : `${nodes.length} nodes`} (${reason}): ${formatList(nodes, 5)}`, nodes});
   }
   if (added.length > 0) {
-    warnings.push({kind: 'node-gains-daemon', message: `the new template also runs the daemon on ${added.length === 1 ? '1 node' : `${added.length} nodes`} that do not run it now: ${nodeList(added)}`, nodes: added});
+    warnings.push({kind: 'node-gains-daemon', message: `the new template also runs the daemon on ${added.length === 1 ? '1 node' : `${added.length} nodes`} that do not run it now: ${formatList(added, 5)}`, nodes: added});
   }
   return warnings;
 }
