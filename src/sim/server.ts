@@ -5,7 +5,6 @@ import {goJsonEscape} from './json-escape.js';
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {load as loadYaml} from 'js-yaml';
-import {parseLabelSelector} from '../core/index.js';
 import type {LabelSelector} from '../core/index.js';
 import {DISCOVERY_CONTENT_TYPES, SERVER_VERSION, apiGroup, apiResourceList, coreDiscovery, groupsDiscovery} from './discovery.js';
 import {checkFieldSelector, parseFieldSelector} from './field-selectors.js';
@@ -31,7 +30,7 @@ import {
   unprocessable,
   unsupportedMediaType,
 } from './status-errors.js';
-import type {DeleteOptions, PropagationPolicy, Store} from './store.js';
+import {type DeleteOptions, type PropagationPolicy, type Store, labelSelectorParam} from './store.js';
 import {parseIncludeObject, tableContentType, tableJson} from './tables.js';
 import {WatchRegistry, serveWatch} from './watch.js';
 
@@ -494,15 +493,7 @@ export class SimServer {
   private selectors(path: ResourcePath, q: URLSearchParams): {labelSelector?: LabelSelector; fieldSelector: ReturnType<typeof parseFieldSelector>} {
     const fieldSelector = parseFieldSelector(q.get('fieldSelector') ?? '');
     checkFieldSelector(path.info.resource, fieldSelector);
-    const text = q.get('labelSelector') ?? '';
-    let labelSelector: LabelSelector | undefined;
-    if (text.trim() !== '') {
-      try {
-        labelSelector = parseLabelSelector(text);
-      } catch (err) {
-        throw badRequest(`unable to parse requirement: ${(err as Error).message}`);
-      }
-    }
+    const labelSelector = labelSelectorParam(q.get('labelSelector') ?? '');
     return {labelSelector, fieldSelector};
   }
 

@@ -255,6 +255,16 @@ function normalizeInput(info: ResourceInfo, input: object): MutableJson {
   return obj;
 }
 
+/** A `labelSelector` query parameter: undefined when empty, a 400 as the API server words it when malformed. */
+export function labelSelectorParam(text: string): LabelSelector | undefined {
+  if (text.trim() === '') return undefined;
+  try {
+    return parseLabelSelector(text);
+  } catch (err) {
+    throw badRequest(`unable to parse requirement: ${(err as Error).message}`);
+  }
+}
+
 function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
     if (Array.isArray(value)) {
@@ -474,14 +484,7 @@ export class Store {
   }
 
   private labelSelector(sel: string | LabelSelector | undefined): LabelSelector | undefined {
-    if (sel === undefined) return undefined;
-    if (typeof sel !== 'string') return sel;
-    if (sel.trim() === '') return undefined;
-    try {
-      return parseLabelSelector(sel);
-    } catch (err) {
-      throw badRequest(`unable to parse requirement: ${(err as Error).message}`);
-    }
+    return typeof sel === 'string' ? labelSelectorParam(sel) : sel;
   }
 
   /** The smallest set worth filtering: a pinned name, a node's pods, one namespace, or everything. */
