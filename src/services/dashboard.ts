@@ -305,6 +305,8 @@ async function plainStatus(options: DashboardOptions): Promise<number> {
   const {source, namespace, live} = await openClusterSource(options);
   const ref = {namespace, name: options.name};
   const color = colorEnabled(options.stdout.isTTY, options.env);
+  // Availability is judged on the cluster's clock, as `status` judges it (this machine's may differ).
+  const now = live ? () => live.client.serverNow() : Date.now;
   const write = (chunk: string) => options.stdout.write(chunk);
   const print = async (report: RolloutStatusReport, final: boolean) => {
     if (options.output === 'json') write(options.watch ? `${JSON.stringify(report)}\n` : `${JSON.stringify(report, null, 2)}\n`);
@@ -314,13 +316,13 @@ async function plainStatus(options: DashboardOptions): Promise<number> {
   };
 
   if (!options.watch) {
-    const report = await statusService({source, ref, now: Date.now()});
+    const report = await statusService({source, ref, now});
     await print(report, true);
     return STATUS_EXIT[report.verdict];
   }
   const result = await watchStatus({
     follow: (handlers) => live!.watch(ref, handlers),
-    now: Date.now,
+    now,
     stuckAfterMs: 10_000,
     onReport: (report) => void print(report, false),
   });
