@@ -8,7 +8,7 @@ import {type ClusterState, type DaemonSet, deepEqualJson, formatInvalid, type In
 import {type DsRolloutError, InputError} from '../errors.js';
 import type {ActionHandler, ActionOutcome, Connection, DashboardSnapshot, PausedInfo, PlanFeed, SnapshotListener, UndoRequest} from '../ui/dashboard/feed.js';
 import {toRevisionEntries} from '../ui/dashboard/revision-entries.js';
-import {type RolloutStatusReport, rolloutStatusOf, STATUS_EXIT, statusService, watchStatus} from './status.js';
+import {type RolloutStatusReport, rolloutStatusOf, runStatus} from './status.js';
 import type {StepCluster} from './step.js';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -278,6 +278,8 @@ export interface DashboardOptions {
   readonly watch: boolean;
   readonly output: 'text' | 'json' | 'yaml';
   readonly stdout: NodeJS.WriteStream;
+  /** Where a watch that ends short of complete says why (as `status` does); default: nowhere. */
+  readonly stderr?: NodeJS.WritableStream;
   readonly stdin: NodeJS.ReadStream;
   readonly env: Readonly<Record<string, string | undefined>>;
 }
@@ -311,27 +313,21 @@ async function plainStatus(options: DashboardOptions): Promise<number> {
   const print = async (report: RolloutStatusReport, final: boolean) => {
     if (options.output === 'json') write(options.watch ? `${JSON.stringify(report)}\n` : `${JSON.stringify(report, null, 2)}\n`);
     else if (options.output === 'yaml') write(`${options.watch ? '---\n' : ''}${(await import('js-yaml')).dump(report, {noRefs: true, lineWidth: -1})}`);
-    else if (final) write(text.renderStatusText(report, {color, width: options.stdout.isTTY ? options.stdout.columns : undefined}));
+    else if (final) write(text.renderStatusText(report, {color, width: options.stdout.isTTY ? options.stdout.columns : undefined, headline: !options.watch}));
     else write(text.renderStatusProgress(report, {color}));
   };
 
-  if (!options.watch) {
-    const report = await statusService({source, ref, now});
-    await print(report, true);
-    return STATUS_EXIT[report.verdict];
-  }
-  const result = await watchStatus({
-    follow: (handlers) => live!.watch(ref, handlers),
+  const {report, exitCode, failure} = await runStatus({
+    source,
+    ref,
     now,
-    stuckAfterMs: 10_000,
-    onReport: (report) => void print(report, false),
+    follow: options.watch ? (handlers) => live!.watch(ref, handlers) : undefined,
+    onReport: (update) => void print(update, false),
   });
-  if (result.report === undefined) return STATUS_EXIT.progressing;
-  if (options.output === 'text') {
-    write('\n');
-    await print(result.report, true);
-  }
-  return result.outcome === 'complete' ? STATUS_EXIT.complete : result.outcome === 'stuck' ? STATUS_EXIT.stuck : STATUS_EXIT.progressing;
+  if (options.watch && options.output === 'text') write('\n');
+  await print(report, true);
+  if (failure !== undefined) options.stderr?.write(`error: ${failure}\n`);
+  return exitCode;
 }
 
 const ENTER_ALTERNATE_SCREEN = '\u001B[?1049h\u001B[H';

@@ -1,7 +1,7 @@
 // The two seams between the dashboard and the world. The container subscribes to a PlanFeed (snapshots of the
 // planned rollout) and calls an ActionHandler (the same services as `ds-rollout step|pause|resume|undo`).
 // Tests pass fakes; the dashboard service wires the live cluster.
-import type {PodTemplateSpec, RolloutPlan} from '../../core/index.js';
+import type {PodTemplateSpec, RolloutPlan, RolloutVerdict as CoreVerdict} from '../../core/index.js';
 
 /** One ControllerRevision of the DaemonSet, as the revision pane shows it. */
 export interface RevisionEntry {
@@ -31,7 +31,7 @@ export type Connection = 'live' | 'reconnecting';
 
 /** `ds-rollout status`'s verdict, which knows a starting pod from a stuck one (the plan alone does not). */
 export interface RolloutVerdict {
-  readonly verdict: 'complete' | 'progressing' | 'stuck';
+  readonly verdict: CoreVerdict;
   /** What is in flight, or why nothing can move. */
   readonly detail: string;
 }

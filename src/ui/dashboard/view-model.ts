@@ -4,7 +4,6 @@
 // to build and to compare.
 import type {NodePlan, RolloutPlan} from '../../core/index.js';
 import {formatCount, formatDuration} from '../../output/format.js';
-import {budgetInUse} from '../../output/plan-text.js';
 import type {DashboardState} from './dashboard-state.js';
 import type {Connection, PausedInfo, RevisionEntry, RolloutVerdict} from './feed.js';
 import {KEY_HELP} from './key-bindings.js';
@@ -276,11 +275,12 @@ export function etaText(plan: RolloutPlan, paused: boolean, pace: number | undef
 
 function gaugeLines(input: DashboardInput, layout: DashboardLayout): DashboardViewModel['gauges'] {
   const {plan} = input;
-  const rolling = plan.strategy.type === 'RollingUpdate';
-  const inUse = budgetInUse(plan);
+  // The core's count of who uses each budget: the recorded budget while paused; no limit for plain OnDelete.
+  const {maxUnavailable, maxSurge} = plan.budget;
+  const limited = plan.strategy.type === 'RollingUpdate' || input.paused !== undefined;
   const items: GaugeVm[] = [
-    {label: 'unavailable', used: inUse.unavailable, max: rolling ? plan.strategy.maxUnavailable : undefined, full: rolling && inUse.unavailable >= plan.strategy.maxUnavailable},
-    {label: 'surge', used: inUse.surge, max: rolling ? plan.strategy.maxSurge : undefined, full: rolling && plan.strategy.maxSurge > 0 && inUse.surge >= plan.strategy.maxSurge},
+    {label: 'unavailable', used: maxUnavailable.used, max: limited ? maxUnavailable.limit : undefined, full: limited && maxUnavailable.used >= maxUnavailable.limit},
+    {label: 'surge', used: maxSurge.used, max: limited ? maxSurge.limit : undefined, full: limited && maxSurge.limit > 0 && maxSurge.used >= maxSurge.limit},
     {label: 'updated', used: plan.status.updatedNumberScheduled, max: plan.status.desiredNumberScheduled, full: plan.complete},
   ];
   const eta = etaText(plan, input.paused !== undefined, input.pace, verdictOf(input));
