@@ -4,9 +4,9 @@
 // terminal will show them.
 import type {ClusterSource, DaemonSetRef} from '../cluster/cluster-source.js';
 import type {ClusterWriter} from '../cluster/cluster-writer.js';
-import {type ClusterState, type DaemonSet, deepEqualJson, formatInvalid, type IntOrString, pausedInfoOf, planRollout, validateDaemonSet} from '../core/index.js';
+import {type ClusterState, type DaemonSet, deepEqualJson, formatInvalid, type IntOrString, pausedInfoOf, planRollout, planStepWave, validateDaemonSet} from '../core/index.js';
 import {type DsRolloutError, InputError} from '../errors.js';
-import type {ActionHandler, ActionOutcome, Connection, DashboardSnapshot, PausedInfo, PlanFeed, SnapshotListener, UndoRequest} from '../ui/dashboard/feed.js';
+import type {ActionHandler, ActionOutcome, Connection, DashboardSnapshot, PausedInfo, PlanFeed, SnapshotListener, StepPreview, UndoRequest} from '../ui/dashboard/feed.js';
 import {toRevisionEntries} from '../ui/dashboard/revision-entries.js';
 import {type RolloutStatusReport, rolloutStatusOf, runStatus} from './status.js';
 import type {StepCluster} from './step.js';
@@ -55,6 +55,17 @@ export const DEFAULT_TICK_MS = 1000;
 function invalidMessage(ds: DaemonSet): string | undefined {
   const errors = validateDaemonSet(ds);
   return errors.length > 0 ? formatInvalid('daemonset', `${ds.metadata.namespace ?? 'default'}/${ds.metadata.name}`, errors) : undefined;
+}
+
+/** What `s` would delete while paused: the same wave `ds-rollout step` computes, from the core. */
+function stepPreview(state: ClusterState, now: number): StepPreview {
+  const wave = planStepWave(state, {now});
+  if (!wave.ok) return {deletions: [], blocked: `no wave can run (${wave.problem.kind})`};
+  if (wave.wave.delete.length === 0) {
+    const why = wave.wave.done ? 'no old pod is left' : `the budget (maxUnavailable ${wave.wave.budget.maxUnavailable}) is in use: ${wave.wave.unavailable.map((use) => use.node).join(', ')}`;
+    return {deletions: [], blocked: why};
+  }
+  return {deletions: wave.wave.delete.map((d) => ({pod: d.pod, node: d.node}))};
 }
 
 /** A pod that is ready but not yet available becomes available with time alone: the plan must be redone then. */
@@ -111,7 +122,7 @@ export function createPlanFeed(options: PlanFeedOptions): ClusterPlanFeed {
       verdict: {verdict: report.verdict, detail: report.detail},
       revisions: toRevisionEntries(state.daemonSet, state.revisions),
       connection,
-      ...(paused ? {paused} : {}),
+      ...(paused ? {paused, step: stepPreview(state, now)} : {}),
       ...(error ? {error} : {}),
     };
     emit(snapshot);

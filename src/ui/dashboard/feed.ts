@@ -41,9 +41,17 @@ export interface DashboardSnapshot {
   readonly verdict?: RolloutVerdict;
   readonly revisions?: readonly RevisionEntry[];
   readonly paused?: PausedInfo;
+  /** While paused: what the next `step` wave deletes (core's planStepWave), or why it cannot run. */
+  readonly step?: StepPreview;
   readonly connection: Connection;
   /** Something the operator should see that did not stop the feed (e.g. a watch error before a retry). */
   readonly error?: string;
+}
+
+export interface StepPreview {
+  readonly deletions: readonly {readonly pod: string; readonly node: string}[];
+  /** Set when no wave can run now (e.g. the budget is in use), in one line. */
+  readonly blocked?: string;
 }
 
 export type SnapshotListener = (snapshot: DashboardSnapshot) => void;

@@ -5,7 +5,7 @@
 import type {NodePlan, RolloutPlan} from '../../core/index.js';
 import {formatCount, formatDuration} from '../../output/format.js';
 import type {DashboardState} from './dashboard-state.js';
-import type {Connection, PausedInfo, RevisionEntry, RolloutVerdict} from './feed.js';
+import type {Connection, PausedInfo, RevisionEntry, RolloutVerdict, StepPreview} from './feed.js';
 import {KEY_HELP} from './key-bindings.js';
 import {computeLayout, type CompactionLevel, type DashboardLayout, type TerminalSize} from './layout.js';
 import {
@@ -36,6 +36,8 @@ export interface DashboardInput {
   readonly revisions?: readonly RevisionEntry[];
   readonly context: DashboardContext;
   readonly paused?: PausedInfo;
+  /** While paused: what the next step wave deletes. */
+  readonly step?: StepPreview;
   readonly connection: Connection;
   /** Observed updated pods per minute. */
   readonly pace?: number;
@@ -648,6 +650,13 @@ function confirmPrompt(input: DashboardInput, ui: DashboardState, revisions: rea
   const yn = seg('  [y/n]', 'key');
   switch (confirm.action) {
     case 'step': {
+      if (input.step) {
+        const {deletions, blocked} = input.step;
+        const listed = deletions.slice(0, 3).map((d) => `${d.pod} on ${d.node}`);
+        const more = deletions.length > listed.length ? ` and ${formatCount(deletions.length - listed.length)} more` : '';
+        const what = deletions.length === 0 ? `nothing to delete now: ${blocked ?? 'no old pod can go'}` : `deletes ${listed.join(', ')}${more}`;
+        return [seg(`Step one wave of ${ds}? (${what})`, 'warn'), yn];
+      }
       const n = plan.nextSync.delete.length + plan.nextSync.create.length;
       const what = n === 0 ? 'the next sync has nothing to do' : `the next sync deletes ${plan.nextSync.delete.length} and creates ${plan.nextSync.create.length} pods`;
       return [seg(`Step one wave of ${ds}? (${what})`, 'warn'), yn];
