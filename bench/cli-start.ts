@@ -3,7 +3,10 @@ import {execFileSync} from 'node:child_process';
 import {median, report} from './report.js';
 
 export async function benchCliStart(): Promise<void> {
-  for (const args of [['bin/kubectl-ds_plan', '--help'], ['bin/kubectl-ds_rollout', '--help']]) {
+  for (const args of [
+    ['bin/kubectl-ds_plan', '--help'],
+    ['bin/kubectl-ds_rollout', '--help'],
+  ]) {
     const times: number[] = [];
     for (let i = 0; i < 12; i++) {
       const t0 = performance.now();

@@ -6,7 +6,10 @@ import {collectGarbage, median, report} from './report.js';
 
 export async function benchCore(): Promise<Record<string, number>> {
   const figures: Record<string, number> = {};
-  for (const strategy of [{maxUnavailable: 1, maxSurge: 0}, {maxUnavailable: 0, maxSurge: '10%'}]) {
+  for (const strategy of [
+    {maxUnavailable: 1, maxSurge: 0},
+    {maxUnavailable: 0, maxSurge: '10%'},
+  ]) {
     const label = strategy.maxSurge === 0 ? 'maxUnavailable=1' : 'maxSurge=10%';
     for (const nodes of [1000, 5000, 50000]) {
       const state = syntheticCluster(nodes, strategy);
@@ -28,10 +31,14 @@ export async function benchCore(): Promise<Record<string, number>> {
       }
       figures[`plan ${label} ${nodes}`] = median(planTimes);
       figures[`sync ${label} ${nodes}`] = median(syncTimes);
-      report(`core  planRollout ${label.padEnd(16)} ${String(nodes).padStart(6)} nodes: ${median(planTimes).toFixed(1).padStart(8)} ms (${waves} waves)   syncDaemonSet: ${median(syncTimes).toFixed(1)} ms`);
+      report(
+        `core  planRollout ${label.padEnd(16)} ${String(nodes).padStart(6)} nodes: ${median(planTimes).toFixed(1).padStart(8)} ms (${waves} waves)   syncDaemonSet: ${median(syncTimes).toFixed(1)} ms`,
+      );
     }
     const ratio = figures[`plan ${label} 50000`]! / figures[`plan ${label} 5000`]!;
-    report(`core  planRollout ${label}: 50,000 / 5,000 = ${ratio.toFixed(1)}x (target <= 12x); 5,000 nodes ${figures[`plan ${label} 5000`]!.toFixed(1)} ms (target <= 100 ms)`);
+    report(
+      `core  planRollout ${label}: 50,000 / 5,000 = ${ratio.toFixed(1)}x (target <= 12x); 5,000 nodes ${figures[`plan ${label} 5000`]!.toFixed(1)} ms (target <= 100 ms)`,
+    );
   }
   return figures;
 }

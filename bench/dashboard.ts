@@ -121,7 +121,9 @@ export async function benchDashboard(): Promise<Record<string, number>> {
   }
   figures['view model'] = median(vmTimes);
   figures['frame'] = median(frameTimes);
-  report(`dash  view model, ${NODES} nodes at ${SIZE.columns}x${SIZE.rows}: ${median(vmTimes).toFixed(1).padStart(6)} ms   frame (renderToString): ${median(frameTimes).toFixed(1)} ms   together ${(median(vmTimes) + median(frameTimes)).toFixed(1)} ms (target <= 50 ms)`);
+  report(
+    `dash  view model, ${NODES} nodes at ${SIZE.columns}x${SIZE.rows}: ${median(vmTimes).toFixed(1).padStart(6)} ms   frame (renderToString): ${median(frameTimes).toFixed(1)} ms   together ${(median(vmTimes) + median(frameTimes)).toFixed(1)} ms (target <= 50 ms)`,
+  );
 
   // 2. The real container drawing on a terminal: from a pushed plan, and from a changed cluster state, to the write.
   const terminal = new FakeTerminal();
@@ -158,7 +160,9 @@ export async function benchDashboard(): Promise<Record<string, number>> {
   const stateTimes: number[] = [];
   for (let i = 1; i <= 8; i++) stateTimes.push(await toFrame(() => follow!.onState(states[i % 2]!)));
   figures['state to frame'] = median(stateTimes.slice(2));
-  report(`dash  pushed plan -> frame on the terminal: ${figures['plan to frame']!.toFixed(1).padStart(6)} ms   changed cluster state -> frame (plan + status + redraw): ${figures['state to frame']!.toFixed(1)} ms`);
+  report(
+    `dash  pushed plan -> frame on the terminal: ${figures['plan to frame']!.toFixed(1).padStart(6)} ms   changed cluster state -> frame (plan + status + redraw): ${figures['state to frame']!.toFixed(1)} ms`,
+  );
 
   // 3. Idle: nothing changes for three seconds.
   await sleep(300);
@@ -170,7 +174,9 @@ export async function benchDashboard(): Promise<Record<string, number>> {
   const wall = performance.now() - wall0;
   const cpuMs = (cpu.user + cpu.system) / 1000;
   figures['idle cpu %'] = (cpuMs / wall) * 100;
-  report(`dash  idle for ${(wall / 1000).toFixed(1)} s: ${cpuMs.toFixed(1)} ms CPU (${figures['idle cpu %']!.toFixed(2)}% of one core), ${terminal.writes - writesBefore} writes to the terminal (target: near zero)`);
+  report(
+    `dash  idle for ${(wall / 1000).toFixed(1)} s: ${cpuMs.toFixed(1)} ms CPU (${figures['idle cpu %']!.toFixed(2)}% of one core), ${terminal.writes - writesBefore} writes to the terminal (target: near zero)`,
+  );
 
   stateFeed.stop();
   app.unmount();

@@ -77,7 +77,11 @@ export async function benchLive(): Promise<void> {
     return;
   }
   await withCluster(50_000, async (_cluster, kubeconfig, env) => {
-    const {stderr, ms} = await run(time, ['-f', 'maxrss=%M', process.execPath, PLAN, 'fluentd', '-n', 'kube-system', '--kubeconfig', kubeconfig, '-o', 'json'], env);
+    const {stderr, ms} = await run(
+      time,
+      ['-f', 'maxrss=%M', process.execPath, PLAN, 'fluentd', '-n', 'kube-system', '--kubeconfig', kubeconfig, '-o', 'json'],
+      env,
+    );
     const kb = Number(/maxrss=(\d+)/.exec(stderr)?.[1] ?? Number.NaN);
     report(`live  kubectl-ds_plan, 50,000 nodes and 50,000 pods: peak RSS ${(kb / 1024).toFixed(0)} MB (target < 400 MB), ${ms.toFixed(0)} ms`);
   });

@@ -11,7 +11,13 @@ import {collectGarbage, report} from './report.js';
 export async function benchSim(nodes = 5000): Promise<void> {
   collectGarbage();
   const t0 = performance.now();
-  const cluster = await startSimulatedCluster({clock: new RealClock({speed: 500}), agents: true, scenario: 'large', scenarioOptions: {nodes}, kubelet: {startDelayMs: 2000, stopDelayMs: 500}});
+  const cluster = await startSimulatedCluster({
+    clock: new RealClock({speed: 500}),
+    agents: true,
+    scenario: 'large',
+    scenarioOptions: {nodes},
+    kubelet: {startDelayMs: 2000, stopDelayMs: 500},
+  });
   const startup = performance.now() - t0;
   report(`sim   start-up with ${nodes} nodes and ${nodes} daemon pods: ${(startup / 1000).toFixed(2)} s (target <= 10 s)`);
   const dir = await mkdtemp(join(tmpdir(), 'ds-rollout-bench-'));
@@ -34,7 +40,14 @@ export async function benchSim(nodes = 5000): Promise<void> {
     cluster.store.modify('daemonsets', 'kube-system', 'fluentd', (current) => {
       const ds = current as DaemonSet;
       const container = {...ds.spec.template.spec.containers[0]!, image: 'fluent/fluentd:v1.17.0'};
-      return {...ds, spec: {...ds.spec, updateStrategy: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: '10%', maxSurge: 0}}, template: {...ds.spec.template, spec: {...ds.spec.template.spec, containers: [container]}}}};
+      return {
+        ...ds,
+        spec: {
+          ...ds.spec,
+          updateStrategy: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: '10%', maxSurge: 0}},
+          template: {...ds.spec.template, spec: {...ds.spec.template.spec, containers: [container]}},
+        },
+      };
     });
     const t2 = performance.now();
     let peakRss = process.memoryUsage().rss;

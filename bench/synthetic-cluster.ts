@@ -34,7 +34,10 @@ function revision(ds: DaemonSet, hash: string, n: number, image: string): Contro
 }
 
 /** Every 7th node updated, every 97th old pod not ready, every 50th node tainted NoSchedule. */
-export function syntheticCluster(nodeCount: number, strategy: {maxUnavailable: number | string; maxSurge: number | string} = {maxUnavailable: 1, maxSurge: 0}): ClusterState {
+export function syntheticCluster(
+  nodeCount: number,
+  strategy: {maxUnavailable: number | string; maxSurge: number | string} = {maxUnavailable: 1, maxSurge: 0},
+): ClusterState {
   const ds = syntheticDaemonSet(strategy);
   const width = String(nodeCount).length;
   const nodes: Node[] = [];

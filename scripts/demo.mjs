@@ -20,10 +20,14 @@ try {
   process.stdout.write(`Simulated cluster: ${cluster.scenario.description}\n`);
   process.stdout.write(`$ kubectl ds-plan fluentd -n kube-system\n\n`);
   // Asynchronously: this process serves the cluster the child talks to.
-  const {stdout: output} = await promisify(execFile)(process.execPath, [join(root, 'bin', 'kubectl-ds_plan'), 'fluentd', '-n', 'kube-system', '--kubeconfig', kubeconfig], {
-    encoding: 'utf8',
-    env: {...process.env, FORCE_COLOR: process.stdout.isTTY && !process.env.NO_COLOR ? '1' : '0'},
-  });
+  const {stdout: output} = await promisify(execFile)(
+    process.execPath,
+    [join(root, 'bin', 'kubectl-ds_plan'), 'fluentd', '-n', 'kube-system', '--kubeconfig', kubeconfig],
+    {
+      encoding: 'utf8',
+      env: {...process.env, FORCE_COLOR: process.stdout.isTTY && !process.env.NO_COLOR ? '1' : '0'},
+    },
+  );
   process.stdout.write(output);
   process.stdout.write(`\nTo keep a simulated cluster running and try every command: kubectl ds-rollout sim start (see README).\n`);
 } finally {

@@ -13,7 +13,7 @@ export function parseRfc3339(input: string, flag = '--now'): number {
 }
 
 // Go's time.ParseDuration units, as kubectl's --timeout and --request-timeout take them.
-const DURATION_UNITS: Readonly<Record<string, number>> = {ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000};
+const DURATION_UNITS: Readonly<Record<string, number>> = {ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000};
 const DURATION = /^(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|ms|s|m|h)/;
 
 /** Milliseconds for a Go duration (`90s`, `5m`, `1h30m`, `0`) or a bare number of seconds; throws with a one-line reason otherwise. */

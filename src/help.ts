@@ -18,6 +18,12 @@ export default class KubectlHelp extends Help {
   protected override log(...args: string[]): void {
     if (!invokedByKubectl()) return super.log(...args);
     // Topic listings: `$ ds rollout COMMAND` and `  rollout step   Replace ...` (padding kept, so columns stay aligned).
-    super.log(...args.map((text) => text.replace(/\$ ds rollout\b/g, '$ kubectl ds-rollout').replace(/^( {2})rollout (\S+)/gm, (_m, indent: string, name: string) => `${indent}${name}${' '.repeat(8)}`)));
+    super.log(
+      ...args.map((text) =>
+        text
+          .replace(/\$ ds rollout\b/g, '$ kubectl ds-rollout')
+          .replace(/^( {2})rollout (\S+)/gm, (_m, indent: string, name: string) => `${indent}${name}${' '.repeat(8)}`),
+      ),
+    );
   }
 }

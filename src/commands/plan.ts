@@ -5,7 +5,7 @@ import {BaseCommand} from '../base-command.js';
 import {clusterFlags, filenameFlag, nowFlag, outputFlag} from '../flags.js';
 
 export default class Plan extends BaseCommand {
-  static override summary = "Preview what the DaemonSet controller does next and how the whole rollout unfolds.";
+  static override summary = 'Preview what the DaemonSet controller does next and how the whole rollout unfolds.';
 
   static override description = `Reads the DaemonSet, every node, the pods and the ControllerRevisions, and applies the upstream DaemonSet controller's own rules (eligibility, budgets, rolling update) to answer:
 
@@ -44,7 +44,7 @@ Exit status: 0 for a plan, 1 for a usage or input error, 2 when the cluster cann
     },
     {
       description: 'Fail a CI job when the rollout would get stuck:',
-      command: "kubectl ds-plan fluentd -n kube-system --snapshot cluster.yaml -o json | jq -e .converges",
+      command: 'kubectl ds-plan fluentd -n kube-system --snapshot cluster.yaml -o json | jq -e .converges',
     },
     {
       description: 'Read the snapshot from stdin:',
@@ -61,7 +61,9 @@ Exit status: 0 for a plan, 1 for a usage or input error, 2 when the cluster cann
     filename: filenameFlag,
     now: nowFlag,
     output: outputFlag,
-    'all-nodes': Flags.boolean({summary: 'In the text output, list every node, also in large clusters (by default only nodes that still need something are listed above 40 nodes).'}),
+    'all-nodes': Flags.boolean({
+      summary: 'In the text output, list every node, also in large clusters (by default only nodes that still need something are listed above 40 nodes).',
+    }),
   };
 
   async run(): Promise<void> {

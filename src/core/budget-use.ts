@@ -78,7 +78,10 @@ export function explainBudgetUse(cls: NodeUpdateClass, before: NodeSlot, node: N
     case 'old-only': {
       if (cls.oldAvailable) return undefined;
       const problem = podProblem(cls.oldPod.pod);
-      return {reason: `old pod ${cls.oldPod.name} is not ${cls.oldPod.ready ? 'available' : 'ready'}${problem ? ` (${problem})` : ''}${notReady}`, settling: false};
+      return {
+        reason: `old pod ${cls.oldPod.name} is not ${cls.oldPod.ready ? 'available' : 'ready'}${problem ? ` (${problem})` : ''}${notReady}`,
+        settling: false,
+      };
     }
   }
 }
@@ -93,5 +96,8 @@ function newPodUse(pod: DaemonPod, nodeReady: boolean, notReady: string, now: nu
     };
   }
   const problem = podProblem(pod.pod);
-  return {reason: `new pod ${pod.name} is not ${pod.ready ? 'available' : 'ready'}${problem ? ` (${problem})` : ''}${notReady}`, settling: !problem && nodeReady};
+  return {
+    reason: `new pod ${pod.name} is not ${pod.ready ? 'available' : 'ready'}${problem ? ` (${problem})` : ''}${notReady}`,
+    settling: !problem && nodeReady,
+  };
 }

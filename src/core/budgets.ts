@@ -81,7 +81,8 @@ export function rolloutBudgets(ds: DaemonSet, desired: number): {ok: true; budge
 const PATH = 'spec.updateStrategy';
 const RU_PATH = `${PATH}.rollingUpdate`;
 const VALID_PERCENT = /^[0-9]+%$/;
-const PERCENT_MESSAGE = "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')";
+const PERCENT_MESSAGE =
+  "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')";
 
 function show(value: IntOrString): string {
   return typeof value === 'string' ? JSON.stringify(value) : String(value);

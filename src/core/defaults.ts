@@ -168,7 +168,10 @@ function withDefaultMode(source: unknown): unknown {
 function defaultDownwardItems(source: JsonObject): JsonObject {
   const items = source['items'];
   if (!Array.isArray(items)) return source;
-  return {...source, items: items.map((item: unknown) => (isObject(item) && isObject(item['fieldRef']) ? {...item, fieldRef: defaultFieldRef(item['fieldRef'])} : item))};
+  return {
+    ...source,
+    items: items.map((item: unknown) => (isObject(item) && isObject(item['fieldRef']) ? {...item, fieldRef: defaultFieldRef(item['fieldRef'])} : item)),
+  };
 }
 
 function defaultProjectedSources(source: JsonObject): JsonObject {
@@ -322,7 +325,10 @@ export function defaultPod(pod: Pod): Pod {
 export function prepareDaemonSetCreate(ds: DaemonSet): DaemonSet {
   const defaulted = defaultDaemonSet(ds);
   const tg = Math.max(1, templateGeneration(defaulted) ?? 0);
-  return {...defaulted, metadata: {...defaulted.metadata, generation: 1, annotations: {...defaulted.metadata.annotations, [TEMPLATE_GENERATION_ANNOTATION]: String(tg)}}};
+  return {
+    ...defaulted,
+    metadata: {...defaulted.metadata, generation: 1, annotations: {...defaulted.metadata.annotations, [TEMPLATE_GENERATION_ANNOTATION]: String(tg)}},
+  };
 }
 
 /**
@@ -338,6 +344,10 @@ export function prepareDaemonSetUpdate(current: DaemonSet, next: DaemonSet): Dae
   const generation = (current.metadata.generation ?? 1) + (specChanged ? 1 : 0);
   return {
     ...defaulted,
-    metadata: {...defaulted.metadata, generation, annotations: {...defaulted.metadata.annotations, [TEMPLATE_GENERATION_ANNOTATION]: String(templateChanged ? tg + 1 : tg)}},
+    metadata: {
+      ...defaulted.metadata,
+      generation,
+      annotations: {...defaulted.metadata.annotations, [TEMPLATE_GENERATION_ANNOTATION]: String(templateChanged ? tg + 1 : tg)},
+    },
   };
 }

@@ -27,7 +27,9 @@ const HOST_NETWORK_TOLERATION: Toleration = {key: 'node.kubernetes.io/network-un
 
 // upstream: staging/src/k8s.io/api/core/v1/toleration.go Toleration.MatchToleration
 function sameToleration(a: Toleration, b: Toleration): boolean {
-  return (a.key ?? '') === (b.key ?? '') && (a.effect ?? '') === (b.effect ?? '') && (a.operator ?? '') === (b.operator ?? '') && (a.value ?? '') === (b.value ?? '');
+  return (
+    (a.key ?? '') === (b.key ?? '') && (a.effect ?? '') === (b.effect ?? '') && (a.operator ?? '') === (b.operator ?? '') && (a.value ?? '') === (b.value ?? '')
+  );
 }
 
 // upstream: pkg/apis/core/v1/helper/helpers.go AddOrUpdateTolerationInPodSpec

@@ -137,7 +137,13 @@ export class ReconcileEngine {
       return {manage, rollingUpdate: {create: [], delete: []}, failedPodNodes, ...(requeueAfterMs !== undefined ? {requeueAfterMs} : {})};
     }
     if ('error' in this.settings.budgets) {
-      return {manage, rollingUpdate: {create: [], delete: []}, rollingUpdateError: this.settings.budgets.error, failedPodNodes, ...(requeueAfterMs !== undefined ? {requeueAfterMs} : {})};
+      return {
+        manage,
+        rollingUpdate: {create: [], delete: []},
+        rollingUpdateError: this.settings.budgets.error,
+        failedPodNodes,
+        ...(requeueAfterMs !== undefined ? {requeueAfterMs} : {}),
+      };
     }
     this.refresh(now);
     const decision = this.tally.decide(this.settings.budgets, this.desired);

@@ -64,7 +64,12 @@ export function pausedStrategyOf(ds: DaemonSet): ParsedRecord | undefined {
 /** The annotation's value: the record as JSON, keys in a fixed order so that equal records are equal strings. */
 export function formatPausedStrategy(strategy: PausedStrategy): string {
   const {maxUnavailable, maxSurge} = strategy.rollingUpdate;
-  return JSON.stringify({type: strategy.type, rollingUpdate: {maxUnavailable, maxSurge}, pausedAt: strategy.pausedAt, ...(strategy.steps > 0 ? {steps: strategy.steps} : {})});
+  return JSON.stringify({
+    type: strategy.type,
+    rollingUpdate: {maxUnavailable, maxSurge},
+    pausedAt: strategy.pausedAt,
+    ...(strategy.steps > 0 ? {steps: strategy.steps} : {}),
+  });
 }
 
 /**
@@ -105,7 +110,10 @@ export function pausedInfoOf(ds: DaemonSet, desired: number): PausedInfo | undef
 }
 
 /** The DaemonSet with another update strategy: how the budget rules are asked about a recorded or chosen strategy. */
-export function withStrategy(ds: DaemonSet, strategy: {readonly type: string; readonly rollingUpdate?: {readonly maxUnavailable?: IntOrString; readonly maxSurge?: IntOrString}}): DaemonSet {
+export function withStrategy(
+  ds: DaemonSet,
+  strategy: {readonly type: string; readonly rollingUpdate?: {readonly maxUnavailable?: IntOrString; readonly maxSurge?: IntOrString}},
+): DaemonSet {
   return {...ds, spec: {...ds.spec, updateStrategy: {type: strategy.type, ...(strategy.rollingUpdate ? {rollingUpdate: strategy.rollingUpdate} : {})}}};
 }
 

@@ -13,20 +13,7 @@ import {MinHeap} from './min-heap.js';
 import {currentRevisionOf} from './revisions.js';
 import {computeDaemonSetStatus} from './status.js';
 import {engineFor, prepareReconcile, type ReconcileInput} from './sync.js';
-import type {
-  Blocker,
-  ClusterState,
-  Node,
-  NodePlan,
-  NodeRolloutState,
-  PausedInfo,
-  Pod,
-  PodCreation,
-  PodDeletion,
-  PodSummary,
-  RolloutPlan,
-  Wave,
-} from './types.js';
+import type {Blocker, ClusterState, NodePlan, NodeRolloutState, PausedInfo, PodCreation, PodDeletion, PodSummary, RolloutPlan, Wave} from './types.js';
 
 export interface PlanOptions {
   /** The instant at which readiness and availability are judged, epoch ms. */
@@ -46,7 +33,8 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
   const engine = engineFor(input, {backoffAcrossSyncs: false});
   const events = new TimeQueue();
   input.slots.forEach((slot, index) => {
-    for (const pod of slot.pods) if (pod.availableAt !== undefined && pod.availableAt > now && Number.isFinite(pod.availableAt)) events.push(pod.availableAt, index);
+    for (const pod of slot.pods)
+      if (pod.availableAt !== undefined && pod.availableAt > now && Number.isFinite(pod.availableAt)) events.push(pod.availableAt, index);
   });
 
   const waves: Wave[] = [];
@@ -74,7 +62,7 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
     const del = [...step.manage.delete, ...step.rollingUpdate.delete].sort((a, b) => byName(a.node, b.node));
     if (!nextSync) {
       nextSync = {create, delete: del};
-      splitBySync = (step.manage.create.length + step.manage.delete.length) > 0 && (step.rollingUpdate.create.length + step.rollingUpdate.delete.length) > 0;
+      splitBySync = step.manage.create.length + step.manage.delete.length > 0 && step.rollingUpdate.create.length + step.rollingUpdate.delete.length > 0;
     }
     if (step.rollingUpdateError) rollingUpdateError = step.rollingUpdateError;
     if (step.rollingUpdateDecision?.arbitraryChoice) arbitrary = true;
@@ -120,12 +108,19 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
   const finalSlots = engine.slots;
   const converges = !stoppedEarly && finalSlots.every((slot) => !slot.exists || !slot.eligibility.shouldRun || isConverged(slot.pods, t));
   const first = nextSync ?? {create: [], delete: []};
-  const complete = first.create.length === 0 && first.delete.length === 0 && input.slots.every((slot) => !slot.node || !slot.eligibility.shouldRun || isConverged(slot.pods, now));
+  const complete =
+    first.create.length === 0 &&
+    first.delete.length === 0 &&
+    input.slots.every((slot) => !slot.node || !slot.eligibility.shouldRun || isConverged(slot.pods, now));
 
   const paused = pausedInfoOf(ds, status.desiredNumberScheduled);
   // The budget in use now, on the state as it is: the rolling update's own, or the one a step works within while paused.
   // Plain OnDelete has no budget: the counts are still what the rolling update would see, against limits of 0.
-  const spent = paused ? paused.budgets : input.strategyType === 'RollingUpdate' && !('error' in input.budgets) ? input.budgets : {maxUnavailable: 0, maxSurge: 0};
+  const spent = paused
+    ? paused.budgets
+    : input.strategyType === 'RollingUpdate' && !('error' in input.budgets)
+      ? input.budgets
+      : {maxUnavailable: 0, maxSurge: 0};
   const budget = budgetInUse(input.slots, spent, now);
   const {blockers, warnings} = findBlockers(input, engine, t, now, {converges, rollingUpdateError, hostPorts, hostPortWaiting, paused}, deletedBy);
   const firstMessageByNode = (findings: readonly Blocker[]) => {
@@ -157,15 +152,19 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
   const notes: string[] = [];
   if (arbitrary) notes.push('Where the budget leaves a choice, upstream picks arbitrarily (Go map order); this plan picks nodes in name order.');
   if (splitBySync) {
-    notes.push("The next sync shows manage's and the rolling update's actions together, as upstream's tests do; the live controller may split them over two syncs while its informer catches up.");
+    notes.push(
+      "The next sync shows manage's and the rolling update's actions together, as upstream's tests do; the live controller may split them over two syncs while its informer catches up.",
+    );
   }
-  if (!update.exists) notes.push(`Revision ${update.revision} does not exist yet: the controller will create it; its hash ${update.hash} is the planner's stand-in.`);
+  if (!update.exists)
+    notes.push(`Revision ${update.revision} does not exist yet: the controller will create it; its hash ${update.hash} is the planner's stand-in.`);
   if (waves.length > 0) {
     notes.push(
       `Assumed: deletions finish at once (not on NotReady nodes); new and starting pods become ready at once and available after minReadySeconds (${minReadyMs / 1000}s); other pods that are not ready stay so.`,
     );
   }
-  if (input.slots.some((slot) => slot.pods.some((pod) => pod.phase === 'Failed'))) notes.push('Assumed: no node is in failed-pod backoff at the start of a sync (that state lives only in the controller).');
+  if (input.slots.some((slot) => slot.pods.some((pod) => pod.phase === 'Failed')))
+    notes.push('Assumed: no node is in failed-pod backoff at the start of a sync (that state lives only in the controller).');
   if (stoppedEarly) notes.push(`The simulation stopped after ${maxSyncs} syncs without converging.`);
   if (paused) {
     notes.push('Paused: the controller still creates pods from the current template on nodes that join and replaces deleted pods with it.');
@@ -267,7 +266,14 @@ interface Findings {
   readonly warnings: Blocker[];
 }
 
-function findBlockers(input: ReconcileInput, engine: ReconcileEngine, end: number, now: number, ctx: BlockerContext, deletedBy: ReadonlyMap<string, string>): Findings {
+function findBlockers(
+  input: ReconcileInput,
+  engine: ReconcileEngine,
+  end: number,
+  now: number,
+  ctx: BlockerContext,
+  deletedBy: ReadonlyMap<string, string>,
+): Findings {
   const blockers: Blocker[] = [];
   const warnings: Blocker[] = [];
   const names = (indexes: Iterable<number>) => [...indexes].map((i) => engine.slots[i]!.name);
@@ -290,13 +296,21 @@ function findBlockers(input: ReconcileInput, engine: ReconcileEngine, end: numbe
     byTaint.set(slot.eligibility.reason, list);
   }
   for (const [reason, nodes] of byTaint) {
-    warnings.push({kind: 'untolerated-taint', message: `${reason}: no daemon pod will be created on ${nodes.length === 1 ? 'that node' : 'those nodes'}`, nodes});
+    warnings.push({
+      kind: 'untolerated-taint',
+      message: `${reason}: no daemon pod will be created on ${nodes.length === 1 ? 'that node' : 'those nodes'}`,
+      nodes,
+    });
   }
 
   for (const slot of input.slots) {
     for (const pod of slot.pods) {
       if (!pod.terminating || !isStuckTerminating(pod.pod, slot.node, now)) continue;
-      const why = !slot.node ? 'its node is gone' : !isNodeReady(slot.node) ? 'its node is not Ready, so nothing confirms the deletion' : `its deletion was due at ${pod.pod.metadata.deletionTimestamp}`;
+      const why = !slot.node
+        ? 'its node is gone'
+        : !isNodeReady(slot.node)
+          ? 'its node is not Ready, so nothing confirms the deletion'
+          : `its deletion was due at ${pod.pod.metadata.deletionTimestamp}`;
       warnings.push({kind: 'pod-terminating', message: `pod ${pod.name} on ${slot.name} is stuck terminating: ${why}`, nodes: [slot.name]});
     }
   }
@@ -314,15 +328,27 @@ function findBlockers(input: ReconcileInput, engine: ReconcileEngine, end: numbe
   if (input.strategyType !== 'RollingUpdate') {
     const old = engine.slots.filter((slot) => slot.pods.some((pod) => !pod.updated)).map((slot) => slot.name);
     // Paused, old pods wait for a step by design: the operator's choice, not a fault of any node.
-    if (old.length > 0 && ctx.paused) warnings.push({kind: 'on-delete', message: `paused by ds-rollout: ${plural(old.length, 'old pod')} wait for \`ds-rollout step\` (or \`ds-rollout resume\`)`});
+    if (old.length > 0 && ctx.paused)
+      warnings.push({
+        kind: 'on-delete',
+        message: `paused by ds-rollout: ${plural(old.length, 'old pod')} wait for \`ds-rollout step\` (or \`ds-rollout resume\`)`,
+      });
     else if (old.length > 0) {
-      blockers.push({kind: 'on-delete', message: `updateStrategy is ${input.strategyType || 'unset'}: the controller replaces an old pod only after someone deletes it`, nodes: old});
+      blockers.push({
+        kind: 'on-delete',
+        message: `updateStrategy is ${input.strategyType || 'unset'}: the controller replaces an old pod only after someone deletes it`,
+        nodes: old,
+      });
     }
   }
   if (ctx.rollingUpdateError) {
     const ghosts = engine.slots.filter((slot) => !slot.exists && slot.pods.some((pod) => !pod.updated && !pod.terminating));
     const detail = ghosts.map((slot) => `${slot.pods.find((pod) => !pod.updated)!.name} on ${slot.name}`).join(', ');
-    blockers.push({kind: 'rolling-update-error', message: `the rolling update fails: ${ctx.rollingUpdateError}${detail ? ` (${detail})` : ''}`, nodes: ghosts.map((slot) => slot.name)});
+    blockers.push({
+      kind: 'rolling-update-error',
+      message: `the rolling update fails: ${ctx.rollingUpdateError}${detail ? ` (${detail})` : ''}`,
+      nodes: ghosts.map((slot) => slot.name),
+    });
   }
 
   engine.slots.forEach((slot, index) => {

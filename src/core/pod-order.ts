@@ -9,7 +9,7 @@ const ZERO_TIME_MS = -62135596800000;
 const CANONICAL_LENGTH = 20;
 
 function isCanonical(t: string): boolean {
-  return t.length === CANONICAL_LENGTH && t.charCodeAt(19) === 90 /* Z */ && t.charCodeAt(10) === 84 /* T */;
+  return t.length === CANONICAL_LENGTH && t.charCodeAt(19) === 90 /* Z */ && t.charCodeAt(10) === 84; /* T */
 }
 
 function timeOf(t: string | undefined): number {

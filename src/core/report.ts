@@ -74,8 +74,10 @@ export function kubectlStatusMessage(state: ClusterState): {message: string; don
   const updated = status.updatedNumberScheduled ?? 0;
   const desired = status.desiredNumberScheduled ?? 0;
   const available = status.numberAvailable ?? 0;
-  if (updated < desired) return {message: `Waiting for daemon set ${name} rollout to finish: ${updated} out of ${desired} new pods have been updated...`, done: false};
-  if (available < desired) return {message: `Waiting for daemon set ${name} rollout to finish: ${available} of ${desired} updated pods are available...`, done: false};
+  if (updated < desired)
+    return {message: `Waiting for daemon set ${name} rollout to finish: ${updated} out of ${desired} new pods have been updated...`, done: false};
+  if (available < desired)
+    return {message: `Waiting for daemon set ${name} rollout to finish: ${available} of ${desired} updated pods are available...`, done: false};
   return {message: `daemon set ${name} successfully rolled out`, done: true};
 }
 
@@ -104,9 +106,17 @@ export function rolloutReport(state: ClusterState, now: number, planned?: Rollou
   if (verdict === 'stuck') for (const use of plan.budget[plan.budget.spends].nodes) holds.set(use.node, use.reason);
   const nodes: NodeStatus[] = plan.nodes.map((node) => {
     const conditions = nodeConditions(nodesByName.get(node.name));
-    return {name: node.name, ...classify(node, plan, conditions, holds.get(node.name), verdict), conditions, pods: node.pods, ...(node.wave !== undefined ? {wave: node.wave} : {})};
+    return {
+      name: node.name,
+      ...classify(node, plan, conditions, holds.get(node.name), verdict),
+      conditions,
+      pods: node.pods,
+      ...(node.wave !== undefined ? {wave: node.wave} : {}),
+    };
   });
-  nodes.sort((a, b) => STATE_ORDER[a.state] - STATE_ORDER[b.state] || (a.wave ?? Infinity) - (b.wave ?? Infinity) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  nodes.sort(
+    (a, b) => STATE_ORDER[a.state] - STATE_ORDER[b.state] || (a.wave ?? Infinity) - (b.wave ?? Infinity) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+  );
   const counts = {updated: 0, waiting: 0, blocked: 0, 'not-eligible': 0};
   for (const node of nodes) counts[node.state]++;
 
@@ -175,7 +185,9 @@ function waitingReason(node: NodePlan, plan: RolloutPlan, verdict: RolloutVerdic
     case 'updating':
     case 'surging': {
       if (fresh === undefined) return node.state;
-      const what = fresh.ready ? 'ready, waiting out minReadySeconds' : `starting${fresh.problem ? ` (${fresh.problem})` : fresh.phase && fresh.phase !== 'Running' ? ` (${fresh.phase})` : ''}`;
+      const what = fresh.ready
+        ? 'ready, waiting out minReadySeconds'
+        : `starting${fresh.problem ? ` (${fresh.problem})` : fresh.phase && fresh.phase !== 'Running' ? ` (${fresh.phase})` : ''}`;
       return `new pod ${fresh.name} ${what}${node.state === 'surging' ? ' next to the old one' : ''}`;
     }
     case 'terminating':
@@ -187,7 +199,13 @@ function waitingReason(node: NodePlan, plan: RolloutPlan, verdict: RolloutVerdic
   }
 }
 
-function classify(node: NodePlan, plan: RolloutPlan, conditions: readonly string[], hold: string | undefined, verdict: RolloutVerdict): {state: NodeStatusState; reason: string} {
+function classify(
+  node: NodePlan,
+  plan: RolloutPlan,
+  conditions: readonly string[],
+  hold: string | undefined,
+  verdict: RolloutVerdict,
+): {state: NodeStatusState; reason: string} {
   const prefix = conditions.length > 0 ? `node ${conditions.join(', ')}; ` : '';
   // The plan's budget blocker speaks of all the nodes at once; for one node, what it holds the budget with says more.
   const generic = hold !== undefined && plan.blockers.some((b) => b.kind === 'budget-exhausted' && b.message === node.blocker);
@@ -195,7 +213,8 @@ function classify(node: NodePlan, plan: RolloutPlan, conditions: readonly string
   if (hold !== undefined) return {state: 'blocked', reason: `${prefix}${hold}: it uses the budget`};
   if (node.state === 'updated') return {state: 'updated', reason: node.warning ?? ''};
   // Out of the rollout (it finishes without them), possibly with a pod still to go: say why, do not call it blocked.
-  if (!node.shouldRun) return {state: 'not-eligible', reason: prefix + (node.pods.length === 0 ? node.reason : (node.warning ?? waitingReason(node, plan, verdict)))};
+  if (!node.shouldRun)
+    return {state: 'not-eligible', reason: prefix + (node.pods.length === 0 ? node.reason : (node.warning ?? waitingReason(node, plan, verdict)))};
   return {state: 'waiting', reason: prefix + waitingReason(node, plan, verdict)};
 }
 
@@ -204,7 +223,14 @@ function classify(node: NodePlan, plan: RolloutPlan, conditions: readonly string
  * the newest generation or written the final status, or pods are starting, terminating on time, or waiting out
  * minReadySeconds. Later waves of the plan do not count: they only happen once something here moves.
  */
-function whatIsInFlight(state: ClusterState, daemonPods: readonly Pod[], nodesByName: ReadonlyMap<string, Node>, plan: RolloutPlan, now: number, kubectlDone: boolean): string[] {
+function whatIsInFlight(
+  state: ClusterState,
+  daemonPods: readonly Pod[],
+  nodesByName: ReadonlyMap<string, Node>,
+  plan: RolloutPlan,
+  now: number,
+  kubectlDone: boolean,
+): string[] {
   const out: string[] = [];
   const ds = state.daemonSet;
   const unobserved = (ds.metadata.generation ?? 0) > (ds.status?.observedGeneration ?? 0);
@@ -239,7 +265,10 @@ function pods(n: number): string {
 function pausedDetail(plan: RolloutPlan, inFlight: readonly string[]): string {
   const paused = plan.paused!;
   const old = plan.nodes.filter((node) => node.pods.some((pod) => !pod.updated && !pod.terminating)).length;
-  const waits = old === 0 ? 'no old pod is left' : `${old === 1 ? '1 node runs' : `${formatNumber(old)} nodes run`} an old pod, waiting for \`ds-rollout step\` (or \`resume\`)`;
+  const waits =
+    old === 0
+      ? 'no old pod is left'
+      : `${old === 1 ? '1 node runs' : `${formatNumber(old)} nodes run`} an old pod, waiting for \`ds-rollout step\` (or \`resume\`)`;
   const budget = `recorded maxUnavailable ${paused.strategy.maxUnavailable}, maxSurge ${paused.strategy.maxSurge}`;
   return `paused by ds-rollout since ${paused.pausedAt}: ${waits}; ${budget}${inFlight.length > 0 ? `; in flight: ${inFlight.join('; ')}` : ''}`;
 }

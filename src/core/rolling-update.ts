@@ -79,7 +79,10 @@ export interface RollingUpdateDecision {
  * A node's entry in rollingUpdate's node-to-pods map, or undefined when the map has none: the map holds every node
  * with daemon pods, plus every existing node that should run the daemon (reconcile-spec 8.1).
  */
-export function tallyEntryFor(slot: {readonly pods: readonly DaemonPod[]; readonly exists: boolean; readonly eligibility: NodeEligibility}, now: number): TallyEntry | undefined {
+export function tallyEntryFor(
+  slot: {readonly pods: readonly DaemonPod[]; readonly exists: boolean; readonly eligibility: NodeEligibility},
+  now: number,
+): TallyEntry | undefined {
   const shouldRun = slot.exists && slot.eligibility.shouldRun;
   if (slot.pods.length === 0 && !shouldRun) return undefined;
   return {cls: classifyNodeForUpdate(slot.pods, now), shouldRun, nodeExists: slot.exists};
@@ -257,7 +260,15 @@ export class RollingUpdateTally {
     const c = this.counts;
     const numSurge = c[Bucket.NotOk]! + c[Bucket.BothNewUnavailable]!;
     if (c[Bucket.OldOnlyMissingNode]! > 0) {
-      return {create: [], delete: [], error: 'a daemon pod is bound to a node that no longer exists', arbitraryChoice: false, numUnavailable: 0, numSurge, waiting: 0};
+      return {
+        create: [],
+        delete: [],
+        error: 'a daemon pod is bound to a node that no longer exists',
+        arbitraryChoice: false,
+        numUnavailable: 0,
+        numSurge,
+        waiting: 0,
+      };
     }
     const numAvailable = c[Bucket.Available]!;
     const remaining = Math.max(0, Math.min(maxSurge - numSurge, this.surgeCandidates.size));
@@ -272,8 +283,7 @@ export class RollingUpdateTally {
     return {
       create,
       delete: deletions,
-      arbitraryChoice:
-        (remaining > 0 && remaining < this.surgeCandidates.size) || (retireAvailable > 0 && retireAvailable < this.notEligibleOld.size),
+      arbitraryChoice: (remaining > 0 && remaining < this.surgeCandidates.size) || (retireAvailable > 0 && retireAvailable < this.notEligibleOld.size),
       numUnavailable: 0,
       numSurge,
       waiting: this.surgeCandidates.size - remaining,

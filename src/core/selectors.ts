@@ -143,10 +143,7 @@ export function formatLabelSelector(selector: LabelSelector | undefined): string
   return parts.map((p) => p.text).join(',');
 }
 
-type Token =
-  | {kind: 'id'; text: string}
-  | {kind: 'op'; text: '!' | '!=' | '=' | '==' | '(' | ')' | ',' | '<' | '>'}
-  | {kind: 'end'};
+type Token = {kind: 'id'; text: string} | {kind: 'op'; text: '!' | '!=' | '=' | '==' | '(' | ')' | ',' | '<' | '>'} | {kind: 'end'};
 
 const SPECIAL = new Set(['!', '=', '(', ')', ',', '<', '>']);
 

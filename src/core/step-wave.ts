@@ -4,15 +4,15 @@
 // their replacements start (waveLanding), and the template identity a step must not see change under it.
 import {allowsSurge, rolloutBudgets, validateRollingUpdate} from './budgets.js';
 import {type BudgetUse, explainBudgetUse} from './budget-use.js';
-import {type DaemonPod, type NodeSlot, isDaemonPodAvailable} from './daemon-pods.js';
+import {type NodeSlot, isDaemonPodAvailable} from './daemon-pods.js';
 import {type PausedStrategy, pauseStateOf, withStrategy} from './pause.js';
-import {isNodeReady, podProblem} from './availability.js';
+import {podProblem} from './availability.js';
 import {templateGeneration} from './pod-template.js';
 import {computeTemplateHash} from './revisions.js';
-import {RollingUpdateTally, tallyEntryFor, type NodeUpdateClass} from './rolling-update.js';
+import {RollingUpdateTally, tallyEntryFor} from './rolling-update.js';
 import {labelSelectorMatches} from './selectors.js';
 import {engineFor, prepareReconcile} from './sync.js';
-import type {ClusterState, DaemonSet, IntOrString, LabelSelector, Node, PodDeletion} from './types.js';
+import type {ClusterState, DaemonSet, IntOrString, LabelSelector, PodDeletion} from './types.js';
 
 export interface StepWaveOptions {
   /** The instant availability is judged at (the server's clock), epoch ms. */
@@ -85,7 +85,8 @@ export function sameTemplate(a: TemplateKey, b: TemplateKey): boolean {
   return a.generation === b.generation && a.hash === b.hash;
 }
 
-type BudgetChoice = {readonly ok: true; readonly written: IntOrString; readonly source: 'record' | 'flag'} | {readonly ok: false; readonly problem: StepProblem};
+type BudgetChoice =
+  {readonly ok: true; readonly written: IntOrString; readonly source: 'record' | 'flag'} | {readonly ok: false; readonly problem: StepProblem};
 
 function chooseBudget(ds: DaemonSet, override: IntOrString | undefined): BudgetChoice {
   const state = pauseStateOf(ds);

@@ -115,7 +115,13 @@ const NO_ACTIONS: SyncActions = {create: [], delete: []};
 // upstream: pkg/controller/daemon/daemon_controller.go syncDaemonSet / updateDaemonSet
 export function syncDaemonSet(state: ClusterState, options: SyncOptions): SyncResult {
   const ds = state.daemonSet;
-  const empty = {manage: NO_ACTIONS, rollingUpdate: NO_ACTIONS, actions: NO_ACTIONS, cleanupHistory: [], failedPodBackoff: options.failedPodBackoff ?? new Map()};
+  const empty = {
+    manage: NO_ACTIONS,
+    rollingUpdate: NO_ACTIONS,
+    actions: NO_ACTIONS,
+    cleanupHistory: [],
+    failedPodBackoff: options.failedPodBackoff ?? new Map(),
+  };
   if (isEmptyLabelSelector(ds.spec.selector)) {
     return {
       ...empty,

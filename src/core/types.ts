@@ -254,16 +254,7 @@ export interface ClusterState {
 
 /** Why a pod is deleted: one value per upstream code path (reconcile-spec section 16). */
 export type DeleteReason =
-  | 'failed'
-  | 'succeeded'
-  | 'surplus'
-  | 'surge-extra'
-  | 'old-unready'
-  | 'replaced'
-  | 'not-eligible'
-  | 'orphaned-unscheduled'
-  | 'outdated'
-  | 'retired';
+  'failed' | 'succeeded' | 'surplus' | 'surge-extra' | 'old-unready' | 'replaced' | 'not-eligible' | 'orphaned-unscheduled' | 'outdated' | 'retired';
 
 export interface PodCreation {
   readonly node: string;
@@ -336,15 +327,7 @@ export interface PodSummary {
  * surging (old and new pods side by side), missing (should run, has no pod), misscheduled (has pods, should not run),
  * not-eligible (no pod, should not run), terminating (only terminating pods).
  */
-export type NodeRolloutState =
-  | 'updated'
-  | 'updating'
-  | 'old'
-  | 'surging'
-  | 'missing'
-  | 'misscheduled'
-  | 'not-eligible'
-  | 'terminating';
+export type NodeRolloutState = 'updated' | 'updating' | 'old' | 'surging' | 'missing' | 'misscheduled' | 'not-eligible' | 'terminating';
 
 export interface NodePlan {
   readonly name: string;

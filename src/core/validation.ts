@@ -9,12 +9,7 @@ import {defaultDaemonSet} from './defaults.js';
 import {labelSelectorMatches} from './selectors.js';
 import type {Container, DaemonSet, LabelSelector, Labels} from './types.js';
 
-export type FieldErrorType =
-  | 'FieldValueRequired'
-  | 'FieldValueInvalid'
-  | 'FieldValueNotSupported'
-  | 'FieldValueForbidden'
-  | 'FieldValueDuplicate';
+export type FieldErrorType = 'FieldValueRequired' | 'FieldValueInvalid' | 'FieldValueNotSupported' | 'FieldValueForbidden' | 'FieldValueDuplicate';
 
 /** One field-level error: `field` and `message` are the cause's `field` and `message` in the 422 Status. */
 export interface FieldError {

@@ -13,7 +13,6 @@ function ordered(value: object, keys: readonly string[]): Plain {
   return out;
 }
 
-
 function pod(summary: PodSummary): Plain {
   return ordered(summary, ['name', 'hash', 'updated', 'ready', 'available', 'terminating', 'phase']);
 }

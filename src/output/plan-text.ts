@@ -95,7 +95,6 @@ function isZero(value: IntOrString | undefined): boolean {
   return value === undefined || value === 0 || value === '0%';
 }
 
-
 function statusLine(plan: RolloutPlan): string {
   const s = plan.status;
   return [
@@ -158,11 +157,18 @@ const INDIVIDUAL_NODES = 30;
 function nodeSection(plan: RolloutPlan, options: PlanTextOptions, c: Palette): string[] {
   if (plan.nodes.length === 0) return ['Nodes: none in the cluster'];
   const header = ['NODE', 'STATE', 'POD', 'HASH', 'READY/AVAIL', 'WAVE', 'REASON/BLOCKER'].map((title) => c.bold(title));
-  if (plan.nodes.length <= NODE_TABLE_LIMIT || options.allNodes) return renderTable(plan.nodes.flatMap((node) => nodeRows(node, c)), {header});
+  if (plan.nodes.length <= NODE_TABLE_LIMIT || options.allNodes)
+    return renderTable(
+      plan.nodes.flatMap((node) => nodeRows(node, c)),
+      {header},
+    );
   // A large cluster: nodes with a blocker or warning, nodes with something in flight, then the first wave's nodes,
   // one by one; the others counted by state, with the waves that reach them.
   const notable = (node: NodePlan) => (node.blocker || node.warning ? 0 : IN_FLIGHT.has(node.state) ? 1 : node.wave === 1 ? 2 : 3);
-  const individual = plan.nodes.filter((node) => notable(node) < 3).sort((a, b) => notable(a) - notable(b)).slice(0, INDIVIDUAL_NODES);
+  const individual = plan.nodes
+    .filter((node) => notable(node) < 3)
+    .sort((a, b) => notable(a) - notable(b))
+    .slice(0, INDIVIDUAL_NODES);
   const listed = new Set(individual);
   const groups = new Map<NodeRolloutState, NodePlan[]>();
   for (const node of plan.nodes) if (!listed.has(node)) groups.set(node.state, [...(groups.get(node.state) ?? []), node]);
@@ -187,7 +193,10 @@ function nextSyncSection(plan: RolloutPlan, c: Palette): string[] {
   const {create, delete: deletions} = plan.nextSync;
   if (create.length === 0 && deletions.length === 0) return [`${c.bold('Next sync:')} nothing to create or delete`];
   const actions = [...deletions.map((action) => `  ${deletionText(action)}`), ...create.map((action) => `  create a pod on ${action.node}`)];
-  const shown = actions.length > NEXT_SYNC_LINES ? [...actions.slice(0, NEXT_SYNC_LINES - 1), c.dim(`  … and ${formatCount(actions.length - NEXT_SYNC_LINES + 1)} more (-o json lists every action)`)] : actions;
+  const shown =
+    actions.length > NEXT_SYNC_LINES
+      ? [...actions.slice(0, NEXT_SYNC_LINES - 1), c.dim(`  … and ${formatCount(actions.length - NEXT_SYNC_LINES + 1)} more (-o json lists every action)`)]
+      : actions;
   return [`${c.bold('Next sync:')} ${actionCount(plan.nextSync)}`, ...shown];
 }
 
@@ -206,7 +215,12 @@ export function waveText(wave: Wave): string {
     parts.push(`delete ${deletions.map((action) => `${action.pod} on ${action.node} (${action.reason})`).join(', ')}`);
   } else if (deletions.length > 0) {
     const reasons = [...new Set(deletions.map((action) => action.reason))].join(', ');
-    parts.push(`delete ${formatCount(deletions.length)} pods (${reasons}) on ${formatList(deletions.map((action) => action.node), WAVE_ACTIONS_SHOWN)}`);
+    parts.push(
+      `delete ${formatCount(deletions.length)} pods (${reasons}) on ${formatList(
+        deletions.map((action) => action.node),
+        WAVE_ACTIONS_SHOWN,
+      )}`,
+    );
   }
   const nodes = wave.create.map((action) => action.node);
   if (nodes.length === 1) parts.push(`create a pod on ${nodes[0]}`);
@@ -219,7 +233,9 @@ function waveSection(plan: RolloutPlan, c: Palette): string[] {
   const waves = plan.waves;
   const title = c.bold('Waves:');
   if (waves.length === 0) {
-    return [plan.complete ? `${title} none, the rollout is complete` : `${title} none, nothing would change${plan.blockers.length > 0 ? ' (see Blockers)' : ''}`];
+    return [
+      plan.complete ? `${title} none, the rollout is complete` : `${title} none, nothing would change${plan.blockers.length > 0 ? ' (see Blockers)' : ''}`,
+    ];
   }
   const last = waves[waves.length - 1]!;
   const head = plan.converges

@@ -24,8 +24,11 @@ export function templateImages(template: PodTemplateSpec): string[] {
 export function templateYaml(template: PodTemplateSpec, withImages = false): string {
   const plain = stripNulls(template) as unknown as Json;
   const spec = (plain['spec'] ?? {}) as Json;
-  const drop = (list: unknown) => (Array.isArray(list) ? list.map((c: Json) => Object.fromEntries(Object.entries(c).filter(([key]) => key !== 'image'))) : list);
-  const shown = withImages ? plain : {...plain, spec: {...spec, containers: drop(spec['containers']), ...(spec['initContainers'] ? {initContainers: drop(spec['initContainers'])} : {})}};
+  const drop = (list: unknown) =>
+    Array.isArray(list) ? list.map((c: Json) => Object.fromEntries(Object.entries(c).filter(([key]) => key !== 'image'))) : list;
+  const shown = withImages
+    ? plain
+    : {...plain, spec: {...spec, containers: drop(spec['containers']), ...(spec['initContainers'] ? {initContainers: drop(spec['initContainers'])} : {})}};
   return dump(shown, {sortKeys: true, noRefs: true, lineWidth: -1});
 }
 

@@ -15,7 +15,12 @@ export interface StatusTextOptions {
   readonly headline?: boolean;
 }
 
-const VERDICT_LABEL: Readonly<Record<RolloutVerdict, string>> = {complete: 'Rollout complete', progressing: 'Rollout in progress', paused: 'Rollout paused', stuck: 'Rollout stuck'};
+const VERDICT_LABEL: Readonly<Record<RolloutVerdict, string>> = {
+  complete: 'Rollout complete',
+  progressing: 'Rollout in progress',
+  paused: 'Rollout paused',
+  stuck: 'Rollout stuck',
+};
 
 function verdictLine(report: RolloutStatusReport, c: Palette): string {
   const tint = report.verdict === 'complete' ? c.green : report.verdict === 'stuck' ? c.red : report.verdict === 'paused' ? c.yellow : c.cyan;
@@ -59,7 +64,11 @@ const INDIVIDUAL_ROWS = 30;
 
 function nodeSection(report: RolloutStatusReport, options: StatusTextOptions, c: Palette): string[] {
   const header = ['NODE', 'STATE', 'WHY'].map((title) => c.bold(title));
-  const row = (node: RolloutStatusReport['nodes'][number]) => [node.name, stateCell(node.state, c), node.state === 'blocked' ? c.red(node.reason) : node.reason];
+  const row = (node: RolloutStatusReport['nodes'][number]) => [
+    node.name,
+    stateCell(node.state, c),
+    node.state === 'blocked' ? c.red(node.reason) : node.reason,
+  ];
   if (report.nodes.length <= NODE_TABLE_LIMIT || options.allNodes) return report.nodes.length === 0 ? [] : renderTable(report.nodes.map(row), {header});
   // A large cluster: the blocked nodes and the next sync's nodes one by one (the report's order); every other node
   // only as a count per state, with its most common reason.

@@ -44,7 +44,9 @@ export function renderPauseText(result: PauseView, color: boolean): string {
           'No pod restarts: the template is unchanged.',
         ];
   lines.push(c.yellow(CAVEAT));
-  lines.push(`Next: ${cli('step', result.daemonSet)} replaces one wave of old pods; ${cli('resume', result.daemonSet)} hands the rollout back to the controller.`);
+  lines.push(
+    `Next: ${cli('step', result.daemonSet)} replaces one wave of old pods; ${cli('resume', result.daemonSet)} hands the rollout back to the controller.`,
+  );
   return `${lines.join('\n')}\n`;
 }
 
@@ -94,7 +96,10 @@ export function renderStepEvent(event: StepEvent, ref: Ref, color: boolean): str
       const head = `${c.bold(`Wave ${event.number}/~${event.total}`)}${event.dryRun ? ' (dry run, nothing is deleted)' : ''}: delete ${plural(wave.delete.length, 'old pod')} of ${ds(ref)} (${budgetText(wave)})`;
       const width = Math.max(...wave.delete.map((d) => d.node.length));
       const rows = wave.delete.map((d) => {
-        const notes = [d.available ? '' : 'not available: uses no budget', d.replaced ? '' : c.yellow('the node no longer takes the daemon: nothing replaces it')].filter(Boolean);
+        const notes = [
+          d.available ? '' : 'not available: uses no budget',
+          d.replaced ? '' : c.yellow('the node no longer takes the daemon: nothing replaces it'),
+        ].filter(Boolean);
         return `  ${d.node.padEnd(width)}  ${d.pod}${notes.length > 0 ? `  (${notes.join('; ')})` : ''}`;
       });
       const lines = [head, ...rows];
@@ -120,7 +125,8 @@ export function renderStepEvent(event: StepEvent, ref: Ref, color: boolean): str
     case 'node':
       return `  ${event.landing.node}: ${landingText(event.landing, c)}`;
     case 'landed': {
-      const left = event.oldLeft === 0 ? 'no old pods left' : `${plural(event.oldLeft, 'node')} still ${event.oldLeft === 1 ? 'runs an old pod' : 'run old pods'}`;
+      const left =
+        event.oldLeft === 0 ? 'no old pods left' : `${plural(event.oldLeft, 'node')} still ${event.oldLeft === 1 ? 'runs an old pod' : 'run old pods'}`;
       const scoped = event.scopeOldLeft === undefined ? '' : ` (${event.scopeOldLeft === 0 ? 'none' : event.scopeOldLeft} of the chosen nodes)`;
       return `${c.green(`Wave ${event.number} landed`)} in ${event.seconds}s; ${left}${scoped}.`;
     }

@@ -30,15 +30,22 @@ function fromLabel(view: UndoView): string {
 export function renderUndoPreview(view: UndoView, options: {color: boolean; width?: number}): string {
   const c = palette(options.color);
   if (view.skipped) return `${skippedLine(view)}\n`;
-  const lines = [c.bold(`Roll back daemon set "${view.ref.name}" in ${view.ref.namespace} from ${fromLabel(view)} to revision ${view.to.revision} (${view.to.hash}).`)];
+  const lines = [
+    c.bold(`Roll back daemon set "${view.ref.name}" in ${view.ref.namespace} from ${fromLabel(view)} to revision ${view.to.revision} (${view.to.hash}).`),
+  ];
   if (view.renumberedTo !== undefined) {
     const kept = view.from ? `; revision ${view.from.revision} stays in the history as the one before it` : '';
-    lines.push(`Renumbering: revision ${view.to.revision} becomes revision ${view.renumberedTo} (the controller gives the restored template the next number)${kept}.`);
+    lines.push(
+      `Renumbering: revision ${view.to.revision} becomes revision ${view.renumberedTo} (the controller gives the restored template the next number)${kept}.`,
+    );
   }
   const plan = view.plan;
   if (plan) {
     const desired = plan.status.desiredNumberScheduled;
-    const how = plan.strategy.type === 'RollingUpdate' ? `RollingUpdate, maxUnavailable ${plan.strategy.maxUnavailable}, maxSurge ${plan.strategy.maxSurge}` : plan.strategy.type;
+    const how =
+      plan.strategy.type === 'RollingUpdate'
+        ? `RollingUpdate, maxUnavailable ${plan.strategy.maxUnavailable}, maxSurge ${plan.strategy.maxSurge}`
+        : plan.strategy.type;
     const last = plan.waves[plan.waves.length - 1];
     const timing = last ? `, ${plural(plan.waves.length, 'sync')}, the last at +${formatDuration(last.at)}` : '';
     lines.push(
@@ -74,7 +81,13 @@ export function undoDocument(view: UndoView, outcome: {applied: boolean; dryRun:
     ...(view.renumberedTo === undefined ? {} : {renumberedTo: view.renumberedTo}),
     changeCause: view.changeCause,
     restartNodes: view.restartNodes,
-    diff: view.skipped ? '' : renderTemplateDiff({label: 'current template', template: view.currentTemplate}, {label: `revision ${view.to.revision}`, template: view.targetTemplate}, {color: false}),
+    diff: view.skipped
+      ? ''
+      : renderTemplateDiff(
+          {label: 'current template', template: view.currentTemplate},
+          {label: `revision ${view.to.revision}`, template: view.targetTemplate},
+          {color: false},
+        ),
     ...(view.plan ? {waves: view.plan.waves.length, converges: view.plan.converges, blockers: view.plan.blockers, warnings: view.plan.warnings} : {}),
   };
 }

@@ -4,9 +4,29 @@
 // terminal will show them.
 import type {ClusterSource, DaemonSetRef} from '../cluster/cluster-source.js';
 import type {ClusterWriter} from '../cluster/cluster-writer.js';
-import {type ClusterState, type DaemonSet, deepEqualJson, formatInvalid, type IntOrString, pausedInfoOf, planRollout, planStepWave, validateDaemonSet} from '../core/index.js';
+import {
+  type ClusterState,
+  type DaemonSet,
+  deepEqualJson,
+  formatInvalid,
+  type IntOrString,
+  pausedInfoOf,
+  planRollout,
+  planStepWave,
+  validateDaemonSet,
+} from '../core/index.js';
 import {type DsRolloutError, InputError} from '../errors.js';
-import type {ActionHandler, ActionOutcome, Connection, DashboardSnapshot, PausedInfo, PlanFeed, SnapshotListener, StepPreview, UndoRequest} from '../ui/dashboard/feed.js';
+import type {
+  ActionHandler,
+  ActionOutcome,
+  Connection,
+  DashboardSnapshot,
+  PausedInfo,
+  PlanFeed,
+  SnapshotListener,
+  StepPreview,
+  UndoRequest,
+} from '../ui/dashboard/feed.js';
 import {toRevisionEntries} from '../ui/dashboard/revision-entries.js';
 import {type RolloutStatusReport, rolloutStatusOf, runStatus} from './status.js';
 import type {StepCluster} from './step.js';
@@ -62,7 +82,9 @@ function stepPreview(state: ClusterState, now: number): StepPreview {
   const wave = planStepWave(state, {now});
   if (!wave.ok) return {deletions: [], blocked: `no wave can run (${wave.problem.kind})`};
   if (wave.wave.delete.length === 0) {
-    const why = wave.wave.done ? 'no old pod is left' : `the budget (maxUnavailable ${wave.wave.budget.maxUnavailable}) is in use: ${wave.wave.unavailable.map((use) => use.node).join(', ')}`;
+    const why = wave.wave.done
+      ? 'no old pod is left'
+      : `the budget (maxUnavailable ${wave.wave.budget.maxUnavailable}) is in use: ${wave.wave.unavailable.map((use) => use.node).join(', ')}`;
     return {deletions: [], blocked: why};
   }
   return {deletions: wave.wave.delete.map((d) => ({pod: d.pod, node: d.node}))};
@@ -144,7 +166,9 @@ export function createPlanFeed(options: PlanFeedOptions): ClusterPlanFeed {
     if (latest) emit({...latest, error});
   };
 
+  // stop() may run inside follow() (an error at once): it must find undefined there, not a TDZ.
   let handle: {stop(): void} | undefined;
+  // eslint-disable-next-line prefer-const
   handle = options.follow({
     onState(next) {
       state = next;
@@ -241,11 +265,14 @@ async function stepAction(services: ActionServices, progress: ((message: string)
     ...(services.signal ? {signal: services.signal} : {}),
   });
   const wave = result.waves[result.waves.length - 1];
-  const left = result.oldLeft === 0 ? 'no old pods left' : `${result.oldLeft} ${result.oldLeft === 1 ? 'node still runs an old pod' : 'nodes still run old pods'}`;
+  const left =
+    result.oldLeft === 0 ? 'no old pods left' : `${result.oldLeft} ${result.oldLeft === 1 ? 'node still runs an old pod' : 'nodes still run old pods'}`;
   if (!wave) return {message: result.outcome === 'done' ? 'nothing to step: no old pods left' : `no wave ran; ${left}`};
   const nodes = wave.deleted.map((d) => d.node);
   const shown = nodes.length > 3 ? `${nodes.slice(0, 3).join(', ')} +${nodes.length - 3}` : nodes.join(', ');
-  return {message: `wave ${wave.number} ${wave.landed ? `landed in ${wave.seconds}s` : 'ran'}: replaced ${nodes.length} ${nodes.length === 1 ? 'pod' : 'pods'} (${shown}); ${left}`};
+  return {
+    message: `wave ${wave.number} ${wave.landed ? `landed in ${wave.seconds}s` : 'ran'}: replaced ${nodes.length} ${nodes.length === 1 ? 'pod' : 'pods'} (${shown}); ${left}`,
+  };
 }
 
 async function undoAction(services: ActionServices, request: UndoRequest): Promise<ActionOutcome> {
@@ -256,7 +283,11 @@ async function undoAction(services: ActionServices, request: UndoRequest): Promi
   const renumbered = preview.renumberedTo === undefined ? '' : `; the controller renumbers it ${preview.renumberedTo}`;
   if (request.preview) {
     const from = preview.from ? `revision ${preview.from.revision}` : 'the current template';
-    const diff = renderTemplateDiff({label: from, template: preview.currentTemplate}, {label: `revision ${to}`, template: preview.targetTemplate}, {color: false})
+    const diff = renderTemplateDiff(
+      {label: from, template: preview.currentTemplate},
+      {label: `revision ${to}`, template: preview.targetTemplate},
+      {color: false},
+    )
       .split('\n')
       .filter((line, index) => line !== '' && !(index < 2 && /^(---|\+\+\+) /.test(line)));
     const restarts = preview.restartNodes.length;

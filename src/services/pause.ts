@@ -52,6 +52,8 @@ export async function pauseDaemonSet(options: PauseOptions): Promise<PauseResult
         `${describeRef(ref)} already uses updateStrategy OnDelete and was not paused by ds-rollout: the controller replaces pods only when they are deleted, so there is nothing to pause (step it with --max-unavailable)`,
       );
     case 'invalid':
-      throw new InputError(`${describeRef(ref)} is OnDelete with a pause record that cannot be read (${final.error}): fix or remove the annotation ${PAUSED_STRATEGY_ANNOTATION}`);
+      throw new InputError(
+        `${describeRef(ref)} is OnDelete with a pause record that cannot be read (${final.error}): fix or remove the annotation ${PAUSED_STRATEGY_ANNOTATION}`,
+      );
   }
 }

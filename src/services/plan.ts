@@ -7,7 +7,6 @@ import type {ClusterSource, DaemonSetRef} from '../cluster/cluster-source.js';
 import {
   type ClusterState,
   type DaemonSet,
-  deepEqualJson,
   prepareDaemonSetCreate,
   prepareDaemonSetUpdate,
   formatInvalid,
@@ -67,7 +66,9 @@ export async function readManifest(path: string, name: string | undefined, stdin
     text = path === '-' ? await readStream(stdin) : await readFile(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new InputError(code === 'ENOENT' ? `manifest "${path}" does not exist` : `cannot read manifest "${path}": ${(error as Error).message}`, {cause: error});
+    throw new InputError(code === 'ENOENT' ? `manifest "${path}" does not exist` : `cannot read manifest "${path}": ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   let documents: unknown[];
   try {
@@ -76,11 +77,14 @@ export async function readManifest(path: string, name: string | undefined, stdin
     throw new InputError(`manifest "${path}" is not valid YAML or JSON: ${(error as Error).message.split('\n')[0]}`, {cause: error});
   }
   const objects = documents.flatMap((doc) => (isObject(doc) && doc['kind'] === 'List' && Array.isArray(doc['items']) ? doc['items'] : [doc]));
-  const daemonSets = objects.filter((doc): doc is DaemonSet => isObject(doc) && doc['kind'] === 'DaemonSet' && isObject(doc['metadata']) && isObject(doc['spec']));
+  const daemonSets = objects.filter(
+    (doc): doc is DaemonSet => isObject(doc) && doc['kind'] === 'DaemonSet' && isObject(doc['metadata']) && isObject(doc['spec']),
+  );
   const wanted = name === undefined ? daemonSets : daemonSets.filter((ds) => ds.metadata.name === name);
   if (wanted.length === 1) return wanted[0]!;
   if (daemonSets.length === 0) throw new InputError(`manifest "${path}" holds no DaemonSet`);
-  if (wanted.length === 0) throw new UsageError(`manifest "${path}" holds no DaemonSet named "${name}" (it has ${daemonSets.map((ds) => `"${ds.metadata.name}"`).join(', ')})`);
+  if (wanted.length === 0)
+    throw new UsageError(`manifest "${path}" holds no DaemonSet named "${name}" (it has ${daemonSets.map((ds) => `"${ds.metadata.name}"`).join(', ')})`);
   throw new UsageError(`manifest "${path}" holds ${wanted.length} DaemonSets: name the one to plan (kubectl ds-plan NAME -f ${path})`);
 }
 
@@ -159,7 +163,7 @@ export async function planUpdate(options: PlanUpdateOptions): Promise<PlanUpdate
     current,
     from: {label: revision ? `revision ${revision.revision} (${revisionHash(revision)})` : 'current template', template: current.spec.template},
     to: {label: options.manifestPath === '-' ? '<stdin>' : options.manifestPath, template: next.spec.template},
-    warnings: updateWarnings(state, next, plan, now),
+    warnings: updateWarnings(state, next, plan),
   };
 }
 
@@ -173,7 +177,10 @@ export const PLANNED_UID = 'not-created-yet';
  */
 async function planCreate(options: PlanUpdateOptions): Promise<PlanUpdateResult> {
   const surroundings = await options.source.readSurroundings(options.ref.namespace);
-  const created = prepareDaemonSetCreate({...options.manifest, metadata: {...options.manifest.metadata, name: options.ref.name, namespace: options.ref.namespace}});
+  const created = prepareDaemonSetCreate({
+    ...options.manifest,
+    metadata: {...options.manifest.metadata, name: options.ref.name, namespace: options.ref.namespace},
+  });
   const next: DaemonSet = {...created, metadata: {...created.metadata, uid: PLANNED_UID}};
   const errors = validateDaemonSet(next);
   if (errors.length > 0) throw new InputError(`the API server would refuse this manifest: ${formatInvalid('DaemonSet.apps', options.ref.name, errors)}`);
@@ -181,7 +188,7 @@ async function planCreate(options: PlanUpdateOptions): Promise<PlanUpdateResult>
   const now = resolveNow(options.now);
   const plan = planRollout(state, {now});
   // Only the hazards of the template itself apply to a create; the others compare with what runs now.
-  const warnings = updateWarnings(state, next, plan, now).filter((w) => w.kind === 'host-port-surge');
+  const warnings = updateWarnings(state, next, plan).filter((w) => w.kind === 'host-port-surge');
   return {
     plan,
     daemonSet: next,
@@ -193,12 +200,15 @@ async function planCreate(options: PlanUpdateOptions): Promise<PlanUpdateResult>
 }
 
 /** Warnings about applying `next` over the state's DaemonSet, from the plan of `next` and eligibility before and after. */
-export function updateWarnings(state: ClusterState, next: DaemonSet, plan: RolloutPlan, now: number): UpdateWarning[] {
+export function updateWarnings(state: ClusterState, next: DaemonSet, plan: RolloutPlan): UpdateWarning[] {
   const warnings: UpdateWarning[] = [];
   const current = state.daemonSet;
 
   if (plan.strategy.type === 'OnDelete') {
-    warnings.push({kind: 'on-delete', message: 'updateStrategy is OnDelete: nothing happens until the old pods are deleted (kubectl delete pod, or ds-rollout step)'});
+    warnings.push({
+      kind: 'on-delete',
+      message: 'updateStrategy is OnDelete: nothing happens until the old pods are deleted (kubectl delete pod, or ds-rollout step)',
+    });
   } else if (plan.strategy.maxSurge === 0) {
     // Unavailable pods count against maxUnavailable (1.31+): when the ones that will not clear by themselves already
     // use all of it, no old pod is deleted until one of them becomes available. The core says who uses the budget.
@@ -207,14 +217,18 @@ export function updateWarnings(state: ClusterState, next: DaemonSet, plan: Rollo
     if (holders.length > 0 && holders.length >= plan.strategy.maxUnavailable && !startsNow) {
       warnings.push({
         kind: 'cannot-start',
-        message: `the rollout cannot start now: ${holders.length} unavailable ${holders.length === 1 ? 'node uses' : 'nodes use'} the whole maxUnavailable budget (${plan.strategy.maxUnavailable}): ${formatList(holders.map((use) => `${use.node} (${use.reason})`), 5)}`,
+        message: `the rollout cannot start now: ${holders.length} unavailable ${holders.length === 1 ? 'node uses' : 'nodes use'} the whole maxUnavailable budget (${plan.strategy.maxUnavailable}): ${formatList(
+          holders.map((use) => `${use.node} (${use.reason})`),
+          5,
+        )}`,
         nodes: holders.map((use) => use.node),
       });
     }
   }
 
   for (const finding of [...plan.blockers, ...plan.warnings]) {
-    if (finding.kind === 'host-port-surge') warnings.push({kind: 'host-port-surge', message: finding.message, ...(finding.nodes && finding.nodes.length > 0 ? {nodes: finding.nodes} : {})});
+    if (finding.kind === 'host-port-surge')
+      warnings.push({kind: 'host-port-surge', message: finding.message, ...(finding.nodes && finding.nodes.length > 0 ? {nodes: finding.nodes} : {})});
   }
 
   // Nodes the new template takes the daemon away from, or gives it to (nodeSelector, affinity, tolerations).
@@ -232,10 +246,18 @@ export function updateWarnings(state: ClusterState, next: DaemonSet, plan: Rollo
     }
   }
   for (const [reason, nodes] of removed) {
-    warnings.push({kind: 'node-loses-daemon', message: `the new template removes the daemon from ${nodes.length === 1 ? '1 node' : `${nodes.length} nodes`} (${reason}): ${formatList(nodes, 5)}`, nodes});
+    warnings.push({
+      kind: 'node-loses-daemon',
+      message: `the new template removes the daemon from ${nodes.length === 1 ? '1 node' : `${nodes.length} nodes`} (${reason}): ${formatList(nodes, 5)}`,
+      nodes,
+    });
   }
   if (added.length > 0) {
-    warnings.push({kind: 'node-gains-daemon', message: `the new template also runs the daemon on ${added.length === 1 ? '1 node' : `${added.length} nodes`} that do not run it now: ${formatList(added, 5)}`, nodes: added});
+    warnings.push({
+      kind: 'node-gains-daemon',
+      message: `the new template also runs the daemon on ${added.length === 1 ? '1 node' : `${added.length} nodes`} that do not run it now: ${formatList(added, 5)}`,
+      nodes: added,
+    });
   }
   return warnings;
 }

@@ -56,7 +56,8 @@ export async function startSim(options: SimStartOptions): Promise<RunningSim> {
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE' || code === 'EACCES') throw new InputError(`cannot listen on port ${options.port}: ${code === 'EADDRINUSE' ? 'already in use' : 'permission denied'}`);
+    if (code === 'EADDRINUSE' || code === 'EACCES')
+      throw new InputError(`cannot listen on port ${options.port}: ${code === 'EADDRINUSE' ? 'already in use' : 'permission denied'}`);
     throw error;
   }
   const port = new URL(cluster.url).port;

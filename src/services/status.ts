@@ -3,7 +3,15 @@
 // change the watches report.
 import {resolveNow} from './plan.js';
 import type {ClusterSource, DaemonSetRef} from '../cluster/cluster-source.js';
-import {type ClusterState, formatInvalid, type RolloutPlan, type RolloutStatusReport, type RolloutVerdict, rolloutReport, validateDaemonSet} from '../core/index.js';
+import {
+  type ClusterState,
+  formatInvalid,
+  type RolloutPlan,
+  type RolloutStatusReport,
+  type RolloutVerdict,
+  rolloutReport,
+  validateDaemonSet,
+} from '../core/index.js';
 import {ClusterUnreachableError, type DsRolloutError, EXIT_OK, EXIT_PAUSED, EXIT_PROGRESSING, EXIT_STUCK, InputError} from '../errors.js';
 
 export type {NodeStatus, NodeStatusState, RolloutStatusReport, RolloutVerdict} from '../core/index.js';
@@ -148,7 +156,11 @@ export async function runStatus(options: RunStatusOptions): Promise<RolloutStatu
     case 'complete':
       return {report, exitCode: STATUS_EXIT.complete};
     case 'timeout':
-      return {report, exitCode: STATUS_EXIT[report.verdict], failure: `timed out after ${(options.timeoutMs ?? 0) / 1000}s waiting for daemon set ${name} to finish its rollout`};
+      return {
+        report,
+        exitCode: STATUS_EXIT[report.verdict],
+        failure: `timed out after ${(options.timeoutMs ?? 0) / 1000}s waiting for daemon set ${name} to finish its rollout`,
+      };
     case 'paused':
       return {report, exitCode: STATUS_EXIT.paused, failure: `rollout of daemon set ${name} is paused: ${report.detail}`};
     case 'stuck':

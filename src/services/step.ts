@@ -227,14 +227,19 @@ class Stepper {
       const {deleted, kept} = await this.deleteWave(wave, number);
       if (deleted.length === 0) {
         // Everything changed under the wave: decide again from what is there now.
-        if (++emptyRounds >= RETRIES) throw new RolloutStuckError(`the cluster kept changing under wave ${number}: nothing was deleted; the DaemonSet stays paused`);
+        if (++emptyRounds >= RETRIES)
+          throw new RolloutStuckError(`the cluster kept changing under wave ${number}: nothing was deleted; the DaemonSet stays paused`);
         state = await this.read();
         continue;
       }
       emptyRounds = 0;
       // The wave waits for the nodes it took an available pod from; a node whose old pod was unavailable already
       // (a NotReady node, a crashing pod) gets its replacement too, but stays counted against the budget until then.
-      const landing = await this.waitLanded(deleted.filter((d) => d.available).map((d) => d.node), number, wave);
+      const landing = await this.waitLanded(
+        deleted.filter((d) => d.available).map((d) => d.node),
+        number,
+        wave,
+      );
       const seconds = Math.round((Date.now() - started) / 1000);
       state = this.follower?.latest ?? (await this.read());
       const after = this.plan(state);
@@ -345,7 +350,10 @@ class Stepper {
           break;
         }
         try {
-          await this.cluster.deletePod(this.ref.namespace, now.pod, {uid: now.uid ?? '', ...(now.resourceVersion ? {resourceVersion: now.resourceVersion} : {})});
+          await this.cluster.deletePod(this.ref.namespace, now.pod, {
+            uid: now.uid ?? '',
+            ...(now.resourceVersion ? {resourceVersion: now.resourceVersion} : {}),
+          });
           deleted.push({pod: now.pod, node: now.node, available: now.available});
           this.emit({kind: 'deleted', pod: now.pod, node: now.node});
           break;
@@ -373,21 +381,24 @@ class Stepper {
     if (nodes.length === 0) return {nodes: [], landed: true, crowded: []};
     const seen = new Map<string, string>();
     let latest: WaveLanding | undefined;
-    const outcome = await this.follow().until((state) => {
-      this.checkDaemonSet(state.daemonSet);
-      const landing = waveLanding(state, nodes, this.cluster.now());
-      latest = landing;
-      for (const node of landing.nodes) {
-        // Just deleted: a watch that has not caught up yet still shows the old pod running; not news.
-        if (node.state === 'old') continue;
-        const key = `${node.state}/${node.pod ?? ''}/${node.problem ?? ''}`;
-        if (seen.get(node.node) !== key) {
-          seen.set(node.node, key);
-          this.emit({kind: 'node', landing: node});
+    const outcome = await this.follow().until(
+      (state) => {
+        this.checkDaemonSet(state.daemonSet);
+        const landing = waveLanding(state, nodes, this.cluster.now());
+        latest = landing;
+        for (const node of landing.nodes) {
+          // Just deleted: a watch that has not caught up yet still shows the old pod running; not news.
+          if (node.state === 'old') continue;
+          const key = `${node.state}/${node.pod ?? ''}/${node.problem ?? ''}`;
+          if (seen.get(node.node) !== key) {
+            seen.set(node.node, key);
+            this.emit({kind: 'node', landing: node});
+          }
         }
-      }
-      return landing.landed ? landing : undefined;
-    }, this.waitOptions(() => latest?.nodes.some((n) => n.state === 'ready') === true));
+        return landing.landed ? landing : undefined;
+      },
+      this.waitOptions(() => latest?.nodes.some((n) => n.state === 'ready') === true),
+    );
     if (outcome === 'timeout') {
       const pending = (latest?.nodes ?? []).filter((n) => n.state !== 'available' && n.state !== 'gone');
       throw new RolloutStuckError(
@@ -403,10 +414,16 @@ class Stepper {
   private async runController(state: ClusterState): Promise<StepResult> {
     const ds = state.daemonSet;
     const pause = pauseStateOf(ds);
-    if (pause.kind !== 'paused') throw problemError(this.ref, pause.kind === 'invalid' ? {kind: 'invalid-record', error: pause.error} : {kind: 'not-paused', type: ds.spec.updateStrategy?.type ?? ''});
+    if (pause.kind !== 'paused')
+      throw problemError(
+        this.ref,
+        pause.kind === 'invalid' ? {kind: 'invalid-record', error: pause.error} : {kind: 'not-paused', type: ds.spec.updateStrategy?.type ?? ''},
+      );
     const record = pause.strategy;
     if (!allowsSurge(withStrategy(ds, record))) {
-      throw new InputError(`--controller hands a surge wave to the controller, but the recorded strategy of ${describeRef(this.ref)} has maxSurge ${record.rollingUpdate.maxSurge}: step without --controller`);
+      throw new InputError(
+        `--controller hands a surge wave to the controller, but the recorded strategy of ${describeRef(this.ref)} has maxSurge ${record.rollingUpdate.maxSurge}: step without --controller`,
+      );
     }
     // What one sync of the controller under the recorded strategy would create: the wave, as far as it can be told
     // (upstream picks surge nodes in map order, so the live controller may pick others; the count holds).
@@ -418,10 +435,13 @@ class Stepper {
     const number = stepsSoFar(ds) + 1;
     if (predicted.length === 0) {
       if (inPlace.done) return {kind: 'DaemonSetStep', daemonSet: this.ref, outcome: 'done', waves: [], oldLeft: 0};
-      throw new RolloutStuckError(`the controller would start no surge pod for ${describeRef(this.ref)} under the recorded strategy (maxSurge ${record.rollingUpdate.maxSurge}): ${inPlace.unavailable.map((u) => `${u.node} (${u.reason})`).join('; ') || 'nothing to do'}`);
+      throw new RolloutStuckError(
+        `the controller would start no surge pod for ${describeRef(this.ref)} under the recorded strategy (maxSurge ${record.rollingUpdate.maxSurge}): ${inPlace.unavailable.map((u) => `${u.node} (${u.reason})`).join('; ') || 'nothing to do'}`,
+      );
     }
     this.emit({kind: 'controller-plan', number, total, nodes: predicted, strategy: record, dryRun: this.options.dryRun === true});
-    if (this.options.dryRun) return {kind: 'DaemonSetStep', daemonSet: this.ref, outcome: 'dry-run', waves: [], oldLeft: inPlace.oldLeft, controllerNodes: predicted};
+    if (this.options.dryRun)
+      return {kind: 'DaemonSetStep', daemonSet: this.ref, outcome: 'dry-run', waves: [], oldLeft: inPlace.oldLeft, controllerNodes: predicted};
     if (!(await this.confirmed({number, total, deletions: predicted.length, controller: true}))) {
       return {kind: 'DaemonSetStep', daemonSet: this.ref, outcome: 'declined', waves: [], oldLeft: inPlace.oldLeft};
     }
@@ -492,14 +512,18 @@ class Stepper {
 
     // Paused again, the controller removes surge pods it started meanwhile (OnDelete keeps the oldest pod of a node).
     let crowded: readonly string[] = [];
-    const settled = await this.follow().until((current) => {
-      const now = waveLanding(current, [], this.cluster.now());
-      if (now.crowded.length > 0 && now.crowded.join() !== crowded.join()) this.emit({kind: 'pruning', nodes: now.crowded});
-      crowded = now.crowded;
-      // Judged on a state that already shows the pause (the watch may lag behind the patch).
-      return now.crowded.length === 0 && current.daemonSet.spec.updateStrategy?.type === 'OnDelete' ? true : undefined;
-    }, {...this.waitOptions(), abortable: false});
-    if (settled === 'timeout') throw new RolloutStuckError(`paused again, but nodes still run two pods after ${formatMs(this.options.timeoutMs)}: ${crowded.join(', ')}`);
+    const settled = await this.follow().until(
+      (current) => {
+        const now = waveLanding(current, [], this.cluster.now());
+        if (now.crowded.length > 0 && now.crowded.join() !== crowded.join()) this.emit({kind: 'pruning', nodes: now.crowded});
+        crowded = now.crowded;
+        // Judged on a state that already shows the pause (the watch may lag behind the patch).
+        return now.crowded.length === 0 && current.daemonSet.spec.updateStrategy?.type === 'OnDelete' ? true : undefined;
+      },
+      {...this.waitOptions(), abortable: false},
+    );
+    if (settled === 'timeout')
+      throw new RolloutStuckError(`paused again, but nodes still run two pods after ${formatMs(this.options.timeoutMs)}: ${crowded.join(', ')}`);
 
     const after = this.plan(await this.read(), 1);
     const seconds = Math.round((Date.now() - started) / 1000);
@@ -541,7 +565,9 @@ class Stepper {
 
   private async repause(record: PausedStrategy, steps: number): Promise<void> {
     await this.retrying('pause the DaemonSet again', () =>
-      this.cluster.patchDaemonSet(this.ref, (current) => (pauseStateOf(current).kind === 'paused' ? undefined : {type: 'merge', body: pauseBody({...record, steps})})),
+      this.cluster.patchDaemonSet(this.ref, (current) =>
+        pauseStateOf(current).kind === 'paused' ? undefined : {type: 'merge', body: pauseBody({...record, steps})},
+      ),
     );
   }
 
@@ -561,7 +587,8 @@ class Stepper {
   private checkTemplate(ds: DaemonSet): void {
     const now = templateKeyOf(ds);
     if (this.template && !sameTemplate(this.template, now)) {
-      const generations = this.template.generation !== undefined && now.generation !== undefined ? ` (template generation ${this.template.generation} -> ${now.generation})` : '';
+      const generations =
+        this.template.generation !== undefined && now.generation !== undefined ? ` (template generation ${this.template.generation} -> ${now.generation})` : '';
       throw new RolloutStuckError(
         `the template of ${describeRef(this.ref)} changed during the step${generations}: stopped; pods deleted so far come back with the new template. Look at the new revision (kubectl ds-plan), then step again`,
       );
@@ -665,7 +692,9 @@ function problemError(ref: DaemonSetRef, problem: StepProblem): DsRolloutError {
     case 'not-paused':
       return new InputError(`${describeRef(ref)} is not paused (updateStrategy ${problem.type || 'unset'}): run 'kubectl ds-rollout pause ${name}' first`);
     case 'invalid-record':
-      return new InputError(`${describeRef(ref)} has a pause record that cannot be read (${problem.error}): pass --max-unavailable, or fix the annotation ${PAUSED_STRATEGY_ANNOTATION}`);
+      return new InputError(
+        `${describeRef(ref)} has a pause record that cannot be read (${problem.error}): pass --max-unavailable, or fix the annotation ${PAUSED_STRATEGY_ANNOTATION}`,
+      );
     case 'needs-budget':
       return problem.why === 'surge'
         ? new InputError(
@@ -747,9 +776,12 @@ class Follower {
         if (isTransient(error) && this.restarts < RETRIES) {
           this.restarts++;
           this.onRetry('watch the cluster', message(error));
-          setTimeout(() => {
-            if (!this.stopped) this.start();
-          }, 200 * 2 ** this.restarts).unref();
+          setTimeout(
+            () => {
+              if (!this.stopped) this.start();
+            },
+            200 * 2 ** this.restarts,
+          ).unref();
           return;
         }
         this.error = error;

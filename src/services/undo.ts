@@ -4,14 +4,7 @@
 // records the change-cause, in the same write, with the resourceVersion it was computed from.
 import type {ClusterSource, DaemonSetRef} from '../cluster/cluster-source.js';
 import type {ClusterWriter} from '../cluster/cluster-writer.js';
-import {
-  type ControllerRevision,
-  type DaemonSet,
-  formatInvalid,
-  planRollout,
-  revisionMatchesTemplate,
-  validateDaemonSet,
-} from '../core/index.js';
+import {type ControllerRevision, type DaemonSet, formatInvalid, planRollout, revisionMatchesTemplate, validateDaemonSet} from '../core/index.js';
 import {InputError} from '../errors.js';
 import type {UndoView} from '../output/undo-text.js';
 import {asStoredUpdate} from './plan.js';

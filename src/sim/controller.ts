@@ -166,7 +166,10 @@ export class DaemonSetController {
     const history = result.input!.history;
     const namespace = ds.metadata.namespace ?? 'default';
     for (const {name, hash} of [...history.labelOld, ...(history.labelHash ? [history.labelHash] : [])]) {
-      this.modifyQuietly('controllerrevisions', namespace, name, (cr) => ({...cr, metadata: {...cr.metadata, labels: {...cr.metadata.labels, [CONTROLLER_REVISION_HASH_LABEL]: hash}}}));
+      this.modifyQuietly('controllerrevisions', namespace, name, (cr) => ({
+        ...cr,
+        metadata: {...cr.metadata, labels: {...cr.metadata.labels, [CONTROLLER_REVISION_HASH_LABEL]: hash}},
+      }));
     }
     if (history.collision) {
       this.bumpCollisionCount(ds);
@@ -188,7 +191,10 @@ export class DaemonSetController {
     }
     for (const duplicate of history.deleteDuplicates) this.deleteQuietly('controllerrevisions', namespace, duplicate);
     for (const {pod, hash} of history.relabelPods) {
-      this.modifyQuietly('pods', namespace, pod, (p) => ({...p, metadata: {...p.metadata, labels: {...p.metadata.labels, [CONTROLLER_REVISION_HASH_LABEL]: hash}}}));
+      this.modifyQuietly('pods', namespace, pod, (p) => ({
+        ...p,
+        metadata: {...p.metadata, labels: {...p.metadata.labels, [CONTROLLER_REVISION_HASH_LABEL]: hash}},
+      }));
     }
     return true;
   }
@@ -204,13 +210,24 @@ export class DaemonSetController {
   private applyClaims(ds: DaemonSet, result: SyncResult): void {
     const input = result.input!;
     const namespace = ds.metadata.namespace ?? 'default';
-    const ref: OwnerReference = {apiVersion: 'apps/v1', kind: 'DaemonSet', name: ds.metadata.name, uid: ds.metadata.uid ?? '', controller: true, blockOwnerDeletion: true};
+    const ref: OwnerReference = {
+      apiVersion: 'apps/v1',
+      kind: 'DaemonSet',
+      name: ds.metadata.name,
+      uid: ds.metadata.uid ?? '',
+      controller: true,
+      blockOwnerDeletion: true,
+    };
     const adopt = (meta: {ownerReferences?: readonly OwnerReference[]}) => [...(meta.ownerReferences ?? []), ref];
     const release = (meta: {ownerReferences?: readonly OwnerReference[]}) => (meta.ownerReferences ?? []).filter((r) => r.uid !== ds.metadata.uid);
-    for (const pod of input.adopt) this.modifyQuietly('pods', namespace, pod.metadata.name, (p) => ({...p, metadata: {...p.metadata, ownerReferences: adopt(p.metadata)}}));
-    for (const pod of input.release) this.modifyQuietly('pods', namespace, pod.metadata.name, (p) => ({...p, metadata: {...p.metadata, ownerReferences: release(p.metadata)}}));
-    for (const cr of input.adoptRevisions) this.modifyQuietly('controllerrevisions', namespace, cr.metadata.name, (c) => ({...c, metadata: {...c.metadata, ownerReferences: adopt(c.metadata)}}));
-    for (const cr of input.releaseRevisions) this.modifyQuietly('controllerrevisions', namespace, cr.metadata.name, (c) => ({...c, metadata: {...c.metadata, ownerReferences: release(c.metadata)}}));
+    for (const pod of input.adopt)
+      this.modifyQuietly('pods', namespace, pod.metadata.name, (p) => ({...p, metadata: {...p.metadata, ownerReferences: adopt(p.metadata)}}));
+    for (const pod of input.release)
+      this.modifyQuietly('pods', namespace, pod.metadata.name, (p) => ({...p, metadata: {...p.metadata, ownerReferences: release(p.metadata)}}));
+    for (const cr of input.adoptRevisions)
+      this.modifyQuietly('controllerrevisions', namespace, cr.metadata.name, (c) => ({...c, metadata: {...c.metadata, ownerReferences: adopt(c.metadata)}}));
+    for (const cr of input.releaseRevisions)
+      this.modifyQuietly('controllerrevisions', namespace, cr.metadata.name, (c) => ({...c, metadata: {...c.metadata, ownerReferences: release(c.metadata)}}));
   }
 
   // upstream: pkg/controller/daemon/daemon_controller.go syncNodes
@@ -255,7 +272,14 @@ export class DaemonSetController {
         apiVersion: 'v1',
         kind: 'Event',
         metadata: {name: `${ds.metadata.name}.${(Date.now() * 1000 + this.eventSeq++).toString(16)}`, namespace: ds.metadata.namespace ?? 'default'},
-        involvedObject: {kind: 'DaemonSet', namespace: ds.metadata.namespace, name: ds.metadata.name, uid: ds.metadata.uid, apiVersion: 'apps/v1', resourceVersion: ds.metadata.resourceVersion},
+        involvedObject: {
+          kind: 'DaemonSet',
+          namespace: ds.metadata.namespace,
+          name: ds.metadata.name,
+          uid: ds.metadata.uid,
+          apiVersion: 'apps/v1',
+          resourceVersion: ds.metadata.resourceVersion,
+        },
         reason,
         message,
         type,

@@ -51,7 +51,13 @@ function aggregatedResource(info: ResourceInfo): object {
   return out;
 }
 
-const GROUPS: readonly string[] = [...new Set(Object.values(RESOURCES).map((r) => r.group).filter((g) => g !== ''))];
+const GROUPS: readonly string[] = [
+  ...new Set(
+    Object.values(RESOURCES)
+      .map((r) => r.group)
+      .filter((g) => g !== ''),
+  ),
+];
 
 export function apiResourceList(group: string, version: string): object | undefined {
   const resources = resourcesOf(group, version);

@@ -79,7 +79,10 @@ export class GarbageCollector {
       if (resource === undefined) continue;
       const others = refs(dep).filter((r) => r.uid !== uid && this.store.getByUid(r.uid) !== undefined);
       if (others.length > 0) this.dropReference(resource, dep, uid);
-      else ignoreGone(() => this.store.delete(resource, dep.metadata.namespace, dep.metadata.name, {propagationPolicy: 'Background', preconditions: {uid: dep.metadata.uid}}));
+      else
+        ignoreGone(() =>
+          this.store.delete(resource, dep.metadata.namespace, dep.metadata.name, {propagationPolicy: 'Background', preconditions: {uid: dep.metadata.uid}}),
+        );
     }
   }
 
@@ -108,7 +111,9 @@ export class GarbageCollector {
     for (const dep of this.store.dependentsOf(uid)) {
       const resource = resourceOf(dep);
       if (resource === undefined || dep.metadata.deletionTimestamp !== undefined) continue;
-      ignoreGone(() => this.store.delete(resource, dep.metadata.namespace, dep.metadata.name, {propagationPolicy: 'Background', preconditions: {uid: dep.metadata.uid}}));
+      ignoreGone(() =>
+        this.store.delete(resource, dep.metadata.namespace, dep.metadata.name, {propagationPolicy: 'Background', preconditions: {uid: dep.metadata.uid}}),
+      );
     }
     const current = this.store.getByUid(uid);
     if (current !== undefined) this.finishForeground(current.object);
@@ -147,8 +152,6 @@ export class GarbageCollector {
 
   private finishNamespace(namespace: string): void {
     if (this.store.countInNamespace(namespace) > 0) return;
-    ignoreGone(() =>
-      this.store.modify('namespaces', undefined, namespace, (ns) => ({...ns, spec: {...(ns.spec ?? {}), finalizers: []}})),
-    );
+    ignoreGone(() => this.store.modify('namespaces', undefined, namespace, (ns) => ({...ns, spec: {...(ns.spec ?? {}), finalizers: []}})));
   }
 }

@@ -97,7 +97,16 @@ export class SimulatedKubelets {
     const managed = (t: Taint) => t.key === 'node.kubernetes.io/not-ready' || t.key === UNSCHEDULABLE_TAINT.key;
     const current = node.spec?.taints ?? [];
     const kept = current.filter((t) => !managed(t));
-    const next = [...kept, ...want.map((t) => current.find((c) => c.key === t.key && c.effect === t.effect) ?? {...t, ...(t.effect === 'NoExecute' ? {timeAdded: formatTimestamp(this.clock.now())} : {})})];
+    const next = [
+      ...kept,
+      ...want.map(
+        (t) =>
+          current.find((c) => c.key === t.key && c.effect === t.effect) ?? {
+            ...t,
+            ...(t.effect === 'NoExecute' ? {timeAdded: formatTimestamp(this.clock.now())} : {}),
+          },
+      ),
+    ];
     const same = next.length === current.length && next.every((t, i) => current[i]?.key === t.key && current[i]?.effect === t.effect);
     if (!same) {
       this.tryWrite(() =>
@@ -143,16 +152,26 @@ export class SimulatedKubelets {
     const node = this.store.get('nodes', undefined, target) as Node | undefined;
     if (!node) return;
     const ports = hostPorts(pod);
-    const others = this.store.podsOnNode(target).filter((p) => !p.metadata.deletionTimestamp && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
+    const others = this.store
+      .podsOnNode(target)
+      .filter((p) => !p.metadata.deletionTimestamp && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
     if (ports.length > 0 && others.some((other) => hostPorts(other).some((p) => ports.includes(p)))) {
       // The port is held by the node's other pod (a surge next to the old one): the pod stays Pending.
-      this.setCondition(pod, {type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: `0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports.`});
+      this.setCondition(pod, {
+        type: 'PodScheduled',
+        status: 'False',
+        reason: 'Unschedulable',
+        message: `0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports.`,
+      });
       return;
     }
     this.tryWrite(() =>
       this.store.modify('pods', pod.metadata.namespace, pod.metadata.name, (p) => {
         const current = p as Pod;
-        const conditions = [...(current.status?.conditions ?? []).filter((c) => c.type !== 'PodScheduled'), {type: 'PodScheduled', status: 'True', lastTransitionTime: formatTimestamp(this.clock.now())}];
+        const conditions = [
+          ...(current.status?.conditions ?? []).filter((c) => c.type !== 'PodScheduled'),
+          {type: 'PodScheduled', status: 'True', lastTransitionTime: formatTimestamp(this.clock.now())},
+        ];
         return {...current, spec: {...current.spec, nodeName: target}, status: {...current.status, phase: current.status?.phase ?? 'Pending', conditions}};
       }),
     );
@@ -180,7 +199,13 @@ export class SimulatedKubelets {
     const statuses = pod.spec.containers.map((c) => {
       const base = {name: c.name, image: c.image ?? '', imageID: '', restartCount: 0, started: false, ready: false};
       if (failure === 'image-pull') return {...base, state: {waiting: {reason: 'ImagePullBackOff', message: `Back-off pulling image "${c.image ?? ''}"`}}};
-      if (failure === 'crash') return {...base, restartCount: 3, state: {waiting: {reason: 'CrashLoopBackOff', message: `back-off 40s restarting failed container=${c.name} pod=${name}`}}, lastState: {terminated: {reason: 'Error', exitCode: 1}}};
+      if (failure === 'crash')
+        return {
+          ...base,
+          restartCount: 3,
+          state: {waiting: {reason: 'CrashLoopBackOff', message: `back-off 40s restarting failed container=${c.name} pod=${name}`}},
+          lastState: {terminated: {reason: 'Error', exitCode: 1}},
+        };
       return {...base, started: true, ready: failure === undefined, state: {running: {startedAt: now}}, containerID: `containerd://${uid.replace(/-/g, '')}`};
     });
     const ready = failure === undefined;
@@ -198,7 +223,12 @@ export class SimulatedKubelets {
             ...keep,
             {type: 'Initialized', status: 'True', lastTransitionTime: now},
             {type: 'ContainersReady', status: ready ? 'True' : 'False', lastTransitionTime: now},
-            {type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: now, ...(ready ? {} : {reason: 'ContainersNotReady', message: 'containers with unready status'})},
+            {
+              type: 'Ready',
+              status: ready ? 'True' : 'False',
+              lastTransitionTime: now,
+              ...(ready ? {} : {reason: 'ContainersNotReady', message: 'containers with unready status'}),
+            },
           ],
           containerStatuses: statuses,
         };

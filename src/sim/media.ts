@@ -22,14 +22,20 @@ export function parseAccept(header: string | undefined): MediaRange[] {
       const eq = p.indexOf('=');
       if (eq <= 0) continue;
       const key = p.slice(0, eq).trim().toLowerCase();
-      const value = p.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1');
+      const value = p
+        .slice(eq + 1)
+        .trim()
+        .replace(/^"(.*)"$/, '$1');
       if (key === 'q') q = Number(value);
       else params[key] = value;
     }
     if (!Number.isFinite(q)) q = 0;
     if (q > 0) out.push({type, subtype, params, q});
   }
-  return out.map((r, i) => ({r, i})).sort((a, b) => b.r.q - a.r.q || a.i - b.i).map((x) => x.r);
+  return out
+    .map((r, i) => ({r, i}))
+    .sort((a, b) => b.r.q - a.r.q || a.i - b.i)
+    .map((x) => x.r);
 }
 
 /** True for `application/json`, `application/*` and `*\/*` (JSON is the only encoding the simulator speaks). */
@@ -43,9 +49,7 @@ export function isPlainJson(range: MediaRange): boolean {
 }
 
 export type ObjectFormat =
-  | {readonly kind: 'json'}
-  | {readonly kind: 'table'; readonly version: 'v1' | 'v1beta1'}
-  | {readonly kind: 'partial'; readonly version: 'v1' | 'v1beta1'};
+  {readonly kind: 'json'} | {readonly kind: 'table'; readonly version: 'v1' | 'v1beta1'} | {readonly kind: 'partial'; readonly version: 'v1' | 'v1beta1'};
 
 /**
  * How to render a GET/LIST/WATCH answer: server-side Table, PartialObjectMetadata, or the object. The first

@@ -75,7 +75,9 @@ function revisionFor(ds: DaemonSet, template: PodTemplateSpec, revision: number)
       namespace: ds.metadata.namespace ?? 'default',
       labels: {...(template.metadata?.labels ?? {}), [CONTROLLER_REVISION_HASH_LABEL]: hash},
       ...(ds.metadata.annotations ? {annotations: ds.metadata.annotations} : {}),
-      ownerReferences: [{apiVersion: 'apps/v1', kind: 'DaemonSet', name: ds.metadata.name, uid: ds.metadata.uid ?? '', controller: true, blockOwnerDeletion: true}],
+      ownerReferences: [
+        {apiVersion: 'apps/v1', kind: 'DaemonSet', name: ds.metadata.name, uid: ds.metadata.uid ?? '', controller: true, blockOwnerDeletion: true},
+      ],
     },
     data: revisionData(template),
     revision,
@@ -110,7 +112,11 @@ function loadDaemonSet(store: Store, now: number, base: DaemonSet, templates: re
   const current = store.get('daemonsets', ds.metadata.namespace, ds.metadata.name) as DaemonSet;
   for (const p of pods) {
     const template = stored[p.version]!;
-    const versioned: DaemonSet = {...current, spec: {...current.spec, template}, metadata: {...current.metadata, annotations: {...current.metadata.annotations, 'deprecated.daemonset.template.generation': String(p.version + 1)}}};
+    const versioned: DaemonSet = {
+      ...current,
+      spec: {...current.spec, template},
+      metadata: {...current.metadata, annotations: {...current.metadata.annotations, 'deprecated.daemonset.template.generation': String(p.version + 1)}},
+    };
     const pod = newDaemonPod(versioned, p.node, hashes[p.version]!);
     const ready = p.readyFor !== undefined;
     const since = formatTimestamp(now - (p.readyFor ?? 60) * 1000);
@@ -129,7 +135,15 @@ function loadDaemonSet(store: Store, now: number, base: DaemonSet, templates: re
           {type: 'ContainersReady', status: ready ? 'True' : 'False', lastTransitionTime: since},
           {type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: since, ...(ready ? {} : {reason: 'NodeNotReady'})},
         ],
-        containerStatuses: template.spec.containers.map((c) => ({name: c.name, image: c.image ?? '', imageID: '', ready, restartCount: 0, started: true, state: {running: {startedAt: since}}})),
+        containerStatuses: template.spec.containers.map((c) => ({
+          name: c.name,
+          image: c.image ?? '',
+          imageID: '',
+          ready,
+          restartCount: 0,
+          started: true,
+          state: {running: {startedAt: since}},
+        })),
       },
     };
     store.create(created);
@@ -171,7 +185,10 @@ const NODE_EXPORTER: DaemonSet = {
     selector: {matchLabels: {app: 'node-exporter'}},
     template: {
       metadata: {labels: {app: 'node-exporter'}},
-      spec: {hostNetwork: true, containers: [{name: 'node-exporter', image: 'quay.io/prometheus/node-exporter:v1.8.2', ports: [{containerPort: 9100, hostPort: 9100}]}]},
+      spec: {
+        hostNetwork: true,
+        containers: [{name: 'node-exporter', image: 'quay.io/prometheus/node-exporter:v1.8.2', ports: [{containerPort: 9100, hostPort: 9100}]}],
+      },
     },
     updateStrategy: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 1, maxSurge: 0}},
   },
@@ -190,8 +207,18 @@ export function loadScenario(store: Store, name: ScenarioName, now: number, opti
       const width = String(count).length;
       const names = Array.from({length: count}, (_, i) => `node-${String(i + 1).padStart(width, '0')}`);
       names.forEach((n, i) => store.create(simNode(n, i, now)));
-      loadDaemonSet(store, now, FLUENTD, [FLUENTD.spec.template], names.map((node) => ({node, version: 0, readyFor: 3600})));
-      return {description: `${count} nodes, DaemonSet kube-system/fluentd complete on all of them`, failures: [], focus: {namespace: 'kube-system', name: 'fluentd'}};
+      loadDaemonSet(
+        store,
+        now,
+        FLUENTD,
+        [FLUENTD.spec.template],
+        names.map((node) => ({node, version: 0, readyFor: 3600})),
+      );
+      return {
+        description: `${count} nodes, DaemonSet kube-system/fluentd complete on all of them`,
+        failures: [],
+        focus: {namespace: 'kube-system', name: 'fluentd'},
+      };
     }
     case 'demo': {
       const count = options.nodes ?? 20;
@@ -217,7 +244,15 @@ export function loadScenario(store: Store, name: ScenarioName, now: number, opti
           return {node, version: 0, readyFor: 86_400};
         });
       loadDaemonSet(store, now, FLUENTD, [FLUENTD.spec.template, v2], pods);
-      loadDaemonSet(store, now, NODE_EXPORTER, [NODE_EXPORTER.spec.template], names.map((node) => ({node, version: 0, readyFor: node === notReady ? undefined : 86_400})).map((p) => (p.readyFor === undefined ? {node: p.node, version: 0} : p)));
+      loadDaemonSet(
+        store,
+        now,
+        NODE_EXPORTER,
+        [NODE_EXPORTER.spec.template],
+        names
+          .map((node) => ({node, version: 0, readyFor: node === notReady ? undefined : 86_400}))
+          .map((p) => (p.readyFor === undefined ? {node: p.node, version: 0} : p)),
+      );
       return {
         description: `${count} nodes; kube-system/fluentd rolling out v1.17.0 (maxUnavailable 2): ${tainted} tainted dedicated=gpu:NoSchedule, ${notReady} NotReady, new fluentd pods crash on ${failing}`,
         failures: [{node: failing, image: 'fluentd:v1.17', mode: 'crash'}],

@@ -262,7 +262,10 @@ export class SimServer {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://sim');
-    const segments = url.pathname.split('/').filter((s) => s !== '').map(decodeURIComponent);
+    const segments = url.pathname
+      .split('/')
+      .filter((s) => s !== '')
+      .map(decodeURIComponent);
     const method = (req.method ?? 'GET').toUpperCase();
     const path = parseResourcePath(segments);
     const verb = path === undefined ? undefined : verbOf(method, path, url.searchParams);
@@ -295,7 +298,10 @@ export class SimServer {
         ? undefined
         : {verb, resource: path.info.resource, subresource: path.subresource, namespace: path.namespace || undefined, name: path.name};
     for (const rule of this.delayRules) {
-      const applies = attrs === undefined ? rule.resource === undefined && rule.verb === undefined && rule.namespace === undefined && rule.name === undefined : matchesRequest(rule, attrs);
+      const applies =
+        attrs === undefined
+          ? rule.resource === undefined && rule.verb === undefined && rule.namespace === undefined && rule.name === undefined
+          : matchesRequest(rule, attrs);
       if (applies) await sleep(rule.ms);
     }
 
@@ -378,12 +384,23 @@ export class SimServer {
     const q = url.searchParams;
     for (const rule of this.forbidRules) {
       if (matchesRequest(rule, attrs)) {
-        throw forbidden({verb: attrs.verb, group: info.group, resource: info.resource, subresource: path.subresource, namespace: attrs.namespace, name: path.name});
+        throw forbidden({
+          verb: attrs.verb,
+          group: info.group,
+          resource: info.resource,
+          subresource: path.subresource,
+          namespace: attrs.namespace,
+          name: path.name,
+        });
       }
     }
     const code = this.faults?.failure(attrs);
     if (code !== undefined) throw injectedFailure(code);
-    if (path.subresource !== undefined && !(path.subresource === 'status' && info.hasStatus) && !(path.subresource === 'finalize' && info.resource === 'namespaces')) {
+    if (
+      path.subresource !== undefined &&
+      !(path.subresource === 'status' && info.hasStatus) &&
+      !(path.subresource === 'finalize' && info.resource === 'namespaces')
+    ) {
       throw pathNotFound();
     }
     const dryRun = this.dryRun(q);
@@ -440,10 +457,12 @@ export class SimServer {
 
   private objectBody(req: IncomingMessage, body: string, info: ResourceInfo): Json {
     const obj = this.parseBody(req, body);
-    if (!isRecord(obj)) throw badRequest('Object \'Kind\' is missing in the request body');
+    if (!isRecord(obj)) throw badRequest("Object 'Kind' is missing in the request body");
     const apiVersion = apiVersionOf(info);
     if (obj['kind'] !== undefined && obj['kind'] !== info.kind) {
-      throw badRequest(`${String(obj['kind'])} in version "${String(obj['apiVersion'] ?? '')}" cannot be handled as a ${info.kind}: the object kind does not match the resource`);
+      throw badRequest(
+        `${String(obj['kind'])} in version "${String(obj['apiVersion'] ?? '')}" cannot be handled as a ${info.kind}: the object kind does not match the resource`,
+      );
     }
     if (obj['apiVersion'] !== undefined && obj['apiVersion'] !== apiVersion) {
       throw badRequest(`the API version in the data (${String(obj['apiVersion'])}) does not match the expected API version (${apiVersion})`);
@@ -528,7 +547,11 @@ export class SimServer {
     if (format.kind === 'partial') {
       const apiVersion = `meta.k8s.io/${format.version}`;
       const items = page.items.map((s) => JSON.stringify({kind: 'PartialObjectMetadata', apiVersion, metadata: s.object.metadata}));
-      return send(res, 200, `{"kind":"PartialObjectMetadataList","apiVersion":"${apiVersion}","metadata":${JSON.stringify(meta)},"items":[${items.join(',')}]}`);
+      return send(
+        res,
+        200,
+        `{"kind":"PartialObjectMetadataList","apiVersion":"${apiVersion}","metadata":${JSON.stringify(meta)},"items":[${items.join(',')}]}`,
+      );
     }
     const items = page.items.map((s) => s.json).join(',');
     send(res, 200, `{"kind":"${path.info.kind}List","apiVersion":"${apiVersionOf(path.info)}","metadata":${JSON.stringify(meta)},"items":[${items}]}`);
@@ -577,10 +600,16 @@ export class SimServer {
     if (path.subresource === 'finalize') {
       const finalizers = isRecord(obj['spec']) ? obj['spec']['finalizers'] : undefined;
       const meta = obj['metadata'] as Json;
-      const updated = this.store.modify('namespaces', undefined, path.name!, (ns) => {
-        if (meta['resourceVersion'] !== undefined && meta['resourceVersion'] !== ns.metadata.resourceVersion) throw conflict(path.info, path.name!);
-        return {...ns, spec: {...(ns.spec ?? {}), finalizers: Array.isArray(finalizers) ? finalizers : []}};
-      }, {dryRun});
+      const updated = this.store.modify(
+        'namespaces',
+        undefined,
+        path.name!,
+        (ns) => {
+          if (meta['resourceVersion'] !== undefined && meta['resourceVersion'] !== ns.metadata.resourceVersion) throw conflict(path.info, path.name!);
+          return {...ns, spec: {...(ns.spec ?? {}), finalizers: Array.isArray(finalizers) ? finalizers : []}};
+        },
+        {dryRun},
+      );
       return this.sendObject(res, 200, updated);
     }
     const updated = this.store.update(obj, {subresource: path.subresource === 'status' ? 'status' : undefined, dryRun});
@@ -608,7 +637,8 @@ export class SimServer {
       patched = engine(current.object, patch, path.info.kind) as Json;
     } catch (err) {
       if (err instanceof JsonPatchError) throw err.code === 400 ? badRequest(err.message) : unprocessable(err.message);
-      if (err instanceof PatchError) throw err.code === 400 ? badRequest(err.message) : err.code === 422 ? unprocessable(err.message) : unknownServerError(err.message);
+      if (err instanceof PatchError)
+        throw err.code === 400 ? badRequest(err.message) : err.code === 422 ? unprocessable(err.message) : unknownServerError(err.message);
       throw err;
     }
     if (!isRecord(patched)) throw badRequest('the patch did not produce an object');
@@ -678,7 +708,11 @@ export class SimServer {
         if (!(err instanceof StatusError && err.code === 404)) throw err;
       }
     }
-    send(res, 200, `{"kind":"${path.info.kind}List","apiVersion":"${apiVersionOf(path.info)}","metadata":{"resourceVersion":"${this.store.resourceVersion}"},"items":[${out.join(',')}]}`);
+    send(
+      res,
+      200,
+      `{"kind":"${path.info.kind}List","apiVersion":"${apiVersionOf(path.info)}","metadata":{"resourceVersion":"${this.store.resourceVersion}"},"items":[${out.join(',')}]}`,
+    );
   }
 }
 

@@ -192,7 +192,12 @@ export function namespaceTerminating(gr: GroupResource, name: string, namespace:
     403,
     'Forbidden',
     `${qualified(gr)} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
-    {name, group: gr.group, kind: gr.resource, causes: [{reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace'}]},
+    {
+      name,
+      group: gr.group,
+      kind: gr.resource,
+      causes: [{reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace'}],
+    },
   );
 }
 

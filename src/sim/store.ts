@@ -13,17 +13,7 @@ import {RealClock, formatTimestamp, type CancelTimer, type SimClock} from './clo
 import {checkFieldSelector, fieldSelectorMatches, parseFieldSelector, pinnedValue, type FieldSelector} from './field-selectors.js';
 import {Prng, randomSuffix} from './prng.js';
 import {RESOURCES, apiVersionOf, resourceForKind, type ResourceInfo, type ResourceName} from './resources.js';
-import {
-  alreadyExists,
-  badRequest,
-  conflict,
-  expired,
-  isNotFound,
-  isConflict,
-  namespaceTerminating,
-  notFound,
-  StatusError,
-} from './status-errors.js';
+import {alreadyExists, badRequest, conflict, expired, isNotFound, isConflict, namespaceTerminating, notFound, StatusError} from './status-errors.js';
 import {prepareForCreate, prepareForUpdate, validateForCreate, validateForUpdate} from './strategy.js';
 import type {KubeObject, ObjectOf} from './types.js';
 
@@ -460,9 +450,7 @@ export class Store {
     const token = decodeContinue(text);
     const snap = this.snapshots.get(token.snapshot);
     if (snap === undefined || snap.rv !== token.rv) {
-      throw expired(
-        'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
-      );
+      throw expired('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
     }
     return this.page(snap, token.snapshot, token.offset, limit ?? 0);
   }
@@ -767,14 +755,17 @@ export class Store {
     }
     const policy = options.propagationPolicy;
     if (policy !== undefined && policy !== 'Background' && policy !== 'Foreground' && policy !== 'Orphan') {
-      throw badRequest(`DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "${String(policy)}": supported values: "Foreground", "Background", "Orphan"`);
+      throw badRequest(
+        `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "${String(policy)}": supported values: "Foreground", "Background", "Orphan"`,
+      );
     }
     const grace = resource === 'pods' ? this.podGrace(old as unknown as Pod, options.gracePeriodSeconds) : 0;
     const next = structuredClone(old) as unknown as MutableJson;
     const meta = metaOf(next);
     let finalizers = [...(old.metadata.finalizers ?? [])];
     if (policy === 'Orphan') finalizers = [...finalizers.filter((f) => f !== 'foregroundDeletion'), ...(finalizers.includes('orphan') ? [] : ['orphan'])];
-    if (policy === 'Foreground') finalizers = [...finalizers.filter((f) => f !== 'orphan'), ...(finalizers.includes('foregroundDeletion') ? [] : ['foregroundDeletion'])];
+    if (policy === 'Foreground')
+      finalizers = [...finalizers.filter((f) => f !== 'orphan'), ...(finalizers.includes('foregroundDeletion') ? [] : ['foregroundDeletion'])];
     if (policy === 'Background') finalizers = finalizers.filter((f) => f !== 'orphan' && f !== 'foregroundDeletion');
     if (finalizers.length > 0) meta['finalizers'] = finalizers;
     else delete meta['finalizers'];
@@ -785,7 +776,7 @@ export class Store {
     if (grace > 0 || finalizers.length > 0 || namespaceFinalizers.length > 0) {
       // Pending deletion: mark, keep, and let the kubelet / GC / namespace controller finish.
       const oldGrace = old.metadata.deletionGracePeriodSeconds;
-      if (!alreadyDeleting || (grace < (oldGrace ?? Infinity))) {
+      if (!alreadyDeleting || grace < (oldGrace ?? Infinity)) {
         meta['deletionTimestamp'] = formatTimestamp(now + grace * 1000);
         meta['deletionGracePeriodSeconds'] = grace;
         if (!alreadyDeleting && info.tracksGeneration && typeof meta['generation'] === 'number') meta['generation'] = (meta['generation'] as number) + 1;
@@ -858,7 +849,7 @@ export class Store {
 
   private infoOf(input: object): ResourceInfo {
     const kind = (input as {kind?: unknown}).kind;
-    if (typeof kind !== 'string') throw badRequest('Object \'Kind\' is missing');
+    if (typeof kind !== 'string') throw badRequest("Object 'Kind' is missing");
     const info = resourceForKind(kind);
     if (info === undefined) throw badRequest(`no resource for kind "${kind}"`);
     return info;

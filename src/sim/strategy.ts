@@ -41,7 +41,10 @@ function ensureDaemonSetShape(obj: Json): void {
 // upstream: pkg/apis/core/helper/qos/qos.go GetPodQOS (requests/limits of cpu and memory only)
 function qosClass(pod: Json): string {
   const spec = isRecord(pod['spec']) ? pod['spec'] : {};
-  const containers = [...(Array.isArray(spec['containers']) ? spec['containers'] : []), ...(Array.isArray(spec['initContainers']) ? spec['initContainers'] : [])];
+  const containers = [
+    ...(Array.isArray(spec['containers']) ? spec['containers'] : []),
+    ...(Array.isArray(spec['initContainers']) ? spec['initContainers'] : []),
+  ];
   let any = false;
   let guaranteed = true;
   for (const c of containers) {

@@ -60,10 +60,22 @@ const COLUMNS: Readonly<Record<ResourceName, readonly ColumnDefinition[]>> = {
     NAME,
     col('Desired', 'integer', 'The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod).'),
     col('Current', 'integer', 'The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod.'),
-    col('Ready', 'integer', 'numberReady is the number of nodes that should be running the daemon pod and have one or more of the daemon pod running with a Ready Condition.'),
+    col(
+      'Ready',
+      'integer',
+      'numberReady is the number of nodes that should be running the daemon pod and have one or more of the daemon pod running with a Ready Condition.',
+    ),
     col('Up-to-date', 'integer', 'The total number of nodes that are running updated daemon pod'),
-    col('Available', 'integer', 'The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)'),
-    col('Node Selector', 'string', "NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node."),
+    col(
+      'Available',
+      'integer',
+      'The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)',
+    ),
+    col(
+      'Node Selector',
+      'string',
+      "NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node.",
+    ),
     AGE,
     col('Containers', 'string', 'Names of each container in the template.', 1),
     col('Images', 'string', 'Images referenced by each container in the template.', 1),
@@ -81,7 +93,12 @@ const COLUMNS: Readonly<Record<ResourceName, readonly ColumnDefinition[]>> = {
     col('Type', 'string', 'Type of this event (Normal, Warning), new types could be added in the future'),
     col('Reason', 'string', "This should be a short, machine understandable string that gives the reason for the transition into the object's current status."),
     col('Object', 'string', 'The object that this event is about.'),
-    col('Subobject', 'string', 'If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2].', 1),
+    col(
+      'Subobject',
+      'string',
+      'If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2].',
+      1,
+    ),
     col('Source', 'string', 'The component reporting this event. Should be a short machine understandable string.', 1),
     col('Message', 'string', 'A human-readable description of the status of this operation.'),
     col('First Seen', 'string', 'The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)', 1),
@@ -177,7 +194,12 @@ function podCells(obj: KubeObject, now: number): Cell[] {
     if (initializing) return;
     initializing = true;
     if (state['terminated'] !== undefined) {
-      reason = str(terminated['reason']) !== '' ? `Init:${str(terminated['reason'])}` : num(terminated['signal']) !== 0 ? `Init:Signal:${num(terminated['signal'])}` : `Init:ExitCode:${num(terminated['exitCode'])}`;
+      reason =
+        str(terminated['reason']) !== ''
+          ? `Init:${str(terminated['reason'])}`
+          : num(terminated['signal']) !== 0
+            ? `Init:Signal:${num(terminated['signal'])}`
+            : `Init:ExitCode:${num(terminated['exitCode'])}`;
     } else if (str(waiting['reason']) !== '' && str(waiting['reason']) !== 'PodInitializing') {
       reason = `Init:${str(waiting['reason'])}`;
     } else {

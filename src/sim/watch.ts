@@ -76,7 +76,8 @@ export function serveWatch(store: Store, req: WatchRequest, res: ServerResponse,
   let expiredStatus: object | undefined;
   try {
     if (fromScratch) {
-      initial = store.listStored(req.resource, {namespace: req.namespace, labelSelector: req.labelSelector, fieldSelector: req.fieldSelector}).items as StoredObject[];
+      initial = store.listStored(req.resource, {namespace: req.namespace, labelSelector: req.labelSelector, fieldSelector: req.fieldSelector})
+        .items as StoredObject[];
     } else {
       // The store's history holds every resource's events; this watch wants one resource's.
       replay = store.eventsSince(rvText).filter((event) => event.resource === req.resource);
@@ -132,7 +133,13 @@ export function serveWatch(store: Store, req: WatchRequest, res: ServerResponse,
 
   const send = (type: EventType, stored: StoredObject): boolean => {
     const object = req.table
-      ? tableJson([stored], {resource: req.resource, now: hooks.now(), version: req.table.version, includeObject: req.table.includeObject, resourceVersion: stored.object.metadata.resourceVersion})
+      ? tableJson([stored], {
+          resource: req.resource,
+          now: hooks.now(),
+          version: req.table.version,
+          includeObject: req.table.includeObject,
+          resourceVersion: stored.object.metadata.resourceVersion,
+        })
       : stored.json;
     return writeLine(`{"type":"${type}","object":${object}}\n`);
   };
@@ -165,9 +172,12 @@ export function serveWatch(store: Store, req: WatchRequest, res: ServerResponse,
   if (req.sendInitialEvents && req.allowBookmarks) bookmark(true);
   for (const event of replay) if (!deliver(event)) return;
   if (closed) return;
-  unsubscribe = store.subscribe((event) => {
-    deliver(event);
-  }, {resource: req.resource});
+  unsubscribe = store.subscribe(
+    (event) => {
+      deliver(event);
+    },
+    {resource: req.resource},
+  );
 
   if (req.allowBookmarks && hooks.bookmarkIntervalMs > 0) {
     const tick = (): void => {

@@ -12,7 +12,12 @@ describe('describeFailure', () => {
     {name: 'an InputError', error: new InputError('s.yaml: line 3: bad indentation'), line: 's.yaml: line 3: bad indentation', exitCode: 1},
     {name: 'a NotFoundError', error: new NotFoundError('daemonset "x" not found'), line: 'daemonset "x" not found', exitCode: 1},
     {name: 'a UsageError', error: new UsageError('live mode needs a cluster'), line: 'live mode needs a cluster', exitCode: 1},
-    {name: 'a ClusterError exits 2', error: new ClusterUnreachableError('cannot reach https://10.0.0.1:6443: connection refused'), line: 'cannot reach https://10.0.0.1:6443: connection refused', exitCode: 2},
+    {
+      name: 'a ClusterError exits 2',
+      error: new ClusterUnreachableError('cannot reach https://10.0.0.1:6443: connection refused'),
+      line: 'cannot reach https://10.0.0.1:6443: connection refused',
+      exitCode: 2,
+    },
   ])('$name', ({error, line, exitCode}) => {
     expect(describeFailure(error, HELP)).toEqual({line, exitCode});
   });
@@ -26,9 +31,22 @@ describe('describeFailure', () => {
 
   test.each([
     {name: 'a nonexistent flag', message: 'Nonexistent flag: --bogus\nSee more help with --help', line: 'unknown flag: --bogus'},
-    {name: 'a missing argument', message: 'Missing 1 required arg:\nname  Name of the DaemonSet.\nSee more help with --help', args: [{name: 'name'}], line: 'missing required argument NAME'},
-    {name: 'a failed validation', message: 'The following error occurred:\n  \u001B[2mAll of the following must be provided when using --x: --y\u001B[22m\nSee more help with --help', line: 'all of the following must be provided when using --x: --y'},
-    {name: 'a bad option', message: 'Expected --output=xml to be one of: text, json, yaml\nSee more help with --help', line: 'expected --output=xml to be one of: text, json, yaml'},
+    {
+      name: 'a missing argument',
+      message: 'Missing 1 required arg:\nname  Name of the DaemonSet.\nSee more help with --help',
+      args: [{name: 'name'}],
+      line: 'missing required argument NAME',
+    },
+    {
+      name: 'a failed validation',
+      message: 'The following error occurred:\n  \u001B[2mAll of the following must be provided when using --x: --y\u001B[22m\nSee more help with --help',
+      line: 'all of the following must be provided when using --x: --y',
+    },
+    {
+      name: 'a bad option',
+      message: 'Expected --output=xml to be one of: text, json, yaml\nSee more help with --help',
+      line: 'expected --output=xml to be one of: text, json, yaml',
+    },
   ])('oclif parse errors: $name', ({message, args, line}) => {
     const error = Object.assign(new Errors.CLIError(message, {exit: 1}), args ? {args} : {});
     expect(describeFailure(error, HELP)).toEqual({line: `${line}; see '${HELP} --help'`, exitCode: 1});

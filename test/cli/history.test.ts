@@ -21,10 +21,17 @@ beforeAll(async () => {
   // A third revision with a change-cause, as `kubectl annotate` + `kubectl set image` would leave it.
   t.cluster.store.modify('daemonsets', 'kube-system', 'fluentd', (ds) => {
     const spec = ds.spec as unknown as {template: {spec: {containers: Array<Record<string, unknown>>}}};
-    const containers = spec.template.spec.containers.map((c) => ({...c, image: 'fluent/fluentd:v1.18.0', resources: {limits: {memory: '300Mi'}, requests: {cpu: '100m', memory: '300Mi'}}}));
+    const containers = spec.template.spec.containers.map((c) => ({
+      ...c,
+      image: 'fluent/fluentd:v1.18.0',
+      resources: {limits: {memory: '300Mi'}, requests: {cpu: '100m', memory: '300Mi'}},
+    }));
     return {
       ...ds,
-      metadata: {...ds.metadata, annotations: {...ds.metadata.annotations, 'kubernetes.io/change-cause': 'kubectl set image ds/fluentd fluentd=fluent/fluentd:v1.18.0'}},
+      metadata: {
+        ...ds.metadata,
+        annotations: {...ds.metadata.annotations, 'kubernetes.io/change-cause': 'kubectl set image ds/fluentd fluentd=fluent/fluentd:v1.18.0'},
+      },
       spec: {...ds.spec, template: {...spec.template, spec: {...spec.template.spec, containers}}},
     } as never;
   });
@@ -52,7 +59,7 @@ describe('kubectl ds-rollout history', () => {
     expect(yaml.stdout).toContain('image: fluent/fluentd:v1.18.0');
   });
 
-  test('an unknown revision: exit 1, kubectl\'s words', async () => {
+  test("an unknown revision: exit 1, kubectl's words", async () => {
     const [unknown, both] = await Promise.all([history('--revision', '9'), history('--diff', '1', '9')]);
     expect([unknown.code, unknown.stdout, unknown.stderr]).toEqual([1, '', 'error: unable to find the specified revision 9\n']);
     expect([both.code, both.stderr]).toEqual([1, 'error: unable to find the specified revision 9\n']);

@@ -39,7 +39,9 @@ describe('pause, then resume', () => {
     expect(stdout).toContain(
       'daemonset default/agent paused: updateStrategy OnDelete; RollingUpdate maxUnavailable 50%, maxSurge 0 recorded in annotation ds-rollout.io/paused-strategy.',
     );
-    expect(stdout).toContain('While paused, the controller still creates pods from the current template on nodes that join, and replaces deleted pods with it.');
+    expect(stdout).toContain(
+      'While paused, the controller still creates pods from the current template on nodes that join, and replaces deleted pods with it.',
+    );
     expect(stdout).toContain('Next: kubectl ds-rollout step agent -n default replaces one wave of old pods');
     expect(sim.daemonSet().spec.updateStrategy?.type).toBe('OnDelete');
   });
@@ -47,7 +49,11 @@ describe('pause, then resume', () => {
   test('pausing again says so and exits 0; -o json gives a document', async () => {
     const {stdout, code} = await cli('pause', 'agent', '-o', 'json');
     expect(code).toBe(0);
-    expect(JSON.parse(stdout)).toMatchObject({kind: 'DaemonSetPause', outcome: 'already-paused', strategy: {rollingUpdate: {maxUnavailable: '50%', maxSurge: 0}}});
+    expect(JSON.parse(stdout)).toMatchObject({
+      kind: 'DaemonSetPause',
+      outcome: 'already-paused',
+      strategy: {rollingUpdate: {maxUnavailable: '50%', maxSurge: 0}},
+    });
     const yaml = await cli('pause', 'agent', '-o', 'yaml');
     expect(yaml.stdout).toMatch(/^kind: DaemonSetPause\n/);
     expect(yaml.stdout).toContain('outcome: already-paused');
@@ -63,7 +69,9 @@ describe('pause, then resume', () => {
   test('resume restores it', async () => {
     const {stdout, code} = await cli('resume', 'agent');
     expect(code).toBe(0);
-    expect(stdout).toMatch(/^daemonset default\/agent resumed: updateStrategy RollingUpdate maxUnavailable 50%, maxSurge 0 \(recorded at \S+\)\. The controller carries on with the rollout\.\n$/);
+    expect(stdout).toMatch(
+      /^daemonset default\/agent resumed: updateStrategy RollingUpdate maxUnavailable 50%, maxSurge 0 \(recorded at \S+\)\. The controller carries on with the rollout\.\n$/,
+    );
     expect(sim.daemonSet().spec.updateStrategy).toEqual({type: 'RollingUpdate', rollingUpdate: {maxUnavailable: '50%', maxSurge: 0}});
     expect(sim.daemonSet().metadata.annotations?.[PAUSED_STRATEGY_ANNOTATION]).toBeUndefined();
   });

@@ -22,7 +22,12 @@ function plan(...args: string[]): Promise<CliResult> {
 async function manifest(name: string, change: (ds: DaemonSet) => DaemonSet): Promise<string> {
   const stored = t.cluster.store.get('daemonsets', 'kube-system', 'fluentd') as DaemonSet;
   const {selector, template, updateStrategy, minReadySeconds} = stored.spec;
-  const base: DaemonSet = {apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: {name: 'fluentd', namespace: 'kube-system'}, spec: {selector, template, updateStrategy, minReadySeconds}};
+  const base: DaemonSet = {
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    metadata: {name: 'fluentd', namespace: 'kube-system'},
+    spec: {selector, template, updateStrategy, minReadySeconds},
+  };
   const path = join(t.dir, name);
   await writeFile(path, dump(change(base)));
   return path;
@@ -49,7 +54,10 @@ describe('kubectl ds-plan, live', () => {
     expect(live.stderr).toBe('');
     expect(live.stdout).toBe(offline.stdout);
     expect(requests).toBeLessThanOrEqual(5);
-    const [liveText, offlineText] = await Promise.all([plan('fluentd', '-n', 'kube-system'), runCli(['fluentd', '-n', 'kube-system', '--snapshot', snapshot, ...NOW])]);
+    const [liveText, offlineText] = await Promise.all([
+      plan('fluentd', '-n', 'kube-system'),
+      runCli(['fluentd', '-n', 'kube-system', '--snapshot', snapshot, ...NOW]),
+    ]);
     expect(liveText.stdout).toBe(offlineText.stdout);
   });
 
@@ -63,17 +71,30 @@ describe('kubectl ds-plan, live', () => {
           ...ds.spec.template,
           spec: {
             ...ds.spec.template.spec,
-            affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: 'kubernetes.io/hostname', operator: 'NotIn', values: ['worker-19', 'worker-20']}]}]}}},
+            affinity: {
+              nodeAffinity: {
+                requiredDuringSchedulingIgnoredDuringExecution: {
+                  nodeSelectorTerms: [{matchExpressions: [{key: 'kubernetes.io/hostname', operator: 'NotIn', values: ['worker-19', 'worker-20']}]}],
+                },
+              },
+            },
             containers: ds.spec.template.spec.containers.map((c) => ({...c, image: 'fluent/fluentd:v1.18.0'})),
           },
         },
       },
     }));
-    const [text, json] = await Promise.all([runCli(['-f', path, '--kubeconfig', t.kubeconfig, ...NOW]), runCli(['fluentd', '-f', path, '--kubeconfig', t.kubeconfig, ...NOW, '-o', 'json'])]);
+    const [text, json] = await Promise.all([
+      runCli(['-f', path, '--kubeconfig', t.kubeconfig, ...NOW]),
+      runCli(['fluentd', '-f', path, '--kubeconfig', t.kubeconfig, ...NOW, '-o', 'json']),
+    ]);
     expect(text.stderr).toBe('');
     expect(text.code).toBe(0);
     await expect(text.stdout.replaceAll(t.dir, '<dir>')).toMatchFileSnapshot('../fixtures/golden/plan/live-manifest.txt');
-    const document = JSON.parse(json.stdout) as {kind: string; revisions: {update: {revision: number; exists: boolean}}; update: {warnings: Array<{kind: string}>; diff: string}};
+    const document = JSON.parse(json.stdout) as {
+      kind: string;
+      revisions: {update: {revision: number; exists: boolean}};
+      update: {warnings: Array<{kind: string}>; diff: string};
+    };
     expect(document.kind).toBe('DaemonSetRolloutPlan');
     expect(document.revisions.update).toMatchObject({revision: 3, exists: false});
     expect(document.update.warnings.map((w) => w.kind)).toEqual(['cannot-start', 'node-loses-daemon']);
@@ -86,7 +107,10 @@ describe('kubectl ds-plan, live', () => {
       apiVersion: 'apps/v1',
       kind: 'DaemonSet',
       metadata: {name: 'vector', namespace: 'kube-system'},
-      spec: {selector: {matchLabels: {app: 'vector'}}, template: {metadata: {labels: {app: 'vector'}}, spec: {containers: [{name: 'vector', image: 'timberio/vector:0.42.0'}]}}},
+      spec: {
+        selector: {matchLabels: {app: 'vector'}},
+        template: {metadata: {labels: {app: 'vector'}}, spec: {containers: [{name: 'vector', image: 'timberio/vector:0.42.0'}]}},
+      },
     };
     await writeFile(path, dump(vector));
     const result = await plan('-f', path);
@@ -96,7 +120,11 @@ describe('kubectl ds-plan, live', () => {
     expect(result.stdout).toContain('images:\n+  vector: timberio/vector:0.42.0\n');
     expect(result.stdout).toContain('DaemonSet kube-system/vector: RollingUpdate, revision 1, 0 of 18 nodes updated');
     // One pod per eligible node in the first sync (burst 250 is far away); the tainted and the NotReady node get none.
-    const json = JSON.parse((await plan('-f', path, '-o', 'json')).stdout) as {nextSync: {create: unknown[]}; revisions: {update: {exists: boolean}}; converges: boolean};
+    const json = JSON.parse((await plan('-f', path, '-o', 'json')).stdout) as {
+      nextSync: {create: unknown[]};
+      revisions: {update: {exists: boolean}};
+      converges: boolean;
+    };
     expect(json.nextSync.create).toHaveLength(18);
     expect(json.revisions.update.exists).toBe(false);
     expect(json.converges).toBe(true);
@@ -104,11 +132,23 @@ describe('kubectl ds-plan, live', () => {
   });
 
   test('-f refusals: a selector change, a namespace that contradicts the manifest, no NAME and no -f', async () => {
-    const path = await manifest('selector.yaml', (ds) => ({...ds, spec: {...ds.spec, selector: {matchLabels: {name: 'fluentd', tier: 'logs'}}, template: {...ds.spec.template, metadata: {labels: {name: 'fluentd', tier: 'logs'}}}}}));
+    const path = await manifest('selector.yaml', (ds) => ({
+      ...ds,
+      spec: {
+        ...ds.spec,
+        selector: {matchLabels: {name: 'fluentd', tier: 'logs'}},
+        template: {...ds.spec.template, metadata: {labels: {name: 'fluentd', tier: 'logs'}}},
+      },
+    }));
     const [selector, namespace, nothing] = await Promise.all([plan('-f', path), plan('-f', path, '-n', 'default'), plan()]);
     expect(selector.code).toBe(1);
-    expect(selector.stderr).toMatch(/^error: the API server would refuse this manifest: DaemonSet\.apps "fluentd" is invalid: spec\.selector: Invalid value: .*: field is immutable\n$/);
-    expect([namespace.code, namespace.stderr]).toEqual([1, 'error: the namespace from the manifest ("kube-system") does not match the namespace "default"; pass --namespace=kube-system\n']);
+    expect(selector.stderr).toMatch(
+      /^error: the API server would refuse this manifest: DaemonSet\.apps "fluentd" is invalid: spec\.selector: Invalid value: .*: field is immutable\n$/,
+    );
+    expect([namespace.code, namespace.stderr]).toEqual([
+      1,
+      'error: the namespace from the manifest ("kube-system") does not match the namespace "default"; pass --namespace=kube-system\n',
+    ]);
     expect([nothing.code, nothing.stderr]).toEqual([1, "error: missing required argument NAME (or -f MANIFEST); see 'kubectl ds-plan --help'\n"]);
   });
 });

@@ -73,7 +73,12 @@ describe('planUpdate for a DaemonSet that does not exist yet', () => {
       readSurroundings: async () => ({nodes: state.nodes, pods: state.pods, revisions: state.revisions}),
     };
     const fresh = newDaemonSet('fresh');
-    const manifest: DaemonSet = {apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: {name: 'fresh'}, spec: {selector: fresh.spec.selector, template: fresh.spec.template}};
+    const manifest: DaemonSet = {
+      apiVersion: 'apps/v1',
+      kind: 'DaemonSet',
+      metadata: {name: 'fresh'},
+      spec: {selector: fresh.spec.selector, template: fresh.spec.template},
+    };
     const result = await planUpdate({source, ref: {namespace: 'default', name: 'fresh'}, now: NOW, manifest, manifestPath: 'fresh.yaml'});
     expect(result.current).toBeUndefined();
     expect(result.plan.revisions.update).toMatchObject({revision: 1, exists: false});
@@ -93,7 +98,12 @@ describe('planUpdate for a DaemonSet that does not exist yet', () => {
       },
       readSurroundings: async () => ({nodes: [], pods: [], revisions: []}),
     };
-    const manifest: DaemonSet = {metadata: {name: 'bad'}, spec: {selector: {matchLabels: {a: 'b'}}, template: {metadata: {labels: {a: 'c'}}, spec: {containers: [{name: 'm', image: 'x'}]}}}};
-    await expect(planUpdate({source, ref: {namespace: 'default', name: 'bad'}, now: NOW, manifest, manifestPath: 'bad.yaml'})).rejects.toThrow(/the API server would refuse this manifest: .*selector/);
+    const manifest: DaemonSet = {
+      metadata: {name: 'bad'},
+      spec: {selector: {matchLabels: {a: 'b'}}, template: {metadata: {labels: {a: 'c'}}, spec: {containers: [{name: 'm', image: 'x'}]}}},
+    };
+    await expect(planUpdate({source, ref: {namespace: 'default', name: 'bad'}, now: NOW, manifest, manifestPath: 'bad.yaml'})).rejects.toThrow(
+      /the API server would refuse this manifest: .*selector/,
+    );
   });
 });

@@ -111,7 +111,10 @@ describe('kubectl ds-plan output', () => {
 
   test('-n defaults to "default" with a snapshot', async () => {
     const result = await runCli(['fluentd', '--snapshot', EXAMPLE, ...NOW]);
-    expectInputError(result, `daemonset "fluentd" not found in namespace "default" of snapshot ${EXAMPLE} (it has: kube-system/fluentd, kube-system/kube-proxy)`);
+    expectInputError(
+      result,
+      `daemonset "fluentd" not found in namespace "default" of snapshot ${EXAMPLE} (it has: kube-system/fluentd, kube-system/kube-proxy)`,
+    );
   });
 });
 
@@ -120,7 +123,16 @@ describe('kubectl ds-plan --help', () => {
     const result = await runCli(['--help']);
     expectSuccess(result);
     expect(result.stdout).toContain('$ kubectl ds-plan [NAME]');
-    for (const flag of ['-n, --namespace=NAMESPACE', '--snapshot=FILE', '-f, --filename=MANIFEST', '--now=RFC3339', '-o, --output=<option>', '--context=CONTEXT', '--kubeconfig=FILE', '--all-nodes']) {
+    for (const flag of [
+      '-n, --namespace=NAMESPACE',
+      '--snapshot=FILE',
+      '-f, --filename=MANIFEST',
+      '--now=RFC3339',
+      '-o, --output=<option>',
+      '--context=CONTEXT',
+      '--kubeconfig=FILE',
+      '--all-nodes',
+    ]) {
       expect(result.stdout).toContain(flag);
     }
     // oclif wraps examples at 80 columns.
@@ -145,21 +157,65 @@ describe('kubectl ds-plan errors: exit 1, one line on stderr, nothing on stdout'
 
   test.each([
     {name: 'a missing snapshot file', args: ['fluentd', '--snapshot', 'nope.yaml'], message: 'snapshot file "nope.yaml" does not exist'},
-    {name: 'an unknown DaemonSet lists the ones the snapshot has', args: ['fluentbit', '-n', 'kube-system', '--snapshot', EXAMPLE], message: `daemonset "fluentbit" not found in namespace "kube-system" of snapshot ${EXAMPLE} (it has: kube-system/fluentd, kube-system/kube-proxy)`},
-    {name: 'a DaemonSet without selector', args: validation('no-selector'), message: `${invalid}spec.template.metadata.labels: Invalid value: map[string]string{"app.kubernetes.io/name":"node-exporter"}: \`selector\` does not match template \`labels\``},
-    {name: 'a selector not matching the template', args: validation('selector-mismatch'), message: `${invalid}spec.template.metadata.labels: Invalid value: map[string]string{"app.kubernetes.io/name":"node-exporter"}: \`selector\` does not match template \`labels\``},
-    {name: 'maxUnavailable "abc"', args: validation('invalid-budget'), message: /^error: daemonset "monitoring\/node-exporter" is invalid: \[?spec\.updateStrategy\.rollingUpdate\.maxUnavailable: Invalid value: "abc": /},
-    {name: 'maxUnavailable "150%"', args: validation('budget-over-100'), message: `${invalid}spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: "150%": must not be greater than 100%`},
-    {name: 'both budgets zero', args: validation('budget-both-zero'), message: `${invalid}spec.updateStrategy.rollingUpdate.maxUnavailable: Required value: cannot be 0 when maxSurge is 0`},
-    {name: 'a bad --now', args: ['fluentd', '--snapshot', EXAMPLE, '--now', 'yesterday'], message: `invalid --now "yesterday": want an RFC3339 time such as 2026-11-21T12:00:00Z; see 'kubectl ds-plan --help'`},
-    {name: 'a --now without zone', args: ['fluentd', '--snapshot', EXAMPLE, '--now', '2026-11-21T12:00:00'], message: /^error: invalid --now "2026-11-21T12:00:00": /},
+    {
+      name: 'an unknown DaemonSet lists the ones the snapshot has',
+      args: ['fluentbit', '-n', 'kube-system', '--snapshot', EXAMPLE],
+      message: `daemonset "fluentbit" not found in namespace "kube-system" of snapshot ${EXAMPLE} (it has: kube-system/fluentd, kube-system/kube-proxy)`,
+    },
+    {
+      name: 'a DaemonSet without selector',
+      args: validation('no-selector'),
+      message: `${invalid}spec.template.metadata.labels: Invalid value: map[string]string{"app.kubernetes.io/name":"node-exporter"}: \`selector\` does not match template \`labels\``,
+    },
+    {
+      name: 'a selector not matching the template',
+      args: validation('selector-mismatch'),
+      message: `${invalid}spec.template.metadata.labels: Invalid value: map[string]string{"app.kubernetes.io/name":"node-exporter"}: \`selector\` does not match template \`labels\``,
+    },
+    {
+      name: 'maxUnavailable "abc"',
+      args: validation('invalid-budget'),
+      message: /^error: daemonset "monitoring\/node-exporter" is invalid: \[?spec\.updateStrategy\.rollingUpdate\.maxUnavailable: Invalid value: "abc": /,
+    },
+    {
+      name: 'maxUnavailable "150%"',
+      args: validation('budget-over-100'),
+      message: `${invalid}spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: "150%": must not be greater than 100%`,
+    },
+    {
+      name: 'both budgets zero',
+      args: validation('budget-both-zero'),
+      message: `${invalid}spec.updateStrategy.rollingUpdate.maxUnavailable: Required value: cannot be 0 when maxSurge is 0`,
+    },
+    {
+      name: 'a bad --now',
+      args: ['fluentd', '--snapshot', EXAMPLE, '--now', 'yesterday'],
+      message: `invalid --now "yesterday": want an RFC3339 time such as 2026-11-21T12:00:00Z; see 'kubectl ds-plan --help'`,
+    },
+    {
+      name: 'a --now without zone',
+      args: ['fluentd', '--snapshot', EXAMPLE, '--now', '2026-11-21T12:00:00'],
+      message: /^error: invalid --now "2026-11-21T12:00:00": /,
+    },
     {name: 'an unknown flag', args: ['fluentd', '--snapshot', EXAMPLE, '--bogus'], message: `unknown flag: --bogus; see 'kubectl ds-plan --help'`},
     {name: 'a missing NAME', args: ['--snapshot', EXAMPLE], message: `missing required argument NAME (or -f MANIFEST); see 'kubectl ds-plan --help'`},
     {name: 'an extra argument', args: ['fluentd', 'fluentbit', '--snapshot', EXAMPLE], message: `unexpected argument: fluentbit; see 'kubectl ds-plan --help'`},
-    {name: 'an unknown output format', args: ['fluentd', '--snapshot', EXAMPLE, '-o', 'xml'], message: `expected --output=xml to be one of: text, json, yaml; see 'kubectl ds-plan --help'`},
+    {
+      name: 'an unknown output format',
+      args: ['fluentd', '--snapshot', EXAMPLE, '-o', 'xml'],
+      message: `expected --output=xml to be one of: text, json, yaml; see 'kubectl ds-plan --help'`,
+    },
     {name: '--snapshot without a value', args: ['fluentd', '--snapshot'], message: `flag --snapshot expects a value; see 'kubectl ds-plan --help'`},
-    {name: '--context with --snapshot', args: ['fluentd', '--snapshot', EXAMPLE, '--context', 'prod'], message: '--context selects a live cluster; it cannot be used with --snapshot'},
-    {name: 'live mode, a missing kubeconfig', args: ['fluentd', '-n', 'kube-system', '--kubeconfig', 'nope.yaml'], message: 'cannot load kubeconfig "nope.yaml": no such file'},
+    {
+      name: '--context with --snapshot',
+      args: ['fluentd', '--snapshot', EXAMPLE, '--context', 'prod'],
+      message: '--context selects a live cluster; it cannot be used with --snapshot',
+    },
+    {
+      name: 'live mode, a missing kubeconfig',
+      args: ['fluentd', '-n', 'kube-system', '--kubeconfig', 'nope.yaml'],
+      message: 'cannot load kubeconfig "nope.yaml": no such file',
+    },
     {name: '-f, a missing manifest', args: ['fluentd', '--snapshot', EXAMPLE, '-f', 'ds.yaml'], message: 'manifest "ds.yaml" does not exist'},
     {name: 'an input error in -o json mode', args: ['fluentd', '--snapshot', 'nope.yaml', '-o', 'json'], message: 'snapshot file "nope.yaml" does not exist'},
   ])('$name', async ({args, message}) => {
@@ -173,7 +229,10 @@ describe('kubectl ds-plan errors: exit 1, one line on stderr, nothing on stdout'
 
   test('a JSON syntax error names the file and line', async () => {
     const path = join(dir, 'bad.json');
-    expectInputError(await runCli(['fluentd', '--snapshot', path, '-o', 'json']), new RegExp(`^error: ${path.replace(/[.\\/]/g, '\\$&')}: line 4: invalid JSON: `));
+    expectInputError(
+      await runCli(['fluentd', '--snapshot', path, '-o', 'json']),
+      new RegExp(`^error: ${path.replace(/[.\\/]/g, '\\$&')}: line 4: invalid JSON: `),
+    );
   });
 
   test('DEBUG adds the stack', async () => {

@@ -69,7 +69,10 @@ describe('status of a rollout (ManualClock, fixed --now)', () => {
     undo();
     expect([missing.code, oneErrorLine(missing)]).toEqual([1, 'error: daemonset "nope" not found in namespace "kube-system"']);
     expect([forbidden.code, oneErrorLine(forbidden)]).toEqual([2, 'error: forbidden: cannot list nodes at the cluster scope']);
-    expect([unreachable.code, oneErrorLine(unreachable)]).toEqual([1, expect.stringMatching(/^error: cannot load kubeconfig ".*missing-kubeconfig": no such file$/)]);
+    expect([unreachable.code, oneErrorLine(unreachable)]).toEqual([
+      1,
+      expect.stringMatching(/^error: cannot load kubeconfig ".*missing-kubeconfig": no such file$/),
+    ]);
     expect([usage.code, oneErrorLine(usage)]).toEqual([1, 'error: --watch follows a live cluster; it cannot be used with --snapshot']);
     for (const r of [missing, forbidden, unreachable, usage]) expect(r.stdout).toBe('');
   });
@@ -96,7 +99,11 @@ describe('status --watch (clusters on sped-up real time)', () => {
       expect(result.stderr).toBe('');
       expect(result.code).toBe(0);
       expect(result.stdout).toContain('daemon set "fluentd" successfully rolled out\n  Rollout complete: 4 of 4 nodes run revision 2\n');
-      expect(result.stdout.endsWith('kube-system/fluentd revision 2 (RollingUpdate, maxUnavailable 2, maxSurge 0): 4 nodes, 4 updated, 0 waiting, 0 blocked\n\nNODE    STATE    WHY\nnode-1  updated\nnode-2  updated\nnode-3  updated\nnode-4  updated\n')).toBe(true);
+      expect(
+        result.stdout.endsWith(
+          'kube-system/fluentd revision 2 (RollingUpdate, maxUnavailable 2, maxSurge 0): 4 nodes, 4 updated, 0 waiting, 0 blocked\n\nNODE    STATE    WHY\nnode-1  updated\nnode-2  updated\nnode-3  updated\nnode-4  updated\n',
+        ),
+      ).toBe(true);
       // Followed through watches: the four lists, then no more reads.
       expect(t.cluster.requestLog.entries.filter((e) => e.verb === 'list' || e.verb === 'get').length).toBe(4);
     } finally {
@@ -109,16 +116,30 @@ describe('status --watch (clusters on sped-up real time)', () => {
       scenario: 'large',
       nodes: 3,
       speed: 5,
-      kubelet: {startDelayMs: 500, stopDelayMs: 100, failures: [{image: 'v-crash', mode: 'crash'}, {image: 'v-slow', mode: 'never-ready'}]},
+      kubelet: {
+        startDelayMs: 500,
+        stopDelayMs: 100,
+        failures: [
+          {image: 'v-crash', mode: 'crash'},
+          {image: 'v-slow', mode: 'never-ready'},
+        ],
+      },
     });
     try {
-      setImage(t, 'fluent/fluentd:v-crash', (ds) => ({...ds, spec: {...ds.spec, minReadySeconds: 0, updateStrategy: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 1, maxSurge: 0}}}}));
+      setImage(t, 'fluent/fluentd:v-crash', (ds) => ({
+        ...ds,
+        spec: {...ds.spec, minReadySeconds: 0, updateStrategy: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 1, maxSurge: 0}}},
+      }));
       const stuck = await status(t, 'fluentd', '-n', 'kube-system', '--watch', '--stuck-after', '1s', '--timeout', '60s', '-o', 'json');
       expect(stuck.code).toBe(3);
-      expect(oneErrorLine(stuck)).toBe('error: rollout of daemon set "fluentd" is stuck: no progress is possible without a change: 1 of 1 maxUnavailable in use (node-1)');
+      expect(oneErrorLine(stuck)).toBe(
+        'error: rollout of daemon set "fluentd" is stuck: no progress is possible without a change: 1 of 1 maxUnavailable in use (node-1)',
+      );
       const report = JSON.parse(stuck.stdout) as {verdict: string; nodes: Array<{name: string; state: string; reason: string}>};
       expect(report.verdict).toBe('stuck');
-      expect(report.nodes.filter((n) => n.state === 'blocked')).toEqual([expect.objectContaining({name: 'node-1', reason: expect.stringMatching(/^pod fluentd-\w+ on node-1 is not ready \(CrashLoopBackOff\)$/)})]);
+      expect(report.nodes.filter((n) => n.state === 'blocked')).toEqual([
+        expect.objectContaining({name: 'node-1', reason: expect.stringMatching(/^pod fluentd-\w+ on node-1 is not ready \(CrashLoopBackOff\)$/)}),
+      ]);
 
       setImage(t, 'fluent/fluentd:v-slow');
       const slow = await status(t, 'fluentd', '-n', 'kube-system', '--watch', '--timeout', '2s');

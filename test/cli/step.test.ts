@@ -77,7 +77,13 @@ test('-o json: the result on stdout, progress on stderr; --nodes picks the node'
   expect(stderr).toContain('Wave 2/~4: delete 1 old pod of daemonset default/agent');
   expect(stderr).toMatch(/Wave 2 landed in \d+s; 3 nodes still run old pods \(none of the chosen nodes\)\./);
   const result = JSON.parse(stdout);
-  expect(result).toMatchObject({kind: 'DaemonSetStep', daemonSet: {namespace: 'default', name: 'agent'}, outcome: 'done', oldLeft: 0, budget: {maxUnavailable: 2}});
+  expect(result).toMatchObject({
+    kind: 'DaemonSetStep',
+    daemonSet: {namespace: 'default', name: 'agent'},
+    outcome: 'done',
+    oldLeft: 0,
+    budget: {maxUnavailable: 2},
+  });
   expect(result.waves).toMatchObject([{number: 2, deleted: [{node: 'node-6', available: true}], landed: true}]);
 });
 
@@ -90,6 +96,8 @@ test('a wave that does not become available in time exits 3', async () => {
   const {stdout, stderr, code} = await cli(['--yes', '--until-complete', '--timeout', '2s']);
   expect(code).toBe(3);
   expect(stdout).toContain('Wave 3/~4: delete 2 old pods');
-  expect(stderr).toMatch(/^error: wave 3 did not become available within 2s: node-3: new pod agent-\w+ is not ready \(ImagePullBackOff\); the DaemonSet stays paused \(1 old pods left\)\n$/);
+  expect(stderr).toMatch(
+    /^error: wave 3 did not become available within 2s: node-3: new pod agent-\w+ is not ready \(ImagePullBackOff\); the DaemonSet stays paused \(1 old pods left\)\n$/,
+  );
   expect(sim.daemonSet().spec.updateStrategy?.type).toBe('OnDelete');
 });

@@ -28,7 +28,11 @@ function stored(cluster: TestCluster): DaemonSet {
 
 async function revisions(cluster: TestCluster): Promise<Array<{revision: number; hash: string; current: boolean}>> {
   const result = await ds(cluster, 'history', 'fluentd', '-n', 'kube-system', '-o', 'json');
-  return (JSON.parse(result.stdout) as {revisions: Array<{revision: number; hash: string; current: boolean}>}).revisions.map(({revision, hash, current}) => ({revision, hash, current}));
+  return (JSON.parse(result.stdout) as {revisions: Array<{revision: number; hash: string; current: boolean}>}).revisions.map(({revision, hash, current}) => ({
+    revision,
+    hash,
+    current,
+  }));
 }
 
 beforeAll(async () => {
@@ -52,8 +56,16 @@ describe('kubectl ds-rollout undo', () => {
   });
 
   test('refusals: no terminal and no --yes, an unknown revision, a snapshot', async () => {
-    const [noTty, unknown, snapshot] = await Promise.all([undo(ours), undo(ours, '--to-revision', '9', '--yes'), runCli(['undo', 'fluentd', '--snapshot', 'x.yaml'], ROLLOUT)]);
-    expect([noTty.code, noTty.stdout, noTty.stderr]).toEqual([1, '', 'error: refusing to roll back without confirmation: there is no terminal to ask on; pass --yes, or --dry-run to only look\n']);
+    const [noTty, unknown, snapshot] = await Promise.all([
+      undo(ours),
+      undo(ours, '--to-revision', '9', '--yes'),
+      runCli(['undo', 'fluentd', '--snapshot', 'x.yaml'], ROLLOUT),
+    ]);
+    expect([noTty.code, noTty.stdout, noTty.stderr]).toEqual([
+      1,
+      '',
+      'error: refusing to roll back without confirmation: there is no terminal to ask on; pass --yes, or --dry-run to only look\n',
+    ]);
     expect([unknown.code, unknown.stderr]).toEqual([1, 'error: unable to find specified revision 9 in history\n']);
     expect([snapshot.code, snapshot.stderr]).toEqual([1, "error: unknown flag: --snapshot; see 'kubectl ds-rollout undo --help'\n"]);
     expect(ours.cluster.requestLog.countMatching({verb: 'patch'})).toBe(0);
@@ -64,8 +76,11 @@ describe('kubectl ds-rollout undo', () => {
 function onTerminal(args: readonly string[], answer: string): Promise<{output: string; code: number}> {
   const quoted = [process.execPath, `${ROOT}/bin/kubectl-ds_rollout`, ...args].map((arg) => `'${arg.replaceAll("'", "'\\''")}'`).join(' ');
   return new Promise((resolve) => {
-    const child = execFile('script', ['-qec', quoted, '/dev/null'], {env: {PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', NO_COLOR: '1'}, timeout: 30_000}, (error, stdout) =>
-      resolve({output: stdout.replace(/\u001B\[[0-9;]*[A-Za-z]/g, ''), code: typeof error?.code === 'number' ? error.code : 0}),
+    const child = execFile(
+      'script',
+      ['-qec', quoted, '/dev/null'],
+      {env: {PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', NO_COLOR: '1'}, timeout: 30_000},
+      (error, stdout) => resolve({output: stdout.replace(/\u001B\[[0-9;]*[A-Za-z]/g, ''), code: typeof error?.code === 'number' ? error.code : 0}),
     );
     child.stdin?.end(answer);
   });
@@ -127,7 +142,11 @@ describe.skipIf(skipWithoutKubectl)('side by side with kubectl rollout undo', ()
     // And kubectl reads our cluster's history the same way.
     const kubectlOnOurs = await kubectlSession(ours.cluster, {namespace: 'kube-system'});
     try {
-      expect(table(await kubectlOnOurs.ok('rollout', 'history', 'ds/fluentd')).slice(2).map((row) => Number(row[0]))).toEqual([2, 3]);
+      expect(
+        table(await kubectlOnOurs.ok('rollout', 'history', 'ds/fluentd'))
+          .slice(2)
+          .map((row) => Number(row[0])),
+      ).toEqual([2, 3]);
     } finally {
       await kubectlOnOurs.close();
     }

@@ -76,11 +76,23 @@ describe('parseSnapshot', () => {
     {name: 'truncated JSON', text: '{\n  "kind": "List",\n', message: /^examples\/x\.yaml: (line \d+: )?invalid JSON: /},
     {name: 'a scalar document', text: 'hello\n', message: 'examples/x.yaml: document 1 is a string, not a Kubernetes object or List'},
     {name: 'an object without kind', text: 'metadata:\n  name: a\n', message: 'examples/x.yaml: document 1 has no "kind", so it is not a Kubernetes object'},
-    {name: 'a List item without kind', text: 'kind: List\nitems:\n- metadata: {name: a}\n', message: 'examples/x.yaml: document 1, item 1 has no "kind", so it is not a Kubernetes object'},
+    {
+      name: 'a List item without kind',
+      text: 'kind: List\nitems:\n- metadata: {name: a}\n',
+      message: 'examples/x.yaml: document 1, item 1 has no "kind", so it is not a Kubernetes object',
+    },
     {name: 'a Pod without a name', text: 'kind: Pod\nmetadata: {}\nspec: {}\n', message: 'examples/x.yaml: document 1 is a Pod without metadata.name'},
     {name: 'a Pod without spec', text: 'kind: Pod\nmetadata: {name: p, namespace: d}\n', message: 'examples/x.yaml: Pod d/p has no spec'},
-    {name: 'a DaemonSet without template', text: 'kind: DaemonSet\nmetadata: {name: f, namespace: d}\nspec: {}\n', message: 'examples/x.yaml: DaemonSet d/f has no spec.template.spec'},
-    {name: 'a revision without number', text: 'kind: ControllerRevision\nmetadata: {name: r}\nrevision: "2"\n', message: 'examples/x.yaml: ControllerRevision r has no integer "revision"'},
+    {
+      name: 'a DaemonSet without template',
+      text: 'kind: DaemonSet\nmetadata: {name: f, namespace: d}\nspec: {}\n',
+      message: 'examples/x.yaml: DaemonSet d/f has no spec.template.spec',
+    },
+    {
+      name: 'a revision without number',
+      text: 'kind: ControllerRevision\nmetadata: {name: r}\nrevision: "2"\n',
+      message: 'examples/x.yaml: ControllerRevision r has no integer "revision"',
+    },
   ])('rejects $name as one InputError line', ({text, message}) => {
     let error: unknown;
     try {
@@ -111,7 +123,7 @@ describe('SnapshotClusterSource', () => {
     expect(state.revisions.map((r) => r.metadata.name)).toEqual(['fluentd-h9']);
   });
 
-  test('does not filter pods by selector or owner: claiming is the core\'s job', async () => {
+  test("does not filter pods by selector or owner: claiming is the core's job", async () => {
     const stray = {...newPod('stray', 'node-a', ds, {owner: null, labels: {app: 'other'}})};
     const withStray = new SnapshotClusterSource(parseSnapshot(dump({kind: 'List', items: [...all, stray]}), 's.yaml'), 's.yaml');
     const state = await withStray.readState({namespace: 'default', name: 'fluentd'});

@@ -22,7 +22,14 @@ describe('isPodReady', () => {
     {name: 'Running phase does not count', pod: podWith([], {phase: 'Running'}), want: false},
     {name: 'Failed phase with Ready True is still ready', pod: podWith([{type: 'Ready', status: 'True'}], {phase: 'Failed'}), want: true},
     {name: 'terminating but Ready', pod: {...podWith([{type: 'Ready', status: 'True'}]), metadata: {name: 'p', deletionTimestamp: T0}}, want: true},
-    {name: 'first Ready condition wins', pod: podWith([{type: 'Ready', status: 'False'}, {type: 'Ready', status: 'True'}]), want: false},
+    {
+      name: 'first Ready condition wins',
+      pod: podWith([
+        {type: 'Ready', status: 'False'},
+        {type: 'Ready', status: 'True'},
+      ]),
+      want: false,
+    },
   ];
   test.each(rows)('$name', ({pod, want}) => {
     expect(isPodReady(pod)).toBe(want);
@@ -33,15 +40,78 @@ describe('isPodAvailable / podAvailableAt', () => {
   // Edge cases of pod/util_test.go TestIsPodAvailable (incl. the inclusive edge of kubernetes#132122), plus our own.
   const rows: {name: string; pod: Pod; minReadySeconds: number; now: number; want: boolean; at: number | undefined}[] = [
     {name: 'not ready', pod: podWith([{type: 'Ready', status: 'False', lastTransitionTime: T0}]), minReadySeconds: 0, now: NOW, want: false, at: undefined},
-    {name: 'ready, minReadySeconds 0', pod: podWith([{type: 'Ready', status: 'True', lastTransitionTime: iso(NOW)}]), minReadySeconds: 0, now: NOW, want: true, at: Number.NEGATIVE_INFINITY},
-    {name: 'ready, minReadySeconds 0, no transition time', pod: podWith([{type: 'Ready', status: 'True'}]), minReadySeconds: 0, now: NOW, want: true, at: Number.NEGATIVE_INFINITY},
-    {name: 'ready long enough', pod: podWith([{type: 'Ready', status: 'True', lastTransitionTime: iso(NOW - 2000)}]), minReadySeconds: 1, now: NOW, want: true, at: NOW - 1000},
-    {name: 'ready not long enough', pod: podWith([{type: 'Ready', status: 'True', lastTransitionTime: iso(NOW - 1000)}]), minReadySeconds: 2, now: NOW, want: false, at: NOW + 1000},
-    {name: 'exactly at the edge is available (1.34+)', pod: podWith([{type: 'Ready', status: 'True', lastTransitionTime: iso(NOW - 5000)}]), minReadySeconds: 5, now: NOW, want: true, at: NOW},
-    {name: 'one millisecond before the edge', pod: podWith([{type: 'Ready', status: 'True', lastTransitionTime: iso(NOW - 5000)}]), minReadySeconds: 5, now: NOW - 1, want: false, at: NOW},
-    {name: 'no transition time and minReadySeconds > 0: never', pod: podWith([{type: 'Ready', status: 'True'}]), minReadySeconds: 1, now: NOW, want: false, at: undefined},
-    {name: 'zero transition time and minReadySeconds > 0: never', pod: podWith([{type: 'Ready', status: 'True', lastTransitionTime: '0001-01-01T00:00:00Z'}]), minReadySeconds: 1, now: NOW, want: false, at: undefined},
-    {name: 'transition in the future', pod: podWith([{type: 'Ready', status: 'True', lastTransitionTime: iso(NOW + 60_000)}]), minReadySeconds: 10, now: NOW, want: false, at: NOW + 70_000},
+    {
+      name: 'ready, minReadySeconds 0',
+      pod: podWith([{type: 'Ready', status: 'True', lastTransitionTime: iso(NOW)}]),
+      minReadySeconds: 0,
+      now: NOW,
+      want: true,
+      at: Number.NEGATIVE_INFINITY,
+    },
+    {
+      name: 'ready, minReadySeconds 0, no transition time',
+      pod: podWith([{type: 'Ready', status: 'True'}]),
+      minReadySeconds: 0,
+      now: NOW,
+      want: true,
+      at: Number.NEGATIVE_INFINITY,
+    },
+    {
+      name: 'ready long enough',
+      pod: podWith([{type: 'Ready', status: 'True', lastTransitionTime: iso(NOW - 2000)}]),
+      minReadySeconds: 1,
+      now: NOW,
+      want: true,
+      at: NOW - 1000,
+    },
+    {
+      name: 'ready not long enough',
+      pod: podWith([{type: 'Ready', status: 'True', lastTransitionTime: iso(NOW - 1000)}]),
+      minReadySeconds: 2,
+      now: NOW,
+      want: false,
+      at: NOW + 1000,
+    },
+    {
+      name: 'exactly at the edge is available (1.34+)',
+      pod: podWith([{type: 'Ready', status: 'True', lastTransitionTime: iso(NOW - 5000)}]),
+      minReadySeconds: 5,
+      now: NOW,
+      want: true,
+      at: NOW,
+    },
+    {
+      name: 'one millisecond before the edge',
+      pod: podWith([{type: 'Ready', status: 'True', lastTransitionTime: iso(NOW - 5000)}]),
+      minReadySeconds: 5,
+      now: NOW - 1,
+      want: false,
+      at: NOW,
+    },
+    {
+      name: 'no transition time and minReadySeconds > 0: never',
+      pod: podWith([{type: 'Ready', status: 'True'}]),
+      minReadySeconds: 1,
+      now: NOW,
+      want: false,
+      at: undefined,
+    },
+    {
+      name: 'zero transition time and minReadySeconds > 0: never',
+      pod: podWith([{type: 'Ready', status: 'True', lastTransitionTime: '0001-01-01T00:00:00Z'}]),
+      minReadySeconds: 1,
+      now: NOW,
+      want: false,
+      at: undefined,
+    },
+    {
+      name: 'transition in the future',
+      pod: podWith([{type: 'Ready', status: 'True', lastTransitionTime: iso(NOW + 60_000)}]),
+      minReadySeconds: 10,
+      now: NOW,
+      want: false,
+      at: NOW + 70_000,
+    },
   ];
   test.each(rows)('$name', ({pod, minReadySeconds, now, want, at}) => {
     expect(isPodAvailable(pod, minReadySeconds, now)).toBe(want);

@@ -13,7 +13,10 @@ const base = newDaemonSet('fluentd', {maxUnavailable: 2, maxSurge: 0});
 const ds = withImage(base, 'img:2');
 const surgeBase = newDaemonSet('fluentd', {maxUnavailable: 0, maxSurge: 2});
 const surgeDs = withImage(surgeBase, 'img:2');
-const notReady = (node: Node): Node => ({...withTaints(node, {key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule'}), status: {conditions: [{type: 'Ready', status: 'False'}]}});
+const notReady = (node: Node): Node => ({
+  ...withTaints(node, {key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule'}),
+  status: {conditions: [{type: 'Ready', status: 'False'}]},
+});
 
 function state(daemonSet: DaemonSet, baseSet: DaemonSet, node: Node, pods: (d: DaemonSet) => Pod[]): ClusterState {
   return {daemonSet, nodes: [node], pods: pods(daemonSet), revisions: [newRevision(baseSet, 'h1', 1), newRevision(daemonSet, 'h2', 2)]};
@@ -28,16 +31,41 @@ describe('budget in use, counted as the rolling update counts it', () => {
     {name: 'an eligible empty node', pods: () => [], unavailable: 1, surge: 0},
     {name: 'only a terminating pod counts as empty', pods: (d: DaemonSet) => [newPod('o', 'a', d, {hash: 'h1', deleting: ALMOST})], unavailable: 1, surge: 0},
     {name: 'an unavailable new pod', pods: (d: DaemonSet) => [newPod('n', 'a', d, {hash: 'h2', ready: false})], unavailable: 1, surge: 0},
-    {name: 'old and unavailable new side by side', pods: (d: DaemonSet) => [newPod('o', 'a', d, {hash: 'h1'}), newPod('n', 'a', d, {hash: 'h2', ready: false})], unavailable: 1, surge: 1},
-    {name: 'old and available new side by side', pods: (d: DaemonSet) => [newPod('o', 'a', d, {hash: 'h1'}), newPod('n', 'a', d, {hash: 'h2'})], unavailable: 1, surge: 0},
-    {name: 'two old pods', pods: (d: DaemonSet) => [newPod('o1', 'a', d, {hash: 'h1'}), newPod('o2', 'a', d, {hash: 'h1', created: '2026-11-21T11:30:00Z'})], unavailable: 1, surge: 1},
+    {
+      name: 'old and unavailable new side by side',
+      pods: (d: DaemonSet) => [newPod('o', 'a', d, {hash: 'h1'}), newPod('n', 'a', d, {hash: 'h2', ready: false})],
+      unavailable: 1,
+      surge: 1,
+    },
+    {
+      name: 'old and available new side by side',
+      pods: (d: DaemonSet) => [newPod('o', 'a', d, {hash: 'h1'}), newPod('n', 'a', d, {hash: 'h2'})],
+      unavailable: 1,
+      surge: 0,
+    },
+    {
+      name: 'two old pods',
+      pods: (d: DaemonSet) => [newPod('o1', 'a', d, {hash: 'h1'}), newPod('o2', 'a', d, {hash: 'h1', created: '2026-11-21T11:30:00Z'})],
+      unavailable: 1,
+      surge: 1,
+    },
   ])('$name', ({pods, unavailable, surge}) => {
-    expect(planRollout(state(ds, base, newNode('a'), pods), {now: NOW}).budget).toMatchObject({spends: 'maxUnavailable', maxUnavailable: {limit: 2, used: unavailable}, maxSurge: {used: surge}});
-    expect(planRollout(state(surgeDs, surgeBase, newNode('a'), pods), {now: NOW}).budget).toMatchObject({spends: 'maxSurge', maxSurge: {limit: 2, used: surge}});
+    expect(planRollout(state(ds, base, newNode('a'), pods), {now: NOW}).budget).toMatchObject({
+      spends: 'maxUnavailable',
+      maxUnavailable: {limit: 2, used: unavailable},
+      maxSurge: {used: surge},
+    });
+    expect(planRollout(state(surgeDs, surgeBase, newNode('a'), pods), {now: NOW}).budget).toMatchObject({
+      spends: 'maxSurge',
+      maxSurge: {limit: 2, used: surge},
+    });
   });
 
   test('a pod stuck terminating on a NotReady node that no longer takes the daemon still uses the budget (the controller counts it)', () => {
-    const plan = planRollout(state(ds, base, notReady(newNode('a')), (d) => [newPod('o', 'a', d, {hash: 'h1', deleting: '2026-11-21T11:50:00Z'})]), {now: NOW});
+    const plan = planRollout(
+      state(ds, base, notReady(newNode('a')), (d) => [newPod('o', 'a', d, {hash: 'h1', deleting: '2026-11-21T11:50:00Z'})]),
+      {now: NOW},
+    );
     expect(plan.nodes[0]).toMatchObject({shouldRun: false});
     expect(plan.budget?.maxUnavailable.used).toBe(1);
     expect(plan.budget?.maxUnavailable.nodes[0]).toMatchObject({node: 'a', reason: 'pod o is stuck terminating (node not Ready)', settling: false});
@@ -45,7 +73,10 @@ describe('budget in use, counted as the rolling update counts it', () => {
 
   test('plain OnDelete: the counts against limits of 0 (no budget)', () => {
     const onDelete = withImage(newDaemonSet('fluentd', {type: 'OnDelete'}), 'img:2');
-    const plan = planRollout(state(onDelete, base, newNode('a'), (d) => [newPod('o', 'a', d, {hash: 'h1', ready: false})]), {now: NOW});
+    const plan = planRollout(
+      state(onDelete, base, newNode('a'), (d) => [newPod('o', 'a', d, {hash: 'h1', ready: false})]),
+      {now: NOW},
+    );
     expect(plan.budget).toMatchObject({spends: 'maxUnavailable', maxUnavailable: {limit: 0, used: 1}, maxSurge: {limit: 0, used: 0}});
   });
 
@@ -65,7 +96,11 @@ describe('budget in use, counted as the rolling update counts it', () => {
       }
     });
     const cluster: ClusterState = {daemonSet: newDaemonSet('fluentd', {maxUnavailable: 6, maxSurge: 0}), nodes, pods, revisions: []};
-    const withTemplate = {...cluster, daemonSet: withImage(cluster.daemonSet, 'img:2'), revisions: [newRevision(base, 'h1', 1), newRevision(withImage(cluster.daemonSet, 'img:2'), 'h2', 2)]};
+    const withTemplate = {
+      ...cluster,
+      daemonSet: withImage(cluster.daemonSet, 'img:2'),
+      revisions: [newRevision(base, 'h1', 1), newRevision(withImage(cluster.daemonSet, 'img:2'), 'h2', 2)],
+    };
     const sync = syncDaemonSet(withTemplate, {now: NOW});
     expect(sync.manage.create.length + sync.manage.delete.length).toBe(0);
     const plan = planRollout(withTemplate, {now: NOW});

@@ -26,7 +26,13 @@ describe('getScaledValueFromIntOrPercent', () => {
     {name: '90#', value: '90#', total: 10, roundUp: true, want: 'invalid value for IntOrString: invalid type: string is not a percentage'},
     {name: '#%', value: '#%', total: 10, roundUp: true, want: 'invalid value for IntOrString: invalid value "#%": strconv.Atoi: parsing "#": invalid syntax'},
     {name: 'numeric string without %', value: '90', total: 10, roundUp: true, want: 'invalid value for IntOrString: invalid type: string is not a percentage'},
-    {name: '40%%', value: '40%%', total: 10, roundUp: true, want: 'invalid value for IntOrString: invalid value "40%%": strconv.Atoi: parsing "40%": invalid syntax'},
+    {
+      name: '40%%',
+      value: '40%%',
+      total: 10,
+      roundUp: true,
+      want: 'invalid value for IntOrString: invalid value "40%%": strconv.Atoi: parsing "40%": invalid syntax',
+    },
     {name: 'undefined', value: undefined, total: 10, roundUp: true, want: 'nil value for IntOrString'},
     {name: 'fraction', value: 1.5, total: 10, roundUp: true, want: 'invalid value for IntOrString: invalid type: neither int nor percentage'},
   ];
@@ -68,9 +74,19 @@ describe('rolloutBudgets', () => {
     {name: 'percentages of zero nodes', ds: rolling({maxUnavailable: '25%', maxSurge: 0}), desired: 0, want: {maxUnavailable: 0, maxSurge: 0}},
     {name: 'both non-zero (unvalidated) kept as is', ds: rolling({maxUnavailable: 2, maxSurge: 1}), desired: 5, want: {maxUnavailable: 2, maxSurge: 1}},
     {name: 'OnDelete has no budgets', ds: withStrategy({type: 'OnDelete'}), desired: 5, want: {maxUnavailable: 0, maxSurge: 0}},
-    {name: 'invalid maxUnavailable', ds: rolling({maxUnavailable: 'abc', maxSurge: 0}), desired: 5, want: 'invalid value for MaxUnavailable: invalid value for IntOrString: invalid type: string is not a percentage'},
+    {
+      name: 'invalid maxUnavailable',
+      ds: rolling({maxUnavailable: 'abc', maxSurge: 0}),
+      desired: 5,
+      want: 'invalid value for MaxUnavailable: invalid value for IntOrString: invalid type: string is not a percentage',
+    },
     {name: 'missing maxUnavailable', ds: rolling({maxSurge: 1}), desired: 5, want: 'invalid value for MaxUnavailable: nil value for IntOrString'},
-    {name: 'invalid maxSurge', ds: rolling({maxUnavailable: 0, maxSurge: 'x%'}), desired: 5, want: 'invalid value for MaxSurge: invalid value for IntOrString: invalid value "x%": strconv.Atoi: parsing "x": invalid syntax'},
+    {
+      name: 'invalid maxSurge',
+      ds: rolling({maxUnavailable: 0, maxSurge: 'x%'}),
+      desired: 5,
+      want: 'invalid value for MaxSurge: invalid value for IntOrString: invalid value "x%": strconv.Atoi: parsing "x": invalid syntax',
+    },
   ];
   test.each(rows)('$name', ({ds, desired, want}) => {
     expect(rolloutBudgets(ds, desired)).toEqual(typeof want === 'string' ? {ok: false, error: want} : {ok: true, budgets: want});
@@ -85,8 +101,16 @@ describe('validateRollingUpdate', () => {
     {name: 'maxSurge only', ds: rolling({maxUnavailable: 0, maxSurge: '10%'}), want: []},
     {name: 'maxSurge absent counts as 0', ds: rolling({maxUnavailable: '100%'}), want: []},
     {name: 'OnDelete', ds: withStrategy({type: 'OnDelete'}), want: []},
-    {name: 'over 100%', ds: rolling({maxUnavailable: '150%', maxSurge: 0}), want: [`${P}.maxUnavailable: Invalid value: "150%": must not be greater than 100%`]},
-    {name: 'surge over 100%', ds: rolling({maxUnavailable: 0, maxSurge: '101%'}), want: [`${P}.maxSurge: Invalid value: "101%": must not be greater than 100%`]},
+    {
+      name: 'over 100%',
+      ds: rolling({maxUnavailable: '150%', maxSurge: 0}),
+      want: [`${P}.maxUnavailable: Invalid value: "150%": must not be greater than 100%`],
+    },
+    {
+      name: 'surge over 100%',
+      ds: rolling({maxUnavailable: 0, maxSurge: '101%'}),
+      want: [`${P}.maxSurge: Invalid value: "101%": must not be greater than 100%`],
+    },
     {name: 'not a percent', ds: rolling({maxUnavailable: 'abc', maxSurge: 1}), want: [`${P}.maxUnavailable: Invalid value: "abc": ${PERCENT}`]},
     {
       name: 'numeric string counts as its number (and is invalid)',
@@ -106,8 +130,16 @@ describe('validateRollingUpdate', () => {
     },
     {name: 'both zero', ds: rolling({maxUnavailable: 0, maxSurge: 0}), want: [`${P}.maxUnavailable: Required value: cannot be 0 when maxSurge is 0`]},
     {name: 'zero with absent maxSurge', ds: rolling({maxUnavailable: '0%'}), want: [`${P}.maxUnavailable: Required value: cannot be 0 when maxSurge is 0`]},
-    {name: 'both non-zero', ds: rolling({maxUnavailable: 1, maxSurge: '25%'}), want: [`${P}.maxSurge: Invalid value: "25%": may not be set when maxUnavailable is non-zero`]},
-    {name: 'unknown type', ds: withStrategy({type: 'Canary'}), want: ['spec.updateStrategy: Unsupported value: "Canary": supported values: "RollingUpdate", "OnDelete"']},
+    {
+      name: 'both non-zero',
+      ds: rolling({maxUnavailable: 1, maxSurge: '25%'}),
+      want: [`${P}.maxSurge: Invalid value: "25%": may not be set when maxUnavailable is non-zero`],
+    },
+    {
+      name: 'unknown type',
+      ds: withStrategy({type: 'Canary'}),
+      want: ['spec.updateStrategy: Unsupported value: "Canary": supported values: "RollingUpdate", "OnDelete"'],
+    },
     {name: 'missing type', ds: withStrategy(undefined), want: ['spec.updateStrategy: Unsupported value: "": supported values: "RollingUpdate", "OnDelete"']},
     {name: 'RollingUpdate without parameters', ds: withStrategy({type: 'RollingUpdate'}), want: [`${P}: Required value`]},
   ];

@@ -100,7 +100,11 @@ describe('stripNulls', () => {
     {name: 'drops null keys at any depth', value: {a: null, b: {c: null, d: 1}}, stripped: {b: {d: 1}}},
     {name: 'drops undefined keys', value: {a: undefined, b: 2}, stripped: {b: 2}},
     {name: 'keeps nulls inside arrays, strips objects in them', value: {a: [null, {b: null, c: 1}]}, stripped: {a: [null, {c: 1}]}},
-    {name: 'template creationTimestamp from rollout undo', value: {metadata: {creationTimestamp: null, labels: {a: 'b'}}}, stripped: {metadata: {labels: {a: 'b'}}}},
+    {
+      name: 'template creationTimestamp from rollout undo',
+      value: {metadata: {creationTimestamp: null, labels: {a: 'b'}}},
+      stripped: {metadata: {labels: {a: 'b'}}},
+    },
     {name: 'primitives unchanged', value: 'x', stripped: 'x'},
     {name: 'top-level null stays null', value: null, stripped: null},
     {name: 'empty objects stay', value: {a: {b: null}}, stripped: {a: {}}},

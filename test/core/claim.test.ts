@@ -27,7 +27,10 @@ describe('claimObjects', () => {
   const orphanDeleting = newPod('orphan-deleting', 'n4', ds, {owner: null, deleting: T0});
   const orphanNoMatch = newPod('orphan-nomatch', 'n5', ds, {owner: null, labels: {name: 'x'}});
   const foreign = newPod('foreign', 'n6', other, {labels: {name: 'foo'}});
-  const plainRef: Pod = {...orphan, metadata: {...orphan.metadata, name: 'plain-ref', ownerReferences: [{apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'foo', uid: ds.metadata.uid!}]}};
+  const plainRef: Pod = {
+    ...orphan,
+    metadata: {...orphan.metadata, name: 'plain-ref', ownerReferences: [{apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'foo', uid: ds.metadata.uid!}]},
+  };
   const otherNamespace: Pod = {...orphan, metadata: {...orphan.metadata, name: 'elsewhere', namespace: 'other'}};
 
   const names = (pods: readonly Pod[]): string[] => pods.map((p) => p.metadata.name);
@@ -50,7 +53,14 @@ describe('claimObjects', () => {
       adopt: ['orphan'],
       release: ['mine-relabelled'],
     },
-    {name: 'a DS without selector claims nothing', ds: {...ds, spec: {...ds.spec, selector: undefined}}, pods: [mine, orphan], owned: [], adopt: [], release: ['mine']},
+    {
+      name: 'a DS without selector claims nothing',
+      ds: {...ds, spec: {...ds.spec, selector: undefined}},
+      pods: [mine, orphan],
+      owned: [],
+      adopt: [],
+      release: ['mine'],
+    },
   ];
   test.each(rows)('$name', ({ds: owner, pods, owned, adopt, release}) => {
     const got = claimObjects(owner, pods);
@@ -75,7 +85,11 @@ describe('getNodesToDaemonPods', () => {
   const rows: {name: string; pods: Pod[]; keep?: boolean; want: Record<string, string[]>}[] = [
     {name: 'grouped by node, input order kept', pods: [a2, b1, a1], want: {'node-a': ['a2', 'a1'], 'node-b': ['b1']}},
     {name: 'pods without a target are skipped', pods: [noTarget, a1], want: {'node-a': ['a1']}},
-    {name: 'terminal and deleting pods are dropped', pods: [failedDeleting, succeededDeleting, failed, deleting], want: {'node-d': ['failed'], 'node-e': ['deleting']}},
+    {
+      name: 'terminal and deleting pods are dropped',
+      pods: [failedDeleting, succeededDeleting, failed, deleting],
+      want: {'node-d': ['failed'], 'node-e': ['deleting']},
+    },
     {name: 'kept for history cleanup', pods: [failedDeleting, failed], keep: true, want: {'node-c': ['failed-deleting'], 'node-d': ['failed']}},
     {name: 'pods on nodes that do not exist stay in', pods: [gone], want: {'no-such-node': ['gone']}},
   ];

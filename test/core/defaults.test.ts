@@ -62,9 +62,21 @@ describe('defaultDaemonSet', () => {
     {name: 'absent strategy', input: undefined, output: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 1, maxSurge: 0}}},
     {name: 'empty type', input: {type: ''}, output: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 1, maxSurge: 0}}},
     {name: 'OnDelete gets no rollingUpdate', input: {type: 'OnDelete'}, output: {type: 'OnDelete'}},
-    {name: 'OnDelete keeps a given rollingUpdate as is', input: {type: 'OnDelete', rollingUpdate: {maxSurge: 2}}, output: {type: 'OnDelete', rollingUpdate: {maxSurge: 2}}},
-    {name: 'only maxSurge given', input: {type: 'RollingUpdate', rollingUpdate: {maxSurge: '25%'}}, output: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 1, maxSurge: '25%'}}},
-    {name: 'only maxUnavailable given', input: {rollingUpdate: {maxUnavailable: 0}}, output: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 0, maxSurge: 0}}},
+    {
+      name: 'OnDelete keeps a given rollingUpdate as is',
+      input: {type: 'OnDelete', rollingUpdate: {maxSurge: 2}},
+      output: {type: 'OnDelete', rollingUpdate: {maxSurge: 2}},
+    },
+    {
+      name: 'only maxSurge given',
+      input: {type: 'RollingUpdate', rollingUpdate: {maxSurge: '25%'}},
+      output: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 1, maxSurge: '25%'}},
+    },
+    {
+      name: 'only maxUnavailable given',
+      input: {rollingUpdate: {maxUnavailable: 0}},
+      output: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 0, maxSurge: 0}},
+    },
     {
       name: 'null budgets are unset',
       input: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: null, maxSurge: null} as never},
@@ -129,7 +141,16 @@ describe('defaultPodSpec', () => {
     {
       name: 'set values are kept',
       spec: {
-        containers: [{name: 'c', image: 'x:latest', imagePullPolicy: 'Never', terminationMessagePath: '/t', terminationMessagePolicy: 'FallbackToLogsOnError', resources: {limits: {cpu: '1'}}}],
+        containers: [
+          {
+            name: 'c',
+            image: 'x:latest',
+            imagePullPolicy: 'Never',
+            terminationMessagePath: '/t',
+            terminationMessagePolicy: 'FallbackToLogsOnError',
+            resources: {limits: {cpu: '1'}},
+          },
+        ],
         dnsPolicy: 'ClusterFirstWithHostNet',
         restartPolicy: 'OnFailure',
         securityContext: {runAsUser: 1000},
@@ -137,7 +158,16 @@ describe('defaultPodSpec', () => {
         schedulerName: 'custom',
       },
       expected: {
-        containers: [{name: 'c', image: 'x:latest', imagePullPolicy: 'Never', terminationMessagePath: '/t', terminationMessagePolicy: 'FallbackToLogsOnError', resources: {limits: {cpu: '1'}}}],
+        containers: [
+          {
+            name: 'c',
+            image: 'x:latest',
+            imagePullPolicy: 'Never',
+            terminationMessagePath: '/t',
+            terminationMessagePolicy: 'FallbackToLogsOnError',
+            resources: {limits: {cpu: '1'}},
+          },
+        ],
         dnsPolicy: 'ClusterFirstWithHostNet',
         restartPolicy: 'OnFailure',
         securityContext: {runAsUser: 1000},
@@ -153,7 +183,10 @@ describe('defaultPodSpec', () => {
             name: 'c',
             image: 'x:1',
             ports: [{containerPort: 80}, {containerPort: 53, protocol: 'UDP'}],
-            env: [{name: 'A', value: 'a'}, {name: 'NODE', valueFrom: {fieldRef: {fieldPath: 'spec.nodeName'}}}],
+            env: [
+              {name: 'A', value: 'a'},
+              {name: 'NODE', valueFrom: {fieldRef: {fieldPath: 'spec.nodeName'}}},
+            ],
           },
         ],
       },
@@ -163,8 +196,14 @@ describe('defaultPodSpec', () => {
             ...DEFAULTED_CONTAINER,
             name: 'c',
             image: 'x:1',
-            ports: [{containerPort: 80, protocol: 'TCP'}, {containerPort: 53, protocol: 'UDP'}],
-            env: [{name: 'A', value: 'a'}, {name: 'NODE', valueFrom: {fieldRef: {fieldPath: 'spec.nodeName', apiVersion: 'v1'}}}],
+            ports: [
+              {containerPort: 80, protocol: 'TCP'},
+              {containerPort: 53, protocol: 'UDP'},
+            ],
+            env: [
+              {name: 'A', value: 'a'},
+              {name: 'NODE', valueFrom: {fieldRef: {fieldPath: 'spec.nodeName', apiVersion: 'v1'}}},
+            ],
           },
         ],
       },
@@ -233,7 +272,13 @@ describe('defaultPodSpec', () => {
     },
   ];
   test.each(rows)('$name', ({spec, expected}) => {
-    const podDefaults = {restartPolicy: 'Always', terminationGracePeriodSeconds: 30, dnsPolicy: 'ClusterFirst', securityContext: {}, schedulerName: 'default-scheduler'};
+    const podDefaults = {
+      restartPolicy: 'Always',
+      terminationGracePeriodSeconds: 30,
+      dnsPolicy: 'ClusterFirst',
+      securityContext: {},
+      schedulerName: 'default-scheduler',
+    };
     expect(defaultPodSpec(spec)).toStrictEqual({...podDefaults, ...expected});
   });
 
@@ -270,7 +315,10 @@ describe('defaultPod', () => {
       name: 'requests default to limits, given requests win',
       pod: {
         ...newPod('p', 'node-0', ds),
-        spec: {containers: [{name: 'c', image: 'x:1', resources: {limits: {cpu: '1', memory: '1Gi'}, requests: {cpu: '500m'}}}], initContainers: [{name: 'i', image: 'x:1', resources: {limits: {cpu: '2'}}}]},
+        spec: {
+          containers: [{name: 'c', image: 'x:1', resources: {limits: {cpu: '1', memory: '1Gi'}, requests: {cpu: '500m'}}}],
+          initContainers: [{name: 'i', image: 'x:1', resources: {limits: {cpu: '2'}}}],
+        },
       },
       check: (pod) => {
         expect(pod.spec.containers[0]!['resources']).toStrictEqual({limits: {cpu: '1', memory: '1Gi'}, requests: {cpu: '500m', memory: '1Gi'}});
@@ -279,7 +327,10 @@ describe('defaultPod', () => {
     },
     {
       name: 'hostNetwork: hostPort defaults to containerPort',
-      pod: {...newPod('p', 'node-0', ds), spec: {hostNetwork: true, containers: [{name: 'c', image: 'x:1', ports: [{containerPort: 9100}, {containerPort: 53, hostPort: 5353}]}]}},
+      pod: {
+        ...newPod('p', 'node-0', ds),
+        spec: {hostNetwork: true, containers: [{name: 'c', image: 'x:1', ports: [{containerPort: 9100}, {containerPort: 53, hostPort: 5353}]}]},
+      },
       check: (pod) =>
         expect(pod.spec.containers[0]!.ports).toStrictEqual([
           {containerPort: 9100, hostPort: 9100, protocol: 'TCP'},
@@ -335,7 +386,10 @@ describe('defaulting is idempotent', () => {
     {name: 'builder DaemonSet', ds: newDaemonSet('foo')},
     {name: 'OnDelete', ds: newDaemonSet('foo', {type: 'OnDelete'})},
     {name: 'surge', ds: newDaemonSet('foo', {maxUnavailable: 0, maxSurge: '10%'})},
-    {name: 'with probes and volumes', ds: bareDaemonSet({}, {volumes: [{name: 'v'}], containers: [{name: 'c', image: 'x', readinessProbe: {httpGet: {port: 1}}}]})},
+    {
+      name: 'with probes and volumes',
+      ds: bareDaemonSet({}, {volumes: [{name: 'v'}], containers: [{name: 'c', image: 'x', readinessProbe: {httpGet: {port: 1}}}]}),
+    },
   ];
   test.each(rows)('$name', ({ds}) => {
     const once = defaultDaemonSet(ds);

@@ -100,7 +100,11 @@ describe('pauseDecision', () => {
     expect(decision).toEqual({
       kind: 'patch',
       body: {
-        metadata: {annotations: {[PAUSED_STRATEGY_ANNOTATION]: '{"type":"RollingUpdate","rollingUpdate":{"maxUnavailable":"25%","maxSurge":0},"pausedAt":"2026-11-21T11:30:00Z"}'}},
+        metadata: {
+          annotations: {
+            [PAUSED_STRATEGY_ANNOTATION]: '{"type":"RollingUpdate","rollingUpdate":{"maxUnavailable":"25%","maxSurge":0},"pausedAt":"2026-11-21T11:30:00Z"}',
+          },
+        },
         spec: {updateStrategy: {type: 'OnDelete', rollingUpdate: null}},
       },
       strategy: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: '25%', maxSurge: 0}, pausedAt: PAUSED_AT, steps: 0},
@@ -108,7 +112,8 @@ describe('pauseDecision', () => {
     });
   });
   test('is idempotent', () => expect(pauseDecision(paused(newDaemonSet('foo'), 2), '2027-01-01T00:00:00Z').kind).toBe('already-paused'));
-  test('leaves an OnDelete DaemonSet it did not pause alone', () => expect(pauseDecision(newDaemonSet('foo', {type: 'OnDelete'}), PAUSED_AT).kind).toBe('on-delete'));
+  test('leaves an OnDelete DaemonSet it did not pause alone', () =>
+    expect(pauseDecision(newDaemonSet('foo', {type: 'OnDelete'}), PAUSED_AT).kind).toBe('on-delete'));
   test('replaces a stale record with the strategy in force', () => {
     const decision = pauseDecision(withAnnotation(newDaemonSet('foo', {maxUnavailable: 3}), record(1)), PAUSED_AT);
     expect(decision).toMatchObject({kind: 'patch', replacedStale: true, strategy: {rollingUpdate: {maxUnavailable: 3}}});
@@ -167,7 +172,9 @@ describe('pausedInfoOf and the plan', () => {
     expect(plan.paused).toMatchObject({by: 'ds-rollout', budgets: {maxUnavailable: 2, maxSurge: 0}});
     // Old pods waiting for a step is the operator's choice, not a blocker of any node.
     expect(plan.blockers).toEqual([]);
-    expect(plan.warnings.find((w) => w.kind === 'on-delete')?.message).toMatch(/^paused by ds-rollout: \d+ old pods? waits? for `ds-rollout step` \(or `ds-rollout resume`\)$/);
+    expect(plan.warnings.find((w) => w.kind === 'on-delete')?.message).toMatch(
+      /^paused by ds-rollout: \d+ old pods? waits? for `ds-rollout step` \(or `ds-rollout resume`\)$/,
+    );
     expect(plan.notes.some((note) => note.startsWith('Paused: the controller still creates pods'))).toBe(true);
     const text = renderPlanText(plan, {color: false});
     expect(text.split('\n')[0]).toMatch(/paused by ds-rollout$/);
@@ -187,7 +194,13 @@ describe('planStepWave', () => {
     if (!plan.ok) return;
     expect(plan.wave.delete.map((d) => d.node)).toEqual(['node-0', 'node-1']);
     expect(plan.wave.delete[0]).toMatchObject({pod: 'old-0', reason: 'outdated', uid: 'pod-uid-old-0', resourceVersion: '1', available: true, replaced: true});
-    expect(plan.wave).toMatchObject({budget: {maxUnavailable: 2, written: 2, source: 'record', desired: 5}, waiting: ['node-2', 'node-3', 'node-4'], oldLeft: 5, done: false, unavailable: []});
+    expect(plan.wave).toMatchObject({
+      budget: {maxUnavailable: 2, written: 2, source: 'record', desired: 5},
+      waiting: ['node-2', 'node-3', 'node-4'],
+      oldLeft: 5,
+      done: false,
+      unavailable: [],
+    });
   });
 
   test('is the controller rolling update: the same deletions as a sync under the recorded strategy', () => {
@@ -199,7 +212,13 @@ describe('planStepWave', () => {
     ];
     for (const budget of [1, 2, 3, '50%']) {
       for (const state of cases) {
-        const running = {...state, daemonSet: {...state.daemonSet, spec: {...state.daemonSet.spec, updateStrategy: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: budget, maxSurge: 0}}}}};
+        const running = {
+          ...state,
+          daemonSet: {
+            ...state.daemonSet,
+            spec: {...state.daemonSet.spec, updateStrategy: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: budget, maxSurge: 0}}},
+          },
+        };
         const controller = syncDaemonSet(running, {now: NOW}).rollingUpdate.delete.map((d) => `${d.pod}@${d.node}`);
         // The same pods; the step lists them by node name (the controller lists unavailable ones first).
         expect(deletions({...state, daemonSet: paused(state.daemonSet, budget)})).toEqual(controller.sort());
@@ -291,10 +310,16 @@ describe('planStepWave', () => {
       expect(plan.ok && plan.wave.budget).toEqual({maxUnavailable: 2, written: '50%', source: 'flag', desired: 4});
     });
     test.each([0, '0%', '150%', 'x'])('refuses the budget %s', (value) => {
-      expect(planStepWave(rollout(paused(newDaemonSet('foo'), 1), 2), {now: NOW, maxUnavailable: value})).toMatchObject({ok: false, problem: {kind: 'invalid-budget'}});
+      expect(planStepWave(rollout(paused(newDaemonSet('foo'), 1), 2), {now: NOW, maxUnavailable: value})).toMatchObject({
+        ok: false,
+        problem: {kind: 'invalid-budget'},
+      });
     });
     test('a running DaemonSet is not stepped', () => {
-      expect(planStepWave(rollout(newDaemonSet('foo'), 2), {now: NOW, maxUnavailable: 1})).toEqual({ok: false, problem: {kind: 'not-paused', type: 'RollingUpdate'}});
+      expect(planStepWave(rollout(newDaemonSet('foo'), 2), {now: NOW, maxUnavailable: 1})).toEqual({
+        ok: false,
+        problem: {kind: 'not-paused', type: 'RollingUpdate'},
+      });
     });
     test('an OnDelete DaemonSet the tool did not pause needs --max-unavailable', () => {
       const state = rollout(newDaemonSet('foo', {type: 'OnDelete'}), 2);
@@ -317,7 +342,10 @@ describe('waveLanding', () => {
     newPod('a', 'node-0', ds, {hash: 'h1'}),
     newPod('b', 'node-1', ds, {hash: 'h1', deleting: '2026-11-21T12:00:30Z'}),
     newPod('c', 'node-3', ds, {hash: 'h2', ready: false}),
-    {...newPod('d', 'node-4', ds, {hash: 'h2', ready: false}), status: {phase: 'Running', containerStatuses: [{name: 'main', ready: false, restartCount: 3, state: {waiting: {reason: 'CrashLoopBackOff'}}}]}},
+    {
+      ...newPod('d', 'node-4', ds, {hash: 'h2', ready: false}),
+      status: {phase: 'Running', containerStatuses: [{name: 'main', ready: false, restartCount: 3, state: {waiting: {reason: 'CrashLoopBackOff'}}}]},
+    },
     newPod('e', 'node-5', ds, {hash: 'h2', readySince: '2026-11-21T11:59:55Z'}),
     newPod('f', 'node-6', ds, {hash: 'h2'}),
     newPod('g', 'node-7', ds, {hash: 'h1'}),
@@ -335,7 +363,13 @@ describe('waveLanding', () => {
       {node: 'node-4', state: 'failing', pod: 'd', problem: 'CrashLoopBackOff'},
       {node: 'node-5', state: 'ready', pod: 'e', availableAt: NOW + 5000},
       {node: 'node-6', state: 'available', pod: 'f'},
-      {node: 'node-7', state: 'surging', pod: 'h', availableAt: Date.parse('2026-11-21T11:00:10Z'), oldPod: {name: 'g', uid: 'pod-uid-g', resourceVersion: '1'}},
+      {
+        node: 'node-7',
+        state: 'surging',
+        pod: 'h',
+        availableAt: Date.parse('2026-11-21T11:00:10Z'),
+        oldPod: {name: 'g', uid: 'pod-uid-g', resourceVersion: '1'},
+      },
       {node: 'gone-node', state: 'gone'},
     ]);
     expect(landing.landed).toBe(false);

@@ -27,7 +27,10 @@ function scenario(seed: number): ClusterState {
   const surge = rnd() < 0.4;
   const base = newDaemonSet('ds', surge ? {maxUnavailable: 0, maxSurge: pick([1, 2, '25%'])} : {maxUnavailable: pick([1, 2, 3, '30%']), maxSurge: 0});
   const ds = withImage(base, 'img:2', rnd() < 0.3 ? {nodeSelector: {pool: 'a'}} : {});
-  const taints: Taint[] = [{key: 'x', effect: 'NoSchedule'}, {key: 'y', effect: 'NoExecute'}];
+  const taints: Taint[] = [
+    {key: 'x', effect: 'NoSchedule'},
+    {key: 'y', effect: 'NoExecute'},
+  ];
   const nodes: Node[] = newNodes(3 + Math.floor(rnd() * 25)).map((n) => {
     let node = rnd() < 0.8 ? newNode(n.metadata.name, {pool: 'a'}) : n;
     if (rnd() < 0.15) node = withTaints(node, pick(taints));
@@ -114,34 +117,63 @@ describe('planRollout', () => {
 
   test('a plain rollout converges in two syncs per node with maxUnavailable 1', () => {
     const nodes = newNodes(4);
-    const plan = planRollout(rolloutState(nodes, ds, base, (n, i) => [newPod(`old-${i}`, n.metadata.name, ds, {hash: 'h1'})]), {now: NOW});
+    const plan = planRollout(
+      rolloutState(nodes, ds, base, (n, i) => [newPod(`old-${i}`, n.metadata.name, ds, {hash: 'h1'})]),
+      {now: NOW},
+    );
     expect(plan.waves).toHaveLength(8);
-    expect(plan.waves.map((w) => [w.create.length, w.delete.length])).toEqual([[0, 1], [1, 0], [0, 1], [1, 0], [0, 1], [1, 0], [0, 1], [1, 0]]);
+    expect(plan.waves.map((w) => [w.create.length, w.delete.length])).toEqual([
+      [0, 1],
+      [1, 0],
+      [0, 1],
+      [1, 0],
+      [0, 1],
+      [1, 0],
+      [0, 1],
+      [1, 0],
+    ]);
     expect(plan.converges).toBe(true);
     expect(plan.complete).toBe(false);
-    expect(plan.nodes.map((n) => [n.name, n.state, n.wave])).toEqual([['node-0', 'old', 1], ['node-1', 'old', 3], ['node-2', 'old', 5], ['node-3', 'old', 7]]);
-    expect(plan.revisions).toEqual({current: {revision: 1, hash: 'h1', name: 'fluentd-h1'}, update: {revision: 2, hash: 'h2', exists: true, name: 'fluentd-h2'}});
+    expect(plan.nodes.map((n) => [n.name, n.state, n.wave])).toEqual([
+      ['node-0', 'old', 1],
+      ['node-1', 'old', 3],
+      ['node-2', 'old', 5],
+      ['node-3', 'old', 7],
+    ]);
+    expect(plan.revisions).toEqual({
+      current: {revision: 1, hash: 'h1', name: 'fluentd-h1'},
+      update: {revision: 2, hash: 'h2', exists: true, name: 'fluentd-h2'},
+    });
     expect(plan.notes.some((n) => n.includes('name order'))).toBe(true);
   });
 
   test('waves wait minReadySeconds for new pods to become available', () => {
     const slow = withImage(newDaemonSet('fluentd', {maxUnavailable: 1, minReadySeconds: 30}), 'fluentd:2');
     const nodes = newNodes(2);
-    const plan = planRollout(rolloutState(nodes, slow, base, (n, i) => [newPod(`old-${i}`, n.metadata.name, slow, {hash: 'h1'})]), {now: NOW});
+    const plan = planRollout(
+      rolloutState(nodes, slow, base, (n, i) => [newPod(`old-${i}`, n.metadata.name, slow, {hash: 'h1'})]),
+      {now: NOW},
+    );
     expect(plan.waves.map((w) => w.at)).toEqual([0, 0, 30, 30]);
     expect(plan.converges).toBe(true);
   });
 
   test('a complete rollout has no waves', () => {
     const nodes = newNodes(3);
-    const plan = planRollout(rolloutState(nodes, ds, base, (n, i) => [newPod(`new-${i}`, n.metadata.name, ds, {hash: 'h2'})]), {now: NOW});
+    const plan = planRollout(
+      rolloutState(nodes, ds, base, (n, i) => [newPod(`new-${i}`, n.metadata.name, ds, {hash: 'h2'})]),
+      {now: NOW},
+    );
     expect(plan).toMatchObject({complete: true, converges: true, waves: [], nextSync: {create: [], delete: []}});
     expect(plan.nodes.every((n) => n.state === 'updated')).toBe(true);
   });
 
   test('names the unavailable pods that use the whole budget when nothing can proceed', () => {
     const nodes = newNodes(4);
-    const crash = (p: Pod): Pod => ({...p, status: {...p.status, containerStatuses: [{name: 'main', ready: false, restartCount: 7, state: {waiting: {reason: 'CrashLoopBackOff'}}}]}});
+    const crash = (p: Pod): Pod => ({
+      ...p,
+      status: {...p.status, containerStatuses: [{name: 'main', ready: false, restartCount: 7, state: {waiting: {reason: 'CrashLoopBackOff'}}}]},
+    });
     const state = rolloutState(nodes, ds, base, (n, i) =>
       i === 0 ? [crash(newPod('new-0', n.metadata.name, ds, {hash: 'h2', ready: false}))] : [newPod(`old-${i}`, n.metadata.name, ds, {hash: 'h1'})],
     );
@@ -157,7 +189,10 @@ describe('planRollout', () => {
 
   test('reports nodes kept from the daemon by a NoSchedule taint the template does not tolerate', () => {
     const nodes = [newNode('a'), withTaints(newNode('b'), {key: 'dedicated', value: 'gpu', effect: 'NoSchedule'})];
-    const plan = planRollout(rolloutState(nodes, ds, base, (n) => (n.metadata.name === 'a' ? [newPod('new-a', 'a', ds, {hash: 'h2'})] : [])), {now: NOW});
+    const plan = planRollout(
+      rolloutState(nodes, ds, base, (n) => (n.metadata.name === 'a' ? [newPod('new-a', 'a', ds, {hash: 'h2'})] : [])),
+      {now: NOW},
+    );
     expect(plan.blockers).toEqual([]);
     expect(plan.warnings.map((b) => [b.kind, b.nodes])).toEqual([['untolerated-taint', ['b']]]);
     expect(plan.nodes[1]).toMatchObject({state: 'not-eligible', shouldRun: false, shouldContinueRunning: true});
@@ -166,11 +201,15 @@ describe('planRollout', () => {
 
   test('warns that the rolling update removes an old pod from a NoSchedule-tainted node and nothing replaces it', () => {
     const nodes = [newNode('a'), withTaints(newNode('b'), {key: 'dedicated', value: 'gpu', effect: 'NoSchedule'})];
-    const plan = planRollout(rolloutState(nodes, ds, base, (n) => [newPod(`old-${n.metadata.name}`, n.metadata.name, ds, {hash: 'h1'})]), {now: NOW});
+    const plan = planRollout(
+      rolloutState(nodes, ds, base, (n) => [newPod(`old-${n.metadata.name}`, n.metadata.name, ds, {hash: 'h1'})]),
+      {now: NOW},
+    );
     expect(plan.warnings).toEqual([
       {
         kind: 'node-loses-daemon',
-        message: 'b loses its daemon pod: the rolling update deletes the old pod (old-b, wave 3) and the taint dedicated=gpu:NoSchedule keeps a new one from being created',
+        message:
+          'b loses its daemon pod: the rolling update deletes the old pod (old-b, wave 3) and the taint dedicated=gpu:NoSchedule keeps a new one from being created',
         nodes: ['b'],
       },
     ]);
@@ -180,10 +219,16 @@ describe('planRollout', () => {
 
   test('hostPort with maxSurge never converges: the surge pod cannot start next to the old one', () => {
     const surgeBase = newDaemonSet('agent', {maxUnavailable: 0, maxSurge: 1});
-    const template = {...surgeBase.spec.template, spec: {...surgeBase.spec.template.spec, containers: [{name: 'main', image: 'agent:2', ports: [{containerPort: 9100, hostPort: 9100}]}]}};
+    const template = {
+      ...surgeBase.spec.template,
+      spec: {...surgeBase.spec.template.spec, containers: [{name: 'main', image: 'agent:2', ports: [{containerPort: 9100, hostPort: 9100}]}]},
+    };
     const surgeDs = {...surgeBase, spec: {...surgeBase.spec, template}};
     const nodes = newNodes(2);
-    const plan = planRollout(rolloutState(nodes, surgeDs, surgeBase, (n, i) => [newPod(`old-${i}`, n.metadata.name, surgeDs, {hash: 'h1'})]), {now: NOW});
+    const plan = planRollout(
+      rolloutState(nodes, surgeDs, surgeBase, (n, i) => [newPod(`old-${i}`, n.metadata.name, surgeDs, {hash: 'h1'})]),
+      {now: NOW},
+    );
     expect(plan.waves).toHaveLength(1);
     expect(plan.converges).toBe(false);
     expect(plan.blockers[0]).toMatchObject({kind: 'host-port-surge', nodes: ['node-0']});
@@ -212,7 +257,10 @@ describe('planRollout', () => {
     const onDeleteBase = newDaemonSet('x', {type: 'OnDelete'});
     const onDelete = withImage(onDeleteBase, 'x:2');
     const nodes = newNodes(2);
-    const plan = planRollout(rolloutState(nodes, onDelete, onDeleteBase, (n, i) => [newPod(`old-${i}`, n.metadata.name, onDelete, {hash: 'h1'})]), {now: NOW});
+    const plan = planRollout(
+      rolloutState(nodes, onDelete, onDeleteBase, (n, i) => [newPod(`old-${i}`, n.metadata.name, onDelete, {hash: 'h1'})]),
+      {now: NOW},
+    );
     expect(plan.strategy).toEqual({type: 'OnDelete', maxUnavailable: 0, maxSurge: 0});
     expect(plan.waves).toEqual([]);
     expect(plan.blockers.map((b) => b.kind)).toEqual(['on-delete']);
@@ -230,8 +278,15 @@ describe('planRollout', () => {
   test('a 300-node rollout with maxUnavailable 100% is capped at 250 deletions per sync', () => {
     const wide = withImage(newDaemonSet('w', {maxUnavailable: '100%'}), 'w:2');
     const nodes = newNodes(300);
-    const plan = planRollout(rolloutState(nodes, wide, newDaemonSet('w'), (n, i) => [newPod(`old-${i}`, n.metadata.name, wide, {hash: 'h1'})]), {now: NOW});
-    expect(plan.waves.map((w) => [w.create.length, w.delete.length])).toEqual([[0, 250], [250, 50], [50, 0]]);
+    const plan = planRollout(
+      rolloutState(nodes, wide, newDaemonSet('w'), (n, i) => [newPod(`old-${i}`, n.metadata.name, wide, {hash: 'h1'})]),
+      {now: NOW},
+    );
+    expect(plan.waves.map((w) => [w.create.length, w.delete.length])).toEqual([
+      [0, 250],
+      [250, 50],
+      [50, 0],
+    ]);
   });
 });
 
@@ -254,12 +309,21 @@ describe('pods that are merely starting', () => {
   });
 
   test.each([
-    {name: 'crash-looping', status: {phase: 'Running', conditions: [{type: 'Ready', status: 'False'}], containerStatuses: [{name: 'main', ready: false, restartCount: 3, state: {waiting: {reason: 'CrashLoopBackOff'}}}]}},
+    {
+      name: 'crash-looping',
+      status: {
+        phase: 'Running',
+        conditions: [{type: 'Ready', status: 'False'}],
+        containerStatuses: [{name: 'main', ready: false, restartCount: 3, state: {waiting: {reason: 'CrashLoopBackOff'}}}],
+      },
+    },
     {name: 'unschedulable', status: {phase: 'Pending', conditions: [{type: 'PodScheduled', status: 'False', reason: 'Unschedulable'}]}},
   ])('a $name new pod stays not ready and blocks', ({name, status}) => {
     const nodes = newNodes(3);
     const state = rolloutState(nodes, ds, base, (n, i) =>
-      i === 0 ? [{...newPod('new-0', n.metadata.name, ds, {hash: 'h2', ready: false, created: fresh}), status}] : [newPod(`old-${i}`, n.metadata.name, ds, {hash: 'h1'})],
+      i === 0
+        ? [{...newPod('new-0', n.metadata.name, ds, {hash: 'h2', ready: false, created: fresh}), status}]
+        : [newPod(`old-${i}`, n.metadata.name, ds, {hash: 'h1'})],
     );
     const plan = planRollout(state, {now: NOW});
     expect(plan.converges).toBe(false);

@@ -14,7 +14,11 @@ function pod(name: string, created: string | undefined, options: {bound?: boolea
 describe('comparePodsByCreationTimestampAndPhase', () => {
   const rows: {name: string; pods: Pod[]; want: string[]}[] = [
     {name: 'older first', pods: [pod('b', '2026-01-01T00:00:02Z'), pod('a', '2026-01-01T00:00:01Z')], want: ['a', 'b']},
-    {name: 'bound before unbound, even if younger', pods: [pod('old-unbound', '2025-01-01T00:00:00Z', {bound: false}), pod('young-bound', '2026-01-01T00:00:00Z')], want: ['young-bound', 'old-unbound']},
+    {
+      name: 'bound before unbound, even if younger',
+      pods: [pod('old-unbound', '2025-01-01T00:00:00Z', {bound: false}), pod('young-bound', '2026-01-01T00:00:00Z')],
+      want: ['young-bound', 'old-unbound'],
+    },
     {name: 'equal times by name', pods: [pod('pod-b', '2026-01-01T00:00:00Z'), pod('pod-a', '2026-01-01T00:00:00Z')], want: ['pod-a', 'pod-b']},
     {name: 'names in byte order (digits before letters)', pods: [pod('p-a', '2026-01-01T00:00:00Z'), pod('p-9', '2026-01-01T00:00:00Z')], want: ['p-9', 'p-a']},
     {name: 'missing timestamp is the oldest', pods: [pod('dated', '1970-01-01T00:00:00Z'), pod('undated', undefined)], want: ['undated', 'dated']},
@@ -29,7 +33,12 @@ describe('comparePodsByCreationTimestampAndPhase', () => {
   ];
   test.each(rows)('$name', ({pods, want}) => {
     expect([...pods].sort(comparePodsByCreationTimestampAndPhase).map((p) => p.metadata.name)).toEqual(want);
-    expect([...pods].reverse().sort(comparePodsByCreationTimestampAndPhase).map((p) => p.metadata.name)).toEqual(want);
+    expect(
+      [...pods]
+        .reverse()
+        .sort(comparePodsByCreationTimestampAndPhase)
+        .map((p) => p.metadata.name),
+    ).toEqual(want);
   });
 
   test('a pod compares equal to itself', () => {
@@ -39,7 +48,10 @@ describe('comparePodsByCreationTimestampAndPhase', () => {
 
   test('sorts 50,000 pods quickly', () => {
     const pods: Pod[] = Array.from({length: 50_000}, (_, i) => ({
-      metadata: {name: `pod-${String((i * 7919) % 50_000).padStart(5, '0')}`, creationTimestamp: `2026-01-01T${String(i % 24).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}:00Z`},
+      metadata: {
+        name: `pod-${String((i * 7919) % 50_000).padStart(5, '0')}`,
+        creationTimestamp: `2026-01-01T${String(i % 24).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}:00Z`,
+      },
       spec: {containers: [], ...(i % 5 !== 0 ? {nodeName: 'node-0'} : {})},
     }));
     const start = performance.now();

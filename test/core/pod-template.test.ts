@@ -35,7 +35,13 @@ describe('createPodTemplate', () => {
   const empty: PodTemplateSpec = {spec: {containers: []}};
   const rows: {name: string; template: PodTemplateSpec; generation: number | undefined; hash: string; labels: Record<string, string>}[] = [
     {name: 'generation 1, no hash', template: empty, generation: 1, hash: '', labels: {'pod-template-generation': '1'}},
-    {name: 'generation 2 and hash', template: empty, generation: 2, hash: '3242341807', labels: {'pod-template-generation': '2', 'controller-revision-hash': '3242341807'}},
+    {
+      name: 'generation 2 and hash',
+      template: empty,
+      generation: 2,
+      hash: '3242341807',
+      labels: {'pod-template-generation': '2', 'controller-revision-hash': '3242341807'},
+    },
     {name: 'unknown generation', template: empty, generation: undefined, hash: 'abc', labels: {'controller-revision-hash': 'abc'}},
     {
       name: 'template labels kept, stale hash label overwritten',

@@ -45,7 +45,8 @@ function deepFreeze<T>(value: T): T {
 /** An independent FNV-32a + SafeEncodeString over TextEncoder bytes, to check computeTemplateHash against. */
 function referenceHash(text: string, collisionCount?: number): string {
   const bytes = [...new TextEncoder().encode(text)];
-  if (collisionCount !== undefined) bytes.push(collisionCount & 255, (collisionCount >>> 8) & 255, (collisionCount >>> 16) & 255, collisionCount >>> 24, 0, 0, 0, 0);
+  if (collisionCount !== undefined)
+    bytes.push(collisionCount & 255, (collisionCount >>> 8) & 255, (collisionCount >>> 16) & 255, collisionCount >>> 24, 0, 0, 0, 0);
   let h = 0x811c9dc5;
   for (const b of bytes) h = Math.imul(h ^ b, 0x01000193) >>> 0;
   const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
@@ -341,7 +342,10 @@ describe('constructHistory', () => {
       ds: DS,
       revisions: [],
       unclaimed: [newRevision(DS, hashA, 9, TEMPLATE_B)],
-      expected: {update: {name: `foo-${computeTemplateHash(TEMPLATE_A, 1)}`, hash: computeTemplateHash(TEMPLATE_A, 1), revision: 1, exists: false}, collision: true},
+      expected: {
+        update: {name: `foo-${computeTemplateHash(TEMPLATE_A, 1)}`, hash: computeTemplateHash(TEMPLATE_A, 1), revision: 1, exists: false},
+        collision: true,
+      },
       old: [],
     },
     {
@@ -417,8 +421,20 @@ describe('cleanupHistory', () => {
 
   const rows: {name: string; ds: DaemonSet; old: ControllerRevision[]; pods: Pod[]; deleted: string[]}[] = [
     {name: 'not more than the limit: keep all', ds: limited(3), old: olds(['a', 1], ['b', 2], ['c', 3]), pods: [], deleted: []},
-    {name: 'two over the limit: delete the two oldest', ds: limited(2), old: olds(['d', 4], ['a', 1], ['c', 3], ['b', 2]), pods: [], deleted: ['foo-a', 'foo-b']},
-    {name: 'a live oldest revision is skipped', ds: limited(2), old: olds(['a', 1], ['b', 2], ['c', 3], ['d', 4]), pods: [live('a')], deleted: ['foo-b', 'foo-c']},
+    {
+      name: 'two over the limit: delete the two oldest',
+      ds: limited(2),
+      old: olds(['d', 4], ['a', 1], ['c', 3], ['b', 2]),
+      pods: [],
+      deleted: ['foo-a', 'foo-b'],
+    },
+    {
+      name: 'a live oldest revision is skipped',
+      ds: limited(2),
+      old: olds(['a', 1], ['b', 2], ['c', 3], ['d', 4]),
+      pods: [live('a')],
+      deleted: ['foo-b', 'foo-c'],
+    },
     {name: 'terminating pods keep their revision', ds: limited(1), old: olds(['a', 1], ['b', 2]), pods: [live('a', {deleting: T0})], deleted: ['foo-b']},
     {
       name: 'terminal and deleted pods keep their revision',
@@ -458,7 +474,12 @@ describe('currentRevisionOf', () => {
     },
     {name: 'tie: the higher revision', update: 'ccc', pods: [pod('a', 'bbb'), pod('b', 'aaa')], current: {revision: 2, hash: 'bbb', name: 'foo-bbb'}},
     {name: 'tie in the other pod order', update: 'ccc', pods: [pod('b', 'aaa'), pod('a', 'bbb')], current: {revision: 2, hash: 'bbb', name: 'foo-bbb'}},
-    {name: 'pods of unknown or missing hashes are not counted', update: 'bbb', pods: [pod('a', 'gone'), pod('b', undefined)], current: {revision: 2, hash: 'bbb', name: 'foo-bbb'}},
+    {
+      name: 'pods of unknown or missing hashes are not counted',
+      update: 'bbb',
+      pods: [pod('a', 'gone'), pod('b', undefined)],
+      current: {revision: 2, hash: 'bbb', name: 'foo-bbb'},
+    },
     {name: 'update revision not created yet: max + 1, no name', update: 'new', pods: [pod('a', 'new')], current: {revision: 4, hash: 'new'}},
   ];
   test.each(rows)('$name', ({update, pods, current}) => {
@@ -469,7 +490,11 @@ describe('currentRevisionOf', () => {
 describe('templateOfRevision', () => {
   const rows: {name: string; revision: ControllerRevision; template: PodTemplateSpec | undefined}[] = [
     {name: 'builder revision', revision: newRevision(DS, 'a', 1, TEMPLATE_B), template: TEMPLATE_B},
-    {name: 'Go-shaped data: $patch and creationTimestamp null removed', revision: {...newRevision(DS, 'a', 1), data: JSON.parse(canonicalJson(revisionData(TEMPLATE_A)))}, template: TEMPLATE_A},
+    {
+      name: 'Go-shaped data: $patch and creationTimestamp null removed',
+      revision: {...newRevision(DS, 'a', 1), data: JSON.parse(canonicalJson(revisionData(TEMPLATE_A)))},
+      template: TEMPLATE_A,
+    },
     {name: 'not a template patch', revision: {...newRevision(DS, 'a', 1), data: {spec: {replicas: 1}}}, template: undefined},
     {name: 'no data', revision: {...newRevision(DS, 'a', 1), data: undefined}, template: undefined},
   ];

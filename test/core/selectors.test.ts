@@ -1,6 +1,13 @@
 import {describe, expect, test} from 'vitest';
 import {SelectorError} from '../../src/core/selectors.js';
-import {formatLabelSelector, isEmptyLabelSelector, isValidLabelKey, isValidLabelValue, labelSelectorMatches, parseLabelSelector} from '../../src/core/selectors.js';
+import {
+  formatLabelSelector,
+  isEmptyLabelSelector,
+  isValidLabelKey,
+  isValidLabelValue,
+  labelSelectorMatches,
+  parseLabelSelector,
+} from '../../src/core/selectors.js';
 import type {LabelSelector} from '../../src/core/types.js';
 
 describe('labelSelectorMatches', () => {
@@ -125,7 +132,29 @@ describe('parseLabelSelector', () => {
     expect(parseLabelSelector(text)).toEqual(want);
   });
 
-  const garbage = ['a=b,', ',a', 'a in x', 'a in ()', 'a in (x', 'a in (x y)', 'a b', 'a=b=c', '!', '!a=b', '=b', 'a>1', 'a<1', 'a b c', 'in (x)', 'a in (x) b', 'a b=c', 'bad key=1', 'a=b c', 'a=-x-', '(a)'];
+  const garbage = [
+    'a=b,',
+    ',a',
+    'a in x',
+    'a in ()',
+    'a in (x',
+    'a in (x y)',
+    'a b',
+    'a=b=c',
+    '!',
+    '!a=b',
+    '=b',
+    'a>1',
+    'a<1',
+    'a b c',
+    'in (x)',
+    'a in (x) b',
+    'a b=c',
+    'bad key=1',
+    'a=b c',
+    'a=-x-',
+    '(a)',
+  ];
   test.each(garbage.map((text) => ({name: JSON.stringify(text), text})))('rejects $name', ({text}) => {
     expect(() => parseLabelSelector(text)).toThrow(SelectorError);
   });

@@ -62,7 +62,10 @@ describe.each(strategies)('manage with $name', ({ds: makeDs}) => {
 
   test('does not touch a pod on a node that gained a NoSchedule taint', () => {
     const ds = makeDs();
-    const nodes = [withTaints(newNode('n1'), {key: 'dedicated', value: 'gpu', effect: 'NoSchedule'}), withTaints(newNode('n2'), {key: 'dedicated', effect: 'NoSchedule'})];
+    const nodes = [
+      withTaints(newNode('n1'), {key: 'dedicated', value: 'gpu', effect: 'NoSchedule'}),
+      withTaints(newNode('n2'), {key: 'dedicated', effect: 'NoSchedule'}),
+    ];
     const r = syncDaemonSet(state(ds, nodes, [newPod('p1', 'n1', ds, {hash: 'h1'})]), {now: NOW});
     expect(r.manage).toEqual({create: [], delete: []});
     expect(r.status).toMatchObject({desiredNumberScheduled: 0, numberMisscheduled: 1});
@@ -73,7 +76,10 @@ describe.each(strategies)('manage with $name', ({ds: makeDs}) => {
     const nodes = [withTaints(newNode('n1'), {key: 'dedicated', effect: 'NoExecute'})];
     const pods = [newPod('p1', 'n1', ds, {hash: 'h1'}), newPod('p2', 'n1', ds, {hash: 'h1', phase: 'Failed', ready: false})];
     const r = syncDaemonSet(state(ds, nodes, pods), {now: NOW});
-    expect(r.manage.delete.map((d) => [d.pod, d.reason])).toEqual([['p1', 'not-eligible'], ['p2', 'not-eligible']]);
+    expect(r.manage.delete.map((d) => [d.pod, d.reason])).toEqual([
+      ['p1', 'not-eligible'],
+      ['p2', 'not-eligible'],
+    ]);
   });
 
   test('launches a pod on a node that tolerates the taint', () => {
@@ -99,7 +105,10 @@ describe.each(strategies)('manage with $name', ({ds: makeDs}) => {
   });
 
   test('launches on unschedulable (cordoned) nodes: only the taint would count, and it is tolerated by default', () => {
-    const cordoned = {...withTaints(newNode('n1'), {key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule'}), spec: {unschedulable: true, taints: [{key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule'}]}};
+    const cordoned = {
+      ...withTaints(newNode('n1'), {key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule'}),
+      spec: {unschedulable: true, taints: [{key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule'}]},
+    };
     expect(syncDaemonSet(state(makeDs(), [cordoned]), {now: NOW}).manage.create).toEqual([{node: 'n1'}]);
   });
 
@@ -115,7 +124,14 @@ describe.each(strategies)('manage with $name', ({ds: makeDs}) => {
     const ds = makeDs();
     const other = {...ds, metadata: {...ds.metadata, uid: 'other-uid', name: 'other'}};
     const pods = [newPod('foreign', 'n1', ds, {hash: 'h1', owner: other}), newPod('orphan', 'n2', ds, {hash: 'h1', owner: null})];
-    const r = syncDaemonSet(state(ds, newNodes(3, 'n').map((n, i) => newNode(`n${i}`)), pods), {now: NOW});
+    const r = syncDaemonSet(
+      state(
+        ds,
+        newNodes(3, 'n').map((n, i) => newNode(`n${i}`)),
+        pods,
+      ),
+      {now: NOW},
+    );
     expect(r.input!.adopt.map((p) => p.metadata.name)).toEqual(['orphan']);
     expect(r.manage.create.map((c) => c.node)).toEqual(['n0', 'n1']);
   });
@@ -181,13 +197,33 @@ describe('surge pruning in manage', () => {
   const run = (pods: Pod[], now = NOW) => syncDaemonSet(state(ds, [newNode('n1')], pods, revisions), {now}).manage.delete.map((d) => [d.pod, d.reason]);
 
   test.each([
-    {name: 'deletes an unready old pod next to a new one', pods: [newPod('old', 'n1', ds, {hash: 'h1', ready: false}), newPod('new', 'n1', ds, {hash: 'h2', ready: false, created: '2026-11-21T11:30:00Z'})], expected: [['old', 'old-unready']]},
-    {name: 'keeps a ready old pod while the new one is not ready', pods: [newPod('old', 'n1', ds, {hash: 'h1'}), newPod('new', 'n1', ds, {hash: 'h2', ready: false, created: '2026-11-21T11:30:00Z'})], expected: []},
-    {name: 'keeps a ready old pod while minReadySeconds has not passed', pods: [newPod('old', 'n1', ds, {hash: 'h1'}), newPod('new', 'n1', ds, {hash: 'h2', readySince: '2026-11-21T11:59:55Z', created: '2026-11-21T11:30:00Z'})], expected: []},
-    {name: 'deletes the old pod once the new one is available', pods: [newPod('old', 'n1', ds, {hash: 'h1'}), newPod('new', 'n1', ds, {hash: 'h2', readySince: '2026-11-21T11:59:50Z', created: '2026-11-21T11:30:00Z'})], expected: [['old', 'replaced']]},
+    {
+      name: 'deletes an unready old pod next to a new one',
+      pods: [newPod('old', 'n1', ds, {hash: 'h1', ready: false}), newPod('new', 'n1', ds, {hash: 'h2', ready: false, created: '2026-11-21T11:30:00Z'})],
+      expected: [['old', 'old-unready']],
+    },
+    {
+      name: 'keeps a ready old pod while the new one is not ready',
+      pods: [newPod('old', 'n1', ds, {hash: 'h1'}), newPod('new', 'n1', ds, {hash: 'h2', ready: false, created: '2026-11-21T11:30:00Z'})],
+      expected: [],
+    },
+    {
+      name: 'keeps a ready old pod while minReadySeconds has not passed',
+      pods: [newPod('old', 'n1', ds, {hash: 'h1'}), newPod('new', 'n1', ds, {hash: 'h2', readySince: '2026-11-21T11:59:55Z', created: '2026-11-21T11:30:00Z'})],
+      expected: [],
+    },
+    {
+      name: 'deletes the old pod once the new one is available',
+      pods: [newPod('old', 'n1', ds, {hash: 'h1'}), newPod('new', 'n1', ds, {hash: 'h2', readySince: '2026-11-21T11:59:50Z', created: '2026-11-21T11:30:00Z'})],
+      expected: [['old', 'replaced']],
+    },
     {
       name: 'deletes a third pod and a second new pod',
-      pods: [newPod('old', 'n1', ds, {hash: 'h1'}), newPod('new', 'n1', ds, {hash: 'h2', ready: false, created: '2026-11-21T11:30:00Z'}), newPod('new2', 'n1', ds, {hash: 'h2', created: '2026-11-21T11:40:00Z'})],
+      pods: [
+        newPod('old', 'n1', ds, {hash: 'h1'}),
+        newPod('new', 'n1', ds, {hash: 'h2', ready: false, created: '2026-11-21T11:30:00Z'}),
+        newPod('new2', 'n1', ds, {hash: 'h2', created: '2026-11-21T11:40:00Z'}),
+      ],
       expected: [['new2', 'surge-extra']],
     },
   ])('$name', ({pods, expected}) => {
@@ -219,7 +255,16 @@ describe('rolling update, maxSurge 0', () => {
       cluster.markPodsReady(now);
     }
     // delete 2, create 2, delete 2, create 2, delete 1, create 1, then done.
-    expect(steps).toEqual([[0, 2], [2, 0], [0, 2], [2, 0], [0, 1], [1, 0], [0, 0], [0, 0]]);
+    expect(steps).toEqual([
+      [0, 2],
+      [2, 0],
+      [0, 2],
+      [2, 0],
+      [0, 1],
+      [1, 0],
+      [0, 0],
+      [0, 0],
+    ]);
   });
 
   test('deletes every unavailable old pod whatever the budget (TestDaemonSetUpdatesAllOldPodsNotReady)', () => {
@@ -295,7 +340,16 @@ describe('rolling update, maxSurge > 0', () => {
       now += 1000;
       cluster.markPodsReady(now);
     }
-    expect(steps).toEqual([[2, 0], [0, 0], [2, 2], [0, 0], [1, 2], [0, 0], [0, 1], [0, 0]]);
+    expect(steps).toEqual([
+      [2, 0],
+      [0, 0],
+      [2, 2],
+      [0, 0],
+      [1, 2],
+      [0, 0],
+      [0, 1],
+      [0, 0],
+    ]);
   });
 
   test('gives every unavailable old pod a replacement beyond the budget (TestDaemonSetUpdatesAllOldPodsNotReadyMaxSurge)', () => {
@@ -314,7 +368,10 @@ describe('rolling update, maxSurge > 0', () => {
     // The node selector change makes b1 and b2 not eligible: manage deletes their pods (not-eligible), so
     // rollingUpdate never sees them; the eligible node surges.
     const r = syncDaemonSet(state(ds, nodes, pods, revs), {now: NOW});
-    expect(r.manage.delete.map((d) => [d.pod, d.reason])).toEqual([['old-1', 'not-eligible'], ['old-2', 'not-eligible']]);
+    expect(r.manage.delete.map((d) => [d.pod, d.reason])).toEqual([
+      ['old-1', 'not-eligible'],
+      ['old-2', 'not-eligible'],
+    ]);
     expect(r.rollingUpdate.create).toEqual([{node: 'a1'}]);
   });
 

@@ -62,12 +62,16 @@ describe('validateDaemonSet', () => {
     {
       name: 'empty selector',
       ds: withSpec(DS, {selector: {}}),
-      errors: ['spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for daemonset'],
+      errors: [
+        'spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for daemonset',
+      ],
     },
     {
       name: 'empty selector with empty matchLabels',
       ds: withSpec(DS, {selector: {matchLabels: {}}}),
-      errors: ['spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for daemonset'],
+      errors: [
+        'spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for daemonset',
+      ],
     },
     {
       name: 'expression selector matching the labels is valid',
@@ -122,7 +126,13 @@ describe('validateDaemonSet', () => {
     },
     {
       name: 'duplicate container names, also across init containers',
-      ds: withPodSpec(DS, {containers: [{name: 'a', image: 'x'}, {name: 'a', image: 'y'}], initContainers: [{name: 'a', image: 'z'}]}),
+      ds: withPodSpec(DS, {
+        containers: [
+          {name: 'a', image: 'x'},
+          {name: 'a', image: 'y'},
+        ],
+        initContainers: [{name: 'a', image: 'z'}],
+      }),
       errors: ['spec.template.spec.containers[1].name: Duplicate value: "a"', 'spec.template.spec.initContainers[0].name: Duplicate value: "a"'],
     },
     {
@@ -153,7 +163,11 @@ describe('validateDaemonSet', () => {
       ds: withPodSpec(DS, {activeDeadlineSeconds: 30}),
       errors: ['spec.template.spec.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds in DaemonSet is not Supported'],
     },
-    {name: 'negative minReadySeconds', ds: withSpec(DS, {minReadySeconds: -1}), errors: ['spec.minReadySeconds: Invalid value: -1: must be greater than or equal to 0']},
+    {
+      name: 'negative minReadySeconds',
+      ds: withSpec(DS, {minReadySeconds: -1}),
+      errors: ['spec.minReadySeconds: Invalid value: -1: must be greater than or equal to 0'],
+    },
     {
       name: 'negative revisionHistoryLimit',
       ds: withSpec(DS, {revisionHistoryLimit: -2}),
@@ -247,7 +261,9 @@ describe('validateDaemonSetUpdate', () => {
       name: 'selector changed',
       old: DS,
       next: renamedSelector,
-      errors: ['spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"name":"bar"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable'],
+      errors: [
+        'spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"name":"bar"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable',
+      ],
     },
     {
       name: 'selector expression added',
@@ -291,7 +307,8 @@ describe('formatInvalid', () => {
       kind: 'DaemonSet.apps',
       objectName: 'x',
       errors: [mismatch],
-      message: 'DaemonSet.apps "x" is invalid: spec.template.metadata.labels: Invalid value: map[string]string{"app":"other"}: `selector` does not match template `labels`',
+      message:
+        'DaemonSet.apps "x" is invalid: spec.template.metadata.labels: Invalid value: map[string]string{"app":"other"}: `selector` does not match template `labels`',
     },
     {
       name: 'several causes in brackets',
@@ -308,7 +325,13 @@ describe('formatInvalid', () => {
       errors: [required, required],
       message: 'DaemonSet.apps "x" is invalid: spec.template.spec.containers: Required value',
     },
-    {name: 'core kind without group', kind: 'Pod', objectName: 'p', errors: [required], message: 'Pod "p" is invalid: spec.template.spec.containers: Required value'},
+    {
+      name: 'core kind without group',
+      kind: 'Pod',
+      objectName: 'p',
+      errors: [required],
+      message: 'Pod "p" is invalid: spec.template.spec.containers: Required value',
+    },
   ];
   test.each(rows)('$name', ({kind, objectName, errors, message}) => {
     expect(formatInvalid(kind, objectName, errors)).toBe(message);

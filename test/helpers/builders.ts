@@ -1,21 +1,16 @@
 // Test builders in the style of upstream's daemon_controller_test.go helpers (newNode, newDaemonSet, newPod).
 // Every builder returns a fresh plain object; callers spread to vary it.
-import type {
-  ControllerRevision,
-  DaemonSet,
-  Node,
-  Pod,
-  PodCondition,
-  Taint,
-  Toleration,
-} from '../../src/core/types.js';
+import type {ControllerRevision, DaemonSet, Node, Pod, PodCondition, Taint, Toleration} from '../../src/core/types.js';
 
 export const NOW = Date.parse('2026-11-21T12:00:00Z');
 export const T0 = '2026-11-21T11:00:00Z';
 
 export const DS_UID = 'ds-uid-0001';
 
-export function newDaemonSet(name = 'foo', overrides: {maxUnavailable?: number | string; maxSurge?: number | string; type?: string; minReadySeconds?: number} = {}): DaemonSet {
+export function newDaemonSet(
+  name = 'foo',
+  overrides: {maxUnavailable?: number | string; maxSurge?: number | string; type?: string; minReadySeconds?: number} = {},
+): DaemonSet {
   const type = overrides.type ?? 'RollingUpdate';
   return {
     apiVersion: 'apps/v1',
@@ -28,9 +23,7 @@ export function newDaemonSet(name = 'foo', overrides: {maxUnavailable?: number |
         spec: {containers: [{name: 'main', image: 'foo/bar:1'}]},
       },
       updateStrategy:
-        type === 'RollingUpdate'
-          ? {type, rollingUpdate: {maxUnavailable: overrides.maxUnavailable ?? 1, maxSurge: overrides.maxSurge ?? 0}}
-          : {type},
+        type === 'RollingUpdate' ? {type, rollingUpdate: {maxUnavailable: overrides.maxUnavailable ?? 1, maxSurge: overrides.maxSurge ?? 0}} : {type},
       minReadySeconds: overrides.minReadySeconds ?? 0,
       revisionHistoryLimit: 10,
     },
@@ -87,7 +80,11 @@ export function newPod(name: string, nodeName: string, ds: DaemonSet, options: P
       ...(options.deleting ? {deletionTimestamp: options.deleting} : {}),
       labels,
       ...(owner
-        ? {ownerReferences: [{apiVersion: 'apps/v1', kind: 'DaemonSet', name: owner.metadata.name, uid: owner.metadata.uid ?? '', controller: true, blockOwnerDeletion: true}]}
+        ? {
+            ownerReferences: [
+              {apiVersion: 'apps/v1', kind: 'DaemonSet', name: owner.metadata.name, uid: owner.metadata.uid ?? '', controller: true, blockOwnerDeletion: true},
+            ],
+          }
         : {}),
     },
     spec: {
@@ -115,7 +112,10 @@ export function withTaints(node: Node, ...taints: Taint[]): Node {
 export function withTolerations(ds: DaemonSet, ...tolerations: Toleration[]): DaemonSet {
   return {
     ...ds,
-    spec: {...ds.spec, template: {...ds.spec.template, spec: {...ds.spec.template.spec, tolerations: [...(ds.spec.template.spec.tolerations ?? []), ...tolerations]}}},
+    spec: {
+      ...ds.spec,
+      template: {...ds.spec.template, spec: {...ds.spec.template.spec, tolerations: [...(ds.spec.template.spec.tolerations ?? []), ...tolerations]}},
+    },
   };
 }
 
@@ -129,7 +129,9 @@ export function newRevision(ds: DaemonSet, hash: string, revision: number, templ
       namespace: ds.metadata.namespace,
       uid: `cr-uid-${hash}`,
       labels: {...(template.metadata?.labels ?? {}), 'controller-revision-hash': hash},
-      ownerReferences: [{apiVersion: 'apps/v1', kind: 'DaemonSet', name: ds.metadata.name, uid: ds.metadata.uid ?? '', controller: true, blockOwnerDeletion: true}],
+      ownerReferences: [
+        {apiVersion: 'apps/v1', kind: 'DaemonSet', name: ds.metadata.name, uid: ds.metadata.uid ?? '', controller: true, blockOwnerDeletion: true},
+      ],
       creationTimestamp: T0,
     },
     data: {spec: {template: {...template, $patch: 'replace'}}},

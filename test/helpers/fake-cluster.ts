@@ -19,7 +19,12 @@ export class FakeCluster {
       const pod = newDaemonPod(this.state.daemonSet, c.node, result.input!.history.update.hash);
       return {
         ...pod,
-        metadata: {...pod.metadata, name: `${this.state.daemonSet.metadata.name}-new-${++this.counter}`, uid: `uid-new-${this.counter}`, creationTimestamp: new Date(now).toISOString()},
+        metadata: {
+          ...pod.metadata,
+          name: `${this.state.daemonSet.metadata.name}-new-${++this.counter}`,
+          uid: `uid-new-${this.counter}`,
+          creationTimestamp: new Date(now).toISOString(),
+        },
         spec: {...pod.spec, nodeName: c.node},
         status: {phase: 'Pending'},
       } satisfies Pod;

@@ -7,13 +7,25 @@ import {samplePlan} from './sample-plan.js';
 
 // The contract's key order (plan-contract.md), level by level.
 const TOP = ['kind', 'daemonSet', 'strategy', 'revisions', 'status', 'nodes', 'nextSync', 'waves', 'complete'];
-const STATUS = ['desiredNumberScheduled', 'currentNumberScheduled', 'numberMisscheduled', 'numberReady', 'updatedNumberScheduled', 'numberAvailable', 'numberUnavailable'];
+const STATUS = [
+  'desiredNumberScheduled',
+  'currentNumberScheduled',
+  'numberMisscheduled',
+  'numberReady',
+  'updatedNumberScheduled',
+  'numberAvailable',
+  'numberUnavailable',
+];
 
 /** The same plan with every object's keys reversed: the renderer must not depend on the input's order. */
 function scrambled(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(scrambled);
   if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, scrambled(v)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .reverse()
+      .map(([k, v]) => [k, scrambled(v)]),
+  );
 }
 
 describe('renderPlanJson', () => {

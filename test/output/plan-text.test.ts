@@ -52,8 +52,16 @@ describe('renderPlanText', () => {
     test.each([
       {name: 'complete', plan: samplePlan({complete: true, waves: []}), expected: /, rollout complete$/},
       {name: 'stuck', plan: samplePlan({converges: false}), expected: /, rollout stuck$/},
-      {name: 'OnDelete with old pods', plan: samplePlan({strategy: {type: 'OnDelete', maxUnavailable: 0, maxSurge: 0}, converges: false}), expected: /OnDelete, .*waiting for old pods to be deleted \(OnDelete\)$/},
-      {name: 'OnDelete converging by itself', plan: samplePlan({strategy: {type: 'OnDelete', maxUnavailable: 0, maxSurge: 0}}), expected: /OnDelete, .*rollout in progress$/},
+      {
+        name: 'OnDelete with old pods',
+        plan: samplePlan({strategy: {type: 'OnDelete', maxUnavailable: 0, maxSurge: 0}, converges: false}),
+        expected: /OnDelete, .*waiting for old pods to be deleted \(OnDelete\)$/,
+      },
+      {
+        name: 'OnDelete converging by itself',
+        plan: samplePlan({strategy: {type: 'OnDelete', maxUnavailable: 0, maxSurge: 0}}),
+        expected: /OnDelete, .*rollout in progress$/,
+      },
       {
         name: 'an update revision not yet created',
         plan: samplePlan({revisions: {current: {revision: 3, hash: 'old1'}, update: {revision: 4, hash: 'stand-in', exists: false}}}),
@@ -83,7 +91,9 @@ describe('renderPlanText', () => {
     });
 
     test('explains the both-zero fallback', () => {
-      expect(budget(samplePlan(), {maxUnavailable: 0, maxSurge: 0})).toBe('Budgets: maxUnavailable 1 (both budgets are 0; the controller uses 1), in use 1; maxSurge 0');
+      expect(budget(samplePlan(), {maxUnavailable: 0, maxSurge: 0})).toBe(
+        'Budgets: maxUnavailable 1 (both budgets are 0; the controller uses 1), in use 1; maxSurge 0',
+      );
     });
 
     test('with surge, counts the surge budget', () => {
@@ -111,7 +121,9 @@ describe('renderPlanText', () => {
   });
 
   test('a node with two pods gets a continuation row', () => {
-    const plan = samplePlan({nodes: [nodePlan('node-a', {state: 'surging', pods: [pod('fluentd-old'), newPodSummary('fluentd-new', {available: false, terminating: true})]})]});
+    const plan = samplePlan({
+      nodes: [nodePlan('node-a', {state: 'surging', pods: [pod('fluentd-old'), newPodSummary('fluentd-new', {available: false, terminating: true})]})],
+    });
     const table = lines(plain(plan)).slice(4, 7);
     expect(table).toEqual([
       'NODE    STATE    POD          HASH  READY/AVAIL         WAVE  REASON/BLOCKER',
@@ -121,7 +133,9 @@ describe('renderPlanText', () => {
   });
 
   test('shows a Pending phase and a problem next to readiness', () => {
-    const plan = samplePlan({nodes: [nodePlan('node-a', {pods: [newPodSummary('p', {ready: false, available: false, phase: 'Pending', problem: 'ImagePullBackOff'})]})]});
+    const plan = samplePlan({
+      nodes: [nodePlan('node-a', {pods: [newPodSummary('p', {ready: false, available: false, phase: 'Pending', problem: 'ImagePullBackOff'})]})],
+    });
     expect(plain(plan)).toContain('no/no Pending ImagePullBackOff');
   });
 
@@ -139,7 +153,12 @@ describe('renderPlanText', () => {
 
     test('above 40 nodes: blocked nodes, then those of the next sync, one by one; the rest counted by state with their waves', () => {
       const later = Array.from({length: 5}, (_, i) => nodePlan(`y-${i}`, {wave: 3 + 2 * i}));
-      const nodes = [...many(50, 3), ...later, nodePlan('z-gpu', {shouldRun: false, state: 'not-eligible', pods: []}), nodePlan('z-tainted', {shouldRun: false, state: 'not-eligible', pods: [], blocker: 'taint'})];
+      const nodes = [
+        ...many(50, 3),
+        ...later,
+        nodePlan('z-gpu', {shouldRun: false, state: 'not-eligible', pods: []}),
+        nodePlan('z-tainted', {shouldRun: false, state: 'not-eligible', pods: [], blocker: 'taint'}),
+      ];
       const text = plain(samplePlan({nodes}));
       expect(text.match(/^(node|z|y)-[\w-]+ /gm)).toEqual(['z-tainted ', 'node-047 ', 'node-048 ', 'node-049 ']);
       expect(text).toMatch(/\n47 more +updated +- *\n5 more +old +3-11 *\n1 more +not-eligible +- *\n/);
@@ -216,7 +235,13 @@ describe('waveText', () => {
 
   test('counts many actions and names the first nodes', () => {
     const nodes = Array.from({length: 250}, (_, i) => `n${i}`);
-    const text = waveText(wave(0, nodes, nodes.map((n) => [`p-${n}`, n])));
+    const text = waveText(
+      wave(
+        0,
+        nodes,
+        nodes.map((n) => [`p-${n}`, n]),
+      ),
+    );
     expect(text).toBe('delete 250 pods (outdated) on n0, n1, n2 and 247 more; create 250 pods on n0, n1, n2 and 247 more');
   });
 });

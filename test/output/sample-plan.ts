@@ -36,7 +36,13 @@ export function samplePlan(overrides: Partial<RolloutPlan> = {}): RolloutPlan {
     nodes: [
       nodePlan('node-a', {state: 'updated', pods: [newPodSummary('fluentd-x7k2p')]}),
       nodePlan('node-b', {wave: 2, pods: [pod('fluentd-q9zrt')]}),
-      nodePlan('node-c', {shouldRun: false, reason: 'taint dedicated=gpu:NoSchedule not tolerated', state: 'not-eligible', pods: [], warning: 'untolerated taint'}),
+      nodePlan('node-c', {
+        shouldRun: false,
+        reason: 'taint dedicated=gpu:NoSchedule not tolerated',
+        state: 'not-eligible',
+        pods: [],
+        warning: 'untolerated taint',
+      }),
       nodePlan('node-d', {wave: 1, pods: [pod('fluentd-m4n5b', {ready: false, available: false, problem: 'CrashLoopBackOff'})]}),
     ],
     nextSync: {create: [], delete: [{pod: 'fluentd-m4n5b', node: 'node-d', reason: 'outdated', uid: 'u-1', resourceVersion: '42'}]},
@@ -45,7 +51,11 @@ export function samplePlan(overrides: Partial<RolloutPlan> = {}): RolloutPlan {
     converges: true,
     blockers: [],
     warnings: [
-      {kind: 'untolerated-taint', message: 'node-c has taint dedicated=gpu:NoSchedule, which the template does not tolerate: no pod will run there', nodes: ['node-c']},
+      {
+        kind: 'untolerated-taint',
+        message: 'node-c has taint dedicated=gpu:NoSchedule, which the template does not tolerate: no pod will run there',
+        nodes: ['node-c'],
+      },
     ],
     notes: ['where several old pods could go first, the planner picks by node name (upstream picks arbitrarily)'],
     budget: {

@@ -5,21 +5,36 @@ import {renderTable} from '../../src/output/table.js';
 
 describe('renderTable', () => {
   test('aligns columns two spaces apart and trims trailing spaces', () => {
-    expect(renderTable([['a', 'long value', ''], ['bbb', 'x', 'z']], {header: ['K', 'VALUE', 'LAST']})).toEqual([
-      'K    VALUE       LAST',
-      'a    long value',
-      'bbb  x           z',
-    ]);
+    expect(
+      renderTable(
+        [
+          ['a', 'long value', ''],
+          ['bbb', 'x', 'z'],
+        ],
+        {header: ['K', 'VALUE', 'LAST']},
+      ),
+    ).toEqual(['K    VALUE       LAST', 'a    long value', 'bbb  x           z']);
   });
 
   test('measures cells without their colour codes', () => {
     const c = palette(true);
-    const rows = renderTable([[c.green('ok'), 'x'], ['failed', 'y']]);
+    const rows = renderTable([
+      [c.green('ok'), 'x'],
+      ['failed', 'y'],
+    ]);
     expect(rows.map(stripAnsi)).toEqual(['ok      x', 'failed  y']);
   });
 
   test('right-aligns, indents, and accepts ragged rows', () => {
-    expect(renderTable([['1', 'a'], ['10', 'b', 'extra']], {indent: '  ', alignRight: [0]})).toEqual(['   1  a', '  10  b  extra']);
+    expect(
+      renderTable(
+        [
+          ['1', 'a'],
+          ['10', 'b', 'extra'],
+        ],
+        {indent: '  ', alignRight: [0]},
+      ),
+    ).toEqual(['   1  a', '  10  b  extra']);
   });
 
   test('an empty table has no lines', () => {

@@ -90,7 +90,12 @@ test('a node that goes NotReady mid-wave does not make the step delete more', as
   const wave = result.waves[0]!;
   expect(wave.planned.map((d) => d.node)).toEqual(['node-1', 'node-2']);
   expect(wave.deleted.map((d) => d.node)).toEqual(['node-1']);
-  expect(wave.kept).toMatchObject([{node: 'node-2', why: expect.stringMatching(/^the budget no longer allows it \(maxUnavailable 2, 2 unavailable: node-1: .*; node-5: old pod .* is not ready/)}]);
+  expect(wave.kept).toMatchObject([
+    {
+      node: 'node-2',
+      why: expect.stringMatching(/^the budget no longer allows it \(maxUnavailable 2, 2 unavailable: node-1: .*; node-5: old pod .* is not ready/),
+    },
+  ]);
   // node-5's unready pod is not the step's to delete (it was not in the wave shown), whatever upstream would do.
   expect(witness.deleted).toEqual([wave.deleted[0]!.pod]);
   expect(sim.pods().some((p) => p.metadata.name === node5Pod && !p.metadata.deletionTimestamp)).toBe(true);

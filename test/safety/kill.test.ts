@@ -23,7 +23,10 @@ function runStep(s: RolloutSim, ...args: string[]): CliRun {
 function expectPausedAndConsistent(s: RolloutSim): void {
   const ds = s.daemonSet();
   expect(ds.spec.updateStrategy).toEqual({type: 'OnDelete'});
-  expect(JSON.parse(ds.metadata.annotations![PAUSED_STRATEGY_ANNOTATION]!)).toMatchObject({type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 2, maxSurge: 0}});
+  expect(JSON.parse(ds.metadata.annotations![PAUSED_STRATEGY_ANNOTATION]!)).toMatchObject({
+    type: 'RollingUpdate',
+    rollingUpdate: {maxUnavailable: 2, maxSurge: 0},
+  });
   expect(ds.metadata.annotations!['deprecated.daemonset.template.generation']).toBe('2');
 }
 

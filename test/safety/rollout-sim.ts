@@ -57,14 +57,21 @@ function manifest(options: RolloutSimOptions): DaemonSet {
     spec: {
       selector: {matchLabels: {app: NAME}},
       template: {metadata: {labels: {app: NAME}}, spec: {containers: [{name: 'main', image: 'agent:v1'}], terminationGracePeriodSeconds: 5}},
-      updateStrategy: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: options.maxUnavailable ?? (options.maxSurge ? 0 : 2), maxSurge: options.maxSurge ?? 0}},
+      updateStrategy: {
+        type: 'RollingUpdate',
+        rollingUpdate: {maxUnavailable: options.maxUnavailable ?? (options.maxSurge ? 0 : 2), maxSurge: options.maxSurge ?? 0},
+      },
       minReadySeconds: options.minReadySeconds ?? 2,
     },
   };
 }
 
 export async function startRolloutSim(options: RolloutSimOptions = {}): Promise<RolloutSim> {
-  const test = await startTestCluster({speed: options.speed ?? 20, kubelet: {startDelayMs: options.startDelayMs ?? 1000, stopDelayMs: 500}, ...(options.logBodies ? {logBodies: true} : {})});
+  const test = await startTestCluster({
+    speed: options.speed ?? 20,
+    kubelet: {startDelayMs: options.startDelayMs ?? 1000, stopDelayMs: 500},
+    ...(options.logBodies ? {logBodies: true} : {}),
+  });
   const {store} = test.cluster;
   const count = options.nodes ?? 6;
   const nodes = Array.from({length: count}, (_, i) => `node-${i + 1}`);
@@ -111,7 +118,11 @@ export async function startRolloutSim(options: RolloutSimOptions = {}): Promise<
   };
   try {
     const clock = test.cluster.clock;
-    await sim.until(() => countUnavailable(store.list('nodes').items as Node[], sim.daemonSet(), sim.pods(), clock.now()).count === 0 && sim.pods().length === count, 20_000, 'v1 everywhere');
+    await sim.until(
+      () => countUnavailable(store.list('nodes').items as Node[], sim.daemonSet(), sim.pods(), clock.now()).count === 0 && sim.pods().length === count,
+      20_000,
+      'v1 everywhere',
+    );
     if (!options.unpaused) {
       await pauseDaemonSet({writer: live.writer, ref: REF, now: () => live.client.serverNow()});
       sim.setImage('agent:v2');
@@ -148,7 +159,9 @@ export function countUnavailable(nodes: readonly Node[], ds: DaemonSet, pods: re
     return ready?.status === 'True' && (minReadyMs === 0 || since + minReadyMs <= now);
   };
   for (const node of nodes) {
-    const all = pods.filter((pod) => pod.spec.nodeName === node.metadata.name && pod.metadata.ownerReferences?.some((ref) => ref.controller && ref.uid === ds.metadata.uid));
+    const all = pods.filter(
+      (pod) => pod.spec.nodeName === node.metadata.name && pod.metadata.ownerReferences?.some((ref) => ref.controller && ref.uid === ds.metadata.uid),
+    );
     // The controller counts every node that should run the daemon, and every node that still has daemon pods.
     if (!nodeShouldRunDaemonPod(node, ds).shouldRun && all.length === 0) continue;
     const mine = all.filter((pod) => !pod.metadata.deletionTimestamp);
@@ -174,7 +187,10 @@ export class Witness {
       if (event.resource === 'pods') {
         const before = event.oldObject as unknown as Pod | undefined;
         const after = event.object as unknown as Pod;
-        const starts = event.type === 'MODIFIED' ? !before?.metadata.deletionTimestamp && !!after.metadata.deletionTimestamp : event.type === 'DELETED' && !before?.metadata.deletionTimestamp;
+        const starts =
+          event.type === 'MODIFIED'
+            ? !before?.metadata.deletionTimestamp && !!after.metadata.deletionTimestamp
+            : event.type === 'DELETED' && !before?.metadata.deletionTimestamp;
         if (starts) this.deleted.push(after.metadata.name);
       }
       this.sample();

@@ -5,13 +5,7 @@ import {afterAll, afterEach, beforeAll, describe, expect, test, vi} from 'vitest
 import {connectLiveCluster} from '../../src/cluster/live/index.js';
 import type {ClusterState, DaemonSet, Pod} from '../../src/core/index.js';
 import {InputError, NotFoundError} from '../../src/errors.js';
-import {
-  clusterActions,
-  createPlanFeed,
-  dashboardService,
-  type FollowHandlers,
-  shouldStartInk,
-} from '../../src/services/dashboard.js';
+import {clusterActions, createPlanFeed, dashboardService, type FollowHandlers, shouldStartInk} from '../../src/services/dashboard.js';
 import type {DashboardSnapshot} from '../../src/ui/dashboard/feed.js';
 import {NOW, readyCondition} from '../helpers/builders.js';
 import {startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
@@ -117,7 +111,10 @@ describe('createPlanFeed', () => {
 
   test('an invalid DaemonSet: refused at the start, shown as an error later', async () => {
     const state = handMadeState();
-    const invalid: ClusterState = {...state, daemonSet: {...state.daemonSet, spec: {...state.daemonSet.spec, updateStrategy: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: -1}}}}};
+    const invalid: ClusterState = {
+      ...state,
+      daemonSet: {...state.daemonSet, spec: {...state.daemonSet.spec, updateStrategy: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: -1}}}},
+    };
     const f = fakeFollow();
     const feed = createPlanFeed({follow: f.follow, now: () => NOW});
     f.handlers.onState(invalid);
@@ -156,7 +153,9 @@ describe('createPlanFeed', () => {
     const ds: DaemonSet = {...base.daemonSet, spec: {...base.daemonSet.spec, minReadySeconds: 3}};
     // node-a's pod became ready one second ago: available in two.
     const pods: Pod[] = base.pods.map((pod) =>
-      pod.spec.nodeName === 'node-a' ? {...pod, status: {...pod.status, conditions: [readyCondition(new Date(NOW - 1000).toISOString().replace('.000', ''))]}} : pod,
+      pod.spec.nodeName === 'node-a'
+        ? {...pod, status: {...pod.status, conditions: [readyCondition(new Date(NOW - 1000).toISOString().replace('.000', ''))]}}
+        : pod,
     );
     const f = fakeFollow();
     const feed = createPlanFeed({follow: f.follow, now: () => now, tickMs: 1000});
@@ -257,7 +256,10 @@ describe('against the simulated demo cluster', () => {
     expect((await actions.pause()).message).toBe('already paused (since 2026-11-21T12:00:00Z)');
     expect((await actions.resume()).message).toBe('resumed: RollingUpdate with maxUnavailable 2, maxSurge 0; the controller carries on');
     await expect(actions.resume()).rejects.toThrow(/not paused/);
-    expect((t.cluster.store.get('daemonsets', 'kube-system', 'fluentd') as DaemonSet).spec.updateStrategy).toEqual({type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 2, maxSurge: 0}});
+    expect((t.cluster.store.get('daemonsets', 'kube-system', 'fluentd') as DaemonSet).spec.updateStrategy).toEqual({
+      type: 'RollingUpdate',
+      rollingUpdate: {maxUnavailable: 2, maxSurge: 0},
+    });
   });
 
   test('step needs the live cluster parts', async () => {
@@ -271,7 +273,13 @@ describe('against the simulated demo cluster', () => {
     const actions = clusterActions({source: live.source, writer: live.writer, ref, now: () => t.clock!.now()});
     const preview = await actions.undo({preview: true});
     expect(preview.message).toBe('6 nodes restart their daemon pods; the controller renumbers it 3.');
-    expect(preview.diff).toEqual(['images:', '-  fluentd: fluent/fluentd:v1.17.0', '+  fluentd: fluent/fluentd:v1.16.2', 'template:', '  (unchanged apart from images)']);
+    expect(preview.diff).toEqual([
+      'images:',
+      '-  fluentd: fluent/fluentd:v1.17.0',
+      '+  fluentd: fluent/fluentd:v1.16.2',
+      'template:',
+      '  (unchanged apart from images)',
+    ]);
     const done = await actions.undo({preview: false});
     expect(done.message).toBe('rolled back to revision 1; the controller renumbers it 3');
     const ds = t.cluster.store.get('daemonsets', 'kube-system', 'fluentd') as DaemonSet;
@@ -295,7 +303,14 @@ describe('step against a simulated cluster that runs on its own (20x)', () => {
   test('pause, then s replaces one wave and reports its progress, then resume', async () => {
     const live = connectLiveCluster({kubeconfig: t.kubeconfig});
     const {stepClusterOf} = await import('../../src/services/step.js');
-    const actions = clusterActions({source: live.source, writer: live.writer, ref, now: () => live.client.serverNow(), stepCluster: stepClusterOf(live), stepTimeoutMs: 30_000});
+    const actions = clusterActions({
+      source: live.source,
+      writer: live.writer,
+      ref,
+      now: () => live.client.serverNow(),
+      stepCluster: stepClusterOf(live),
+      stepTimeoutMs: 30_000,
+    });
     await actions.pause();
     const progress: string[] = [];
     const outcome = await actions.step((line) => progress.push(line));
@@ -357,10 +372,20 @@ describe('one verdict for one state and one clock, whichever face shows it', () 
     g.handlers.onState(state());
     const snapshot = await feed.ready();
     feed.stop();
-    const vm = toDashboardViewModel({...snapshot, context: {name: 'fluentd', namespace: 'kube-system', kubeContext: 'test'}}, initialDashboardState(), {columns: 160, rows: 48}, NOW);
+    const vm = toDashboardViewModel(
+      {...snapshot, context: {name: 'fluentd', namespace: 'kube-system', kubeContext: 'test'}},
+      initialDashboardState(),
+      {columns: 160, rows: 48},
+      NOW,
+    );
     expect(watch.report.verdict).toBe(once.report.verdict);
     expect(snapshot.verdict?.verdict).toBe(once.report.verdict);
-    const shown = vm.header.lines.flat().map((segment) => segment.text).join('');
-    expect(shown).toContain(once.report.verdict === 'stuck' ? 'rollout stuck' : once.report.verdict === 'complete' ? 'rollout complete' : 'rollout in progress');
+    const shown = vm.header.lines
+      .flat()
+      .map((segment) => segment.text)
+      .join('');
+    expect(shown).toContain(
+      once.report.verdict === 'stuck' ? 'rollout stuck' : once.report.verdict === 'complete' ? 'rollout complete' : 'rollout in progress',
+    );
   });
 });

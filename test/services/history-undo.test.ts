@@ -23,11 +23,21 @@ function revision(name: string, n: number, owner: string | undefined, labels: Re
   };
 }
 
-const DS = {metadata: {name: 'fluentd', uid: 'u1'}, spec: {selector: {matchLabels: {name: 'fluentd'}}, template: {spec: {containers: []}}}} as unknown as DaemonSet;
+const DS = {
+  metadata: {name: 'fluentd', uid: 'u1'},
+  spec: {selector: {matchLabels: {name: 'fluentd'}}, template: {spec: {containers: []}}},
+} as unknown as DaemonSet;
 
 describe('kubectl rules', () => {
   test('history: controlled by the DaemonSet and matching its selector, one per number (the later wins), sorted', () => {
-    const revisions = [revision('r3', 3, 'u1'), revision('r1', 1, 'u1'), revision('other-owner', 2, 'u2'), revision('orphan', 4, undefined), revision('released', 5, 'u1', {name: 'x'}), revision('r1-dup', 1, 'u1')];
+    const revisions = [
+      revision('r3', 3, 'u1'),
+      revision('r1', 1, 'u1'),
+      revision('other-owner', 2, 'u2'),
+      revision('orphan', 4, undefined),
+      revision('released', 5, 'u1', {name: 'x'}),
+      revision('r1-dup', 1, 'u1'),
+    ];
     expect(controlledRevisions(DS, revisions).map((r) => r.metadata.name)).toEqual(['r1-dup', 'r3']);
     expect(() => findRevision(controlledRevisions(DS, revisions), 2)).toThrow('unable to find the specified revision 2');
   });
@@ -91,7 +101,11 @@ describe('history and undo on a live cluster', () => {
     let reads = 0;
     writer.client.get = (async (...args: Parameters<typeof original>) => {
       const value = await original(...args);
-      if (++reads === 1) t!.cluster.store.modify('daemonsets', 'kube-system', 'fluentd', (ds) => ({...ds, metadata: {...ds.metadata, labels: {...ds.metadata.labels, touched: 'yes'}}}));
+      if (++reads === 1)
+        t!.cluster.store.modify('daemonsets', 'kube-system', 'fluentd', (ds) => ({
+          ...ds,
+          metadata: {...ds.metadata, labels: {...ds.metadata.labels, touched: 'yes'}},
+        }));
       return value;
     }) as typeof original;
     const result = await applyUndo(writer, preview);

@@ -24,9 +24,17 @@ describe('pause', () => {
   test('records the strategy and switches to OnDelete in one patch; no pod restarts', async () => {
     sim = await startRolloutSim({unpaused: true, maxUnavailable: '50%', logBodies: true});
     const before = sim.daemonSet();
-    const podsBefore = sim.pods().map((p) => p.metadata.uid).sort();
+    const podsBefore = sim
+      .pods()
+      .map((p) => p.metadata.uid)
+      .sort();
     const result = await pauseDaemonSet({writer: sim.live.writer, ref: REF, now: () => sim!.live.client.serverNow()});
-    expect(result).toMatchObject({outcome: 'paused', replacedStale: false, dryRun: false, strategy: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: '50%', maxSurge: 0}, steps: 0}});
+    expect(result).toMatchObject({
+      outcome: 'paused',
+      replacedStale: false,
+      dryRun: false,
+      strategy: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: '50%', maxSurge: 0}, steps: 0},
+    });
 
     // One patch applied (the controller's status writes may cost a 409 and a fresh read first).
     const sent = patches(sim).filter((e) => e.status === 200);
@@ -38,13 +46,24 @@ describe('pause', () => {
     });
     const after = sim.daemonSet();
     expect(after.spec.updateStrategy).toEqual({type: 'OnDelete'});
-    expect(JSON.parse(after.metadata.annotations![PAUSED_STRATEGY_ANNOTATION]!)).toEqual({type: 'RollingUpdate', rollingUpdate: {maxUnavailable: '50%', maxSurge: 0}, pausedAt: result.strategy.pausedAt});
+    expect(JSON.parse(after.metadata.annotations![PAUSED_STRATEGY_ANNOTATION]!)).toEqual({
+      type: 'RollingUpdate',
+      rollingUpdate: {maxUnavailable: '50%', maxSurge: 0},
+      pausedAt: result.strategy.pausedAt,
+    });
     // The template did not change: same template generation, same pods.
-    expect(after.metadata.annotations!['deprecated.daemonset.template.generation']).toBe(before.metadata.annotations!['deprecated.daemonset.template.generation']);
+    expect(after.metadata.annotations!['deprecated.daemonset.template.generation']).toBe(
+      before.metadata.annotations!['deprecated.daemonset.template.generation'],
+    );
     // pausedAt is the server's clock (the sim runs 20x faster than this machine's).
     expect(Math.abs(Date.parse(result.strategy.pausedAt) - sim.test.cluster.clock.now())).toBeLessThan(5_000);
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(sim.pods().map((p) => p.metadata.uid).sort()).toEqual(podsBefore);
+    expect(
+      sim
+        .pods()
+        .map((p) => p.metadata.uid)
+        .sort(),
+    ).toEqual(podsBefore);
   });
 
   test('is idempotent: pausing a paused DaemonSet sends nothing', async () => {
@@ -65,7 +84,10 @@ describe('pause', () => {
 
   test('refuses an OnDelete DaemonSet it did not pause', async () => {
     sim = await startRolloutSim({unpaused: true});
-    sim.test.cluster.store.modify('daemonsets', NAMESPACE, NAME, (ds) => ({...(ds as DaemonSet), spec: {...(ds as DaemonSet).spec, updateStrategy: {type: 'OnDelete'}}}));
+    sim.test.cluster.store.modify('daemonsets', NAMESPACE, NAME, (ds) => ({
+      ...(ds as DaemonSet),
+      spec: {...(ds as DaemonSet).spec, updateStrategy: {type: 'OnDelete'}},
+    }));
     const error = await pauseDaemonSet({writer: sim.live.writer, ref: REF, now: () => Date.now()}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InputError);
     expect((error as Error).message).toBe(
@@ -96,7 +118,10 @@ describe('resume', () => {
     const result = await resumeDaemonSet({writer: sim.live.writer, ref: REF});
     expect(result).toMatchObject({outcome: 'resumed', restored: {maxUnavailable: 3, maxSurge: 0}, from: 'record', pausedAt: expect.any(String)});
     const last = patches(sim).at(-1)!;
-    expect(JSON.parse(last.body!)).toMatchObject({metadata: {annotations: {[PAUSED_STRATEGY_ANNOTATION]: null}}, spec: {updateStrategy: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 3, maxSurge: 0}}}});
+    expect(JSON.parse(last.body!)).toMatchObject({
+      metadata: {annotations: {[PAUSED_STRATEGY_ANNOTATION]: null}},
+      spec: {updateStrategy: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 3, maxSurge: 0}}},
+    });
     const ds = sim.daemonSet();
     expect(ds.spec.updateStrategy).toEqual({type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 3, maxSurge: 0}});
     expect(ds.metadata.annotations?.[PAUSED_STRATEGY_ANNOTATION]).toBeUndefined();
@@ -111,8 +136,13 @@ describe('resume', () => {
 
   test('refuses an OnDelete DaemonSet it did not pause, unless --force with a strategy', async () => {
     sim = await startRolloutSim({unpaused: true});
-    sim.test.cluster.store.modify('daemonsets', NAMESPACE, NAME, (ds) => ({...(ds as DaemonSet), spec: {...(ds as DaemonSet).spec, updateStrategy: {type: 'OnDelete'}}}));
-    await expect(resumeDaemonSet({writer: sim.live.writer, ref: REF})).rejects.toThrow(/was not paused by ds-rollout: to switch it to RollingUpdate, pass --force --max-unavailable N/);
+    sim.test.cluster.store.modify('daemonsets', NAMESPACE, NAME, (ds) => ({
+      ...(ds as DaemonSet),
+      spec: {...(ds as DaemonSet).spec, updateStrategy: {type: 'OnDelete'}},
+    }));
+    await expect(resumeDaemonSet({writer: sim.live.writer, ref: REF})).rejects.toThrow(
+      /was not paused by ds-rollout: to switch it to RollingUpdate, pass --force --max-unavailable N/,
+    );
     await expect(resumeDaemonSet({writer: sim.live.writer, ref: REF, force: {maxUnavailable: 0}})).rejects.toThrow(/cannot be 0 when maxSurge is 0/);
     const result = await resumeDaemonSet({writer: sim.live.writer, ref: REF, force: {maxUnavailable: 0, maxSurge: 1}});
     expect(result).toMatchObject({outcome: 'resumed', from: 'flags', restored: {maxUnavailable: 0, maxSurge: 1}});

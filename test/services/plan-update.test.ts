@@ -36,7 +36,10 @@ async function plan(cluster: TestCluster, next: DaemonSet, now = START) {
 describe('planUpdate', () => {
   test('a new image: the whole rollout, diffed against the current revision, no warnings', async () => {
     t = await startTestCluster({scenario: 'large', nodes: 5});
-    const result = await plan(t, manifest(t, (ds) => withImage(ds, 'fluent/fluentd:v1.18.0')));
+    const result = await plan(
+      t,
+      manifest(t, (ds) => withImage(ds, 'fluent/fluentd:v1.18.0')),
+    );
     expect(result.from.label).toMatch(/^revision 1 \(\w+\)$/);
     expect(result.warnings).toEqual([]);
     expect(result.plan.revisions.update).toMatchObject({revision: 2, exists: false});
@@ -46,16 +49,31 @@ describe('planUpdate', () => {
 
   test('affinity, hostPort with surge, OnDelete', async () => {
     t = await startTestCluster({scenario: 'large', nodes: 5});
-    const affinity = {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: 'kubernetes.io/hostname', operator: 'NotIn', values: ['node-4', 'node-5']}]}]}}};
-    const narrowed = await plan(t, manifest(t, (ds) => withPodSpec(ds, {affinity})));
+    const affinity = {
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [{matchExpressions: [{key: 'kubernetes.io/hostname', operator: 'NotIn', values: ['node-4', 'node-5']}]}],
+        },
+      },
+    };
+    const narrowed = await plan(
+      t,
+      manifest(t, (ds) => withPodSpec(ds, {affinity})),
+    );
     expect(narrowed.warnings).toEqual([
-      {kind: 'node-loses-daemon', message: 'the new template removes the daemon from 2 nodes (required node affinity does not match): node-4, node-5', nodes: ['node-4', 'node-5']},
+      {
+        kind: 'node-loses-daemon',
+        message: 'the new template removes the daemon from 2 nodes (required node affinity does not match): node-4, node-5',
+        nodes: ['node-4', 'node-5'],
+      },
     ]);
 
     const surge = await plan(
       t,
       manifest(t, (ds) => {
-        const next = withPodSpec(ds, {containers: [{...ds.spec.template.spec.containers[0]!, image: 'fluent/fluentd:v2', ports: [{containerPort: 24224, hostPort: 24224}]}]});
+        const next = withPodSpec(ds, {
+          containers: [{...ds.spec.template.spec.containers[0]!, image: 'fluent/fluentd:v2', ports: [{containerPort: 24224, hostPort: 24224}]}],
+        });
         return {...next, spec: {...next.spec, updateStrategy: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 0, maxSurge: 1}}}};
       }),
     );
@@ -88,16 +106,29 @@ describe('planUpdate', () => {
       START + 120_000,
     );
     expect(result.warnings).toEqual([
-      {kind: 'cannot-start', message: `the rollout cannot start now: 1 unavailable node uses the whole maxUnavailable budget (1): node-2 (pod ${stuck.metadata.name} is stuck terminating)`, nodes: ['node-2']},
+      {
+        kind: 'cannot-start',
+        message: `the rollout cannot start now: 1 unavailable node uses the whole maxUnavailable budget (1): node-2 (pod ${stuck.metadata.name} is stuck terminating)`,
+        nodes: ['node-2'],
+      },
     ]);
   });
 
   test('a selector change is refused, as the API server would', async () => {
     t = await startTestCluster({scenario: 'large', nodes: 2, agents: false});
-    const next = manifest(t, (ds) => ({...ds, spec: {...ds.spec, selector: {matchLabels: {name: 'fluentd', tier: 'logs'}}, template: {...ds.spec.template, metadata: {labels: {name: 'fluentd', tier: 'logs'}}}}}));
+    const next = manifest(t, (ds) => ({
+      ...ds,
+      spec: {
+        ...ds.spec,
+        selector: {matchLabels: {name: 'fluentd', tier: 'logs'}},
+        template: {...ds.spec.template, metadata: {labels: {name: 'fluentd', tier: 'logs'}}},
+      },
+    }));
     const error = await plan(t, next).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InputError);
-    expect((error as Error).message).toMatch(/^the API server would refuse this manifest: DaemonSet\.apps "fluentd" is invalid: spec\.selector: Invalid value: .*: field is immutable$/);
+    expect((error as Error).message).toMatch(
+      /^the API server would refuse this manifest: DaemonSet\.apps "fluentd" is invalid: spec\.selector: Invalid value: .*: field is immutable$/,
+    );
   });
 });
 
@@ -117,6 +148,8 @@ describe('asStoredUpdate and the namespace', () => {
   test('the manifest namespace wins unless -n contradicts it', () => {
     expect(manifestNamespace(current, undefined)).toBe('ns');
     expect(manifestNamespace({...current, metadata: {name: 'x'}}, undefined)).toBeUndefined();
-    expect(() => manifestNamespace(current, 'other')).toThrow('the namespace from the manifest ("ns") does not match the namespace "other"; pass --namespace=ns');
+    expect(() => manifestNamespace(current, 'other')).toThrow(
+      'the namespace from the manifest ("ns") does not match the namespace "other"; pass --namespace=ns',
+    );
   });
 });

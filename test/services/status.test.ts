@@ -31,7 +31,10 @@ describe('statusService', () => {
     expect(r.verdict).toBe('progressing');
     expect(r.detail).toBe('1 pod is terminating');
     expect(r.counts).toEqual({updated: 6, waiting: 12, blocked: 0, 'not-eligible': 2});
-    expect(r.nodes.find((n) => n.name === 'worker-09')).toMatchObject({state: 'waiting', reason: expect.stringMatching(/^old pod, replaced in wave \d+ of \d+$/)});
+    expect(r.nodes.find((n) => n.name === 'worker-09')).toMatchObject({
+      state: 'waiting',
+      reason: expect.stringMatching(/^old pod, replaced in wave \d+ of \d+$/),
+    });
     expect(r.nodes.find((n) => n.name === 'worker-07')).toMatchObject({state: 'not-eligible', reason: 'taint dedicated=gpu:NoSchedule is not tolerated'});
     expect(r.nodes.find((n) => n.name === 'worker-13')).toMatchObject({state: 'not-eligible', conditions: ['NotReady']});
   });
@@ -46,7 +49,11 @@ describe('statusService', () => {
     expect(blocked.map((n) => n.name)).toEqual(['worker-13', 'worker-17']);
     expect(blocked[0]!.reason).toMatch(/^node NotReady; pod fluentd-\w+ is stuck terminating \(node not Ready\): it uses the budget$/);
     expect(blocked[1]!.reason).toMatch(/^pod fluentd-\w+ on worker-17 is not ready \(CrashLoopBackOff\)$/);
-    expect(r.nodes.filter((n) => n.state === 'waiting').map((n) => n.reason)).toEqual(['old pod, waiting for the budget', 'old pod, waiting for the budget', 'old pod, waiting for the budget']);
+    expect(r.nodes.filter((n) => n.state === 'waiting').map((n) => n.reason)).toEqual([
+      'old pod, waiting for the budget',
+      'old pod, waiting for the budget',
+      'old pod, waiting for the budget',
+    ]);
   });
 
   test('complete: the controller says so and the plan agrees', async () => {
@@ -68,7 +75,11 @@ describe('statusService', () => {
     t = await startTestCluster({scenario: 'large', nodes: 3});
     patchDaemonSet(t, FLUENTD, (ds) => ({
       ...ds,
-      spec: {...ds.spec, updateStrategy: {type: 'OnDelete'}, template: {...ds.spec.template, spec: {...ds.spec.template.spec, containers: [{...ds.spec.template.spec.containers[0]!, image: 'fluent/fluentd:v2'}]}}},
+      spec: {
+        ...ds.spec,
+        updateStrategy: {type: 'OnDelete'},
+        template: {...ds.spec.template, spec: {...ds.spec.template.spec, containers: [{...ds.spec.template.spec.containers[0]!, image: 'fluent/fluentd:v2'}]}},
+      },
     }));
     t.advance(1000);
     const r = await report(t);
@@ -102,7 +113,13 @@ describe('watchStatus', () => {
       tickMs: 100,
       onReport: (r) => messages.push(r.message),
     });
-    patchDaemonSet(t, FLUENTD, (ds) => ({...ds, spec: {...ds.spec, template: {...ds.spec.template, spec: {...ds.spec.template.spec, containers: [{...ds.spec.template.spec.containers[0]!, image: 'fluent/fluentd:v2'}]}}}}));
+    patchDaemonSet(t, FLUENTD, (ds) => ({
+      ...ds,
+      spec: {
+        ...ds.spec,
+        template: {...ds.spec.template, spec: {...ds.spec.template.spec, containers: [{...ds.spec.template.spec.containers[0]!, image: 'fluent/fluentd:v2'}]}},
+      },
+    }));
     const result = await done;
     expect(result.outcome).toBe('complete');
     expect(result.report?.revisions.update.revision).toBe(2);

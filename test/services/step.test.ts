@@ -26,7 +26,10 @@ function v2Nodes(s: RolloutSim): string[] {
 }
 
 function deletedPods(s: RolloutSim): string[] {
-  return s.test.cluster.requestLog.filter({verb: 'delete', resource: 'pods'}).filter((e) => e.status === 200).map((e) => e.name!);
+  return s.test.cluster.requestLog
+    .filter({verb: 'delete', resource: 'pods'})
+    .filter((e) => e.status === 200)
+    .map((e) => e.name!);
 }
 
 describe('one wave', () => {
@@ -105,14 +108,23 @@ describe('one wave', () => {
 describe('refusals', () => {
   test('a running DaemonSet: pause it first', async () => {
     sim = await startRolloutSim({nodes: 2, unpaused: true});
-    await expect(step(sim)).rejects.toThrow(new InputError("daemonset default/agent is not paused (updateStrategy RollingUpdate): run 'kubectl ds-rollout pause agent -n default' first"));
+    await expect(step(sim)).rejects.toThrow(
+      new InputError("daemonset default/agent is not paused (updateStrategy RollingUpdate): run 'kubectl ds-rollout pause agent -n default' first"),
+    );
   });
 
   test('an OnDelete DaemonSet it did not pause needs --max-unavailable', async () => {
     sim = await startRolloutSim({nodes: 2, unpaused: true});
     sim.test.cluster.store.modify('daemonsets', NAMESPACE, NAME, (ds) => {
       const d = ds as DaemonSet;
-      return {...d, spec: {...d.spec, updateStrategy: {type: 'OnDelete'}, template: {...d.spec.template, spec: {...d.spec.template.spec, containers: [{name: 'main', image: 'agent:v2'}]}}}};
+      return {
+        ...d,
+        spec: {
+          ...d.spec,
+          updateStrategy: {type: 'OnDelete'},
+          template: {...d.spec.template, spec: {...d.spec.template.spec, containers: [{name: 'main', image: 'agent:v2'}]}},
+        },
+      };
     });
     await expect(step(sim)).rejects.toThrow(/was not paused by ds-rollout, so there is no recorded budget: pass --max-unavailable N/);
     const result = await step(sim, {maxUnavailable: 1});
@@ -139,12 +151,16 @@ describe('waiting and stopping', () => {
     const error = await step(sim, {timeoutMs: 1_500}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RolloutStuckError);
     expect((error as RolloutStuckError).exitCode).toBe(3);
-    expect((error as Error).message).toMatch(/^wave 1 did not become available within 2s: node-1: new pod agent-\w+ is not ready \(CrashLoopBackOff\); the DaemonSet stays paused \(3 old pods left\)$/);
+    expect((error as Error).message).toMatch(
+      /^wave 1 did not become available within 2s: node-1: new pod agent-\w+ is not ready \(CrashLoopBackOff\); the DaemonSet stays paused \(3 old pods left\)$/,
+    );
     // And the next step refuses at once: the crashing pod holds the whole budget and will not get better.
     const started = Date.now();
     const again = await step(sim).catch((e: unknown) => e);
     expect(Date.now() - started).toBeLessThan(3_000);
-    expect((again as Error).message).toMatch(/^no wave can start: maxUnavailable 1 of daemonset default\/agent is in use by 1 unavailable node: node-1 \(new pod agent-\w+ is not ready \(CrashLoopBackOff\)\)/);
+    expect((again as Error).message).toMatch(
+      /^no wave can start: maxUnavailable 1 of daemonset default\/agent is in use by 1 unavailable node: node-1 \(new pod agent-\w+ is not ready \(CrashLoopBackOff\)\)/,
+    );
   });
 
   test('waits while the budget is held by pods that are getting ready, then goes on', async () => {
@@ -177,7 +193,10 @@ describe('waiting and stopping', () => {
     const events: StepEvent[] = [];
     const running = step(sim, {untilComplete: true}, events);
     await sim.until(() => events.some((e) => e.kind === 'deleted'), 10_000, 'a deletion');
-    sim.test.cluster.store.modify('daemonsets', NAMESPACE, NAME, (ds) => ({...(ds as DaemonSet), spec: {...(ds as DaemonSet).spec, updateStrategy: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 1, maxSurge: 0}}}}));
+    sim.test.cluster.store.modify('daemonsets', NAMESPACE, NAME, (ds) => ({
+      ...(ds as DaemonSet),
+      spec: {...(ds as DaemonSet).spec, updateStrategy: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 1, maxSurge: 0}}},
+    }));
     await expect(running).rejects.toThrow(/was resumed during the step \(updateStrategy RollingUpdate\): stopped; the controller carries on/);
     witness.stop();
     expect(witness.max.count).toBeLessThanOrEqual(1);

@@ -62,7 +62,9 @@ function ds(sim: Sim, name = 'agent', namespace = 'default'): DaemonSet {
 
 function revisions(sim: Sim): [number, string][] {
   return (sim.store.list('controllerrevisions', {namespace: 'default'}).items as ControllerRevision[])
-    .map((r) => [r.revision, (r.data as {spec: {template: {spec: {containers: {image: string}[]}}}}).spec.template.spec.containers[0]!.image] as [number, string])
+    .map(
+      (r) => [r.revision, (r.data as {spec: {template: {spec: {containers: {image: string}[]}}}}).spec.template.spec.containers[0]!.image] as [number, string],
+    )
     .sort((a, b) => a[0] - b[0]);
 }
 
@@ -81,7 +83,14 @@ describe('simulated DaemonSet controller', () => {
     const ready = pods(sim).filter((p) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
     expect(ready.map((p) => p.spec.nodeName).sort()).toEqual(['node-1', 'node-2', 'node-3']);
     expect(pods(sim).every((p) => p.metadata.name.startsWith('agent-') && p.metadata.labels?.['controller-revision-hash'])).toBe(true);
-    expect(ds(sim).status).toMatchObject({desiredNumberScheduled: 3, currentNumberScheduled: 3, numberReady: 3, updatedNumberScheduled: 3, numberAvailable: 3, observedGeneration: 1});
+    expect(ds(sim).status).toMatchObject({
+      desiredNumberScheduled: 3,
+      currentNumberScheduled: 3,
+      numberReady: 3,
+      updatedNumberScheduled: 3,
+      numberAvailable: 3,
+      observedGeneration: 1,
+    });
     expect(revisions(sim)).toEqual([[1, 'agent:1']]);
     const events = sim.store.list('events', {namespace: 'default'}).items as unknown as {reason?: string}[];
     expect(events.filter((e) => e.reason === 'SuccessfulCreate')).toHaveLength(3);
@@ -95,12 +104,18 @@ describe('simulated DaemonSet controller', () => {
     sim.clock.advance(60_000);
     expect(pods(sim).map((p) => p.spec.containers[0]!.image)).toEqual(['agent:2', 'agent:2', 'agent:2', 'agent:2']);
     expect(ds(sim).status).toMatchObject({updatedNumberScheduled: 4, numberAvailable: 4, observedGeneration: 2});
-    expect(revisions(sim)).toEqual([[1, 'agent:1'], [2, 'agent:2']]);
+    expect(revisions(sim)).toEqual([
+      [1, 'agent:1'],
+      [2, 'agent:2'],
+    ]);
 
     setImage(sim, 'agent:1');
     sim.clock.advance(60_000);
     // Rolling back makes revision 1 current again: it becomes revision 3, no new revision is created.
-    expect(revisions(sim)).toEqual([[2, 'agent:2'], [3, 'agent:1']]);
+    expect(revisions(sim)).toEqual([
+      [2, 'agent:2'],
+      [3, 'agent:1'],
+    ]);
     expect(pods(sim).every((p) => p.spec.containers[0]!.image === 'agent:1')).toBe(true);
   });
 
@@ -135,7 +150,10 @@ describe('simulated DaemonSet controller', () => {
     const sim = newSim(2);
     const withPort = (image: string): DaemonSet => {
       const d = daemonSet(image, {updateStrategy: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 0, maxSurge: 1}}});
-      return {...d, spec: {...d.spec, template: {...d.spec.template, spec: {containers: [{name: 'agent', image, ports: [{containerPort: 9100, hostPort: 9100}]}]}}}};
+      return {
+        ...d,
+        spec: {...d.spec, template: {...d.spec.template, spec: {containers: [{name: 'agent', image, ports: [{containerPort: 9100, hostPort: 9100}]}]}}},
+      };
     };
     sim.store.create(withPort('agent:1'));
     sim.clock.advance(5000);
@@ -155,7 +173,10 @@ describe('simulated DaemonSet controller', () => {
     sim.store.modify('nodes', undefined, 'node-2', (n) => ({...n, spec: {...(n as {spec?: object}).spec, unschedulable: true}}));
     sim.clock.advance(1000);
     const node1 = sim.store.get('nodes', undefined, 'node-1') as {spec?: {taints?: {key: string; effect: string}[]}};
-    expect(node1.spec?.taints?.map((t) => `${t.key}:${t.effect}`)).toEqual(['node.kubernetes.io/not-ready:NoSchedule', 'node.kubernetes.io/not-ready:NoExecute']);
+    expect(node1.spec?.taints?.map((t) => `${t.key}:${t.effect}`)).toEqual([
+      'node.kubernetes.io/not-ready:NoSchedule',
+      'node.kubernetes.io/not-ready:NoExecute',
+    ]);
     const node2 = sim.store.get('nodes', undefined, 'node-2') as {spec?: {taints?: {key: string}[]}};
     expect(node2.spec?.taints?.map((t) => t.key)).toEqual(['node.kubernetes.io/unschedulable']);
     const onNode1 = pods(sim).find((p) => p.spec.nodeName === 'node-1')!;

@@ -36,7 +36,14 @@ export function podManifest(
   const metadata: Record<string, unknown> = {name, namespace: options.namespace ?? 'default', labels: options.labels ?? {app: 'agent'}};
   if (options.owner !== undefined) {
     metadata['ownerReferences'] = [
-      {apiVersion: 'apps/v1', kind: 'DaemonSet', name: options.owner.metadata.name, uid: options.owner.metadata.uid, controller: true, blockOwnerDeletion: options.block ?? true},
+      {
+        apiVersion: 'apps/v1',
+        kind: 'DaemonSet',
+        name: options.owner.metadata.name,
+        uid: options.owner.metadata.uid,
+        controller: true,
+        blockOwnerDeletion: options.block ?? true,
+      },
     ];
   }
   const spec: Record<string, unknown> = {containers: [{name: 'main', image: 'busybox:1.36'}]};

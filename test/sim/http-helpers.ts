@@ -6,10 +6,15 @@ export const TABLE_ACCEPT = 'application/json;as=Table;v=v1;g=meta.k8s.io,applic
 export interface JsonResponse {
   readonly status: number;
   readonly headers: Headers;
-  readonly body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- test-only convenience
+  readonly body: any;
 }
 
-export async function call(base: string, method: string, path: string, options: {body?: unknown; headers?: Record<string, string>} = {}): Promise<JsonResponse> {
+export async function call(
+  base: string,
+  method: string,
+  path: string,
+  options: {body?: unknown; headers?: Record<string, string>} = {},
+): Promise<JsonResponse> {
   const headers: Record<string, string> = {...(options.headers ?? {})};
   let body: string | undefined;
   if (options.body !== undefined) {
@@ -29,7 +34,7 @@ export async function call(base: string, method: string, path: string, options: 
 
 export interface WatchEvent {
   readonly type: string;
-  readonly object: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- test-only convenience
+  readonly object: any;
 }
 
 export interface WatchStream {

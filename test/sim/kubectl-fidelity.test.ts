@@ -1,9 +1,8 @@
 // The simulator against the real kubectl (sim-api.md section 11): every command below runs the installed
 // kubectl (Google's dispatcher, which execs kubectl 1.32 because /version says 1.32) and asserts on its own
 // output. Locally, without kubectl, the suite is skipped with a message; in CI a missing kubectl fails it.
-import {execFile, execFileSync, spawn} from 'node:child_process';
-import {mkdtemp, rm, writeFile} from 'node:fs/promises';
-import {tmpdir} from 'node:os';
+import {spawn} from 'node:child_process';
+import {writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import type {DaemonSet, Pod} from '../../src/core/types.js';
@@ -47,7 +46,10 @@ describe.skipIf(skipWithoutKubectl)('real kubectl against the simulated cluster'
   beforeAll(async () => {
     cluster = await startSimulatedCluster({podTerminationDelayMs: 200});
     cluster.seed({nodes: 3});
-    cluster.store.modify('nodes', undefined, 'node-0', (n) => ({...n, metadata: {...n.metadata, labels: {...n.metadata.labels, 'node-role.kubernetes.io/control-plane': ''}}}));
+    cluster.store.modify('nodes', undefined, 'node-0', (n) => ({
+      ...n,
+      metadata: {...n.metadata, labels: {...n.metadata.labels, 'node-role.kubernetes.io/control-plane': ''}},
+    }));
     session = await kubectlSession(cluster);
     dir = session.dir;
     env = session.env;
@@ -125,8 +127,12 @@ describe.skipIf(skipWithoutKubectl)('real kubectl against the simulated cluster'
     const smp = '{"spec":{"template":{"spec":{"containers":[{"name":"main","image":"busybox:1.37"}]}}}}';
     expect((await ok('patch', 'ds', 'patched', '-p', smp)).trim()).toBe('daemonset.apps/patched patched');
     expect((await ok('patch', 'ds', 'patched', '-p', smp)).trim()).toBe('daemonset.apps/patched patched (no change)');
-    expect((await ok('patch', 'ds', 'patched', '--type', 'merge', '-p', '{"metadata":{"labels":{"tier":"node"}}}')).trim()).toBe('daemonset.apps/patched patched');
-    expect((await ok('patch', 'ds', 'patched', '--type', 'json', '-p', '[{"op":"replace","path":"/spec/minReadySeconds","value":5}]')).trim()).toBe('daemonset.apps/patched patched');
+    expect((await ok('patch', 'ds', 'patched', '--type', 'merge', '-p', '{"metadata":{"labels":{"tier":"node"}}}')).trim()).toBe(
+      'daemonset.apps/patched patched',
+    );
+    expect((await ok('patch', 'ds', 'patched', '--type', 'json', '-p', '[{"op":"replace","path":"/spec/minReadySeconds","value":5}]')).trim()).toBe(
+      'daemonset.apps/patched patched',
+    );
     const ds = cluster.store.get('daemonsets', 'default', 'patched')!;
     expect(ds.metadata.labels).toEqual({app: 'patched', tier: 'node'});
     expect(ds.spec.minReadySeconds).toBe(5);
@@ -136,11 +142,19 @@ describe.skipIf(skipWithoutKubectl)('real kubectl against the simulated cluster'
   it('get pods -o wide and get controllerrevisions (table and json)', async () => {
     const ds = cluster.store.create(dsManifest('agent')) as unknown as DaemonSet;
     cluster.store.create(runningPod('agent-abcde', 'node-1', ds, '10.244.1.5'));
-    cluster.store.create({...podManifest('agent-fghij', {node: 'node-2', labels: {app: 'agent'}}), metadata: {name: 'agent-fghij', namespace: 'default', labels: {app: 'agent'}, ownerReferences: [ownerRef(ds)]}});
+    cluster.store.create({
+      ...podManifest('agent-fghij', {node: 'node-2', labels: {app: 'agent'}}),
+      metadata: {name: 'agent-fghij', namespace: 'default', labels: {app: 'agent'}, ownerReferences: [ownerRef(ds)]},
+    });
     cluster.store.create({
       apiVersion: 'apps/v1',
       kind: 'ControllerRevision',
-      metadata: {name: 'agent-6d4b8c9f7', namespace: 'default', labels: {app: 'agent', 'controller-revision-hash': '6d4b8c9f7'}, ownerReferences: [ownerRef(ds)]},
+      metadata: {
+        name: 'agent-6d4b8c9f7',
+        namespace: 'default',
+        labels: {app: 'agent', 'controller-revision-hash': '6d4b8c9f7'},
+        ownerReferences: [ownerRef(ds)],
+      },
       revision: 1,
       data: {spec: {template: {$patch: 'replace'}}},
     });

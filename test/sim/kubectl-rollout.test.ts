@@ -102,7 +102,11 @@ describe.skipIf(skipWithoutKubectl)('real kubectl rollout commands against the s
     await k.ok('rollout', 'status', 'ds/stuck', '--timeout=60s');
     await k.ok('set', 'image', 'ds/stuck', 'main=busybox:broken');
     // maxUnavailable 1: one pod is replaced by a crash-looping one, and nothing more can move.
-    await until(() => (cluster.store.list('pods', {namespace: 'default', labelSelector: 'app=stuck'}).items as Pod[]).some((p) => p.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'CrashLoopBackOff'));
+    await until(() =>
+      (cluster.store.list('pods', {namespace: 'default', labelSelector: 'app=stuck'}).items as Pod[]).some(
+        (p) => p.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'CrashLoopBackOff',
+      ),
+    );
     await new Promise((r) => setTimeout(r, 300));
     const theirs = await k.run('rollout', 'status', 'ds/stuck', '--watch=false');
     const ours = await runCli(['status', 'stuck', '-n', 'default', '--kubeconfig', k.kubeconfig], {bin: 'bin/kubectl-ds_rollout'});

@@ -77,10 +77,13 @@ describe(`${NODES} nodes and ${PODS} pods`, () => {
   });
 
   it('keeps writes and watch fan-out cheap', async () => {
-    const watchers = Array.from({length: 5}, () => watch(cluster.url, `/api/v1/namespaces/kube-system/pods?watch=true&resourceVersion=${cluster.store.resourceVersion}`));
+    const watchers = Array.from({length: 5}, () =>
+      watch(cluster.url, `/api/v1/namespaces/kube-system/pods?watch=true&resourceVersion=${cluster.store.resourceVersion}`),
+    );
     await Promise.all(watchers.map((w) => w.status));
     const start = performance.now();
-    for (let i = 0; i < 2000; i++) cluster.store.patchStatus('pods', 'kube-system', `agent-${String(i).padStart(5, '0')}`, {podIP: `10.1.${i >> 8}.${i & 255}`});
+    for (let i = 0; i < 2000; i++)
+      cluster.store.patchStatus('pods', 'kube-system', `agent-${String(i).padStart(5, '0')}`, {podIP: `10.1.${i >> 8}.${i & 255}`});
     const writeMs = performance.now() - start;
     await Promise.all(watchers.map((w) => w.waitFor(2000, 10_000)));
     for (const w of watchers) w.close();

@@ -23,7 +23,8 @@ afterAll(async () => {
 
 beforeEach(() => {
   cluster.clearHooks();
-  for (const ds of cluster.store.list('daemonsets').items) cluster.store.delete('daemonsets', ds.metadata.namespace, ds.metadata.name, {propagationPolicy: 'Background'});
+  for (const ds of cluster.store.list('daemonsets').items)
+    cluster.store.delete('daemonsets', ds.metadata.namespace, ds.metadata.name, {propagationPolicy: 'Background'});
   for (const p of cluster.store.list('pods').items) cluster.store.delete('pods', p.metadata.namespace, p.metadata.name, {gracePeriodSeconds: 0});
 });
 
@@ -37,7 +38,10 @@ describe('version, discovery and OpenAPI', () => {
 
   it('negotiates aggregated discovery exactly (v2, v2beta1, legacy)', async () => {
     const v2 = await call(url, 'GET', '/apis', {
-      headers: {accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json'},
+      headers: {
+        accept:
+          'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json',
+      },
     });
     expect(v2.headers.get('content-type')).toBe('application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
     expect(v2.body.apiVersion).toBe('apidiscovery.k8s.io/v2');
@@ -53,7 +57,9 @@ describe('version, discovery and OpenAPI', () => {
       subresources: [{subresource: 'status', verbs: ['get', 'patch', 'update']}],
     });
     // kubectl 1.28/1.29 send only the v2beta1 and plain forms: "v=v2" must not match "v=v2beta1".
-    const beta = await call(url, 'GET', '/api', {headers: {accept: 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json'}});
+    const beta = await call(url, 'GET', '/api', {
+      headers: {accept: 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json'},
+    });
     expect(beta.headers.get('content-type')).toBe('application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList');
     expect(beta.body.items[0].metadata).toEqual({creationTimestamp: null});
     const nodes = beta.body.items[0].versions[0].resources.find((r: {resource: string}) => r.resource === 'nodes');
@@ -68,7 +74,13 @@ describe('version, discovery and OpenAPI', () => {
     const core = await call(url, 'GET', '/api/v1');
     const names = core.body.resources.map((r: {name: string}) => r.name);
     expect(names).toEqual(expect.arrayContaining(['pods', 'pods/status', 'nodes', 'nodes/status', 'namespaces', 'events']));
-    expect(core.body.resources.find((r: {name: string}) => r.name === 'pods')).toMatchObject({singularName: 'pod', namespaced: true, kind: 'Pod', shortNames: ['po'], categories: ['all']});
+    expect(core.body.resources.find((r: {name: string}) => r.name === 'pods')).toMatchObject({
+      singularName: 'pod',
+      namespaced: true,
+      kind: 'Pod',
+      shortNames: ['po'],
+      categories: ['all'],
+    });
     const apps = await call(url, 'GET', '/apis/apps/v1');
     expect(apps.body).toMatchObject({kind: 'APIResourceList', groupVersion: 'apps/v1'});
     expect((await call(url, 'GET', '/apis/apps')).body).toMatchObject({kind: 'APIGroup', name: 'apps'});
@@ -143,7 +155,10 @@ describe('CRUD and Status errors', () => {
     (bad['spec'] as {selector: unknown}).selector = {matchLabels: {app: 'other'}};
     const r = await call(url, 'POST', DS, {body: bad});
     expect(r.status).toBe(422);
-    expect(r.body).toMatchObject({reason: 'Invalid', details: {name: 'agent', group: 'apps', kind: 'DaemonSet', causes: [{field: 'spec.template.metadata.labels'}]}});
+    expect(r.body).toMatchObject({
+      reason: 'Invalid',
+      details: {name: 'agent', group: 'apps', kind: 'DaemonSet', causes: [{field: 'spec.template.metadata.labels'}]},
+    });
   });
 
   it('replaces with PUT, with a 409 for a stale resourceVersion and a 400 for a name mismatch', async () => {
@@ -176,7 +191,25 @@ describe('PATCH', () => {
   const smp = {'content-type': 'application/strategic-merge-patch+json'};
 
   it('applies strategic, merge and JSON patches; a no-op keeps the resourceVersion', async () => {
-    const ds = (await call(url, 'POST', DS, {body: {...dsManifest(), spec: {...(dsManifest()['spec'] as object), template: {metadata: {labels: {app: 'agent'}}, spec: {containers: [{name: 'main', image: 'a:1'}, {name: 'side', image: 'b:1'}]}}}}})).body;
+    const ds = (
+      await call(url, 'POST', DS, {
+        body: {
+          ...dsManifest(),
+          spec: {
+            ...(dsManifest()['spec'] as object),
+            template: {
+              metadata: {labels: {app: 'agent'}},
+              spec: {
+                containers: [
+                  {name: 'main', image: 'a:1'},
+                  {name: 'side', image: 'b:1'},
+                ],
+              },
+            },
+          },
+        },
+      })
+    ).body;
     const s = await call(url, 'PATCH', `${DS}/agent?fieldManager=kubectl-set`, {
       headers: smp,
       body: {spec: {template: {spec: {$setElementOrder: undefined, containers: [{name: 'main', image: 'a:2'}]}}}},
@@ -193,7 +226,10 @@ describe('PATCH', () => {
       body: [{op: 'replace', path: '/metadata/labels/x', value: 'z'}],
     });
     expect(json.body.metadata.labels.x).toBe('z');
-    const failed = await call(url, 'PATCH', `${DS}/agent`, {headers: {'content-type': 'application/json-patch+json'}, body: [{op: 'test', path: '/metadata/labels/x', value: 'nope'}]});
+    const failed = await call(url, 'PATCH', `${DS}/agent`, {
+      headers: {'content-type': 'application/json-patch+json'},
+      body: [{op: 'test', path: '/metadata/labels/x', value: 'nope'}],
+    });
     expect(failed.status).toBe(422);
     expect(failed.body.reason).toBe('Invalid');
     void ds;
@@ -204,13 +240,19 @@ describe('PATCH', () => {
     const apply = await call(url, 'PATCH', `${DS}/agent`, {headers: {'content-type': 'application/apply-patch+yaml'}, body: 'metadata: {}'});
     expect(apply.status).toBe(415);
     expect(apply.body).toMatchObject({reason: 'UnsupportedMediaType', code: 415});
-    const stale = await call(url, 'PATCH', `${DS}/agent`, {headers: {'content-type': 'application/merge-patch+json'}, body: {metadata: {resourceVersion: '1', labels: {a: 'b'}}}});
+    const stale = await call(url, 'PATCH', `${DS}/agent`, {
+      headers: {'content-type': 'application/merge-patch+json'},
+      body: {metadata: {resourceVersion: '1', labels: {a: 'b'}}},
+    });
     expect(stale.status).toBe(409);
     const node = await call(url, 'PATCH', '/api/v1/nodes/node-0', {headers: smp, body: {spec: {unschedulable: true}}});
     expect(node.body.spec.unschedulable).toBe(true);
     const uncordon = await call(url, 'PATCH', '/api/v1/nodes/node-0', {headers: smp, body: {spec: {unschedulable: null}}});
     expect(uncordon.body.spec.unschedulable).toBeUndefined();
-    const status = await call(url, 'PATCH', '/api/v1/nodes/node-0/status', {headers: smp, body: {spec: {unschedulable: true}, status: {conditions: [{type: 'Ready', status: 'False'}]}}});
+    const status = await call(url, 'PATCH', '/api/v1/nodes/node-0/status', {
+      headers: smp,
+      body: {spec: {unschedulable: true}, status: {conditions: [{type: 'Ready', status: 'False'}]}},
+    });
     expect(status.body.spec.unschedulable).toBeUndefined();
     expect(status.body.status.conditions.find((c: {type: string}) => c.type === 'Ready').status).toBe('False');
     await call(url, 'PATCH', '/api/v1/nodes/node-0/status', {headers: smp, body: {status: {conditions: [{type: 'Ready', status: 'True'}]}}});
@@ -223,7 +265,13 @@ describe('DELETE', () => {
     await call(url, 'POST', PODS, {body: podManifest('agent-x', {node: 'node-0', owner: ds})});
     const del = await call(url, 'DELETE', `${DS}/agent`, {body: {propagationPolicy: 'Background'}});
     expect(del.status).toBe(200);
-    expect(del.body).toEqual({kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: {name: 'agent', group: 'apps', kind: 'daemonsets', uid: ds.metadata.uid}});
+    expect(del.body).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Success',
+      details: {name: 'agent', group: 'apps', kind: 'daemonsets', uid: ds.metadata.uid},
+    });
     const pod = cluster.store.get('pods', 'default', 'agent-x');
     expect(pod?.metadata.deletionTimestamp).toBeDefined();
     clock.advance(400);
@@ -274,9 +322,24 @@ describe('lists and Tables', () => {
     expect(nodes.headers.get('content-type')).toBe('application/json;as=Table;v=v1;g=meta.k8s.io');
     expect(nodes.body.kind).toBe('Table');
     expect(nodes.body.metadata.resourceVersion).toBe(cluster.store.resourceVersion);
-    expect(nodes.body.columnDefinitions.map((c: {name: string}) => c.name)).toEqual(['Name', 'Status', 'Roles', 'Age', 'Version', 'Internal-IP', 'External-IP', 'OS-Image', 'Kernel-Version', 'Container-Runtime']);
+    expect(nodes.body.columnDefinitions.map((c: {name: string}) => c.name)).toEqual([
+      'Name',
+      'Status',
+      'Roles',
+      'Age',
+      'Version',
+      'Internal-IP',
+      'External-IP',
+      'OS-Image',
+      'Kernel-Version',
+      'Container-Runtime',
+    ]);
     expect(nodes.body.rows[0].cells.slice(0, 5)).toEqual(['node-0', 'Ready', '<none>', expect.stringMatching(/^\d+s$|^\dm\d*s?$/), 'v1.32.5']);
-    expect(nodes.body.rows[0].object).toMatchObject({kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: {name: 'node-0', labels: expect.any(Object)}});
+    expect(nodes.body.rows[0].object).toMatchObject({
+      kind: 'PartialObjectMetadata',
+      apiVersion: 'meta.k8s.io/v1',
+      metadata: {name: 'node-0', labels: expect.any(Object)},
+    });
 
     const ds = (await call(url, 'POST', DS, {body: dsManifest()})).body;
     await call(url, 'POST', PODS, {body: podManifest('agent-z', {node: 'node-2', owner: ds})});
@@ -290,7 +353,11 @@ describe('lists and Tables', () => {
     cluster.store.create({
       apiVersion: 'apps/v1',
       kind: 'ControllerRevision',
-      metadata: {name: 'agent-5d8f', namespace: 'default', ownerReferences: [{apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'agent', uid: ds.metadata.uid, controller: true}]},
+      metadata: {
+        name: 'agent-5d8f',
+        namespace: 'default',
+        ownerReferences: [{apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'agent', uid: ds.metadata.uid, controller: true}],
+      },
       revision: 3,
       data: {},
     });
@@ -351,7 +418,10 @@ describe('watch', () => {
       const w = watch(small.url, `${PODS}?watch=true&resourceVersion=1`);
       await w.ended;
       expect(w.events).toHaveLength(1);
-      expect(w.events[0]).toMatchObject({type: 'ERROR', object: {kind: 'Status', reason: 'Expired', code: 410, message: expect.stringMatching(/^too old resource version: 1 \(\d+\)$/)}});
+      expect(w.events[0]).toMatchObject({
+        type: 'ERROR',
+        object: {kind: 'Status', reason: 'Expired', code: 410, message: expect.stringMatching(/^too old resource version: 1 \(\d+\)$/)},
+      });
     } finally {
       await small.stop();
     }
@@ -381,7 +451,9 @@ describe('watch', () => {
     const marked = watch(url, `${DS}?watch=true&resourceVersion=${rv}&timeoutSeconds=1&allowWatchBookmarks=true`);
     await Promise.all([plain.ended, marked.ended]);
     expect(plain.events).toEqual([]);
-    expect(marked.events).toEqual([{type: 'BOOKMARK', object: {kind: 'DaemonSet', apiVersion: 'apps/v1', metadata: {resourceVersion: cluster.store.resourceVersion}}}]);
+    expect(marked.events).toEqual([
+      {type: 'BOOKMARK', object: {kind: 'DaemonSet', apiVersion: 'apps/v1', metadata: {resourceVersion: cluster.store.resourceVersion}}},
+    ]);
   });
 
   it('serves Table watches with one row per event', async () => {
@@ -423,7 +495,9 @@ describe('test hooks', () => {
     expect(list.status).toBe(200);
     cluster.clearHooks();
     cluster.forbid({verb: 'list', resource: 'daemonsets'});
-    expect((await call(url, 'GET', DS)).body.message).toBe('daemonsets.apps is forbidden: User "system:anonymous" cannot list resource "daemonsets" in API group "apps" in the namespace "default"');
+    expect((await call(url, 'GET', DS)).body.message).toBe(
+      'daemonsets.apps is forbidden: User "system:anonymous" cannot list resource "daemonsets" in API group "apps" in the namespace "default"',
+    );
   });
 
   it('injects faults deterministically from a seed', async () => {
@@ -463,6 +537,14 @@ describe('test hooks', () => {
     expect(Date.now() - t).toBeGreaterThanOrEqual(140);
     expect(cluster.requestLog.count).toBe(before + 1);
     const last = cluster.requestLog.entries.at(-1)!;
-    expect(last).toMatchObject({method: 'GET', path: '/api/v1/nodes/node-1', query: {pretty: '1'}, status: 200, verb: 'get', resource: 'nodes', name: 'node-1'});
+    expect(last).toMatchObject({
+      method: 'GET',
+      path: '/api/v1/nodes/node-1',
+      query: {pretty: '1'},
+      status: 200,
+      verb: 'get',
+      resource: 'nodes',
+      name: 'node-1',
+    });
   });
 });

@@ -101,7 +101,12 @@ describe('Store: updates', () => {
     const ds = store.create(dsManifest()) as unknown as DaemonSet;
     const ignored = store.update({...ds, status: {numberReady: 9}});
     expect(ignored).toBe(ds);
-    const s = store.updateStatus({...ds, metadata: {...ds.metadata, labels: {changed: 'yes'}}, spec: {...ds.spec, minReadySeconds: 9}, status: {numberReady: 2}});
+    const s = store.updateStatus({
+      ...ds,
+      metadata: {...ds.metadata, labels: {changed: 'yes'}},
+      spec: {...ds.spec, minReadySeconds: 9},
+      status: {numberReady: 2},
+    });
     expect(s.status).toEqual({numberReady: 2});
     expect(s.metadata.labels).toEqual({app: 'agent'});
     expect(s.spec.minReadySeconds).toBeUndefined();
@@ -237,7 +242,12 @@ describe('Store: lists, selectors and pagination', () => {
     expect(names({fieldSelector: 'metadata.name=b', namespace: 'default'})).toEqual(['b']);
     expect(statusOf(() => store.list('pods', {fieldSelector: 'spec.bogus=1'}))).toMatchObject({code: 400, message: 'field label not supported: spec.bogus'});
     expect(statusOf(() => store.list('pods', {labelSelector: 'a in b'})).code).toBe(400);
-    expect(store.podsOnNode('n1').map((p) => p.metadata.name).sort()).toEqual(['b', 'c']);
+    expect(
+      store
+        .podsOnNode('n1')
+        .map((p) => p.metadata.name)
+        .sort(),
+    ).toEqual(['b', 'c']);
   });
 
   it('pages with stable continue tokens from a consistent snapshot', () => {
@@ -362,7 +372,17 @@ describe('Store + GC: propagation policies', () => {
     ctx.store.create(podManifest('agent-a', {node: 'n1', owner: ds}));
     ctx.store.create(podManifest('agent-b', {node: 'n2', owner: ds}));
     ctx.store.create(podManifest('loose', {node: 'n2', owner: ds, block: false}));
-    ctx.store.create({apiVersion: 'apps/v1', kind: 'ControllerRevision', metadata: {name: 'agent-1', namespace: 'default', ownerReferences: [{apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'agent', uid: ds.metadata.uid, controller: true, blockOwnerDeletion: true}]}, revision: 1, data: {}});
+    ctx.store.create({
+      apiVersion: 'apps/v1',
+      kind: 'ControllerRevision',
+      metadata: {
+        name: 'agent-1',
+        namespace: 'default',
+        ownerReferences: [{apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'agent', uid: ds.metadata.uid, controller: true, blockOwnerDeletion: true}],
+      },
+      revision: 1,
+      data: {},
+    });
     return {...ctx, ds};
   }
 

@@ -41,10 +41,7 @@ describe('leaves render their part of the view model', () => {
 
   test('Header', () => {
     expect(plain(mount(<Header header={vm.header} theme={theme} />).lastFrame())).toBe(
-      [
-        'DaemonSet kube-system/fluentd  rollout stuck  ● live  RollingUpdate  context ds-rollout-sim',
-        'revision 1 (fluentd:v1) → 2 (fluentd:v2)',
-      ].join('\n'),
+      ['DaemonSet kube-system/fluentd  rollout stuck  ● live  RollingUpdate  context ds-rollout-sim', 'revision 1 (fluentd:v1) → 2 (fluentd:v2)'].join('\n'),
     );
   });
 
@@ -87,7 +84,9 @@ describe('leaves render their part of the view model', () => {
 
   test('StatusLine and Footer', () => {
     expect(plain(mount(<StatusLine line={vm.status} theme={theme} />).lastFrame())).toBe('? for help');
-    expect(plain(mount(<Footer line={vm.footer} theme={theme} />).lastFrame())).toBe('↑↓ move  enter detail  s step  p pause  r resume  u undo  d diff  tab revs  / filter  ? help  q quit');
+    expect(plain(mount(<Footer line={vm.footer} theme={theme} />).lastFrame())).toBe(
+      '↑↓ move  enter detail  s step  p pause  r resume  u undo  d diff  tab revs  / filter  ? help  q quit',
+    );
   });
 
   test('HelpOverlay', () => {

@@ -14,8 +14,22 @@ describe('moving', () => {
     {name: 'never above the first node', actions: [{type: 'move', by: 'line', direction: -1, limits}], cursor: 0},
     {name: 'a page', actions: [{type: 'move', by: 'page', direction: 1, limits}], cursor: 5},
     {name: 'to the last node', actions: [{type: 'move', by: 'edge', direction: 1, limits}], cursor: 19},
-    {name: 'never past the last node', actions: [{type: 'move', by: 'edge', direction: 1, limits}, {type: 'move', by: 'line', direction: 1, limits}], cursor: 19},
-    {name: 'back to the first', actions: [{type: 'move', by: 'page', direction: 1, limits}, {type: 'move', by: 'edge', direction: -1, limits}], cursor: 0},
+    {
+      name: 'never past the last node',
+      actions: [
+        {type: 'move', by: 'edge', direction: 1, limits},
+        {type: 'move', by: 'line', direction: 1, limits},
+      ],
+      cursor: 19,
+    },
+    {
+      name: 'back to the first',
+      actions: [
+        {type: 'move', by: 'page', direction: 1, limits},
+        {type: 'move', by: 'edge', direction: -1, limits},
+      ],
+      cursor: 0,
+    },
     {name: 'without limits (before the first plan) stays at 0 going up', actions: [{type: 'move', by: 'line', direction: -1}], cursor: 0},
   ];
   test.each(cases)('$name', ({actions, cursor}) => {
@@ -42,7 +56,13 @@ describe('selecting, panes and help', () => {
   });
 
   test('esc peels one layer at a time', () => {
-    let state = run([{type: 'filter-start'}, {type: 'filter-input', text: 'old'}, {type: 'filter-accept'}, {type: 'switch-focus'}, {type: 'select', revision: 1}]);
+    let state = run([
+      {type: 'filter-start'},
+      {type: 'filter-input', text: 'old'},
+      {type: 'filter-accept'},
+      {type: 'switch-focus'},
+      {type: 'select', revision: 1},
+    ]);
     state = dashboardReducer(state, {type: 'close'});
     expect(state.marked).toEqual([]);
     state = dashboardReducer(state, {type: 'close'});
@@ -61,12 +81,23 @@ describe('selecting, panes and help', () => {
 
 describe('filter', () => {
   test('typing filters at once and resets the cursor', () => {
-    const state = run([{type: 'move', by: 'page', direction: 1, limits}, {type: 'filter-start'}, {type: 'filter-input', text: 'wor'}, {type: 'filter-input', text: 'k'}]);
+    const state = run([
+      {type: 'move', by: 'page', direction: 1, limits},
+      {type: 'filter-start'},
+      {type: 'filter-input', text: 'wor'},
+      {type: 'filter-input', text: 'k'},
+    ]);
     expect(state).toMatchObject({mode: 'filter', filter: 'work', cursor: 0});
   });
 
   test('backspace, then enter keeps the filter (trimmed)', () => {
-    const state = run([{type: 'filter-start'}, {type: 'filter-input', text: 'old '}, {type: 'filter-input', text: 'x'}, {type: 'filter-backspace'}, {type: 'filter-accept'}]);
+    const state = run([
+      {type: 'filter-start'},
+      {type: 'filter-input', text: 'old '},
+      {type: 'filter-input', text: 'x'},
+      {type: 'filter-backspace'},
+      {type: 'filter-accept'},
+    ]);
     expect(state).toMatchObject({mode: 'normal', filter: 'old'});
   });
 
@@ -96,7 +127,10 @@ describe('actions', () => {
   });
 
   test.each(kinds)('%s cancelled with n runs nothing', (kind) => {
-    const state = run([{type: 'request', action: kind, now: T}, {type: 'cancel', now: T}]);
+    const state = run([
+      {type: 'request', action: kind, now: T},
+      {type: 'cancel', now: T},
+    ]);
     expect(state).toMatchObject({mode: 'normal', status: {kind: 'info', text: `${kind} cancelled`}});
     expect(state.running).toBeUndefined();
   });
@@ -104,7 +138,13 @@ describe('actions', () => {
   test('a running step reports progress in the status line; late lines are dropped', () => {
     let state = run([{type: 'request', action: 'step'}, {type: 'confirm'}, {type: 'progress', id: 1, text: 'deleted pod fluentd-x on worker-09', now: T}]);
     expect(state.status).toEqual({kind: 'info', text: 'deleted pod fluentd-x on worker-09', at: T});
-    state = run([{type: 'action-done', id: 1, message: 'wave 3 landed'}, {type: 'progress', id: 1, text: 'late'}], state);
+    state = run(
+      [
+        {type: 'action-done', id: 1, message: 'wave 3 landed'},
+        {type: 'progress', id: 1, text: 'late'},
+      ],
+      state,
+    );
     expect(state.status?.text).toBe('wave 3 landed');
   });
 
@@ -143,7 +183,10 @@ describe('actions', () => {
   });
 
   test('a failed undo preview closes the prompt with the error', () => {
-    const state = run([{type: 'request', action: 'undo'}, {type: 'action-failed', id: 1, error: 'no previous revision', now: T}]);
+    const state = run([
+      {type: 'request', action: 'undo'},
+      {type: 'action-failed', id: 1, error: 'no previous revision', now: T},
+    ]);
     expect(state).toMatchObject({mode: 'normal', status: {kind: 'error', text: 'undo: no previous revision'}});
     expect(state.confirm).toBeUndefined();
   });

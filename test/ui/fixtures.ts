@@ -130,7 +130,13 @@ export function handMadeState(options: {healthy?: boolean; maxUnavailable?: numb
   };
   return {
     daemonSet: ds,
-    nodes: [newNode('node-a'), newNode('node-b'), newNode('node-c'), newNode('node-d'), withTaints(newNode('node-e'), {key: 'gpu', value: 'true', effect: 'NoSchedule'})],
+    nodes: [
+      newNode('node-a'),
+      newNode('node-b'),
+      newNode('node-c'),
+      newNode('node-d'),
+      withTaints(newNode('node-e'), {key: 'gpu', value: 'true', effect: 'NoSchedule'}),
+    ],
     pods: [
       newPod('fluentd-a', 'node-a', ds, {hash: 'newhash'}),
       options.healthy ? newPod('fluentd-b', 'node-b', ds, {hash: 'newhash'}) : crashing,

@@ -102,7 +102,16 @@ describe('revisions', () => {
   });
 
   test('images of several containers are named', () => {
-    expect(compactImages({spec: {containers: [{name: 'a', image: 'x:1'}, {name: 'b', image: 'y:2'}]}})).toBe('a=x:1, b=y:2');
+    expect(
+      compactImages({
+        spec: {
+          containers: [
+            {name: 'a', image: 'x:1'},
+            {name: 'b', image: 'y:2'},
+          ],
+        },
+      }),
+    ).toBe('a=x:1, b=y:2');
     expect(compactImages(undefined)).toBe('');
   });
 

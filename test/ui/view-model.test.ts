@@ -39,7 +39,9 @@ function allLines(vm: DashboardViewModel): Line[] {
   return [
     ...vm.header.lines,
     ...vm.gauges.lines,
-    ...(vm.nodes ? [vm.nodes.title, ...(vm.nodes.grid?.rows ?? []), ...(vm.nodes.legend ? [vm.nodes.legend] : []), vm.nodes.header, ...vm.nodes.rows.map((r) => r.line)] : []),
+    ...(vm.nodes
+      ? [vm.nodes.title, ...(vm.nodes.grid?.rows ?? []), ...(vm.nodes.legend ? [vm.nodes.legend] : []), vm.nodes.header, ...vm.nodes.rows.map((r) => r.line)]
+      : []),
     ...(vm.detail ? [vm.detail.title, ...vm.detail.lines] : []),
     ...(vm.revisions ? [vm.revisions.title, ...vm.revisions.lines] : []),
     ...(vm.help ? [vm.help.title, ...vm.help.lines] : []),
@@ -98,7 +100,12 @@ describe('header', () => {
   });
 
   test('paused: said in the header with the budgets resume restores, and the ETA waits', () => {
-    const vm = toDashboardViewModel(inputOf(states.demo!, {paused: {by: 'ds-rollout', maxUnavailable: 2, maxSurge: 0}, pace: 3}), ui(), {columns: 160, rows: 48}, NOW);
+    const vm = toDashboardViewModel(
+      inputOf(states.demo!, {paused: {by: 'ds-rollout', maxUnavailable: 2, maxSurge: 0}, pace: 3}),
+      ui(),
+      {columns: 160, rows: 48},
+      NOW,
+    );
     expect(vm.header.paused).toBe(true);
     expect(text(vm.header.lines)).toContain('rollout paused');
     expect(text(vm.header.lines)).toContain('PAUSED by ds-rollout (resume restores maxUnavailable 2, maxSurge 0)');
@@ -131,9 +138,7 @@ describe('gauges', () => {
       {label: 'updated', used: 2, max: 4, full: false},
     ]);
     expect(lineText(vm.gauges.lines[0]!)).toMatch(/^unavailable █+ 1\/1 {3}surge ░+ 0\/0 {3}updated █+░+ 2\/4 \(50%\) {3}ETA — stuck$/);
-    expect(lineText(vm.gauges.lines[1]!)).toBe(
-      'Next sync: nothing to do  ·  ✖ pod fluentd-b on node-b is not ready (CrashLoopBackOff) (+1 more)',
-    );
+    expect(lineText(vm.gauges.lines[1]!)).toBe('Next sync: nothing to do  ·  ✖ pod fluentd-b on node-b is not ready (CrashLoopBackOff) (+1 more)');
   });
 
   test('in progress: the next sync and the waves left', () => {
@@ -150,10 +155,20 @@ describe('gauges', () => {
   });
 
   test('with the status verdict: stuck and complete', () => {
-    const stuck = toDashboardViewModel(inputOf(handMadeState({healthy: true}), {verdict: {verdict: 'stuck', detail: 'x'}, pace: 2}), ui(), {columns: 160, rows: 48}, NOW);
+    const stuck = toDashboardViewModel(
+      inputOf(handMadeState({healthy: true}), {verdict: {verdict: 'stuck', detail: 'x'}, pace: 2}),
+      ui(),
+      {columns: 160, rows: 48},
+      NOW,
+    );
     expect(lineText(stuck.header.lines[0]!)).toContain('rollout stuck');
     expect(stuck.gauges.eta).toBe('ETA — stuck');
-    const complete = toDashboardViewModel(inputOf(scenarioState('large', {nodes: 3}), {verdict: {verdict: 'complete', detail: ''}}), ui(), {columns: 160, rows: 48}, NOW);
+    const complete = toDashboardViewModel(
+      inputOf(scenarioState('large', {nodes: 3}), {verdict: {verdict: 'complete', detail: ''}}),
+      ui(),
+      {columns: 160, rows: 48},
+      NOW,
+    );
     expect(lineText(complete.header.lines[0]!)).toContain('rollout complete');
     expect(lineText(complete.gauges.lines[1]!)).toBe('Every node runs revision 1.');
   });
@@ -314,8 +329,16 @@ describe('revisions', () => {
     {name: 'default: current -> update', ui: {}, want: {from: 1, to: 2, why: 'current -> update'}},
     {name: 'two marked: older -> newer', ui: {marked: [2, 1]}, want: {from: 1, to: 2, why: 'marked'}},
     {name: 'one marked: it -> update', ui: {marked: [1]}, want: {from: 1, to: 2, why: 'marked -> update'}},
-    {name: 'undo to the previous revision', ui: {mode: 'confirm' as const, confirm: {action: 'undo' as const}}, want: {from: 2, to: 1, why: 'undo would apply'}},
-    {name: 'undo to a chosen revision', ui: {mode: 'confirm' as const, confirm: {action: 'undo' as const, toRevision: 1}}, want: {from: 2, to: 1, why: 'undo would apply'}},
+    {
+      name: 'undo to the previous revision',
+      ui: {mode: 'confirm' as const, confirm: {action: 'undo' as const}},
+      want: {from: 2, to: 1, why: 'undo would apply'},
+    },
+    {
+      name: 'undo to a chosen revision',
+      ui: {mode: 'confirm' as const, confirm: {action: 'undo' as const, toRevision: 1}},
+      want: {from: 2, to: 1, why: 'undo would apply'},
+    },
   ])('chooseRevisionDiff: $name', ({ui: overrides, want}) => {
     expect(chooseRevisionDiff(plan, entries, ui(overrides))).toEqual(want);
   });
@@ -333,7 +356,10 @@ describe('revisions', () => {
   test('the undo prompt opens the diff pane with the preview the handler returned', () => {
     const vm = toDashboardViewModel(
       inputOf(state),
-      ui({mode: 'confirm', confirm: {action: 'undo', preview: {message: 'Pods go back to fluentd:v1.', diff: ['-    image: fluentd:v2', '+    image: fluentd:v1']}}}),
+      ui({
+        mode: 'confirm',
+        confirm: {action: 'undo', preview: {message: 'Pods go back to fluentd:v1.', diff: ['-    image: fluentd:v2', '+    image: fluentd:v1']}},
+      }),
       {columns: 80, rows: 24},
       NOW,
     );
@@ -359,8 +385,16 @@ describe('status line, footer, help', () => {
   test.each([
     {name: 'idle', ui: {}, want: '? for help'},
     {name: 'typing a filter', ui: {mode: 'filter' as const, filter: 'nod'}, want: /^\/nod▏ {2}5 match · name, state/},
-    {name: 'step prompt', ui: {mode: 'confirm' as const, confirm: {action: 'step' as const}}, want: 'Step one wave of kube-system/fluentd? (the next sync deletes 1 and creates 0 pods)  [y/n]'},
-    {name: 'pause prompt', ui: {mode: 'confirm' as const, confirm: {action: 'pause' as const}}, want: 'Pause the rollout of kube-system/fluentd? (no more old pods are replaced until resume)  [y/n]'},
+    {
+      name: 'step prompt',
+      ui: {mode: 'confirm' as const, confirm: {action: 'step' as const}},
+      want: 'Step one wave of kube-system/fluentd? (the next sync deletes 1 and creates 0 pods)  [y/n]',
+    },
+    {
+      name: 'pause prompt',
+      ui: {mode: 'confirm' as const, confirm: {action: 'pause' as const}},
+      want: 'Pause the rollout of kube-system/fluentd? (no more old pods are replaced until resume)  [y/n]',
+    },
     {name: 'resume prompt', ui: {mode: 'confirm' as const, confirm: {action: 'resume' as const}}, want: 'Resume the rollout of kube-system/fluentd?  [y/n]'},
     {
       name: 'undo prompt while the preview runs',
@@ -381,9 +415,9 @@ describe('status line, footer, help', () => {
     expect(lineText(toDashboardViewModel({...input, step: {deletions}}, confirm, size, NOW).status)).toBe(
       'Step one wave of kube-system/fluentd? (deletes fluentd-a on node-a, fluentd-b on node-b, fluentd-c on node-c and 1 more)  [y/n]',
     );
-    expect(lineText(toDashboardViewModel({...input, step: {deletions: [], blocked: 'the budget (maxUnavailable 1) is in use: node-d'}}, confirm, size, NOW).status)).toBe(
-      'Step one wave of kube-system/fluentd? (nothing to delete now: the budget (maxUnavailable 1) is in use: node-d)  [y/n]',
-    );
+    expect(
+      lineText(toDashboardViewModel({...input, step: {deletions: [], blocked: 'the budget (maxUnavailable 1) is in use: node-d'}}, confirm, size, NOW).status),
+    ).toBe('Step one wave of kube-system/fluentd? (nothing to delete now: the budget (maxUnavailable 1) is in use: node-d)  [y/n]');
   });
 
   test('a feed error shows when nothing else does', () => {
@@ -414,7 +448,17 @@ describe('status line, footer, help', () => {
   test('help: every key and every node state', () => {
     const vm = toDashboardViewModel(input, ui({mode: 'help'}), {columns: 120, rows: 40}, NOW);
     const help = vm.help!.lines.map(lineText).join('\n');
-    for (const word of ['step one wave', 'pause', 'resume', 'undo', 'filter', '(asks y/n first)', 'updated, not yet available', 'holds the rollout back', 'next wave']) {
+    for (const word of [
+      'step one wave',
+      'pause',
+      'resume',
+      'undo',
+      'filter',
+      '(asks y/n first)',
+      'updated, not yet available',
+      'holds the rollout back',
+      'next wave',
+    ]) {
       expect(help).toContain(word);
     }
     expect(vm.nodes).toBeUndefined();

@@ -5,14 +5,7 @@
 import {type Agent, type IncomingMessage, request as httpRequest} from 'node:http';
 import {request as httpsRequest} from 'node:https';
 import type {KubeConfig} from '@kubernetes/client-node';
-import {
-  errorFromCredentials,
-  errorFromResponse,
-  errorFromTransport,
-  isExpired,
-  isRetryable,
-  type RequestDescription,
-} from './errors.js';
+import {errorFromCredentials, errorFromResponse, errorFromTransport, isExpired, isRetryable, type RequestDescription} from './errors.js';
 import {ListItemSplitter} from './list-stream.js';
 
 export interface KubeClientOptions {

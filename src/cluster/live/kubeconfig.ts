@@ -27,7 +27,12 @@ export function resolveKubeconfig(options: KubeconfigOptions): ResolvedKubeconfi
     const where = options.kubeconfig ?? process.env.KUBECONFIG ?? '~/.kube/config';
     const code = (error as NodeJS.ErrnoException).code;
     // client-node reads an empty or non-kubeconfig file as a document without fields, then trips over it.
-    const why = code === 'ENOENT' ? 'no such file' : error instanceof TypeError ? 'not a kubeconfig (no clusters, contexts or users)' : firstLine((error as Error).message);
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : error instanceof TypeError
+          ? 'not a kubeconfig (no clusters, contexts or users)'
+          : firstLine((error as Error).message);
     throw new InputError(`cannot load kubeconfig "${where}": ${why}`, {cause: error});
   }
   if (options.context !== undefined) {

@@ -28,10 +28,20 @@ export class LiveClusterSource implements ClusterSource {
   }
 
   async readState(ref: DaemonSetRef): Promise<ClusterState> {
-    const results = await Promise.allSettled([this.readDaemonSet(ref), this.listNodes(), this.listPods(ref.namespace), this.listRevisions(ref.namespace)] as const);
+    const results = await Promise.allSettled([
+      this.readDaemonSet(ref),
+      this.listNodes(),
+      this.listPods(ref.namespace),
+      this.listRevisions(ref.namespace),
+    ] as const);
     // Report the first failure in a fixed order (the DaemonSet's own first), whichever request failed first.
     for (const result of results) if (result.status === 'rejected') throw result.reason;
-    const [daemonSet, nodes, pods, revisions] = results.map((r) => (r as PromiseFulfilledResult<unknown>).value) as [DaemonSet, Node[], Pod[], ControllerRevision[]];
+    const [daemonSet, nodes, pods, revisions] = results.map((r) => (r as PromiseFulfilledResult<unknown>).value) as [
+      DaemonSet,
+      Node[],
+      Pod[],
+      ControllerRevision[],
+    ];
     return {daemonSet, nodes, pods, revisions};
   }
 
@@ -54,6 +64,7 @@ export class LiveClusterSource implements ClusterSource {
   }
 
   async listRevisions(namespace: string): Promise<ControllerRevision[]> {
-    return (await this.client.list(revisionsPath(namespace), describe('list', 'controllerrevisions', namespace), projectRevision, {pageSize: this.pageSize})).items;
+    return (await this.client.list(revisionsPath(namespace), describe('list', 'controllerrevisions', namespace), projectRevision, {pageSize: this.pageSize}))
+      .items;
   }
 }

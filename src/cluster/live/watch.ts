@@ -233,7 +233,13 @@ export function watchClusterState(client: KubeClient, ref: DaemonSetRef, options
     options.onConnection?.(now);
   };
 
-  function reflector<T extends {readonly metadata: ObjectMeta}>(path: string, resource: string, namespace: string | undefined, project: (raw: unknown) => T, fieldSelector?: string): Reflector<T> {
+  function reflector<T extends {readonly metadata: ObjectMeta}>(
+    path: string,
+    resource: string,
+    namespace: string | undefined,
+    project: (raw: unknown) => T,
+    fieldSelector?: string,
+  ): Reflector<T> {
     const listRequest = describe('list', resource, namespace);
     return new Reflector<T>({
       list: () => client.list(path, listRequest, project, {pageSize, ...(fieldSelector ? {fieldSelector} : {})}),

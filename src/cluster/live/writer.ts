@@ -48,7 +48,9 @@ export class LiveClusterWriter implements ClusterWriter {
       } catch (error) {
         if (!isConflict(error)) throw error;
         if (attempt >= this.attempts) {
-          throw new ConflictError(`cannot ${describeRequest(request)}: it changed ${attempt} times while being updated; nothing was changed, try again`, {cause: error});
+          throw new ConflictError(`cannot ${describeRequest(request)}: it changed ${attempt} times while being updated; nothing was changed, try again`, {
+            cause: error,
+          });
         }
         await this.options.onConflict?.(attempt);
       }

@@ -30,9 +30,7 @@ export class SnapshotClusterSource implements ClusterSource {
   }
 
   async readState(ref: DaemonSetRef): Promise<ClusterState> {
-    const daemonSet = this.objects.daemonSets.find(
-      (ds) => ds.metadata.name === ref.name && namespaceOf(ds.metadata) === ref.namespace,
-    );
+    const daemonSet = this.objects.daemonSets.find((ds) => ds.metadata.name === ref.name && namespaceOf(ds.metadata) === ref.namespace);
     if (!daemonSet) throw new NotFoundError(this.notFoundMessage(ref));
     return {daemonSet: withNamespace(daemonSet, ref.namespace), ...(await this.readSurroundings(ref.namespace))};
   }
@@ -50,9 +48,7 @@ export class SnapshotClusterSource implements ClusterSource {
     // Same-namespace DaemonSets first: the likeliest typo is in the name, not the namespace.
     names.sort(
       (a, b) =>
-        Number(b.namespace === ref.namespace) - Number(a.namespace === ref.namespace) ||
-        a.namespace.localeCompare(b.namespace) ||
-        a.name.localeCompare(b.name),
+        Number(b.namespace === ref.namespace) - Number(a.namespace === ref.namespace) || a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name),
     );
     const shown = names.slice(0, 10).map((n) => `${n.namespace}/${n.name}`);
     if (names.length > shown.length) shown.push(`and ${names.length - shown.length} more`);

@@ -22,8 +22,14 @@ Outside a terminal (stdout or stdin not a TTY, CI set, or -o json|yaml) no scree
   static override examples = [
     {description: 'Watch and drive the fluentd rollout:', command: 'kubectl ds-rollout dashboard fluentd -n kube-system'},
     {description: 'Look without being able to change anything:', command: 'kubectl ds-rollout dashboard fluentd -n kube-system --readonly'},
-    {description: 'The simulated demo cluster (started with `kubectl ds-rollout sim`):', command: 'kubectl ds-rollout dashboard fluentd -n kube-system --kubeconfig sim.kubeconfig'},
-    {description: 'In a script: the status as JSON, one document per change until the rollout ends:', command: 'kubectl ds-rollout dashboard fluentd -n kube-system -o json --watch'},
+    {
+      description: 'The simulated demo cluster (started with `kubectl ds-rollout sim`):',
+      command: 'kubectl ds-rollout dashboard fluentd -n kube-system --kubeconfig sim.kubeconfig',
+    },
+    {
+      description: 'In a script: the status as JSON, one document per change until the rollout ends:',
+      command: 'kubectl ds-rollout dashboard fluentd -n kube-system -o json --watch',
+    },
   ];
 
   static override args = {

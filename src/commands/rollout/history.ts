@@ -18,7 +18,10 @@ Exit status: 0 on success, 1 for a usage or input error (an unknown revision: "u
     {description: 'The revisions of fluentd, with images and pod counts:', command: 'kubectl ds-rollout history fluentd -n kube-system'},
     {description: 'What revision 2 runs:', command: 'kubectl ds-rollout history fluentd -n kube-system --revision 2'},
     {description: 'What changed from revision 1 to revision 3:', command: 'kubectl ds-rollout history fluentd -n kube-system --diff 1 3'},
-    {description: 'The current revision number, for a script:', command: "kubectl ds-rollout history fluentd -n kube-system -o json | jq '.revisions[] | select(.current) | .revision'"},
+    {
+      description: 'The current revision number, for a script:',
+      command: "kubectl ds-rollout history fluentd -n kube-system -o json | jq '.revisions[] | select(.current) | .revision'",
+    },
   ];
 
   static override args = {
@@ -59,7 +62,9 @@ Exit status: 0 on success, 1 for a usage or input error (an unknown revision: "u
         return;
       }
       const {templateYaml} = await import('../../output/revision-diff.js');
-      process.stdout.write(`daemonset.apps/${args.name} with revision #${entry.revision} (${entry.hash}${entry.current ? ', current' : ''})\n${templateYaml(template, true)}`);
+      process.stdout.write(
+        `daemonset.apps/${args.name} with revision #${entry.revision} (${entry.hash}${entry.current ? ', current' : ''})\n${templateYaml(template, true)}`,
+      );
       return;
     }
 
@@ -68,7 +73,10 @@ Exit status: 0 on success, 1 for a usage or input error (an unknown revision: "u
       const from = history.findRevision(revisions, a);
       const to = history.findRevision(revisions, b);
       const {renderTemplateDiff} = await import('../../output/revision-diff.js');
-      const side = (revision: typeof from) => ({label: `revision ${revision.revision} (${history.revisionHash(revision)})`, template: history.revisionTemplate(revision)});
+      const side = (revision: typeof from) => ({
+        label: `revision ${revision.revision} (${history.revisionHash(revision)})`,
+        template: history.revisionTemplate(revision),
+      });
       const diffText = (useColor: boolean) => renderTemplateDiff(side(from), side(to), {color: useColor});
       if (flags.output !== 'text') {
         process.stdout.write(await structured({kind: 'DaemonSetRevisionDiff', daemonSet: report.daemonSet, from: a, to: b, diff: diffText(false)}));

@@ -19,7 +19,10 @@ Exit status: 0 paused or already paused; 1 usage or input error (unknown DaemonS
   static override examples = [
     {description: 'Pause a rollout:', command: 'kubectl ds-rollout pause fluentd -n kube-system'},
     {description: 'See what would be recorded, change nothing:', command: 'kubectl ds-rollout pause fluentd -n kube-system --dry-run'},
-    {description: 'Then replace one wave of old pods at a time, or hand the rollout back:', command: 'kubectl ds-rollout step fluentd -n kube-system; kubectl ds-rollout resume fluentd -n kube-system'},
+    {
+      description: 'Then replace one wave of old pods at a time, or hand the rollout back:',
+      command: 'kubectl ds-rollout step fluentd -n kube-system; kubectl ds-rollout resume fluentd -n kube-system',
+    },
   ];
 
   static override args = {
@@ -36,7 +39,12 @@ Exit status: 0 paused or already paused; 1 usage or input error (unknown DaemonS
     const {args, flags} = await this.parse(Pause);
     const [{openLiveCluster}, {pauseDaemonSet}] = await Promise.all([import('../../cluster/open-source.js'), import('../../services/pause.js')]);
     const live = await openLiveCluster(flags, 'pause');
-    const result = await pauseDaemonSet({writer: live.writer, ref: {namespace: live.namespace, name: args.name}, now: () => live.client.serverNow(), dryRun: flags['dry-run']});
+    const result = await pauseDaemonSet({
+      writer: live.writer,
+      ref: {namespace: live.namespace, name: args.name},
+      now: () => live.client.serverNow(),
+      dryRun: flags['dry-run'],
+    });
     if (flags.output === 'text') {
       const [{renderPauseText}, {colorEnabled}] = await Promise.all([import('../../output/step-text.js'), import('../../output/color.js')]);
       process.stdout.write(renderPauseText(result, colorEnabled(process.stdout.isTTY, process.env)));

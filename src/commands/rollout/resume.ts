@@ -16,8 +16,14 @@ Exit status: 0 resumed; 1 usage or input error (not paused, not paused by ds-rol
 
   static override examples = [
     {description: 'Hand the rollout back to the controller with the recorded budget:', command: 'kubectl ds-rollout resume fluentd -n kube-system'},
-    {description: 'Switch a hand-made OnDelete DaemonSet to RollingUpdate, one node at a time:', command: 'kubectl ds-rollout resume node-exporter -n monitoring --force --max-unavailable 1'},
-    {description: 'Resume with a surge strategy instead of the recorded one:', command: 'kubectl ds-rollout resume fluentd -n kube-system --force --max-unavailable 0 --max-surge 10%'},
+    {
+      description: 'Switch a hand-made OnDelete DaemonSet to RollingUpdate, one node at a time:',
+      command: 'kubectl ds-rollout resume node-exporter -n monitoring --force --max-unavailable 1',
+    },
+    {
+      description: 'Resume with a surge strategy instead of the recorded one:',
+      command: 'kubectl ds-rollout resume fluentd -n kube-system --force --max-unavailable 0 --max-surge 10%',
+    },
   ];
 
   static override args = {
@@ -49,7 +55,9 @@ Exit status: 0 resumed; 1 usage or input error (not paused, not paused by ds-rol
     const result = await resumeDaemonSet({
       writer: live.writer,
       ref: {namespace: live.namespace, name: args.name},
-      ...(flags.force && maxUnavailable !== undefined ? {force: {maxUnavailable, ...(flags['max-surge'] !== undefined ? {maxSurge: flags['max-surge']} : {})}} : {}),
+      ...(flags.force && maxUnavailable !== undefined
+        ? {force: {maxUnavailable, ...(flags['max-surge'] !== undefined ? {maxSurge: flags['max-surge']} : {})}}
+        : {}),
       dryRun: flags['dry-run'],
     });
     if (flags.output === 'text') {

@@ -27,7 +27,10 @@ Exit status:
       description: 'In CI: wait up to 10 minutes; fail fast (exit 3) once it has been stuck for a minute:',
       command: 'kubectl ds-rollout status fluentd -n kube-system --watch --timeout 10m --stuck-after 1m',
     },
-    {description: 'The per-node verdict as JSON:', command: "kubectl ds-rollout status node-exporter -n monitoring -o json | jq '.nodes[] | select(.state == \"blocked\")'"},
+    {
+      description: 'The per-node verdict as JSON:',
+      command: 'kubectl ds-rollout status node-exporter -n monitoring -o json | jq \'.nodes[] | select(.state == "blocked")\'',
+    },
     {description: 'From a snapshot (nothing is contacted):', command: 'kubectl ds-rollout status fluentd -n kube-system --snapshot cluster.yaml'},
   ];
 
@@ -79,7 +82,14 @@ Exit status:
     else {
       const {renderStatusText} = await import('../../output/status-text.js');
       // A watch has already printed kubectl's line and the verdict as they changed: print them once.
-      process.stdout.write(renderStatusText(report, {color, width: process.stdout.isTTY ? process.stdout.columns : undefined, allNodes: flags['all-nodes'], headline: !flags.watch}));
+      process.stdout.write(
+        renderStatusText(report, {
+          color,
+          width: process.stdout.isTTY ? process.stdout.columns : undefined,
+          allNodes: flags['all-nodes'],
+          headline: !flags.watch,
+        }),
+      );
     }
     if (failure !== undefined) process.stderr.write(`error: ${failure}\n`);
     process.exitCode = exitCode;

@@ -24,10 +24,22 @@ Exit status: 0 the wave (or every wave) landed, or nothing to do; 1 usage or inp
   static override examples = [
     {description: 'Show the next wave, change nothing:', command: 'kubectl ds-rollout step fluentd -n kube-system --dry-run'},
     {description: 'Replace the next wave (the recorded budget), asking first:', command: 'kubectl ds-rollout step fluentd -n kube-system'},
-    {description: 'A canary: two chosen nodes first, from a script:', command: 'kubectl ds-rollout step fluentd -n kube-system --nodes worker-03,worker-04 --yes'},
-    {description: 'Nodes chosen by label, three at a time:', command: 'kubectl ds-rollout step fluentd -n kube-system --selector pool=canary --max-unavailable 3 --yes'},
-    {description: 'The rest of the rollout, wave by wave, each given 10 minutes:', command: 'kubectl ds-rollout step fluentd -n kube-system --until-complete --timeout 10m --yes'},
-    {description: 'One surge wave run by the controller itself (recorded maxSurge > 0):', command: 'kubectl ds-rollout step node-exporter -n monitoring --controller --yes'},
+    {
+      description: 'A canary: two chosen nodes first, from a script:',
+      command: 'kubectl ds-rollout step fluentd -n kube-system --nodes worker-03,worker-04 --yes',
+    },
+    {
+      description: 'Nodes chosen by label, three at a time:',
+      command: 'kubectl ds-rollout step fluentd -n kube-system --selector pool=canary --max-unavailable 3 --yes',
+    },
+    {
+      description: 'The rest of the rollout, wave by wave, each given 10 minutes:',
+      command: 'kubectl ds-rollout step fluentd -n kube-system --until-complete --timeout 10m --yes',
+    },
+    {
+      description: 'One surge wave run by the controller itself (recorded maxSurge > 0):',
+      command: 'kubectl ds-rollout step node-exporter -n monitoring --controller --yes',
+    },
   ];
 
   static override args = {
@@ -36,7 +48,9 @@ Exit status: 0 the wave (or every wave) landed, or nothing to do; 1 usage or inp
 
   static override flags = {
     ...liveClusterFlags,
-    'max-unavailable': intOrPercentFlag('max-unavailable', {summary: 'The budget of this step instead of the recorded one (scaled against the nodes that should run the daemon).'}),
+    'max-unavailable': intOrPercentFlag('max-unavailable', {
+      summary: 'The budget of this step instead of the recorded one (scaled against the nodes that should run the daemon).',
+    }),
     nodes: Flags.string({summary: 'Only these nodes (comma-separated) may go next.', helpValue: 'NODE,...'}),
     selector: Flags.string({char: 'l', summary: 'Only nodes with these labels may go next (a label selector, e.g. pool=canary).', helpValue: 'SELECTOR'}),
     'until-complete': Flags.boolean({summary: 'Repeat waves until no old pod is left (in scope); stop at the first wave that does not become available.'}),
@@ -53,7 +67,13 @@ Exit status: 0 the wave (or every wave) landed, or nothing to do; 1 usage or inp
     if (flags.controller && (flags['max-unavailable'] !== undefined || flags.nodes !== undefined || flags.selector !== undefined)) {
       throw new errors.UsageError('--controller runs the recorded strategy as the controller does: it takes no --max-unavailable, --nodes or --selector');
     }
-    const nodes = flags.nodes === undefined ? undefined : flags.nodes.split(',').map((n) => n.trim()).filter((n) => n !== '');
+    const nodes =
+      flags.nodes === undefined
+        ? undefined
+        : flags.nodes
+            .split(',')
+            .map((n) => n.trim())
+            .filter((n) => n !== '');
     if (nodes !== undefined && nodes.length === 0) throw new errors.UsageError('--nodes needs at least one node name');
     const ask = !flags.yes && !flags['dry-run'];
     if (ask && !process.stdin.isTTY) {
@@ -126,7 +146,9 @@ Exit status: 0 the wave (or every wave) landed, or nothing to do; 1 usage or inp
 async function confirm(request: {number: number; deletions: number; controller: boolean}, out: NodeJS.WriteStream): Promise<'yes' | 'no' | 'all'> {
   const {createInterface} = await import('node:readline/promises');
   const rl = createInterface({input: process.stdin, output: out});
-  const what = request.controller ? `Let the controller run wave ${request.number}` : `Delete ${request.deletions === 1 ? 'this pod' : `these ${request.deletions} pods`}`;
+  const what = request.controller
+    ? `Let the controller run wave ${request.number}`
+    : `Delete ${request.deletions === 1 ? 'this pod' : `these ${request.deletions} pods`}`;
   try {
     const answer = (await rl.question(`${what}? [y/N/a(ll waves)] `)).trim().toLowerCase();
     return answer === 'a' || answer === 'all' ? 'all' : /^y(es)?$/.test(answer) ? 'yes' : 'no';

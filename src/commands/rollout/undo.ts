@@ -49,7 +49,9 @@ Exit status: 0 rolled back, skipped, or dry run; 1 usage or input error (unknown
     const json = flags.output !== 'text';
     const print = async (outcome: {applied: boolean; dryRun: boolean}) => {
       const document = view.undoDocument(preview, outcome);
-      process.stdout.write(flags.output === 'json' ? `${JSON.stringify(document, null, 2)}\n` : (await import('js-yaml')).dump(document, {noRefs: true, lineWidth: -1}));
+      process.stdout.write(
+        flags.output === 'json' ? `${JSON.stringify(document, null, 2)}\n` : (await import('js-yaml')).dump(document, {noRefs: true, lineWidth: -1}),
+      );
     };
 
     if (preview.skipped) {

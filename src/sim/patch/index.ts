@@ -19,8 +19,7 @@ export type PatchEngine = (original: object, patch: unknown, kind: string) => ob
  * Look up the media type without parameters (`application/merge-patch+json; charset=utf-8` → strip after `;`).
  */
 export const PATCH_CONTENT_TYPES: Readonly<Record<string, PatchEngine>> = Object.freeze({
-  'application/strategic-merge-patch+json': (original: object, patch: unknown, kind: string) =>
-    applyStrategicMergePatch(original, patch as object, kind),
+  'application/strategic-merge-patch+json': (original: object, patch: unknown, kind: string) => applyStrategicMergePatch(original, patch as object, kind),
   'application/merge-patch+json': (original: object, patch: unknown) => applyMergePatch(original, patch),
   'application/json-patch+json': (original: object, patch: unknown) => applyJsonPatch(original, patch),
 });

@@ -146,10 +146,7 @@ function applyRetainKeys(original: JsonObject, patch: JsonObject): void {
 function directiveTarget(key: string, prefix: string): string {
   const slash = key.indexOf('/');
   if (slash < 0 || key.slice(0, slash) !== prefix) {
-    throw new PatchError(
-      prefix === SET_ELEMENT_ORDER ? 'invalid patch format of setElementOrder list' : 'invalid patch format of primitive list',
-      400,
-    );
+    throw new PatchError(prefix === SET_ELEMENT_ORDER ? 'invalid patch format of setElementOrder list' : 'invalid patch format of primitive list', 400);
   }
   return key.slice(slash + 1);
 }
@@ -189,9 +186,7 @@ function mergeOrderedLists(original: JsonObject, patch: JsonObject, meta: Struct
     } else {
       continue;
     }
-    const [patchItems, serverOnly] = field.mergeKey
-      ? partitionMaps(merged, order, field.mergeKey)
-      : partitionScalars(merged, order);
+    const [patchItems, serverOnly] = field.mergeKey ? partitionMaps(merged, order, field.mergeKey) : partitionScalars(merged, order);
     const kind = elementKind(originalList, patchList);
     // `originalList` is deliberately the array mergeList edited in place: the reference code reads the
     // live order from a slice that shares storage with the merge result (sim-api §6.3 corner case).
@@ -216,9 +211,7 @@ function validatePatchAgainstOrder(patchList: JsonValue[], order: JsonValue[], m
     o++;
   }
   if (p < kept.length && o >= order.length) {
-    throw new PatchError(
-      `The order in patch list:\n${goV(patchList)}\n doesn't match ${SET_ELEMENT_ORDER} list:\n${goV(order)}\n`,
-    );
+    throw new PatchError(`The order in patch list:\n${goV(patchList)}\n doesn't match ${SET_ELEMENT_ORDER} list:\n${goV(order)}\n`);
   }
 }
 
@@ -292,7 +285,7 @@ function mergeList(original: JsonValue[], patch: JsonValue[], field: ListField, 
     const directive = element[DIRECTIVE];
     if (directive === 'delete') {
       if (!hasKey(element, mergeKey)) throw noMergeKey(element, mergeKey);
-      for (let i = findByMergeKey(slice.items(), mergeKey, element[mergeKey] as JsonValue); i >= 0; ) {
+      for (let i = findByMergeKey(slice.items(), mergeKey, element[mergeKey] as JsonValue); i >= 0;) {
         slice.removeAt(i);
         i = findByMergeKey(slice.items(), mergeKey, element[mergeKey] as JsonValue);
       }
@@ -442,8 +435,7 @@ function sortByOrder(items: JsonValue[], order: JsonValue[], mergeKey: string, k
 }
 
 function indexOf(list: JsonValue[], item: JsonValue, mergeKey: string, kind: ElementKind): number {
-  const keyOf = (v: JsonValue): JsonValue | undefined =>
-    kind === 'map' ? (isJsonObject(v) ? (v[mergeKey] ?? null) : null) : v;
+  const keyOf = (v: JsonValue): JsonValue | undefined => (kind === 'map' ? (isJsonObject(v) ? (v[mergeKey] ?? null) : null) : v);
   const wanted = keyOf(item);
   return list.findIndex((v) => keyOf(v) === wanted);
 }

@@ -168,7 +168,12 @@ export function dashboardReducer(state: DashboardState, action: DashboardAction)
       const confirm: ConfirmPrompt = action.toRevision === undefined ? {action: action.action} : {action: action.action, toRevision: action.toRevision};
       if (action.action === 'undo') {
         // Undo shows what it would change before asking: run the preview now, show the diff pane.
-        const running: RunningAction = {id: state.nextId, action: 'undo', preview: true, ...(action.toRevision === undefined ? {} : {toRevision: action.toRevision})};
+        const running: RunningAction = {
+          id: state.nextId,
+          action: 'undo',
+          preview: true,
+          ...(action.toRevision === undefined ? {} : {toRevision: action.toRevision}),
+        };
         return {...state, mode: 'confirm', confirm, running, nextId: state.nextId + 1, showDiff: true, status: undefined};
       }
       return {...state, mode: 'confirm', confirm, status: undefined};

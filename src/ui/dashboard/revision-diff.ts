@@ -18,6 +18,10 @@ export function compactImages(template: PodTemplateSpec | undefined): string {
  */
 export function diffRevisionTemplates(from: RevisionEntry, to: RevisionEntry): string[] {
   if (!from.template || !to.template) return [];
-  const text = renderTemplateDiff({label: `revision ${from.revision}`, template: from.template}, {label: `revision ${to.revision}`, template: to.template}, {color: false});
+  const text = renderTemplateDiff(
+    {label: `revision ${from.revision}`, template: from.template},
+    {label: `revision ${to.revision}`, template: to.template},
+    {color: false},
+  );
   return text.split('\n').filter((line, index) => line !== '' && !(index < 2 && /^(---|\+\+\+) /.test(line)));
 }

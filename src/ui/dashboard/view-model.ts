@@ -232,7 +232,9 @@ function headerLines(input: DashboardInput, revisions: readonly RevisionEntry[],
   const connection = input.connection === 'live' ? seg('● live', 'ok') : seg('◌ reconnecting…', 'warn');
   const {current, update} = plan.revisions;
   const same = current.revision === update.revision && current.hash === update.hash;
-  const revisionText = same ? `revision ${revisionLabel(revisions, update)}` : `revision ${revisionLabel(revisions, current)} → ${revisionLabel(revisions, update)}`;
+  const revisionText = same
+    ? `revision ${revisionLabel(revisions, update)}`
+    : `revision ${revisionLabel(revisions, current)} → ${revisionLabel(revisions, update)}`;
   const steps = input.paused?.steps ? `, ${input.paused.steps} ${input.paused.steps === 1 ? 'wave' : 'waves'} stepped` : '';
   const pausedText = input.paused
     ? `PAUSED by ds-rollout${steps} (resume restores maxUnavailable ${input.paused.maxUnavailable}, maxSurge ${input.paused.maxSurge})`
@@ -264,7 +266,12 @@ function bar(used: number, max: number, size: number): Segment[] {
 }
 
 /** `ETA ~4m at 3.0 nodes/min`, or why there is none. */
-export function etaText(plan: RolloutPlan, paused: boolean, pace: number | undefined, verdict: RolloutVerdict['verdict'] = plan.complete ? 'complete' : plan.converges ? 'progressing' : 'stuck'): {text: string; token: Segment['token']} {
+export function etaText(
+  plan: RolloutPlan,
+  paused: boolean,
+  pace: number | undefined,
+  verdict: RolloutVerdict['verdict'] = plan.complete ? 'complete' : plan.converges ? 'progressing' : 'stuck',
+): {text: string; token: Segment['token']} {
   if (verdict === 'complete') return {text: 'done', token: 'ok'};
   if (paused) return {text: 'ETA — paused', token: 'warn'};
   if (plan.strategy.type === 'OnDelete') return {text: 'ETA — OnDelete', token: 'muted'};
@@ -281,7 +288,12 @@ function gaugeLines(input: DashboardInput, layout: DashboardLayout): DashboardVi
   const {maxUnavailable, maxSurge} = plan.budget;
   const limited = plan.strategy.type === 'RollingUpdate' || input.paused !== undefined;
   const items: GaugeVm[] = [
-    {label: 'unavailable', used: maxUnavailable.used, max: limited ? maxUnavailable.limit : undefined, full: limited && maxUnavailable.used >= maxUnavailable.limit},
+    {
+      label: 'unavailable',
+      used: maxUnavailable.used,
+      max: limited ? maxUnavailable.limit : undefined,
+      full: limited && maxUnavailable.used >= maxUnavailable.limit,
+    },
     {label: 'surge', used: maxSurge.used, max: limited ? maxSurge.limit : undefined, full: limited && maxSurge.limit > 0 && maxSurge.used >= maxSurge.limit},
     {label: 'updated', used: plan.status.updatedNumberScheduled, max: plan.status.desiredNumberScheduled, full: plan.complete},
   ];
@@ -299,7 +311,12 @@ function gaugeLines(input: DashboardInput, layout: DashboardLayout): DashboardVi
     }
     if (barSize > 0) line.push(...bar(gauge.used, gauge.max, barSize), seg(' ', 'text'));
     const percent = gauge.label === 'updated' && gauge.max > 0 && full ? ` (${Math.floor((gauge.used / gauge.max) * 100)}%)` : '';
-    line.push(seg(`${formatCount(gauge.used)}/${formatCount(gauge.max)}${percent}`, gauge.full && gauge.label !== 'updated' ? 'gauge-full' : gauge.full ? 'ok' : 'text'));
+    line.push(
+      seg(
+        `${formatCount(gauge.used)}/${formatCount(gauge.max)}${percent}`,
+        gauge.full && gauge.label !== 'updated' ? 'gauge-full' : gauge.full ? 'ok' : 'text',
+      ),
+    );
   }
   line.push(seg(gap, 'muted'), seg(eta.text, eta.token));
   const lines: Line[] = [fitLine(line, layout.columns)];
@@ -321,7 +338,10 @@ function outlookLine(plan: RolloutPlan, verdict: RolloutVerdict | undefined): Li
     parts.push(seg('Next sync: nothing to do', 'muted'));
   } else {
     const touched = [...new Set([...deletions.map((d) => d.node), ...create.map((c) => c.node)])].sort();
-    const verbs = [deletions.length > 0 ? `delete ${formatCount(deletions.length)}` : '', create.length > 0 ? `create ${formatCount(create.length)}` : ''].filter(Boolean);
+    const verbs = [
+      deletions.length > 0 ? `delete ${formatCount(deletions.length)}` : '',
+      create.length > 0 ? `create ${formatCount(create.length)}` : '',
+    ].filter(Boolean);
     parts.push(seg(`Next sync: ${verbs.join(', ')} on ${names(touched, 4)}`, 'text'));
   }
   if (plan.waves.length > 0) parts.push(seg(`  ·  ${formatCount(plan.waves.length)} ${plan.waves.length === 1 ? 'wave' : 'waves'} to go`, 'muted'));
@@ -476,21 +496,34 @@ function listHeader(columns: Columns, paneWidth: number): Line {
   return [seg(truncate(text, paneWidth), 'muted')];
 }
 
-function nodePane(plan: RolloutPlan, filtered: readonly NodePlan[], cursor: number, selected: NodePlan | undefined, ui: DashboardState, layout: DashboardLayout): NodePaneVm {
+function nodePane(
+  plan: RolloutPlan,
+  filtered: readonly NodePlan[],
+  cursor: number,
+  selected: NodePlan | undefined,
+  ui: DashboardState,
+  layout: DashboardLayout,
+): NodePaneVm {
   const paneWidth = layout.nodes.width;
   const listRows = layout.listRows;
   // Keep the cursor in the middle of the window where the list allows it (no scroll state to keep).
   const first = Math.max(0, Math.min(cursor - Math.floor(listRows / 2), filtered.length - listRows));
   const windowNodes = filtered.slice(first, first + listRows);
   const columns = chooseColumns(windowNodes, paneWidth);
-  const filterText = ui.filter !== '' || ui.mode === 'filter' ? `  filter "${ui.filter}": ${formatCount(filtered.length)} of ${formatCount(plan.nodes.length)}` : '';
+  const filterText =
+    ui.filter !== '' || ui.mode === 'filter' ? `  filter "${ui.filter}": ${formatCount(filtered.length)} of ${formatCount(plan.nodes.length)}` : '';
   const title: Segment[] = [seg(`Nodes ${formatCount(plan.nodes.length)}`, ui.focus === 'nodes' ? 'title' : 'muted'), seg(filterText, 'accent')];
   if (layout.grid && layout.grid.nodesPerCell > 1) title.push(seg(`  (grid: 1 cell = ${layout.grid.nodesPerCell} nodes)`, 'muted'));
   const selectedIndex = selected ? plan.nodes.indexOf(selected) : -1;
   return {
     title: fitLine(title, paneWidth),
     ...(layout.grid
-      ? {grid: {rows: gridRows(plan.nodes, selectedIndex, layout.grid.width, layout.grid.height, layout.grid.nodesPerCell), nodesPerCell: layout.grid.nodesPerCell}}
+      ? {
+          grid: {
+            rows: gridRows(plan.nodes, selectedIndex, layout.grid.width, layout.grid.height, layout.grid.nodesPerCell),
+            nodesPerCell: layout.grid.nodesPerCell,
+          },
+        }
       : {}),
     ...(layout.legendLines > 0 ? {legend: legendLine(plan.nodes, paneWidth)} : {}),
     header: listHeader(columns, paneWidth),
@@ -507,14 +540,26 @@ function nodePane(plan: RolloutPlan, filtered: readonly NodePlan[], cursor: numb
 // ----------------------------------------------------------------------------------------------------------------
 // Detail
 
-function detailPane(input: DashboardInput, revisions: readonly RevisionEntry[], node: NodePlan | undefined, paneWidth: number, height: number, expanded: boolean): TextPaneVm & {node?: string} {
+function detailPane(
+  input: DashboardInput,
+  revisions: readonly RevisionEntry[],
+  node: NodePlan | undefined,
+  paneWidth: number,
+  height: number,
+  expanded: boolean,
+): TextPaneVm & {node?: string} {
   if (!node) {
     return {title: [seg('Node', 'muted')], lines: [[seg('No node matches the filter.', 'muted')]], width: paneWidth, height};
   }
   const {plan} = input;
   const token = nodeToken(node);
   const wave = node.wave === undefined ? 'no wave' : node.wave === 1 ? 'next wave' : `wave ${node.wave}`;
-  const title: Line = [seg(node.name, 'title'), seg('  ', 'muted'), seg(`${NODE_GLYPHS[token]} ${NODE_MEANINGS[token]}`, token), seg(`  ·  ${wave}`, node.wave === 1 ? 'accent' : 'muted')];
+  const title: Line = [
+    seg(node.name, 'title'),
+    seg('  ', 'muted'),
+    seg(`${NODE_GLYPHS[token]} ${NODE_MEANINGS[token]}`, token),
+    seg(`  ·  ${wave}`, node.wave === 1 ? 'accent' : 'muted'),
+  ];
   const lines: Segment[][] = [];
   const eligibility = node.shouldRun
     ? 'eligible: runs the daemon'
@@ -524,9 +569,13 @@ function detailPane(input: DashboardInput, revisions: readonly RevisionEntry[], 
         ? `keeps its pod but gets no new one: ${node.reason}`
         : `not eligible, its pod goes: ${node.reason}`;
   lines.push([seg(eligibility, node.shouldRun ? 'muted' : 'warn')]);
-  const blocks = [...new Set([node.blocker, ...plan.blockers.filter((b) => b.nodes?.includes(node.name)).map((b) => b.message)].filter((m): m is string => !!m))];
+  const blocks = [
+    ...new Set([node.blocker, ...plan.blockers.filter((b) => b.nodes?.includes(node.name)).map((b) => b.message)].filter((m): m is string => !!m)),
+  ];
   for (const message of blocks) lines.push([seg('✖ blocks: ', 'error'), seg(message, 'error')]);
-  const warnings = [...new Set([node.warning, ...plan.warnings.filter((w) => w.nodes?.includes(node.name)).map((w) => w.message)].filter((m): m is string => !!m))];
+  const warnings = [
+    ...new Set([node.warning, ...plan.warnings.filter((w) => w.nodes?.includes(node.name)).map((w) => w.message)].filter((m): m is string => !!m)),
+  ];
   for (const message of warnings) lines.push([seg('! ', 'warn'), seg(message, 'warn')]);
   const deletions = plan.nextSync.delete.filter((d) => d.node === node.name);
   const creates = plan.nextSync.create.filter((c) => c.node === node.name);
@@ -552,7 +601,8 @@ function detailPane(input: DashboardInput, revisions: readonly RevisionEntry[], 
   const room = Math.max(0, height - 1);
   // Wrapped, not cut: why a node blocks is the point of this pane.
   const fitted = lines.flatMap((line) => wrapLine(line, paneWidth));
-  const shown = fitted.length > room ? [...fitted.slice(0, Math.max(0, room - 1)), [seg(`… ${fitted.length - room + 1} more (enter: full screen)`, 'muted')]] : fitted;
+  const shown =
+    fitted.length > room ? [...fitted.slice(0, Math.max(0, room - 1)), [seg(`… ${fitted.length - room + 1} more (enter: full screen)`, 'muted')]] : fitted;
   return {title: fitLine(title, paneWidth), lines: shown, width: paneWidth, height, node: node.name};
 }
 
@@ -565,12 +615,22 @@ function age(createdAt: string | undefined, now: number): string {
   return Number.isNaN(at) ? '' : formatDuration((now - at) / 1000);
 }
 
-function revisionPane(input: DashboardInput, ordered: readonly RevisionEntry[], ui: DashboardState, cursor: number, layout: DashboardLayout, now: number): RevisionPaneVm {
+function revisionPane(
+  input: DashboardInput,
+  ordered: readonly RevisionEntry[],
+  ui: DashboardState,
+  cursor: number,
+  layout: DashboardLayout,
+  now: number,
+): RevisionPaneVm {
   const box = layout.revisions!;
   const {plan} = input;
   const focused = ui.focus === 'revisions';
   const title: Line = fitLine(
-    [seg(`Revisions ${ordered.length}`, focused ? 'title' : 'muted'), seg(focused ? '  ↑↓ move · enter mark two to diff · u undo to this one · esc back' : '  tab to choose', 'muted')],
+    [
+      seg(`Revisions ${ordered.length}`, focused ? 'title' : 'muted'),
+      seg(focused ? '  ↑↓ move · enter mark two to diff · u undo to this one · esc back' : '  tab to choose', 'muted'),
+    ],
     box.width,
   );
   const lines: Line[] = [];
@@ -581,7 +641,7 @@ function revisionPane(input: DashboardInput, ordered: readonly RevisionEntry[], 
       entry.revision === plan.revisions.current.revision ? 'current' : '',
       entry.revision === plan.revisions.update.revision ? 'update' : '',
     ].filter(Boolean);
-    const role = roles.length === 2 ? 'current=update' : roles[0] ?? '';
+    const role = roles.length === 2 ? 'current=update' : (roles[0] ?? '');
     const atCursor = focused && ordered[cursor] === entry;
     const marked = ui.marked.includes(entry.revision);
     const images = compactImages(entry.template) || entry.hash;
@@ -611,7 +671,9 @@ function revisionPane(input: DashboardInput, ordered: readonly RevisionEntry[], 
       const diff = preview?.diff ?? (from && to && input.diff ? input.diff(from, to) : undefined);
       lines.push(fitLine([seg(`Diff revision ${choice.from} → ${choice.to}`, 'title'), seg(` (${choice.why})`, 'muted')], box.width));
       if (diff === undefined) {
-        lines.push([seg(from && to ? 'The revisions\' templates are not available.' : `Revision ${from ? choice.to : choice.from} is not in the history.`, 'muted')]);
+        lines.push([
+          seg(from && to ? "The revisions' templates are not available." : `Revision ${from ? choice.to : choice.from} is not in the history.`, 'muted'),
+        ]);
       } else if (diff.length === 0) {
         lines.push([seg('The templates are identical.', 'muted')]);
       } else {
@@ -658,7 +720,8 @@ function confirmPrompt(input: DashboardInput, ui: DashboardState, revisions: rea
         return [seg(`Step one wave of ${ds}? (${what})`, 'warn'), yn];
       }
       const n = plan.nextSync.delete.length + plan.nextSync.create.length;
-      const what = n === 0 ? 'the next sync has nothing to do' : `the next sync deletes ${plan.nextSync.delete.length} and creates ${plan.nextSync.create.length} pods`;
+      const what =
+        n === 0 ? 'the next sync has nothing to do' : `the next sync deletes ${plan.nextSync.delete.length} and creates ${plan.nextSync.create.length} pods`;
       return [seg(`Step one wave of ${ds}? (${what})`, 'warn'), yn];
     }
     case 'pause':
@@ -732,10 +795,16 @@ function helpPane(columns: number, height: number, readonly: boolean): TextPaneV
   lines.push([seg('  pgup pgdn g G  page, first, last    esc  close, clear marks or filter', 'muted')]);
   lines.push([]);
   lines.push([seg('  Node states', 'title')]);
-  for (const token of NODE_TOKENS) lines.push([seg(`  ${NODE_GLYPHS[token]} `, token), seg(fit(NODE_LABELS[token], 14), token), seg(NODE_MEANINGS[token], 'muted')]);
+  for (const token of NODE_TOKENS)
+    lines.push([seg(`  ${NODE_GLYPHS[token]} `, token), seg(fit(NODE_LABELS[token], 14), token), seg(NODE_MEANINGS[token], 'muted')]);
   lines.push([seg(`  ${NEXT_WAVE_GLYPH} `, 'accent'), seg(fit('next wave', 14), 'accent'), seg('the next controller sync changes this node', 'muted')]);
   lines.push([]);
   lines.push([seg('  Filter terms: part of a name, a state (old, blocked, missing…), next, wave:N; all terms must match.', 'muted')]);
   lines.push([seg('  ETA: from the pace observed since the dashboard started, not from the plan.', 'muted')]);
-  return {title: [seg('Help', 'title'), seg('  (? or esc to close)', 'muted')], lines: lines.slice(0, Math.max(0, height - 1)).map((l) => fitLine(l, columns)), width: columns, height};
+  return {
+    title: [seg('Help', 'title'), seg('  (? or esc to close)', 'muted')],
+    lines: lines.slice(0, Math.max(0, height - 1)).map((l) => fitLine(l, columns)),
+    width: columns,
+    height,
+  };
 }

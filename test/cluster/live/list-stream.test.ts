@@ -19,7 +19,10 @@ const TRICKY = {
   apiVersion: 'v1',
   metadata: {resourceVersion: '42', continue: 'eyJ2IjoxfQ', note: 'items'},
   items: [
-    {metadata: {name: 'a', annotations: {brace: '}{][', quote: 'say "items":[', slash: 'C:\\dir\\', unicode: 'Grüße ☃ 🚀'}}, spec: {items: [{deep: [1, [2, {x: '}'}]]}]}},
+    {
+      metadata: {name: 'a', annotations: {brace: '}{][', quote: 'say "items":[', slash: 'C:\\dir\\', unicode: 'Grüße ☃ 🚀'}},
+      spec: {items: [{deep: [1, [2, {x: '}'}]]}]},
+    },
     {metadata: {name: 'b'}, status: {phase: 'Running', empty: {}, list: []}},
     {metadata: {name: 'c\\"'}},
   ],
@@ -45,7 +48,10 @@ describe('ListItemSplitter', () => {
 
   test('one byte per chunk, compact JSON, items before metadata', () => {
     const reordered = JSON.stringify({items: TRICKY.items, kind: 'PodList', metadata: TRICKY.metadata});
-    const {items, rest} = split(reordered, Array.from({length: Buffer.byteLength(reordered) - 1}, (_, i) => i + 1));
+    const {items, rest} = split(
+      reordered,
+      Array.from({length: Buffer.byteLength(reordered) - 1}, (_, i) => i + 1),
+    );
     expect(items).toEqual(TRICKY.items);
     expect(rest).toEqual({items: [], kind: 'PodList', metadata: TRICKY.metadata});
   });

@@ -93,7 +93,9 @@ describe('errors', () => {
   test('RBAC: names the verb and the resource refused', async () => {
     const undo = t.cluster.forbid({verb: 'list', resource: 'pods', namespace: 'kube-system'});
     try {
-      const error = await connectLiveCluster({kubeconfig: t.kubeconfig}).source.readState(REF).catch((e: unknown) => e);
+      const error = await connectLiveCluster({kubeconfig: t.kubeconfig})
+        .source.readState(REF)
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ClusterForbiddenError);
       expect((error as Error).message).toBe('forbidden: cannot list pods in namespace kube-system');
     } finally {
@@ -101,7 +103,9 @@ describe('errors', () => {
     }
     const nodes = t.cluster.forbid({verb: 'list', resource: 'nodes'});
     try {
-      const error = await connectLiveCluster({kubeconfig: t.kubeconfig}).source.readState(REF).catch((e: unknown) => e);
+      const error = await connectLiveCluster({kubeconfig: t.kubeconfig})
+        .source.readState(REF)
+        .catch((e: unknown) => e);
       expect((error as Error).message).toBe('forbidden: cannot list nodes at the cluster scope');
     } finally {
       nodes();
@@ -113,7 +117,9 @@ describe('errors', () => {
     const path = join(t.dir, 'closed.yaml');
     const text = (await readFile(t.kubeconfig, 'utf8')).replace(/127\.0\.0\.1:\d+/, `127.0.0.1:${port}`);
     await writeFile(path, text);
-    const error = await connectLiveCluster({kubeconfig: path}).source.readState(REF).catch((e: unknown) => e);
+    const error = await connectLiveCluster({kubeconfig: path})
+      .source.readState(REF)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ClusterUnreachableError);
     expect((error as Error).message).toBe(`cannot reach the cluster at http://127.0.0.1:${port}: connection refused`);
   });
@@ -121,7 +127,9 @@ describe('errors', () => {
   test('unreachable: no answer within the request timeout', async () => {
     const undo = t.cluster.delay({verb: 'get', resource: 'daemonsets', ms: 1500});
     try {
-      const error = await connectLiveCluster({kubeconfig: t.kubeconfig, timeoutMs: 200}).source.readState(REF).catch((e: unknown) => e);
+      const error = await connectLiveCluster({kubeconfig: t.kubeconfig, timeoutMs: 200})
+        .source.readState(REF)
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ClusterUnreachableError);
       expect((error as Error).message).toMatch(/^cannot reach the cluster at http:\/\/127\.0\.0\.1:\d+: no answer within 200ms \(--request-timeout\)$/);
     } finally {
@@ -137,7 +145,10 @@ describe('errors', () => {
       const before = t.cluster.requestLog.count;
       const state = await live.source.readState(REF);
       expect(state.nodes).toHaveLength(20);
-      const statuses = t.cluster.requestLog.entries.slice(before - t.cluster.requestLog.count).filter((e) => e.resource === 'nodes').map((e) => e.status);
+      const statuses = t.cluster.requestLog.entries
+        .slice(before - t.cluster.requestLog.count)
+        .filter((e) => e.resource === 'nodes')
+        .map((e) => e.status);
       expect(statuses).toEqual([429, 429, 200]);
     } finally {
       undo();

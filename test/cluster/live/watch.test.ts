@@ -21,7 +21,7 @@ function fakeWatch(scripts: Array<(emit: (type: WatchEventType, object: unknown)
     starts.push(resourceVersion);
     const script = scripts.shift();
     let open = true;
-    if (script) queueMicrotask(() => script(onEvent, (error) => open && (open = false, onDone(error))));
+    if (script) queueMicrotask(() => script(onEvent, (error) => open && ((open = false), onDone(error))));
     return {abort: () => open && ((open = false), onDone(undefined))};
   };
   return {watch, starts};
@@ -68,7 +68,10 @@ describe('Reflector', () => {
 
   test('refusals end it with the error; passing trouble after the first list is retried', async () => {
     const forbidden = new ClusterForbiddenError('forbidden: cannot watch pods in namespace x');
-    const {watch, starts} = fakeWatch([(_emit, done) => done(new ApiStatusError('the server refused', 500, 'InternalError')), (_emit, done) => done(forbidden)]);
+    const {watch, starts} = fakeWatch([
+      (_emit, done) => done(new ApiStatusError('the server refused', 500, 'InternalError')),
+      (_emit, done) => done(forbidden),
+    ]);
     const errors: unknown[] = [];
     const reflector = new Reflector<Item>({
       list: async () => ({items: [], resourceVersion: '5'}),
@@ -106,7 +109,10 @@ describe('watchClusterState against the simulated cluster', () => {
       await until(() => states.length > 0);
       expect(states[0]!.nodes).toHaveLength(20);
       for (let i = 1; i <= 5; i++) {
-        t.cluster.store.modify('daemonsets', 'kube-system', 'fluentd', (ds) => ({...ds, metadata: {...ds.metadata, labels: {...ds.metadata.labels, step: String(i)}}}));
+        t.cluster.store.modify('daemonsets', 'kube-system', 'fluentd', (ds) => ({
+          ...ds,
+          metadata: {...ds.metadata, labels: {...ds.metadata.labels, step: String(i)}},
+        }));
         t.cluster.store.modify('nodes', undefined, 'worker-01', (n) => ({...n, metadata: {...n.metadata, labels: {...n.metadata.labels, step: String(i)}}}));
         await new Promise((resolve) => setTimeout(resolve, 30));
       }

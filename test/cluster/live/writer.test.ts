@@ -25,7 +25,10 @@ function stored(): DaemonSet {
 
 /** A concurrent writer: another client changes the DaemonSet between our read and our patch. */
 function touchDaemonSet(value: string): void {
-  t.cluster.store.modify('daemonsets', 'kube-system', 'fluentd', (ds) => ({...ds, metadata: {...ds.metadata, labels: {...ds.metadata.labels, touched: value}}}));
+  t.cluster.store.modify('daemonsets', 'kube-system', 'fluentd', (ds) => ({
+    ...ds,
+    metadata: {...ds.metadata, labels: {...ds.metadata.labels, touched: value}},
+  }));
 }
 
 describe('patchDaemonSet', () => {
@@ -49,7 +52,12 @@ describe('patchDaemonSet', () => {
     expect(seen).toEqual(['-', 'by someone else']);
     expect(result.attempts).toBe(2);
     expect(stored().metadata.annotations?.['note']).toBe('saw by someone else');
-    expect(t.cluster.requestLog.filter({verb: 'patch', resource: 'daemonsets'}).slice(-2).map((e) => e.status)).toEqual([409, 200]);
+    expect(
+      t.cluster.requestLog
+        .filter({verb: 'patch', resource: 'daemonsets'})
+        .slice(-2)
+        .map((e) => e.status),
+    ).toEqual([409, 200]);
   });
 
   test('nothing to do: no patch is sent', async () => {
@@ -68,7 +76,9 @@ describe('patchDaemonSet', () => {
       })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConflictError);
-    expect((error as Error).message).toBe('cannot patch daemonset fluentd in namespace kube-system: it changed 5 times while being updated; nothing was changed, try again');
+    expect((error as Error).message).toBe(
+      'cannot patch daemonset fluentd in namespace kube-system: it changed 5 times while being updated; nothing was changed, try again',
+    );
     expect(stored().metadata.annotations?.['note']).not.toBe('never');
   });
 

@@ -17,9 +17,19 @@ const rows: Row[] = [
   {
     name: 'containers merge by name and keep the live order',
     kind: 'DaemonSet',
-    original: ds({containers: [{name: 'a', image: 'a:1'}, {name: 'b', image: 'b:1'}]}),
+    original: ds({
+      containers: [
+        {name: 'a', image: 'a:1'},
+        {name: 'b', image: 'b:1'},
+      ],
+    }),
     patch: ds({containers: [{name: 'b', image: 'b:2'}]}),
-    expected: ds({containers: [{name: 'a', image: 'a:1'}, {name: 'b', image: 'b:2'}]}),
+    expected: ds({
+      containers: [
+        {name: 'a', image: 'a:1'},
+        {name: 'b', image: 'b:2'},
+      ],
+    }),
   },
   {
     name: 'new ports come first (sim-api 6.3)',

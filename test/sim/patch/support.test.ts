@@ -13,7 +13,19 @@ describe('PATCH_CONTENT_TYPES', () => {
     expect(PATCH_CONTENT_TYPES['application/apply-patch+yaml']).toBeUndefined();
   });
 
-  const original = {kind: 'DaemonSet', spec: {template: {spec: {containers: [{name: 'a', image: '1'}, {name: 'b', image: '1'}]}}}};
+  const original = {
+    kind: 'DaemonSet',
+    spec: {
+      template: {
+        spec: {
+          containers: [
+            {name: 'a', image: '1'},
+            {name: 'b', image: '1'},
+          ],
+        },
+      },
+    },
+  };
   test.each([
     {
       name: 'strategic merges containers by name',

@@ -16,12 +16,18 @@ Nothing outside this process is touched; the kubeconfig is removed on exit unles
 
   static override examples = [
     {description: 'The demo, at real speed:', command: 'kubectl ds-rollout sim start'},
-    {description: 'A large cluster, ten times faster than real time, on a fixed port:', command: 'kubectl ds-rollout sim start --scenario large --nodes 5000 --speed 10 --port 6443'},
+    {
+      description: 'A large cluster, ten times faster than real time, on a fixed port:',
+      command: 'kubectl ds-rollout sim start --scenario large --nodes 5000 --speed 10 --port 6443',
+    },
     {
       description: 'Then, in another terminal:',
       command: 'export KUBECONFIG=/tmp/ds-rollout-sim-6443.kubeconfig; kubectl get ds -A; kubectl ds-plan fluentd -n kube-system',
     },
-    {description: 'Make new pods of an image crash everywhere:', command: 'kubectl ds-rollout sim start --scenario empty --fail-image bad-tag --fail-mode crash'},
+    {
+      description: 'Make new pods of an image crash everywhere:',
+      command: 'kubectl ds-rollout sim start --scenario empty --fail-image bad-tag --fail-mode crash',
+    },
   ];
 
   static override flags = {
@@ -32,7 +38,11 @@ Nothing outside this process is touched; the kubeconfig is removed on exit unles
     speed: Flags.string({summary: 'Simulated seconds per real second (kubelet start-up, minReadySeconds, graceful deletion).', default: '1', helpValue: 'X'}),
     'fail-image': Flags.string({summary: 'Pods with an image containing this text fail to start.', helpValue: 'TEXT'}),
     'fail-node': Flags.string({summary: 'Pods on this node fail to start (with --fail-image: only those pods).', helpValue: 'NODE'}),
-    'fail-mode': Flags.string({summary: 'How they fail: crash (CrashLoopBackOff), image-pull (ImagePullBackOff) or never-ready.', default: 'crash', helpValue: 'MODE'}),
+    'fail-mode': Flags.string({
+      summary: 'How they fail: crash (CrashLoopBackOff), image-pull (ImagePullBackOff) or never-ready.',
+      default: 'crash',
+      helpValue: 'MODE',
+    }),
   };
 
   async run(): Promise<void> {
