@@ -18,6 +18,8 @@ export interface KubeletAgentOptions {
   readonly pollMs?: number;
   readonly failures?: readonly FailureRule[];
   readonly labels?: Readonly<Record<string, string>>;
+  /** Called with an error of a background renewal or pod transition (the agent keeps going). */
+  readonly onError?: (error: unknown) => void;
 }
 
 /** One transition the agent would make: a pod starting, or a deleted pod going away. */
@@ -56,8 +58,8 @@ export class KubeletAgent {
     this.coordination = this.kubeConfig.makeApiClient(k8s.CoordinationV1Api);
     for (const name of this.options.nodes) await this.registerNode(name);
     await this.renewLeases();
-    this.leaseTimer = setInterval(() => void this.renewLeases().catch((e) => (this.lastError = e)), 10_000);
-    this.timer = setInterval(() => void this.tick().catch((e) => (this.lastError = e)), this.options.pollMs ?? 250);
+    this.leaseTimer = setInterval(() => void this.renewLeases().catch((e) => this.failed(e)), 10_000);
+    this.timer = setInterval(() => void this.tick().catch((e) => this.failed(e)), this.options.pollMs ?? 250);
   }
 
   stop(): void {
@@ -91,6 +93,11 @@ export class KubeletAgent {
     return todo;
   }
 
+  private failed(error: unknown): void {
+    this.lastError = error;
+    this.options.onError?.(error);
+  }
+
   get error(): unknown {
     return this.lastError;
   }
@@ -106,6 +113,18 @@ export class KubeletAgent {
   }
 
   private async postNodeStatus(name: string): Promise<void> {
+    // The node lifecycle controller writes the same object (taints, annotations): retry on conflict.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.replaceNodeStatus(name);
+        return;
+      } catch (error) {
+        if ((error as {code?: number}).code !== 409 || attempt >= 10) throw error;
+      }
+    }
+  }
+
+  private async replaceNodeStatus(name: string): Promise<void> {
     const node = await this.core.readNodeStatus({name});
     const now = new Date();
     node.status = {
@@ -123,10 +142,11 @@ export class KubeletAgent {
     if (!this.leases) return;
     const namespace = 'kube-node-lease';
     for (const name of this.options.nodes) {
-      const spec = {holderIdentity: name, leaseDurationSeconds: 40, renewTime: new Date()};
+      const spec = {holderIdentity: name, leaseDurationSeconds: 40, renewTime: new MicroTime()};
       try {
         const lease = await this.coordination.readNamespacedLease({name, namespace});
-        lease.spec = {...lease.spec, ...spec};
+        const acquired = lease.spec?.acquireTime;
+        lease.spec = {...lease.spec, ...spec, ...(acquired ? {acquireTime: new MicroTime(acquired)} : {})};
         await this.coordination.replaceNamespacedLease({name, namespace, body: lease});
       } catch (error) {
         if ((error as {code?: number}).code !== 404) throw error;
@@ -203,7 +223,15 @@ const TIME_FIELDS = new Set(['lastTransitionTime', 'startTime', 'startedAt', 'la
 /** client-node serializes its typed times from Date objects: turn the model's RFC 3339 strings into Dates. */
 function withDates(value: unknown, key = ''): unknown {
   if (typeof value === 'string' && TIME_FIELDS.has(key)) return new Date(value);
+  if (value instanceof Date) return value;
   if (Array.isArray(value)) return value.map((v) => withDates(v));
   if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withDates(v, k)]));
   return value;
+}
+
+/** A Lease's times are MicroTime (six fractional digits; the API refuses three); client-node prints Dates with toISOString. */
+class MicroTime extends Date {
+  override toISOString(): string {
+    return super.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+  }
 }

@@ -34,6 +34,7 @@ export default class SimKubelets extends BaseCommand {
       nodes,
       startDelayMs: flags['start-delay'],
       stopDelayMs: flags['stop-delay'],
+      onError: (error) => this.logToStderr(`kubelets: ${String((error as Error).message ?? error).split('\n')[0]}`),
       ...(flags['fail-image'] !== undefined ? {failures: [{image: flags['fail-image'], mode: 'crash' as const}]} : {}),
     });
     this.log(`Playing the kubelets of ${nodes.length} nodes (${nodes[0]}..${nodes.at(-1)}) on ${resolved.server} (context ${resolved.context})`);
