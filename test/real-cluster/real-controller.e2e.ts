@@ -72,7 +72,7 @@ describe('on a real 1.20.2 control plane', () => {
     const before = await daemonSet();
     const viewerPlan = await cp.kubectl(['ds-plan', 'agent', '--context', 'viewer', '-o', 'json']);
     expect(viewerPlan.code).toBe(0);
-    const viewerPause = await cp.kubectl(['ds-rollout', 'pause', 'daemonset/agent', '--context', 'viewer']);
+    const viewerPause = await cp.kubectl(['ds-rollout', 'pause', 'agent', '--context', 'viewer']);
     expect(viewerPause.code).toBe(2);
     expect(viewerPause.stderr.trim().split('\n')).toHaveLength(1);
     const nobodyPlan = await cp.kubectl(['ds-plan', 'agent', '--context', 'nobody']);
@@ -86,7 +86,7 @@ describe('on a real 1.20.2 control plane', () => {
     // Hold the kubelets: once the controller has made its first sync, nothing moves until the test says so.
     cp.agent.hold();
     try {
-      const paused = await cp.kubectl(['ds-rollout', 'pause', 'daemonset/agent']);
+      const paused = await cp.kubectl(['ds-rollout', 'pause', 'agent']);
       expect(paused.code, paused.stderr).toBe(0);
       const set = await cp.kubectl(['set', 'image', 'daemonset/agent', 'agent=registry.example/agent:2.0']);
       expect(set.code, set.stderr).toBe(0);
@@ -106,7 +106,7 @@ describe('on a real 1.20.2 control plane', () => {
       expect(planned.code, planned.stderr).toBe(0);
       const plan = JSON.parse(planned.stdout);
       expect(plan.nextSync.delete).toHaveLength(2);
-      const resumed = await cp.kubectl(['ds-rollout', 'resume', 'daemonset/agent']);
+      const resumed = await cp.kubectl(['ds-rollout', 'resume', 'agent']);
       expect(resumed.code, resumed.stderr).toBe(0);
       const deleting = await eventually('the controller to delete old pods', async () => {
         const list = await json(['get', 'pods', '-l', 'app=agent']);
