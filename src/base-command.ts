@@ -1,7 +1,9 @@
 // The one place errors are printed. Services and adapters throw typed errors (src/errors.ts); this turns any of
 // them, and oclif's own parse errors, into ONE stderr line and the contract's exit code, with stdout left empty.
-// Lives outside src/commands so that oclif does not take it for a command. Imports nothing but @oclif/core.
+// Lives outside src/commands so that oclif does not take it for a command. Imports nothing but @oclif/core and the
+// dependency-free colour helpers.
 import {Command} from '@oclif/core';
+import {stripAnsi} from './output/color.js';
 
 interface FailureLike {
   readonly message?: unknown;
@@ -18,12 +20,11 @@ export interface Failure {
 }
 
 // oclif's parse errors are multi-line and title-cased; kubectl's are one lower-case line.
-const ANSI = /\u001B\[[0-9;]*m/g;
 
 /** The stderr line (without `error: `) and the exit code for anything `run()` threw. Exported for tests. */
 export function describeFailure(error: unknown, helpCommand: string): Failure {
   const failure = (typeof error === 'object' && error !== null ? error : {message: String(error)}) as FailureLike;
-  const raw = String(failure.message ?? '').replace(ANSI, '');
+  const raw = stripAnsi(String(failure.message ?? ''));
 
   // Our own errors carry their exit code and already read as one line.
   if (typeof failure.exitCode === 'number') return {line: unwrapFlagParsing(raw), exitCode: failure.exitCode};

@@ -6,6 +6,9 @@ export const EXIT_OK = 0;
 export const EXIT_INPUT = 1;
 export const EXIT_CLUSTER = 2;
 export const EXIT_STUCK = 3;
+/** `ds-rollout status`: the rollout is in progress (4) or paused by `ds-rollout pause` (5). */
+export const EXIT_PROGRESSING = 4;
+export const EXIT_PAUSED = 5;
 
 export abstract class DsRolloutError extends Error {
   abstract readonly exitCode: number;

@@ -101,3 +101,13 @@ export function isTerminatingOnTime(pod: Pod, node: Node | undefined, now: numbe
   const at = pod.metadata.deletionTimestamp;
   return at !== undefined && Date.parse(at) >= now && (node === undefined || isNodeReady(node));
 }
+
+/** Past its deletionTimestamp (which already includes the grace period), a pod this much later counts as stuck. */
+const STUCK_AFTER_MS = 60_000;
+
+/** A terminating pod whose deletion nobody will confirm: its node is gone or not Ready, or its grace period ended a while ago. */
+export function isStuckTerminating(pod: Pod, node: Node | undefined, now: number): boolean {
+  if (!node || !isNodeReady(node)) return true;
+  const deadline = Date.parse(pod.metadata.deletionTimestamp ?? '');
+  return Number.isFinite(deadline) && deadline + STUCK_AFTER_MS < now;
+}

@@ -11,6 +11,8 @@
 // Also not modelled: resource quantity canonicalisation and milli round-up (SetDefaults_ResourceList; `1000m`
 // stays `1000m` here although the server stores `1`), feature-gated defaults (PodLevelResources, ImageVolume
 // pull policy), gRPC probe `service`, and the legacy volume plugins' defaults (iSCSI, RBD, AzureDisk, ScaleIO).
+import {deepEqualJson} from './canonical-json.js';
+import {TEMPLATE_GENERATION_ANNOTATION, templateGeneration} from './pod-template.js';
 import type {Container, DaemonSet, Pod, PodSpec, PodTemplateSpec} from './types.js';
 
 type JsonObject = Record<string, unknown>;
@@ -310,4 +312,32 @@ export function defaultPod(pod: Pod): Pod {
     if (out['initContainers'] !== undefined) out['initContainers'] = hostPortsFromContainerPorts(out['initContainers']);
   }
   return {...pod, spec: out as unknown as PodSpec};
+}
+
+/**
+ * The DaemonSet the API server stores for a create: defaulted, generation 1, template generation at least 1
+ * (what the controller labels its first pods with).
+ */
+// upstream: pkg/registry/apps/daemonset/strategy.go PrepareForCreate; pkg/apis/apps/v1/defaults.go SetDefaults_DaemonSet
+export function prepareDaemonSetCreate(ds: DaemonSet): DaemonSet {
+  const defaulted = defaultDaemonSet(ds);
+  const tg = Math.max(1, templateGeneration(defaulted) ?? 0);
+  return {...defaulted, metadata: {...defaulted.metadata, generation: 1, annotations: {...defaulted.metadata.annotations, [TEMPLATE_GENERATION_ANNOTATION]: String(tg)}}};
+}
+
+/**
+ * The DaemonSet the API server stores when `next` replaces `current` (the main resource, not status): defaulted;
+ * generation up by one for any spec change, template generation up by one for a template change.
+ */
+// upstream: pkg/registry/apps/daemonset/strategy.go PrepareForUpdate
+export function prepareDaemonSetUpdate(current: DaemonSet, next: DaemonSet): DaemonSet {
+  const defaulted = defaultDaemonSet(next);
+  const templateChanged = !deepEqualJson(current.spec.template, defaulted.spec.template, {nullAsAbsent: true});
+  const specChanged = templateChanged || !deepEqualJson(current.spec, defaulted.spec, {nullAsAbsent: true});
+  const tg = templateGeneration(current) ?? 0;
+  const generation = (current.metadata.generation ?? 1) + (specChanged ? 1 : 0);
+  return {
+    ...defaulted,
+    metadata: {...defaulted.metadata, generation, annotations: {...defaulted.metadata.annotations, [TEMPLATE_GENERATION_ANNOTATION]: String(templateChanged ? tg + 1 : tg)}},
+  };
 }

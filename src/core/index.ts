@@ -5,12 +5,22 @@ export {allowsSurge, getScaledValueFromIntOrPercent, rolloutBudgets, surgeCount,
 export {claimObjects, getControllerOf} from './claim.js';
 export {addOrUpdateDaemonPodTolerations, getTargetNodeName, nodeShouldRunDaemonPod} from './eligibility.js';
 export {type PlanOptions, planRollout} from './plan.js';
+export {
+  type NodeStatus,
+  type NodeStatusState,
+  type RolloutStatusReport,
+  type RolloutVerdict,
+  kubectlStatusMessage,
+  nodeOfPod,
+  rolloutReport,
+  STATUS_KEYS,
+} from './report.js';
 export {CONTROLLER_REVISION_HASH_LABEL, isPodUpdated, newDaemonPod, TEMPLATE_GENERATION_ANNOTATION, templateGeneration} from './pod-template.js';
 export {formatLabelSelector, isEmptyLabelSelector, labelSelectorMatches, parseLabelSelector} from './selectors.js';
 export {computeDaemonSetStatus} from './status.js';
 export {type SyncOptions, type SyncResult, prepareReconcile, syncDaemonSet} from './sync.js';
 export {canonicalJson, deepEqualJson, stripNulls} from './canonical-json.js';
-export {defaultDaemonSet, defaultPod, defaultPodSpec} from './defaults.js';
+export {defaultDaemonSet, defaultPod, defaultPodSpec, prepareDaemonSetCreate, prepareDaemonSetUpdate} from './defaults.js';
 export {
   type HistoryDecision,
   computeTemplateHash,
@@ -43,7 +53,6 @@ export {
   withStrategy,
 } from './pause.js';
 export {
-  type BudgetUse,
   type LandingState,
   type NodeLanding,
   type StepBudget,
@@ -60,6 +69,7 @@ export {
   templateKeyOf,
   waveLanding,
 } from './step-wave.js';
+export {type BudgetCount, type BudgetInUse, type BudgetUse, budgetInUse} from './budget-use.js';
 export {type BackoffEntry} from './manage.js';
 export {MinHeap} from './min-heap.js';
 export {SelectorError} from './selectors.js';

@@ -2,8 +2,9 @@
 // that syncDaemonSet runs once. The simulated world: deletions finish at once; pods the controller
 // creates become ready at once and available after minReadySeconds (unless a host port is still taken
 // by the node's other pod); pods that are not ready now stay not ready; no node is in failed-pod backoff.
-import {isNodeReady, isPodStarting, podProblem} from './availability.js';
-import {type DaemonPod, isDaemonPodAvailable} from './daemon-pods.js';
+import {isNodeReady, isPodStarting, isStuckTerminating, podProblem} from './availability.js';
+import {budgetInUse} from './budget-use.js';
+import {byName, type DaemonPod, isDaemonPodAvailable} from './daemon-pods.js';
 import {CONTROLLER_REVISION_HASH_LABEL} from './pod-template.js';
 import type {ReconcileEngine} from './engine.js';
 import {pausedInfoOf} from './pause.js';
@@ -68,8 +69,9 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
       break;
     }
     const step = engine.sync(t);
-    const create = [...step.manage.create, ...step.rollingUpdate.create];
-    const del = [...step.manage.delete, ...step.rollingUpdate.delete];
+    // The contract lists a sync's actions by node name, whatever order the controller issues them in.
+    const create = [...step.manage.create, ...step.rollingUpdate.create].sort((a, b) => byName(a.node, b.node));
+    const del = [...step.manage.delete, ...step.rollingUpdate.delete].sort((a, b) => byName(a.node, b.node));
     if (!nextSync) {
       nextSync = {create, delete: del};
       splitBySync = (step.manage.create.length + step.manage.delete.length) > 0 && (step.rollingUpdate.create.length + step.rollingUpdate.delete.length) > 0;
@@ -96,7 +98,7 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
       let dropped = false;
       engine.slots.forEach((_, index) => {
         const node = input.slots[index]!.node;
-        if (engine.removePods(index, (pod) => pod.terminating && !isStuckTerminating(pod, node, now))) dropped = true;
+        if (engine.removePods(index, (pod) => pod.terminating && !isStuckTerminating(pod.pod, node, now))) dropped = true;
         // Pods that are merely starting come up now, like the ones the plan creates.
         for (const pod of engine.slots[index]!.pods) {
           if (pod.planned || !isPodStarting(pod.pod, node, now)) continue;
@@ -121,6 +123,10 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
   const complete = first.create.length === 0 && first.delete.length === 0 && input.slots.every((slot) => !slot.node || !slot.eligibility.shouldRun || isConverged(slot.pods, now));
 
   const paused = pausedInfoOf(ds, status.desiredNumberScheduled);
+  // The budget in use now, on the state as it is: the rolling update's own, or the one a step works within while paused.
+  // Plain OnDelete has no budget: the counts are still what the rolling update would see, against limits of 0.
+  const spent = paused ? paused.budgets : input.strategyType === 'RollingUpdate' && !('error' in input.budgets) ? input.budgets : {maxUnavailable: 0, maxSurge: 0};
+  const budget = budgetInUse(input.slots, spent, now);
   const {blockers, warnings} = findBlockers(input, engine, t, now, {converges, rollingUpdateError, hostPorts, hostPortWaiting, paused}, deletedBy);
   const firstMessageByNode = (findings: readonly Blocker[]) => {
     const byNode = new Map<string, string>();
@@ -182,19 +188,10 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
     blockers,
     warnings,
     notes,
+    budget,
     ...(paused ? {paused} : {}),
   };
 }
-
-/** A terminating pod whose deletion nobody will confirm: its node is gone or not Ready, or its grace period ended a while ago. */
-function isStuckTerminating(pod: DaemonPod, node: Node | undefined, now: number): boolean {
-  if (!node || !isNodeReady(node)) return true;
-  const deadline = Date.parse(pod.pod.metadata.deletionTimestamp ?? '');
-  return Number.isFinite(deadline) && deadline + STUCK_AFTER_MS < now;
-}
-
-/** Past its deletionTimestamp (which already includes the grace period), a pod this much later counts as stuck. */
-const STUCK_AFTER_MS = 60_000;
 
 function isConverged(pods: readonly DaemonPod[], now: number): boolean {
   return pods.length === 1 && pods[0]!.updated && !pods[0]!.terminating && isDaemonPodAvailable(pods[0]!, now);
@@ -262,7 +259,7 @@ interface BlockerContext {
 }
 
 function plural(count: number, one: string, many = `${one}s`): string {
-  return `${count} ${count === 1 ? one : many}`;
+  return `${count.toLocaleString('en-US')} ${count === 1 ? one : many}`;
 }
 
 interface Findings {
@@ -298,7 +295,7 @@ function findBlockers(input: ReconcileInput, engine: ReconcileEngine, end: numbe
 
   for (const slot of input.slots) {
     for (const pod of slot.pods) {
-      if (!pod.terminating || !isStuckTerminating(pod, slot.node, now)) continue;
+      if (!pod.terminating || !isStuckTerminating(pod.pod, slot.node, now)) continue;
       const why = !slot.node ? 'its node is gone' : !isNodeReady(slot.node) ? 'its node is not Ready, so nothing confirms the deletion' : `its deletion was due at ${pod.pod.metadata.deletionTimestamp}`;
       warnings.push({kind: 'pod-terminating', message: `pod ${pod.name} on ${slot.name} is stuck terminating: ${why}`, nodes: [slot.name]});
     }
@@ -316,11 +313,10 @@ function findBlockers(input: ReconcileInput, engine: ReconcileEngine, end: numbe
 
   if (input.strategyType !== 'RollingUpdate') {
     const old = engine.slots.filter((slot) => slot.pods.some((pod) => !pod.updated)).map((slot) => slot.name);
-    if (old.length > 0) {
-      const message = ctx.paused
-        ? 'paused by ds-rollout: old pods wait for `ds-rollout step` (or `ds-rollout resume`)'
-        : `updateStrategy is ${input.strategyType || 'unset'}: the controller replaces an old pod only after someone deletes it`;
-      blockers.push({kind: 'on-delete', message, nodes: old});
+    // Paused, old pods wait for a step by design: the operator's choice, not a fault of any node.
+    if (old.length > 0 && ctx.paused) warnings.push({kind: 'on-delete', message: `paused by ds-rollout: ${plural(old.length, 'old pod')} wait for \`ds-rollout step\` (or \`ds-rollout resume\`)`});
+    else if (old.length > 0) {
+      blockers.push({kind: 'on-delete', message: `updateStrategy is ${input.strategyType || 'unset'}: the controller replaces an old pod only after someone deletes it`, nodes: old});
     }
   }
   if (ctx.rollingUpdateError) {

@@ -3,6 +3,7 @@
 // state as the paused controller leaves it after its own manage pass. Also: how the nodes of a wave stand while
 // their replacements start (waveLanding), and the template identity a step must not see change under it.
 import {allowsSurge, rolloutBudgets, validateRollingUpdate} from './budgets.js';
+import {type BudgetUse, explainBudgetUse} from './budget-use.js';
 import {type DaemonPod, type NodeSlot, isDaemonPodAvailable} from './daemon-pods.js';
 import {type PausedStrategy, pauseStateOf, withStrategy} from './pause.js';
 import {isNodeReady, podProblem} from './availability.js';
@@ -32,16 +33,6 @@ export interface StepBudget {
   readonly source: 'record' | 'flag';
   /** Nodes that should run the daemon. */
   readonly desired: number;
-}
-
-/** A node the rolling update counts against maxUnavailable, and whether it can be expected to clear by itself. */
-export interface BudgetUse {
-  readonly node: string;
-  readonly reason: string;
-  /** True when the node is on its way to an available pod (starting, minReadySeconds, a deletion finishing). */
-  readonly settling: boolean;
-  /** For a ready pod waiting out minReadySeconds: when it becomes available (server clock, epoch ms). */
-  readonly availableAt?: number;
 }
 
 export interface StepDeletion extends PodDeletion {
@@ -162,7 +153,7 @@ export function planStepWave(state: ClusterState, options: StepWaveOptions): Ste
     const entry = tally.entry(index);
     if (!entry) return;
     const cls = entry.cls;
-    const use = budgetUse(cls, input.slots[index]!, nodesByName.get(slot.name), options.now);
+    const use = explainBudgetUse(cls, input.slots[index]!, nodesByName.get(slot.name), options.now);
     if (use) unavailable.push({node: slot.name, ...use});
     if (cls.kind === 'old-only' || cls.kind === 'both') allOldLeft++;
     if (!inScope[index]) return;
@@ -199,44 +190,6 @@ export function planStepWave(state: ClusterState, options: StepWaveOptions): Ste
       template: templateKeyOf(ds),
     },
   };
-}
-
-/** Why the rolling update counts a node as unavailable (undefined when it does not), in the controller's terms. */
-function budgetUse(cls: NodeUpdateClass, before: NodeSlot, node: Node | undefined, now: number): Omit<BudgetUse, 'node'> | undefined {
-  const ready = isNodeReady(node);
-  const notReady = node && !ready ? ' (node not Ready)' : '';
-  switch (cls.kind) {
-    case 'not-ok':
-      return {reason: 'two pods of one revision (the controller removes one)', settling: true};
-    case 'empty': {
-      const leaving = before.pods.find((pod) => pod.terminating);
-      if (leaving) return {reason: `pod ${leaving.name} is terminating${notReady}`, settling: ready};
-      return {reason: `no daemon pod${notReady}`, settling: ready};
-    }
-    case 'both':
-      return {reason: `old pod ${cls.oldPod.name} and new pod ${cls.newPod.name} side by side`, settling: true};
-    case 'new-only':
-      if (cls.newAvailable) return undefined;
-      return newPodUse(cls.newPod, ready, notReady, now);
-    case 'old-only': {
-      if (cls.oldAvailable) return undefined;
-      const problem = podProblem(cls.oldPod.pod);
-      return {reason: `old pod ${cls.oldPod.name} is not ${cls.oldPod.ready ? 'available' : 'ready'}${problem ? ` (${problem})` : ''}${notReady}`, settling: false};
-    }
-  }
-}
-
-function newPodUse(pod: DaemonPod, nodeReady: boolean, notReady: string, now: number): Omit<BudgetUse, 'node'> {
-  if (pod.planned) return {reason: `no daemon pod yet: the controller creates one${notReady}`, settling: nodeReady};
-  if (pod.ready && pod.availableAt !== undefined) {
-    return {
-      reason: `new pod ${pod.name} is ready, available in ${Math.max(1, Math.ceil((pod.availableAt - now) / 1000))}s (minReadySeconds)`,
-      settling: true,
-      availableAt: pod.availableAt,
-    };
-  }
-  const problem = podProblem(pod.pod);
-  return {reason: `new pod ${pod.name} is not ${pod.ready ? 'available' : 'ready'}${problem ? ` (${problem})` : ''}${notReady}`, settling: !problem && nodeReady};
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 // Inputs are subsets of the Kubernetes JSON objects with the API's own field names, so objects read
 // from the API or from `kubectl get -o yaml` can be passed in as they are. Times are RFC3339 strings
 // (as on the wire); the core's own clock is a number of milliseconds since the epoch, always a parameter.
+import type {BudgetInUse} from './budget-use.js';
 
 export type Labels = Readonly<Record<string, string>>;
 
@@ -414,4 +415,6 @@ export interface RolloutPlan {
   readonly notes: readonly string[];
   /** Present when `ds-rollout pause` paused the DaemonSet (then `strategy.type` is OnDelete). */
   readonly paused?: PausedInfo;
+  /** Who uses the rolling update's budget now (the recorded one while paused; limits of 0 for plain OnDelete). */
+  readonly budget: BudgetInUse;
 }

@@ -1,6 +1,6 @@
 // ds-plan's machine-readable output. Key order follows plan-contract.md exactly; fields the contract does not
 // list (RolloutPlan grows) follow the contract's fields, so the output only ever grows.
-import type {NodePlan, PodDeletion, PodSummary, RolloutPlan, Wave} from '../core/index.js';
+import {type NodePlan, type PodDeletion, type PodSummary, type RolloutPlan, STATUS_KEYS, type Wave} from '../core/index.js';
 
 type Plain = Record<string, unknown>;
 
@@ -13,16 +13,6 @@ function ordered(value: object, keys: readonly string[]): Plain {
   return out;
 }
 
-/** The seven status counters in the contract's order. */
-export const STATUS_KEYS = [
-  'desiredNumberScheduled',
-  'currentNumberScheduled',
-  'numberMisscheduled',
-  'numberReady',
-  'updatedNumberScheduled',
-  'numberAvailable',
-  'numberUnavailable',
-] as const;
 
 function pod(summary: PodSummary): Plain {
   return ordered(summary, ['name', 'hash', 'updated', 'ready', 'available', 'terminating', 'phase']);

@@ -22,6 +22,8 @@ export const NODE_TABLE_LIMIT = 40;
 /** Up to this many waves are listed in full; beyond it, the first WAVES_HEAD and a summary. */
 export const WAVE_LIST_LIMIT = 20;
 export const WAVES_HEAD = 10;
+/** Lines of the next sync's actions listed before the rest is counted. */
+const NEXT_SYNC_LINES = 20;
 /** Actions of one kind listed by name in a wave line before the rest is counted. */
 const WAVE_ACTIONS_SHOWN = 3;
 
@@ -76,7 +78,6 @@ function budgetLine(plan: RolloutPlan, options: PlanTextOptions, c: Palette): st
   const {maxUnavailable, maxSurge} = plan.strategy;
   const desired = plan.status.desiredNumberScheduled;
   const spec = options.spec;
-  const inUse = budgetInUse(plan);
   let unavailable = asWritten(spec?.maxUnavailable, maxUnavailable, desired);
   // Both budgets written as zero: the controller falls back to maxUnavailable 1 (reconcile-spec 8.1).
   if (spec && isZero(spec.maxUnavailable) && isZero(spec.maxSurge) && maxUnavailable === 1) unavailable = '1 (both budgets are 0; the controller uses 1)';
@@ -85,8 +86,8 @@ function budgetLine(plan: RolloutPlan, options: PlanTextOptions, c: Palette): st
   const used = (n: number, max: number) => (n >= max ? c.red(`in use ${n}`) : `in use ${n}`);
   const parts =
     maxSurge > 0
-      ? [`maxUnavailable ${unavailable}`, `maxSurge ${surge}, ${used(inUse.surge, maxSurge)}`]
-      : [`maxUnavailable ${unavailable}, ${used(inUse.unavailable, maxUnavailable)}`, `maxSurge ${surge}`];
+      ? [`maxUnavailable ${unavailable}`, `maxSurge ${surge}, ${used(plan.budget.maxSurge.used, maxSurge)}`]
+      : [`maxUnavailable ${unavailable}, ${used(plan.budget.maxUnavailable.used, maxUnavailable)}`, `maxSurge ${surge}`];
   return `${c.bold('Budgets:')} ${parts.join('; ')}`;
 }
 
@@ -94,30 +95,6 @@ function isZero(value: IntOrString | undefined): boolean {
   return value === undefined || value === 0 || value === '0%';
 }
 
-/**
- * How much of each budget the rolling update sees as used, counted the way it counts (reconcile-spec 8.3, 8.4):
- * per node of interest (eligible, or holding pods), from the pods that are not terminating.
- */
-export function budgetInUse(plan: RolloutPlan): {unavailable: number; surge: number} {
-  let unavailable = 0;
-  let surge = 0;
-  for (const node of plan.nodes) {
-    const pods = node.pods.filter((pod) => !pod.terminating);
-    if (!node.shouldRun && pods.length === 0) continue;
-    const fresh = pods.filter((pod) => pod.updated);
-    const old = pods.filter((pod) => !pod.updated);
-    if (fresh.length > 1 || old.length > 1) {
-      unavailable += 1;
-      surge += 1;
-    } else if (fresh.length === old.length) {
-      unavailable += 1; // empty, or an old and a new pod side by side
-      if (fresh[0] && !fresh[0].available) surge += 1;
-    } else if (!(fresh[0] ?? old[0])!.available) {
-      unavailable += 1;
-    }
-  }
-  return {unavailable, surge};
-}
 
 function statusLine(plan: RolloutPlan): string {
   const s = plan.status;
@@ -153,12 +130,6 @@ function stateColor(state: NodeRolloutState, c: Palette): (text: string) => stri
   }
 }
 
-/** Nodes a person can skip in a large cluster: done, or out of the DaemonSet's reach, and blocking nothing. */
-function isSettled(node: NodePlan): boolean {
-  if (node.blocker || node.warning) return false;
-  return node.state === 'updated' || (node.state === 'not-eligible' && node.pods.length === 0);
-}
-
 function podDetail(pod: PodSummary): string {
   const extra = [pod.terminating ? 'terminating' : '', pod.phase !== 'Running' ? pod.phase : '', pod.problem ?? ''].filter(Boolean);
   return [`${pod.ready ? 'yes' : 'no'}/${pod.available ? 'yes' : 'no'}`, ...extra].join(' ');
@@ -179,18 +150,29 @@ function nodeRows(node: NodePlan, c: Palette): string[][] {
   });
 }
 
+/** Node states with a change under way (a pod starting, surging, terminating, missing or to be removed). */
+const IN_FLIGHT: ReadonlySet<NodeRolloutState> = new Set(['updating', 'surging', 'terminating', 'missing', 'misscheduled']);
+/** Nodes listed one by one in a large cluster before the rest are counted by state. */
+const INDIVIDUAL_NODES = 30;
+
 function nodeSection(plan: RolloutPlan, options: PlanTextOptions, c: Palette): string[] {
   if (plan.nodes.length === 0) return ['Nodes: none in the cluster'];
-  const large = plan.nodes.length > NODE_TABLE_LIMIT && !options.allNodes;
-  const shown = large ? plan.nodes.filter((node) => !isSettled(node)) : plan.nodes;
   const header = ['NODE', 'STATE', 'POD', 'HASH', 'READY/AVAIL', 'WAVE', 'REASON/BLOCKER'].map((title) => c.bold(title));
-  const lines = shown.length > 0 ? renderTable(shown.flatMap((node) => nodeRows(node, c)), {header}) : [];
-  if (large) {
-    const hidden = plan.nodes.filter(isSettled);
-    const updated = hidden.filter((node) => node.state === 'updated').length;
-    const parts = [updated > 0 ? `${formatCount(updated)} updated and available` : '', hidden.length > updated ? `${formatCount(hidden.length - updated)} not eligible` : ''];
-    lines.push(c.dim(`(${plural(hidden.length, 'more node')} not shown: ${parts.filter(Boolean).join(', ')}; --all-nodes shows every node)`));
-  }
+  if (plan.nodes.length <= NODE_TABLE_LIMIT || options.allNodes) return renderTable(plan.nodes.flatMap((node) => nodeRows(node, c)), {header});
+  // A large cluster: nodes with a blocker or warning, nodes with something in flight, then the first wave's nodes,
+  // one by one; the others counted by state, with the waves that reach them.
+  const notable = (node: NodePlan) => (node.blocker || node.warning ? 0 : IN_FLIGHT.has(node.state) ? 1 : node.wave === 1 ? 2 : 3);
+  const individual = plan.nodes.filter((node) => notable(node) < 3).sort((a, b) => notable(a) - notable(b)).slice(0, INDIVIDUAL_NODES);
+  const listed = new Set(individual);
+  const groups = new Map<NodeRolloutState, NodePlan[]>();
+  for (const node of plan.nodes) if (!listed.has(node)) groups.set(node.state, [...(groups.get(node.state) ?? []), node]);
+  const grouped = [...groups].map(([state, nodes]) => {
+    const waves = nodes.map((node) => node.wave).filter((wave): wave is number => wave !== undefined);
+    const span = waves.length === 0 ? '-' : `${Math.min(...waves)}-${Math.max(...waves)}`;
+    return [c.dim(`${formatCount(nodes.length)} more`), stateColor(state, c)(state), '', '', '', span, ''];
+  });
+  const lines = renderTable([...individual.flatMap((node) => nodeRows(node, c)), ...grouped], {header});
+  lines.push(c.dim(`(${plural(plan.nodes.length - individual.length, 'node')} counted by state, not listed; --all-nodes lists every node)`));
   return lines;
 }
 
@@ -204,11 +186,9 @@ function deletionText(action: PodDeletion): string {
 function nextSyncSection(plan: RolloutPlan, c: Palette): string[] {
   const {create, delete: deletions} = plan.nextSync;
   if (create.length === 0 && deletions.length === 0) return [`${c.bold('Next sync:')} nothing to create or delete`];
-  return [
-    `${c.bold('Next sync:')} ${actionCount(plan.nextSync)}`,
-    ...deletions.map((action) => `  ${deletionText(action)}`),
-    ...create.map((action) => `  create a pod on ${action.node}`),
-  ];
+  const actions = [...deletions.map((action) => `  ${deletionText(action)}`), ...create.map((action) => `  create a pod on ${action.node}`)];
+  const shown = actions.length > NEXT_SYNC_LINES ? [...actions.slice(0, NEXT_SYNC_LINES - 1), c.dim(`  … and ${formatCount(actions.length - NEXT_SYNC_LINES + 1)} more (-o json lists every action)`)] : actions;
+  return [`${c.bold('Next sync:')} ${actionCount(plan.nextSync)}`, ...shown];
 }
 
 function actionCount(actions: {readonly create: readonly unknown[]; readonly delete: readonly unknown[]}): string {

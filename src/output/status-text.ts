@@ -1,46 +1,9 @@
 // ds-rollout status for people: kubectl's line, the verdict, then every node that is not done and why.
-import type {Blocker, DaemonSetStatusCounters, PodSummary, RolloutPlan} from '../core/index.js';
+import type {Blocker, NodeStatusState, RolloutStatusReport, RolloutVerdict} from '../core/index.js';
 import {palette, type Palette} from './color.js';
 import {formatCount, plural} from './format.js';
 import {blockerText, NODE_TABLE_LIMIT, wrap} from './plan-text.js';
 import {renderTable} from './table.js';
-
-export type RolloutVerdict = 'complete' | 'progressing' | 'stuck';
-
-export type NodeStatusState = 'updated' | 'waiting' | 'blocked' | 'not-eligible';
-
-export interface NodeStatus {
-  readonly name: string;
-  readonly state: NodeStatusState;
-  /** Why the node is not updated yet (empty when it is). */
-  readonly reason: string;
-  /** Node conditions that matter to a daemon pod: NotReady, cordoned. */
-  readonly conditions: readonly string[];
-  readonly pods: readonly PodSummary[];
-}
-
-export interface RolloutStatusReport {
-  readonly kind: 'DaemonSetRolloutStatus';
-  readonly daemonSet: {readonly namespace: string; readonly name: string};
-  readonly verdict: RolloutVerdict;
-  /** What `kubectl rollout status` prints (without its trailing newline). */
-  readonly message: string;
-  /** What stays in motion (progressing), or why nothing can move (stuck). */
-  readonly detail: string;
-  readonly generation: number;
-  readonly observedGeneration: number;
-  readonly strategy: RolloutPlan['strategy'];
-  readonly revisions: RolloutPlan['revisions'];
-  /** The counters as the controller last wrote them (kubectl's source). */
-  readonly status: DaemonSetStatusCounters;
-  readonly counts: Readonly<Record<NodeStatusState, number>>;
-  readonly nodes: readonly NodeStatus[];
-  readonly blockers: readonly Blocker[];
-  readonly warnings: readonly Blocker[];
-  /** The plan's view: whether the rollout reaches completion from here without a change. */
-  readonly converges: boolean;
-}
-
 
 export interface StatusTextOptions {
   readonly color: boolean;
@@ -48,12 +11,14 @@ export interface StatusTextOptions {
   readonly width?: number;
   /** List updated nodes too, also in large clusters. */
   readonly allNodes?: boolean;
+  /** Start with kubectl's line and the verdict (default); a watch that printed them as they changed leaves them out. */
+  readonly headline?: boolean;
 }
 
-const VERDICT_LABEL: Readonly<Record<RolloutVerdict, string>> = {complete: 'Rollout complete', progressing: 'Rollout in progress', stuck: 'Rollout stuck'};
+const VERDICT_LABEL: Readonly<Record<RolloutVerdict, string>> = {complete: 'Rollout complete', progressing: 'Rollout in progress', paused: 'Rollout paused', stuck: 'Rollout stuck'};
 
 function verdictLine(report: RolloutStatusReport, c: Palette): string {
-  const tint = report.verdict === 'complete' ? c.green : report.verdict === 'stuck' ? c.red : c.cyan;
+  const tint = report.verdict === 'complete' ? c.green : report.verdict === 'stuck' ? c.red : report.verdict === 'paused' ? c.yellow : c.cyan;
   return `${tint(VERDICT_LABEL[report.verdict])}: ${report.detail}`;
 }
 
@@ -61,7 +26,12 @@ function summaryLine(report: RolloutStatusReport): string {
   const {current, update} = report.revisions;
   const revision = current.revision === update.revision ? `revision ${update.revision}` : `revision ${current.revision} -> ${update.revision}`;
   const {type, maxUnavailable, maxSurge} = report.strategy;
-  const strategy = type === 'RollingUpdate' ? `RollingUpdate, maxUnavailable ${maxUnavailable}, maxSurge ${maxSurge}` : type;
+  const recorded = report.paused?.budgets;
+  const strategy = recorded
+    ? `paused by ds-rollout; recorded maxUnavailable ${recorded.maxUnavailable}, maxSurge ${recorded.maxSurge}`
+    : type === 'RollingUpdate'
+      ? `RollingUpdate, maxUnavailable ${maxUnavailable}, maxSurge ${maxSurge}`
+      : type;
   const counts = [
     `${formatCount(report.counts.updated)} updated`,
     `${formatCount(report.counts.waiting)} waiting`,
@@ -84,12 +54,33 @@ function stateCell(state: NodeStatusState, c: Palette): string {
   }
 }
 
+/** Rows shown one by one before the rest of a large cluster is grouped by state. */
+const INDIVIDUAL_ROWS = 30;
+
 function nodeSection(report: RolloutStatusReport, options: StatusTextOptions, c: Palette): string[] {
-  const large = report.nodes.length > NODE_TABLE_LIMIT && !options.allNodes;
-  const shown = large ? report.nodes.filter((node) => node.state !== 'updated') : report.nodes;
-  const lines = shown.length === 0 ? [] : renderTable(shown.map((node) => [node.name, stateCell(node.state, c), node.state === 'blocked' ? c.red(node.reason) : node.reason]), {header: ['NODE', 'STATE', 'WHY'].map((title) => c.bold(title))});
-  const hidden = report.nodes.length - shown.length;
-  if (hidden > 0) lines.push(c.dim(`(${plural(hidden, 'updated node')} not shown; --all-nodes shows every node)`));
+  const header = ['NODE', 'STATE', 'WHY'].map((title) => c.bold(title));
+  const row = (node: RolloutStatusReport['nodes'][number]) => [node.name, stateCell(node.state, c), node.state === 'blocked' ? c.red(node.reason) : node.reason];
+  if (report.nodes.length <= NODE_TABLE_LIMIT || options.allNodes) return report.nodes.length === 0 ? [] : renderTable(report.nodes.map(row), {header});
+  // A large cluster: the blocked nodes and the next sync's nodes one by one (the report's order); every other node
+  // only as a count per state, with its most common reason.
+  const individual = report.nodes.filter((node) => node.state === 'blocked' || (node.state === 'waiting' && node.wave === 1)).slice(0, INDIVIDUAL_ROWS);
+  const shown = new Set(individual);
+  const groups = new Map<NodeStatusState, {count: number; reasons: Map<string, number>}>();
+  for (const node of report.nodes) {
+    if (shown.has(node)) continue;
+    const group = groups.get(node.state) ?? {count: 0, reasons: new Map<string, number>()};
+    group.count++;
+    group.reasons.set(node.reason, (group.reasons.get(node.reason) ?? 0) + 1);
+    groups.set(node.state, group);
+  }
+  const grouped = [...groups].map(([state, group]) => {
+    const [reason, count] = [...group.reasons].sort((a, b) => b[1] - a[1])[0]!;
+    const why = reason === '' ? '' : count === group.count ? reason : `${reason} (${formatCount(count)} of them)`;
+    return [c.dim(`${formatCount(group.count)} more`), stateCell(state, c), why];
+  });
+  const lines = renderTable([...individual.map(row), ...grouped], {header});
+  const hidden = report.nodes.length - individual.length;
+  lines.push(c.dim(`(${plural(hidden, 'node')} counted by state, not listed; --all-nodes lists every node)`));
   return lines;
 }
 
@@ -101,7 +92,7 @@ function findings(title: string, items: readonly Blocker[], options: StatusTextO
 export function renderStatusText(report: RolloutStatusReport, options: StatusTextOptions): string {
   const c = palette(options.color);
   const sections = [
-    [report.message, verdictLine(report, c), summaryLine(report)],
+    [...(options.headline === false ? [] : [report.message, verdictLine(report, c)]), summaryLine(report)],
     nodeSection(report, options, c),
     findings('Blockers', report.blockers, options, c, c.red),
     findings('Warnings', report.warnings, options, c, c.yellow),

@@ -4,11 +4,11 @@
 // terminal will show them.
 import type {ClusterSource, DaemonSetRef} from '../cluster/cluster-source.js';
 import type {ClusterWriter} from '../cluster/cluster-writer.js';
-import {type ClusterState, type DaemonSet, deepEqualJson, formatInvalid, type IntOrString, pausedInfoOf, planRollout, validateDaemonSet} from '../core/index.js';
+import {type ClusterState, type DaemonSet, deepEqualJson, formatInvalid, type IntOrString, pausedInfoOf, planRollout, planStepWave, validateDaemonSet} from '../core/index.js';
 import {type DsRolloutError, InputError} from '../errors.js';
-import type {ActionHandler, ActionOutcome, Connection, DashboardSnapshot, PausedInfo, PlanFeed, SnapshotListener, UndoRequest} from '../ui/dashboard/feed.js';
+import type {ActionHandler, ActionOutcome, Connection, DashboardSnapshot, PausedInfo, PlanFeed, SnapshotListener, StepPreview, UndoRequest} from '../ui/dashboard/feed.js';
 import {toRevisionEntries} from '../ui/dashboard/revision-entries.js';
-import {type RolloutStatusReport, rolloutStatusOf, STATUS_EXIT, statusService, watchStatus} from './status.js';
+import {type RolloutStatusReport, rolloutStatusOf, runStatus} from './status.js';
 import type {StepCluster} from './step.js';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -55,6 +55,17 @@ export const DEFAULT_TICK_MS = 1000;
 function invalidMessage(ds: DaemonSet): string | undefined {
   const errors = validateDaemonSet(ds);
   return errors.length > 0 ? formatInvalid('daemonset', `${ds.metadata.namespace ?? 'default'}/${ds.metadata.name}`, errors) : undefined;
+}
+
+/** What `s` would delete while paused: the same wave `ds-rollout step` computes, from the core. */
+function stepPreview(state: ClusterState, now: number): StepPreview {
+  const wave = planStepWave(state, {now});
+  if (!wave.ok) return {deletions: [], blocked: `no wave can run (${wave.problem.kind})`};
+  if (wave.wave.delete.length === 0) {
+    const why = wave.wave.done ? 'no old pod is left' : `the budget (maxUnavailable ${wave.wave.budget.maxUnavailable}) is in use: ${wave.wave.unavailable.map((use) => use.node).join(', ')}`;
+    return {deletions: [], blocked: why};
+  }
+  return {deletions: wave.wave.delete.map((d) => ({pod: d.pod, node: d.node}))};
 }
 
 /** A pod that is ready but not yet available becomes available with time alone: the plan must be redone then. */
@@ -111,7 +122,7 @@ export function createPlanFeed(options: PlanFeedOptions): ClusterPlanFeed {
       verdict: {verdict: report.verdict, detail: report.detail},
       revisions: toRevisionEntries(state.daemonSet, state.revisions),
       connection,
-      ...(paused ? {paused} : {}),
+      ...(paused ? {paused, step: stepPreview(state, now)} : {}),
       ...(error ? {error} : {}),
     };
     emit(snapshot);
@@ -278,6 +289,8 @@ export interface DashboardOptions {
   readonly watch: boolean;
   readonly output: 'text' | 'json' | 'yaml';
   readonly stdout: NodeJS.WriteStream;
+  /** Where a watch that ends short of complete says why (as `status` does); default: nowhere. */
+  readonly stderr?: NodeJS.WritableStream;
   readonly stdin: NodeJS.ReadStream;
   readonly env: Readonly<Record<string, string | undefined>>;
 }
@@ -311,27 +324,21 @@ async function plainStatus(options: DashboardOptions): Promise<number> {
   const print = async (report: RolloutStatusReport, final: boolean) => {
     if (options.output === 'json') write(options.watch ? `${JSON.stringify(report)}\n` : `${JSON.stringify(report, null, 2)}\n`);
     else if (options.output === 'yaml') write(`${options.watch ? '---\n' : ''}${(await import('js-yaml')).dump(report, {noRefs: true, lineWidth: -1})}`);
-    else if (final) write(text.renderStatusText(report, {color, width: options.stdout.isTTY ? options.stdout.columns : undefined}));
+    else if (final) write(text.renderStatusText(report, {color, width: options.stdout.isTTY ? options.stdout.columns : undefined, headline: !options.watch}));
     else write(text.renderStatusProgress(report, {color}));
   };
 
-  if (!options.watch) {
-    const report = await statusService({source, ref, now});
-    await print(report, true);
-    return STATUS_EXIT[report.verdict];
-  }
-  const result = await watchStatus({
-    follow: (handlers) => live!.watch(ref, handlers),
+  const {report, exitCode, failure} = await runStatus({
+    source,
+    ref,
     now,
-    stuckAfterMs: 10_000,
-    onReport: (report) => void print(report, false),
+    follow: options.watch ? (handlers) => live!.watch(ref, handlers) : undefined,
+    onReport: (update) => void print(update, false),
   });
-  if (result.report === undefined) return STATUS_EXIT.progressing;
-  if (options.output === 'text') {
-    write('\n');
-    await print(result.report, true);
-  }
-  return result.outcome === 'complete' ? STATUS_EXIT.complete : result.outcome === 'stuck' ? STATUS_EXIT.stuck : STATUS_EXIT.progressing;
+  if (options.watch && options.output === 'text') write('\n');
+  await print(report, true);
+  if (failure !== undefined) options.stderr?.write(`error: ${failure}\n`);
+  return exitCode;
 }
 
 const ENTER_ALTERNATE_SCREEN = '\u001B[?1049h\u001B[H';

@@ -8,16 +8,14 @@ import {
   type ClusterState,
   type DaemonSet,
   deepEqualJson,
-  defaultDaemonSet,
+  prepareDaemonSetCreate,
+  prepareDaemonSetUpdate,
   formatInvalid,
-  isTerminatingOnTime,
   nodeShouldRunDaemonPod,
   planRollout,
   type PodTemplateSpec,
   revisionMatchesTemplate,
   type RolloutPlan,
-  TEMPLATE_GENERATION_ANNOTATION,
-  templateGeneration,
   validateDaemonSet,
   validateDaemonSetUpdate,
 } from '../core/index.js';
@@ -95,28 +93,19 @@ export function manifestNamespace(manifest: DaemonSet, flagNamespace: string | u
   return own ?? flagNamespace;
 }
 
-/**
- * The DaemonSet as the API server would store `next` over `current`: API defaults applied, identity and status
- * kept from `current`, generation and template generation bumped as its update strategy does.
- */
-// upstream: pkg/registry/apps/daemonset/strategy.go PrepareForUpdate; pkg/apis/apps/v1/defaults.go SetDefaults_DaemonSet
+/** The DaemonSet as the API server would store `next` over `current`: prepared as for an update, identity and status kept. */
 export function asStoredUpdate(current: DaemonSet, next: DaemonSet): DaemonSet {
-  const defaulted = defaultDaemonSet(next);
-  const templateChanged = !deepEqualJson(current.spec.template, defaulted.spec.template, {nullAsAbsent: true});
-  const specChanged = templateChanged || !deepEqualJson(current.spec, defaulted.spec, {nullAsAbsent: true});
-  const tg = templateGeneration(current) ?? 0;
-  const {uid, resourceVersion, creationTimestamp, namespace, generation} = current.metadata;
+  const prepared = prepareDaemonSetUpdate(current, next);
+  const {uid, resourceVersion, creationTimestamp, namespace} = current.metadata;
   return {
-    ...defaulted,
+    ...prepared,
     metadata: {
-      ...defaulted.metadata,
+      ...prepared.metadata,
       name: current.metadata.name,
       ...(namespace === undefined ? {} : {namespace}),
       ...(uid === undefined ? {} : {uid}),
       ...(resourceVersion === undefined ? {} : {resourceVersion}),
       ...(creationTimestamp === undefined ? {} : {creationTimestamp}),
-      generation: (generation ?? 1) + (specChanged ? 1 : 0),
-      annotations: {...defaulted.metadata.annotations, [TEMPLATE_GENERATION_ANNOTATION]: String(templateChanged ? tg + 1 : tg)},
     },
     ...(current.status === undefined ? {} : {status: current.status}),
   };
@@ -184,11 +173,8 @@ export const PLANNED_UID = 'not-created-yet';
  */
 async function planCreate(options: PlanUpdateOptions): Promise<PlanUpdateResult> {
   const surroundings = await options.source.readSurroundings(options.ref.namespace);
-  const defaulted = defaultDaemonSet({...options.manifest, metadata: {...options.manifest.metadata, name: options.ref.name, namespace: options.ref.namespace}});
-  const next: DaemonSet = {
-    ...defaulted,
-    metadata: {...defaulted.metadata, uid: PLANNED_UID, generation: 1, annotations: {...defaulted.metadata.annotations, [TEMPLATE_GENERATION_ANNOTATION]: '1'}},
-  };
+  const created = prepareDaemonSetCreate({...options.manifest, metadata: {...options.manifest.metadata, name: options.ref.name, namespace: options.ref.namespace}});
+  const next: DaemonSet = {...created, metadata: {...created.metadata, uid: PLANNED_UID}};
   const errors = validateDaemonSet(next);
   if (errors.length > 0) throw new InputError(`the API server would refuse this manifest: ${formatInvalid('DaemonSet.apps', options.ref.name, errors)}`);
   const state: ClusterState = {...surroundings, daemonSet: next};
@@ -214,29 +200,15 @@ export function updateWarnings(state: ClusterState, next: DaemonSet, plan: Rollo
   if (plan.strategy.type === 'OnDelete') {
     warnings.push({kind: 'on-delete', message: 'updateStrategy is OnDelete: nothing happens until the old pods are deleted (kubectl delete pod, or ds-rollout step)'});
   } else if (plan.strategy.maxSurge === 0) {
-    // Unavailable pods count against maxUnavailable (1.31+): when they already use all of it, no old pod is
-    // deleted until one of them becomes available (or finishes terminating).
-    // A pod inside its termination grace period on a Ready node is about to free its unit: not a reason to warn.
-    const podsByName = new Map(state.pods.map((pod) => [pod.metadata.name, pod]));
-    const nodesByName = new Map(state.nodes.map((node) => [node.metadata.name, node]));
-    const terminatingOnTime = (name: string, node: string) => {
-      const pod = podsByName.get(name);
-      return pod !== undefined && isTerminatingOnTime(pod, nodesByName.get(node), now);
-    };
-    const holders = plan.nodes.flatMap((node) => {
-      if (node.pods.length === 0 || node.pods.some((pod) => pod.available && !pod.terminating)) return [];
-      const pod = node.pods.find((p) => !p.terminating) ?? node.pods[0]!;
-      if (pod.terminating && terminatingOnTime(pod.name, node.name)) return [];
-      const why = pod.terminating ? 'stuck terminating' : `not ready${pod.problem ? `: ${pod.problem}` : ''}`;
-      return [{node: node.name, text: `${node.name} (pod ${pod.name} ${why})`}];
-    });
+    // Unavailable pods count against maxUnavailable (1.31+): when the ones that will not clear by themselves already
+    // use all of it, no old pod is deleted until one of them becomes available. The core says who uses the budget.
+    const holders = plan.budget.maxUnavailable.nodes.filter((use) => !use.settling);
     const startsNow = plan.nextSync.delete.some((d) => d.reason === 'outdated');
     if (holders.length > 0 && holders.length >= plan.strategy.maxUnavailable && !startsNow) {
-      const nodes = holders.map((h) => h.node);
       warnings.push({
         kind: 'cannot-start',
-        message: `the rollout cannot start now: ${holders.length} unavailable ${holders.length === 1 ? 'node uses' : 'nodes use'} the whole maxUnavailable budget (${plan.strategy.maxUnavailable}): ${formatList(holders.map((h) => h.text), 5)}`,
-        nodes,
+        message: `the rollout cannot start now: ${holders.length} unavailable ${holders.length === 1 ? 'node uses' : 'nodes use'} the whole maxUnavailable budget (${plan.strategy.maxUnavailable}): ${formatList(holders.map((use) => `${use.node} (${use.reason})`), 5)}`,
+        nodes: holders.map((use) => use.node),
       });
     }
   }

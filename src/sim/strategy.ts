@@ -1,8 +1,7 @@
 // Per-resource registry strategies: what a real apiserver does to an object between decoding and storing
 // it (PrepareForCreate / PrepareForUpdate, defaulting, validation). The store calls these on plain mutable
 // JSON; everything generic (uid, resourceVersion, timestamps, status subresource split) stays in store.ts.
-import {deepEqualJson} from '../core/index.js';
-import {defaultDaemonSet, defaultPod} from '../core/index.js';
+import {deepEqualJson, defaultPod, prepareDaemonSetCreate, prepareDaemonSetUpdate} from '../core/index.js';
 import type {DaemonSet, Pod} from '../core/index.js';
 import {formatInvalid, validateDaemonSet, validateDaemonSetUpdate, type FieldError} from '../core/index.js';
 import type {ResourceInfo} from './resources.js';
@@ -10,8 +9,6 @@ import {invalid, type StatusError} from './status-errors.js';
 import type {KubeObject} from './types.js';
 
 type Json = Record<string, unknown>;
-
-export const TEMPLATE_GENERATION_ANNOTATION = 'deprecated.daemonset.template.generation';
 
 function isRecord(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -39,17 +36,6 @@ function ensureDaemonSetShape(obj: Json): void {
   const spec = child(obj, 'spec');
   const template = child(spec, 'template');
   child(template, 'spec');
-}
-
-function templateGeneration(obj: {metadata: {annotations?: Readonly<Record<string, string>>}}): number {
-  const raw = obj.metadata.annotations?.[TEMPLATE_GENERATION_ANNOTATION];
-  const n = raw === undefined ? NaN : Number(raw);
-  return Number.isInteger(n) && n > 0 ? n : 0;
-}
-
-function setTemplateGeneration(obj: Json, value: number): void {
-  const meta = child(obj, 'metadata');
-  meta['annotations'] = {...(isRecord(meta['annotations']) ? meta['annotations'] : {}), [TEMPLATE_GENERATION_ANNOTATION]: String(value)};
 }
 
 // upstream: pkg/apis/core/helper/qos/qos.go GetPodQOS (requests/limits of cpu and memory only)
@@ -81,9 +67,7 @@ export function prepareForCreate(info: ResourceInfo, obj: Json, ctx: CreateConte
   switch (info.resource) {
     case 'daemonsets': {
       ensureDaemonSetShape(obj);
-      assignAll(obj, defaultDaemonSet(obj as unknown as DaemonSet) as unknown as Json);
-      // upstream: pkg/registry/apps/daemonset/strategy.go PrepareForCreate (TemplateGeneration starts at 1)
-      setTemplateGeneration(obj, Math.max(1, templateGeneration(obj as unknown as DaemonSet)));
+      assignAll(obj, prepareDaemonSetCreate(obj as unknown as DaemonSet) as unknown as Json);
       // DaemonSetStatus's four non-omitempty counters, as a freshly created DS prints them.
       if (ctx.resetStatus || !isRecord(obj['status'])) {
         obj['status'] = {currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0};
@@ -118,20 +102,7 @@ export function prepareForUpdate(info: ResourceInfo, next: Json, old: KubeObject
   switch (info.resource) {
     case 'daemonsets': {
       ensureDaemonSetShape(next);
-      assignAll(next, defaultDaemonSet(next as unknown as DaemonSet) as unknown as Json);
-      const oldDs = old as unknown as DaemonSet;
-      const nextDs = next as unknown as DaemonSet;
-      // upstream: pkg/registry/apps/daemonset/strategy.go PrepareForUpdate
-      let tg = templateGeneration(oldDs);
-      let generation = oldDs.metadata.generation ?? 1;
-      if (!deepEqualJson(oldDs.spec.template, nextDs.spec.template, {nullAsAbsent: true})) {
-        tg += 1;
-        generation += 1;
-      } else if (!deepEqualJson(oldDs.spec, nextDs.spec, {nullAsAbsent: true})) {
-        generation += 1;
-      }
-      child(next, 'metadata')['generation'] = generation;
-      setTemplateGeneration(next, tg);
+      assignAll(next, prepareDaemonSetUpdate(old as unknown as DaemonSet, next as unknown as DaemonSet) as unknown as Json);
       break;
     }
     case 'pods':

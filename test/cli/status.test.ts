@@ -115,7 +115,7 @@ describe('status --watch (clusters on sped-up real time)', () => {
       setImage(t, 'fluent/fluentd:v-crash', (ds) => ({...ds, spec: {...ds.spec, minReadySeconds: 0, updateStrategy: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 1, maxSurge: 0}}}}));
       const stuck = await status(t, 'fluentd', '-n', 'kube-system', '--watch', '--stuck-after', '1s', '--timeout', '60s', '-o', 'json');
       expect(stuck.code).toBe(3);
-      expect(oneErrorLine(stuck)).toBe('error: rollout of daemon set "fluentd" is stuck: no progress is possible without a change: the maxUnavailable budget (1) is used by node-1');
+      expect(oneErrorLine(stuck)).toBe('error: rollout of daemon set "fluentd" is stuck: no progress is possible without a change: 1 of 1 maxUnavailable in use (node-1)');
       const report = JSON.parse(stuck.stdout) as {verdict: string; nodes: Array<{name: string; state: string; reason: string}>};
       expect(report.verdict).toBe('stuck');
       expect(report.nodes.filter((n) => n.state === 'blocked')).toEqual([expect.objectContaining({name: 'node-1', reason: expect.stringMatching(/^pod fluentd-\w+ on node-1 is not ready \(CrashLoopBackOff\)$/)})]);

@@ -67,9 +67,10 @@ function replay(initial: ClusterState): {create: string[]; delete: string[]}[] {
     const r = cluster.sync({now: NOW});
     const changed = r.actions.create.length + r.actions.delete.length > 0;
     if (changed) {
+      // The plan lists a sync's actions by node name (plan-contract.md); the controller issues them in any order.
       waves.push({
-        create: r.actions.create.map((c) => c.node),
-        delete: r.actions.delete.map((d) => `${d.node}/${d.reason}/${d.pod.includes('-new-') ? 'new' : d.pod}`),
+        create: r.actions.create.map((c) => c.node).sort(),
+        delete: r.actions.delete.map((d) => `${d.node}/${d.reason}/${d.pod.includes('-new-') ? 'new' : d.pod}`).sort(),
       });
       cluster.markPodsReady(NOW, (p) => p.metadata.name.includes('-new-'));
     }
@@ -88,12 +89,17 @@ describe('planRollout equals syncDaemonSet iterated', () => {
     const state = scenario(seed);
     const plan = planRollout(state, {now: NOW});
     const planned = plan.waves.map((w) => ({
-      create: w.create.map((c) => c.node),
-      delete: w.delete.map((d) => `${d.node}/${d.reason}/${d.pod.includes('(new-') ? 'new' : d.pod}`),
+      create: w.create.map((c) => c.node).sort(),
+      delete: w.delete.map((d) => `${d.node}/${d.reason}/${d.pod.includes('(new-') ? 'new' : d.pod}`).sort(),
     }));
     expect(planned).toEqual(replay(state));
     const first = syncDaemonSet(state, {now: NOW});
-    expect(plan.nextSync).toEqual(first.actions);
+    const byNode = <T extends {node: string}>(actions: readonly T[]) => [...actions].sort((a, b) => (a.node < b.node ? -1 : a.node > b.node ? 1 : 0));
+    expect(plan.nextSync).toEqual({create: byNode(first.actions.create), delete: byNode(first.actions.delete)});
+    for (const wave of [plan.nextSync, ...plan.waves]) {
+      expect(wave.create.map((c) => c.node)).toEqual(wave.create.map((c) => c.node).sort());
+      expect(wave.delete.map((d) => d.node)).toEqual(wave.delete.map((d) => d.node).sort());
+    }
     expect(plan.status).toEqual(first.status);
   });
 });

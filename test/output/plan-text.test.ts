@@ -1,6 +1,6 @@
 import {describe, expect, test} from 'vitest';
 import {stripAnsi} from '../../src/output/color.js';
-import {budgetInUse, renderPlanText, waveText, wrap} from '../../src/output/plan-text.js';
+import {renderPlanText, waveText, wrap} from '../../src/output/plan-text.js';
 import type {NodePlan, RolloutPlan, Wave} from '../../src/core/types.js';
 import {newPodSummary, nodePlan, pod, samplePlan, wave} from './sample-plan.js';
 
@@ -90,6 +90,11 @@ describe('renderPlanText', () => {
       const plan = samplePlan({
         strategy: {type: 'RollingUpdate', maxUnavailable: 0, maxSurge: 2},
         nodes: [nodePlan('node-a', {state: 'surging', pods: [pod('fluentd-old'), newPodSummary('fluentd-new', {available: false})]})],
+        budget: {
+          spends: 'maxSurge',
+          maxUnavailable: {limit: 0, used: 1, nodes: [{node: 'node-a', reason: 'old pod fluentd-old and new pod fluentd-new side by side', settling: true}]},
+          maxSurge: {limit: 2, used: 1, nodes: [{node: 'node-a', reason: 'old pod fluentd-old and new pod fluentd-new side by side', settling: true}]},
+        },
       });
       expect(budget(plan, {maxUnavailable: 0, maxSurge: '50%'})).toBe('Budgets: maxUnavailable 0; maxSurge 2 (50% of 3), in use 1');
     });
@@ -102,23 +107,6 @@ describe('renderPlanText', () => {
 
     test('a budget in use to the last unit is red', () => {
       expect(renderPlanText(samplePlan(), {color: true}).split('\n')[1]).toContain('\u001B[31min use 1\u001B[39m');
-    });
-  });
-
-  describe('budgetInUse counts like the rolling update', () => {
-    const plan = (nodes: NodePlan[]) => samplePlan({nodes});
-    test.each([
-      {name: 'an available old pod uses nothing', nodes: [nodePlan('a')], expected: {unavailable: 0, surge: 0}},
-      {name: 'an unavailable old pod', nodes: [nodePlan('a', {pods: [pod('p', {available: false})]})], expected: {unavailable: 1, surge: 0}},
-      {name: 'an eligible empty node', nodes: [nodePlan('a', {pods: []})], expected: {unavailable: 1, surge: 0}},
-      {name: 'a not-eligible empty node', nodes: [nodePlan('a', {shouldRun: false, pods: []})], expected: {unavailable: 0, surge: 0}},
-      {name: 'only a terminating pod counts as empty', nodes: [nodePlan('a', {pods: [pod('p', {terminating: true})]})], expected: {unavailable: 1, surge: 0}},
-      {name: 'an unavailable new pod', nodes: [nodePlan('a', {pods: [newPodSummary('p', {available: false})]})], expected: {unavailable: 1, surge: 0}},
-      {name: 'old and unavailable new', nodes: [nodePlan('a', {pods: [pod('o'), newPodSummary('n', {available: false})]})], expected: {unavailable: 1, surge: 1}},
-      {name: 'old and available new', nodes: [nodePlan('a', {pods: [pod('o'), newPodSummary('n')]})], expected: {unavailable: 1, surge: 0}},
-      {name: 'two old pods', nodes: [nodePlan('a', {pods: [pod('o1'), pod('o2')]})], expected: {unavailable: 1, surge: 1}},
-    ])('$name', ({nodes, expected}) => {
-      expect(budgetInUse(plan(nodes))).toEqual(expected);
     });
   });
 
@@ -149,11 +137,13 @@ describe('renderPlanText', () => {
       expect(text.match(/^node-/gm)).toHaveLength(40);
     });
 
-    test('above 40 nodes, only those not updated-and-available, plus a count', () => {
-      const nodes = [...many(50, 3), nodePlan('z-gpu', {shouldRun: false, state: 'not-eligible', pods: []}), nodePlan('z-tainted', {shouldRun: false, state: 'not-eligible', pods: [], blocker: 'taint'})];
+    test('above 40 nodes: blocked nodes, then those of the next sync, one by one; the rest counted by state with their waves', () => {
+      const later = Array.from({length: 5}, (_, i) => nodePlan(`y-${i}`, {wave: 3 + 2 * i}));
+      const nodes = [...many(50, 3), ...later, nodePlan('z-gpu', {shouldRun: false, state: 'not-eligible', pods: []}), nodePlan('z-tainted', {shouldRun: false, state: 'not-eligible', pods: [], blocker: 'taint'})];
       const text = plain(samplePlan({nodes}));
-      expect(text.match(/^(node|z)-[\w-]+ /gm)).toEqual(['node-047 ', 'node-048 ', 'node-049 ', 'z-tainted ']);
-      expect(text).toContain('(48 more nodes not shown: 47 updated and available, 1 not eligible; --all-nodes shows every node)');
+      expect(text.match(/^(node|z|y)-[\w-]+ /gm)).toEqual(['z-tainted ', 'node-047 ', 'node-048 ', 'node-049 ']);
+      expect(text).toMatch(/\n47 more +updated +- *\n5 more +old +3-11 *\n1 more +not-eligible +- *\n/);
+      expect(text).toContain('(53 nodes counted by state, not listed; --all-nodes lists every node)');
     });
 
     test('--all-nodes lists them all', () => {

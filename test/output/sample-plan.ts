@@ -48,6 +48,11 @@ export function samplePlan(overrides: Partial<RolloutPlan> = {}): RolloutPlan {
       {kind: 'untolerated-taint', message: 'node-c has taint dedicated=gpu:NoSchedule, which the template does not tolerate: no pod will run there', nodes: ['node-c']},
     ],
     notes: ['where several old pods could go first, the planner picks by node name (upstream picks arbitrarily)'],
+    budget: {
+      spends: 'maxUnavailable',
+      maxUnavailable: {limit: 1, used: 1, nodes: [{node: 'node-d', reason: 'old pod fluentd-m4n5b is not ready (CrashLoopBackOff)', settling: false}]},
+      maxSurge: {limit: 0, used: 0, nodes: []},
+    },
     ...overrides,
   };
 }

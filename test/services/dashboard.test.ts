@@ -336,3 +336,31 @@ describe('the live feed over the watches', () => {
     feed.stop();
   }, 20_000);
 });
+
+describe('one verdict for one state and one clock, whichever face shows it', () => {
+  test.each([
+    {name: 'stuck', state: () => handMadeState()},
+    {name: 'healthy', state: () => handMadeState({healthy: true})},
+  ])('$name: status, status --watch, the dashboard feed and the TTY view model agree', async ({state}) => {
+    const {runStatus} = await import('../../src/services/status.js');
+    const {toDashboardViewModel} = await import('../../src/ui/dashboard/view-model.js');
+    const {initialDashboardState} = await import('../../src/ui/dashboard/dashboard-state.js');
+    const source = {readState: async () => state(), readSurroundings: async () => ({nodes: [], pods: [], revisions: []})} as never;
+    const ref = {namespace: 'kube-system', name: 'fluentd'};
+    const once = await runStatus({source, ref, now: NOW});
+    const f = fakeFollow();
+    const watched = runStatus({source, ref, now: NOW, follow: f.follow, stuckAfterMs: 0, timeoutMs: 50});
+    f.handlers.onState(state());
+    const watch = await watched;
+    const g = fakeFollow();
+    const feed = createPlanFeed({follow: g.follow, now: () => NOW});
+    g.handlers.onState(state());
+    const snapshot = await feed.ready();
+    feed.stop();
+    const vm = toDashboardViewModel({...snapshot, context: {name: 'fluentd', namespace: 'kube-system', kubeContext: 'test'}}, initialDashboardState(), {columns: 160, rows: 48}, NOW);
+    expect(watch.report.verdict).toBe(once.report.verdict);
+    expect(snapshot.verdict?.verdict).toBe(once.report.verdict);
+    const shown = vm.header.lines.flat().map((segment) => segment.text).join('');
+    expect(shown).toContain(once.report.verdict === 'stuck' ? 'rollout stuck' : once.report.verdict === 'complete' ? 'rollout complete' : 'rollout in progress');
+  });
+});

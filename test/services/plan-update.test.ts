@@ -84,10 +84,11 @@ describe('planUpdate', () => {
         const next = withImage(ds, 'fluent/fluentd:v1.18.0');
         return {...next, spec: {...next.spec, updateStrategy: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 1}}}};
       }),
-      START + 60_000,
+      // More than a minute past its deletion: stuck (isStuckTerminating).
+      START + 120_000,
     );
     expect(result.warnings).toEqual([
-      {kind: 'cannot-start', message: `the rollout cannot start now: 1 unavailable node uses the whole maxUnavailable budget (1): node-2 (pod ${stuck.metadata.name} stuck terminating)`, nodes: ['node-2']},
+      {kind: 'cannot-start', message: `the rollout cannot start now: 1 unavailable node uses the whole maxUnavailable budget (1): node-2 (pod ${stuck.metadata.name} is stuck terminating)`, nodes: ['node-2']},
     ]);
   });
 

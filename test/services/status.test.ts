@@ -41,10 +41,10 @@ describe('statusService', () => {
     t.advance(120_000, 250);
     const r = await report(t);
     expect(r.verdict).toBe('stuck');
-    expect(r.detail).toBe('no progress is possible without a change: the maxUnavailable budget (2) is used by worker-13, worker-17');
+    expect(r.detail).toBe('no progress is possible without a change: 2 of 2 maxUnavailable in use (worker-13, worker-17)');
     const blocked = r.nodes.filter((n) => n.state === 'blocked');
     expect(blocked.map((n) => n.name)).toEqual(['worker-13', 'worker-17']);
-    expect(blocked[0]!.reason).toMatch(/^node NotReady; pod fluentd-\w+ stuck Terminating since 2026-11-21T12:00:30Z: it holds the budget$/);
+    expect(blocked[0]!.reason).toMatch(/^node NotReady; pod fluentd-\w+ is stuck terminating \(node not Ready\): it uses the budget$/);
     expect(blocked[1]!.reason).toMatch(/^pod fluentd-\w+ on worker-17 is not ready \(CrashLoopBackOff\)$/);
     expect(r.nodes.filter((n) => n.state === 'waiting').map((n) => n.reason)).toEqual(['old pod, waiting for the budget', 'old pod, waiting for the budget', 'old pod, waiting for the budget']);
   });

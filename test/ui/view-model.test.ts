@@ -375,6 +375,17 @@ describe('status line, footer, help', () => {
     else expect(lineText(vm.status)).toMatch(want);
   });
 
+  test('paused: the step prompt lists the pods and nodes the wave deletes (core planStepWave), or why none can go', () => {
+    const confirm = ui({mode: 'confirm' as const, confirm: {action: 'step' as const}});
+    const deletions = ['a', 'b', 'c', 'd'].map((n) => ({pod: `fluentd-${n}`, node: `node-${n}`}));
+    expect(lineText(toDashboardViewModel({...input, step: {deletions}}, confirm, size, NOW).status)).toBe(
+      'Step one wave of kube-system/fluentd? (deletes fluentd-a on node-a, fluentd-b on node-b, fluentd-c on node-c and 1 more)  [y/n]',
+    );
+    expect(lineText(toDashboardViewModel({...input, step: {deletions: [], blocked: 'the budget (maxUnavailable 1) is in use: node-d'}}, confirm, size, NOW).status)).toBe(
+      'Step one wave of kube-system/fluentd? (nothing to delete now: the budget (maxUnavailable 1) is in use: node-d)  [y/n]',
+    );
+  });
+
   test('a feed error shows when nothing else does', () => {
     const vm = toDashboardViewModel({...input, error: 'watch pods: forbidden'}, ui(), size, NOW);
     expect(lineText(vm.status)).toBe('watch pods: forbidden');

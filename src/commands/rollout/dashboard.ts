@@ -44,6 +44,7 @@ Outside a terminal (stdout or stdin not a TTY, CI set, or -o json|yaml) no scree
       ...flags,
       name: args.name,
       stdout: process.stdout,
+      stderr: process.stderr,
       stdin: process.stdin,
       env: process.env,
     });

@@ -3,14 +3,13 @@
 import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../base-command.js';
 import {clusterFlags, daemonSetArg, durationFlag, nowFlag, outputFlag} from '../../flags.js';
-import type {RolloutStatusReport} from '../../output/status-text.js';
 
 export default class Status extends BaseCommand {
   static override summary = 'Say where a DaemonSet rollout stands, node by node, and whether it can finish.';
 
   static override description = `Prints what \`kubectl rollout status\` prints, computed from the status the controller wrote, then the verdict and why: every node that is not updated yet, with the reason (waiting for its wave, new pod starting, or blocked: node NotReady or cordoned, pod Pending / CrashLoopBackOff / ImagePullBackOff, stuck Terminating), from the same plan as \`kubectl ds-plan\`.
 
-The verdict is "complete" (every node that should run the daemon runs one updated, available pod, and the controller agrees), "progressing" (something is in flight: the controller's next sync has work, pods are starting, terminating or waiting out minReadySeconds) or "stuck" (nothing can move without a change: a crashing new pod and a NotReady node using the budget, a pod stuck Terminating, OnDelete).
+The verdict is "complete" (every node that should run the daemon runs one updated, available pod, and the controller agrees), "progressing" (something is in flight: the controller's next sync has work, pods are starting, terminating or waiting out minReadySeconds), "paused" (paused by \`ds-rollout pause\`: old pods wait for \`ds-rollout step\` or \`resume\`) or "stuck" (nothing can move without a change: a crashing new pod and a NotReady node using the budget, a pod stuck Terminating, OnDelete).
 
 With --watch it follows the rollout through watches (no polling) until it completes, has been stuck for --stuck-after, or --timeout ends. Works for OnDelete DaemonSets too (kubectl refuses them).
 
@@ -19,7 +18,8 @@ Exit status:
   1  usage or input error (bad flags, unknown DaemonSet)
   2  the cluster cannot be reached or refuses (RBAC)
   3  the rollout is stuck: no progress is possible without a change
-  4  the rollout is still progressing: at the --timeout, or now (without --watch)`;
+  4  the rollout is still progressing: at the --timeout, or now (without --watch)
+  5  the rollout is paused by ds-rollout pause (with --watch: once nothing is in flight for --stuck-after)`;
 
   static override examples = [
     {description: 'Where the fluentd rollout stands, and why each node is not done yet:', command: 'kubectl ds-rollout status fluentd -n kube-system'},
@@ -61,38 +61,25 @@ Exit status:
     const ref = {namespace, name: args.name};
     const color = colorEnabled(process.stdout.isTTY, process.env);
 
-    let report: RolloutStatusReport;
-    let exitCode: number;
-    let failure: string | undefined;
-    if (flags.watch) {
-      const text = flags.output === 'text';
-      const {renderStatusProgress} = await import('../../output/status-text.js');
-      const result = await status.watchStatus({
-        follow: (handlers) => live!.watch(ref, handlers),
-        now: () => live!.client.serverNow(),
-        timeoutMs: flags.timeout,
-        stuckAfterMs: flags['stuck-after'] ?? 10_000,
-        onReport: text ? (update) => process.stdout.write(renderStatusProgress(update, {color})) : undefined,
-      });
-      if (text) process.stdout.write('\n');
-      if (result.report === undefined) {
-        const {ClusterUnreachableError} = await import('../../errors.js');
-        throw new ClusterUnreachableError(`timed out after ${(flags.timeout ?? 0) / 1000}s before the cluster answered`);
-      }
-      report = result.report;
-      exitCode = result.outcome === 'complete' ? status.STATUS_EXIT.complete : result.outcome === 'stuck' ? status.STATUS_EXIT.stuck : status.STATUS_EXIT.progressing;
-      if (result.outcome === 'timeout') failure = `timed out after ${(flags.timeout ?? 0) / 1000}s waiting for daemon set "${args.name}" to finish its rollout`;
-      if (result.outcome === 'stuck') failure = `rollout of daemon set "${args.name}" is stuck: ${report.detail}`;
-    } else {
-      report = await status.statusService({source, ref, now: flags.now ?? (live ? () => live.client.serverNow() : Date.now)});
-      exitCode = status.STATUS_EXIT[report.verdict];
-    }
+    const text = flags.output === 'text';
+    const {renderStatusProgress} = await import('../../output/status-text.js');
+    const {report, exitCode, failure} = await status.runStatus({
+      source,
+      ref,
+      now: flags.now ?? (live ? () => live.client.serverNow() : Date.now),
+      follow: flags.watch ? (handlers) => live!.watch(ref, handlers) : undefined,
+      timeoutMs: flags.timeout,
+      stuckAfterMs: flags['stuck-after'],
+      onReport: text ? (update) => process.stdout.write(renderStatusProgress(update, {color})) : undefined,
+    });
+    if (flags.watch && text) process.stdout.write('\n');
 
     if (flags.output === 'json') process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     else if (flags.output === 'yaml') process.stdout.write((await import('js-yaml')).dump(report, {noRefs: true, lineWidth: -1}));
     else {
       const {renderStatusText} = await import('../../output/status-text.js');
-      process.stdout.write(renderStatusText(report, {color, width: process.stdout.isTTY ? process.stdout.columns : undefined, allNodes: flags['all-nodes']}));
+      // A watch has already printed kubectl's line and the verdict as they changed: print them once.
+      process.stdout.write(renderStatusText(report, {color, width: process.stdout.isTTY ? process.stdout.columns : undefined, allNodes: flags['all-nodes'], headline: !flags.watch}));
     }
     if (failure !== undefined) process.stderr.write(`error: ${failure}\n`);
     process.exitCode = exitCode;

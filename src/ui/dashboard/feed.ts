@@ -1,7 +1,7 @@
 // The two seams between the dashboard and the world. The container subscribes to a PlanFeed (snapshots of the
 // planned rollout) and calls an ActionHandler (the same services as `ds-rollout step|pause|resume|undo`).
 // Tests pass fakes; the dashboard service wires the live cluster.
-import type {PodTemplateSpec, RolloutPlan} from '../../core/index.js';
+import type {PodTemplateSpec, RolloutPlan, RolloutVerdict as CoreVerdict} from '../../core/index.js';
 
 /** One ControllerRevision of the DaemonSet, as the revision pane shows it. */
 export interface RevisionEntry {
@@ -31,7 +31,7 @@ export type Connection = 'live' | 'reconnecting';
 
 /** `ds-rollout status`'s verdict, which knows a starting pod from a stuck one (the plan alone does not). */
 export interface RolloutVerdict {
-  readonly verdict: 'complete' | 'progressing' | 'stuck';
+  readonly verdict: CoreVerdict;
   /** What is in flight, or why nothing can move. */
   readonly detail: string;
 }
@@ -41,9 +41,17 @@ export interface DashboardSnapshot {
   readonly verdict?: RolloutVerdict;
   readonly revisions?: readonly RevisionEntry[];
   readonly paused?: PausedInfo;
+  /** While paused: what the next `step` wave deletes (core's planStepWave), or why it cannot run. */
+  readonly step?: StepPreview;
   readonly connection: Connection;
   /** Something the operator should see that did not stop the feed (e.g. a watch error before a retry). */
   readonly error?: string;
+}
+
+export interface StepPreview {
+  readonly deletions: readonly {readonly pod: string; readonly node: string}[];
+  /** Set when no wave can run now (e.g. the budget is in use), in one line. */
+  readonly blocked?: string;
 }
 
 export type SnapshotListener = (snapshot: DashboardSnapshot) => void;

@@ -4,9 +4,8 @@
 // to build and to compare.
 import type {NodePlan, RolloutPlan} from '../../core/index.js';
 import {formatCount, formatDuration} from '../../output/format.js';
-import {budgetInUse} from '../../output/plan-text.js';
 import type {DashboardState} from './dashboard-state.js';
-import type {Connection, PausedInfo, RevisionEntry, RolloutVerdict} from './feed.js';
+import type {Connection, PausedInfo, RevisionEntry, RolloutVerdict, StepPreview} from './feed.js';
 import {KEY_HELP} from './key-bindings.js';
 import {computeLayout, type CompactionLevel, type DashboardLayout, type TerminalSize} from './layout.js';
 import {
@@ -37,6 +36,8 @@ export interface DashboardInput {
   readonly revisions?: readonly RevisionEntry[];
   readonly context: DashboardContext;
   readonly paused?: PausedInfo;
+  /** While paused: what the next step wave deletes. */
+  readonly step?: StepPreview;
   readonly connection: Connection;
   /** Observed updated pods per minute. */
   readonly pace?: number;
@@ -276,11 +277,12 @@ export function etaText(plan: RolloutPlan, paused: boolean, pace: number | undef
 
 function gaugeLines(input: DashboardInput, layout: DashboardLayout): DashboardViewModel['gauges'] {
   const {plan} = input;
-  const rolling = plan.strategy.type === 'RollingUpdate';
-  const inUse = budgetInUse(plan);
+  // The core's count of who uses each budget: the recorded budget while paused; no limit for plain OnDelete.
+  const {maxUnavailable, maxSurge} = plan.budget;
+  const limited = plan.strategy.type === 'RollingUpdate' || input.paused !== undefined;
   const items: GaugeVm[] = [
-    {label: 'unavailable', used: inUse.unavailable, max: rolling ? plan.strategy.maxUnavailable : undefined, full: rolling && inUse.unavailable >= plan.strategy.maxUnavailable},
-    {label: 'surge', used: inUse.surge, max: rolling ? plan.strategy.maxSurge : undefined, full: rolling && plan.strategy.maxSurge > 0 && inUse.surge >= plan.strategy.maxSurge},
+    {label: 'unavailable', used: maxUnavailable.used, max: limited ? maxUnavailable.limit : undefined, full: limited && maxUnavailable.used >= maxUnavailable.limit},
+    {label: 'surge', used: maxSurge.used, max: limited ? maxSurge.limit : undefined, full: limited && maxSurge.limit > 0 && maxSurge.used >= maxSurge.limit},
     {label: 'updated', used: plan.status.updatedNumberScheduled, max: plan.status.desiredNumberScheduled, full: plan.complete},
   ];
   const eta = etaText(plan, input.paused !== undefined, input.pace, verdictOf(input));
@@ -648,6 +650,13 @@ function confirmPrompt(input: DashboardInput, ui: DashboardState, revisions: rea
   const yn = seg('  [y/n]', 'key');
   switch (confirm.action) {
     case 'step': {
+      if (input.step) {
+        const {deletions, blocked} = input.step;
+        const listed = deletions.slice(0, 3).map((d) => `${d.pod} on ${d.node}`);
+        const more = deletions.length > listed.length ? ` and ${formatCount(deletions.length - listed.length)} more` : '';
+        const what = deletions.length === 0 ? `nothing to delete now: ${blocked ?? 'no old pod can go'}` : `deletes ${listed.join(', ')}${more}`;
+        return [seg(`Step one wave of ${ds}? (${what})`, 'warn'), yn];
+      }
       const n = plan.nextSync.delete.length + plan.nextSync.create.length;
       const what = n === 0 ? 'the next sync has nothing to do' : `the next sync deletes ${plan.nextSync.delete.length} and creates ${plan.nextSync.create.length} pods`;
       return [seg(`Step one wave of ${ds}? (${what})`, 'warn'), yn];
