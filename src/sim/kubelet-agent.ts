@@ -103,7 +103,12 @@ export class KubeletAgent {
   }
 
   private async registerNode(name: string): Promise<void> {
-    const body = {apiVersion: 'v1', kind: 'Node', metadata: {name, labels: {'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', ...this.options.labels}}, spec: {}};
+    const body = {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: {name, labels: {'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', ...this.options.labels}},
+      spec: {},
+    };
     try {
       await this.core.createNode({body});
     } catch (error) {
@@ -131,9 +136,25 @@ export class KubeletAgent {
       ...node.status,
       capacity: {cpu: '4', memory: '8Gi', pods: '110'},
       allocatable: {cpu: '4', memory: '8Gi', pods: '110'},
-      conditions: [{type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: now, lastTransitionTime: now}],
-      addresses: [{type: 'InternalIP', address: '127.0.0.1'}, {type: 'Hostname', address: name}],
-      nodeInfo: {architecture: 'amd64', operatingSystem: 'linux', kubeletVersion: 'v1.20.2-ds-rollout-sim', kubeProxyVersion: '', containerRuntimeVersion: 'sim://1', kernelVersion: '', osImage: 'simulated', bootID: '', machineID: '', systemUUID: ''},
+      conditions: [
+        {type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: now, lastTransitionTime: now},
+      ],
+      addresses: [
+        {type: 'InternalIP', address: '127.0.0.1'},
+        {type: 'Hostname', address: name},
+      ],
+      nodeInfo: {
+        architecture: 'amd64',
+        operatingSystem: 'linux',
+        kubeletVersion: 'v1.20.2-ds-rollout-sim',
+        kubeProxyVersion: '',
+        containerRuntimeVersion: 'sim://1',
+        kernelVersion: '',
+        osImage: 'simulated',
+        bootID: '',
+        machineID: '',
+        systemUUID: '',
+      },
     };
     await this.core.replaceNodeStatus({name, body: node});
   }
@@ -151,7 +172,10 @@ export class KubeletAgent {
       } catch (error) {
         if ((error as {code?: number}).code !== 404) throw error;
         try {
-          await this.coordination.createNamespacedLease({namespace, body: {apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: {name, namespace}, spec}});
+          await this.coordination.createNamespacedLease({
+            namespace,
+            body: {apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: {name, namespace}, spec},
+          });
         } catch (createError) {
           // A server without the Lease API (the simulated cluster): node status alone says the node is alive.
           if ((createError as {code?: number}).code !== 404) throw createError;
@@ -168,7 +192,12 @@ export class KubeletAgent {
   }
 
   private transitionFor(pod: V1Pod): PendingTransition | undefined {
-    const base = {namespace: pod.metadata?.namespace ?? 'default', name: pod.metadata?.name ?? '', uid: pod.metadata?.uid ?? '', node: pod.spec?.nodeName ?? ''};
+    const base = {
+      namespace: pod.metadata?.namespace ?? 'default',
+      name: pod.metadata?.name ?? '',
+      uid: pod.metadata?.uid ?? '',
+      node: pod.spec?.nodeName ?? '',
+    };
     if (pod.metadata?.deletionTimestamp) return {kind: 'finish-deletion', ...base};
     const p = pod as unknown as Pod;
     const phase = pod.status?.phase;
@@ -203,12 +232,21 @@ export class KubeletAgent {
   private async apply(t: PendingTransition): Promise<void> {
     try {
       if (t.kind === 'finish-deletion') {
-        await this.core.deleteNamespacedPod({name: t.name, namespace: t.namespace, gracePeriodSeconds: 0, body: {gracePeriodSeconds: 0, preconditions: {uid: t.uid}}});
+        await this.core.deleteNamespacedPod({
+          name: t.name,
+          namespace: t.namespace,
+          gracePeriodSeconds: 0,
+          body: {gracePeriodSeconds: 0, preconditions: {uid: t.uid}},
+        });
         return;
       }
       const pod = await this.core.readNamespacedPodStatus({name: t.name, namespace: t.namespace});
       if (pod.metadata?.uid !== t.uid || pod.metadata?.deletionTimestamp) return;
-      const started = startedPodStatus(pod as unknown as Pod, failureFor(this.options.failures ?? [], pod as unknown as Pod), new Date().toISOString().replace(/\.\d+Z$/, 'Z'));
+      const started = startedPodStatus(
+        pod as unknown as Pod,
+        failureFor(this.options.failures ?? [], pod as unknown as Pod),
+        new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+      );
       pod.status = {...pod.status, ...(withDates(started) as V1Pod['status'])};
       await this.core.replaceNamespacedPodStatus({name: t.name, namespace: t.namespace, body: pod});
     } catch (error) {

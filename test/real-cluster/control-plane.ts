@@ -25,7 +25,10 @@ export interface ControlPlane {
 }
 
 export async function startControlPlane(agentOptions: Omit<KubeletAgentOptions, 'nodes'> & {nodes: number}): Promise<ControlPlane> {
-  const bin = execFileSync(join(SCRIPTS, 'build.sh'), {encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit']}).trim().split('\n').at(-1)!;
+  const bin = execFileSync(join(SCRIPTS, 'build.sh'), {encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit']})
+    .trim()
+    .split('\n')
+    .at(-1)!;
   const state = mkdtempSync(join(tmpdir(), 'ds-rollout-e2e-'));
   let agent: KubeletAgent | undefined;
   const stop = () => {
@@ -34,17 +37,26 @@ export async function startControlPlane(agentOptions: Omit<KubeletAgentOptions, 
     rmSync(state, {recursive: true, force: true});
   };
   try {
-    const kubeconfig = execFileSync(join(SCRIPTS, 'up.sh'), [state, bin], {encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit']}).trim().split('\n').at(-1)!;
+    const kubeconfig = execFileSync(join(SCRIPTS, 'up.sh'), [state, bin], {encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit']})
+      .trim()
+      .split('\n')
+      .at(-1)!;
     const kc = new KubeConfig();
     kc.loadFromFile(kubeconfig);
     const nodes = Array.from({length: agentOptions.nodes}, (_, i) => `node-${String(i + 1).padStart(2, '0')}`);
     agent = new KubeletAgent(kc, {...agentOptions, nodes});
     await agent.start();
-    const env = {...process.env, PATH: `${join(ROOT, 'bin')}:${process.env.PATH ?? ''}`, KUBECONFIG: kubeconfig, NO_COLOR: '1', OCLIF_SKIP_NEW_VERSION_CHECK: '1'};
+    const env = {
+      ...process.env,
+      PATH: `${join(ROOT, 'bin')}:${process.env.PATH ?? ''}`,
+      KUBECONFIG: kubeconfig,
+      NO_COLOR: '1',
+      OCLIF_SKIP_NEW_VERSION_CHECK: '1',
+    };
     const kubectl = (args: readonly string[], input?: string) =>
       new Promise<RunResult>((done) => {
         const child = execFile('kubectl', [...args], {env, maxBuffer: 16 << 20}, (error, stdout, stderr) => {
-          const code = error ? (typeof (error as {code?: unknown}).code === 'number' ? ((error as {code: number}).code) : 1) : 0;
+          const code = error ? (typeof (error as {code?: unknown}).code === 'number' ? (error as {code: number}).code : 1) : 0;
           done({code, stdout, stderr});
         });
         if (input !== undefined) child.stdin?.end(input);

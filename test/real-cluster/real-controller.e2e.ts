@@ -1,5 +1,6 @@
 // The plugins against a real Kubernetes 1.20.2 control plane (apiserver, DaemonSet controller, scheduler),
 // with the kubelet agent playing the nodes.
+import type {V1DaemonSet, V1Lease, V1Node, V1Pod} from '@kubernetes/client-node';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {eventually, startControlPlane, type ControlPlane} from './control-plane.js';
 
@@ -19,14 +20,20 @@ spec:
       containers: [{name: agent, image: "${image}"}]
 `;
 
-async function json(args: string[]): Promise<any> {
+interface List<T> {
+  items: T[];
+}
+/** A snapshot item: any kind, read and edited as plain JSON. */
+type SnapshotItem = V1DaemonSet & {kind: string; metadata: {name: string; annotations: Record<string, string>}};
+
+async function json<T>(args: string[]): Promise<T> {
   const r = await cp.kubectl([...args, '-o', 'json']);
   if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr}`);
-  return JSON.parse(r.stdout);
+  return JSON.parse(r.stdout) as T;
 }
 
-async function daemonSet(): Promise<any> {
-  return json(['get', 'daemonset', 'agent']);
+async function daemonSet(): Promise<V1DaemonSet> {
+  return json<V1DaemonSet>(['get', 'daemonset', 'agent']);
 }
 
 beforeAll(async () => {
@@ -43,24 +50,24 @@ afterAll(() => cp?.stop());
 
 describe('on a real 1.20.2 control plane', () => {
   it('the kubelet agent registered Ready nodes that the node lifecycle controller leaves untainted', async () => {
-    const nodes = await json(['get', 'nodes']);
+    const nodes = await json<List<V1Node>>(['get', 'nodes']);
     expect(nodes.items).toHaveLength(NODES);
     for (const node of nodes.items) {
-      expect(node.status.conditions.find((c: any) => c.type === 'Ready')?.status).toBe('True');
-      expect((node.spec.taints ?? []).map((t: any) => t.key)).not.toContain('node.kubernetes.io/unreachable');
+      expect(node.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+      expect((node.spec?.taints ?? []).map((t) => t.key)).not.toContain('node.kubernetes.io/unreachable');
     }
-    const leases = await json(['get', 'leases', '-n', 'kube-node-lease']);
-    expect(leases.items.map((l: any) => l.metadata.name).sort()).toEqual(nodes.items.map((n: any) => n.metadata.name).sort());
+    const leases = await json<List<V1Lease>>(['get', 'leases', '-n', 'kube-node-lease']);
+    expect(leases.items.map((l) => l.metadata?.name).sort()).toEqual(nodes.items.map((n) => n.metadata?.name).sort());
   });
 
   it('ds-plan (live, json) reports the status counters the controller wrote', async () => {
     const r = await cp.kubectl(['ds-plan', 'agent', '-o', 'json']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    const plan = JSON.parse(r.stdout);
+    const plan = JSON.parse(r.stdout) as {status: Record<string, number>; nextSync: unknown};
     const ds = await daemonSet();
     for (const key of ['desiredNumberScheduled', 'currentNumberScheduled', 'numberMisscheduled', 'numberReady', 'updatedNumberScheduled', 'numberAvailable']) {
-      expect({key, value: plan.status[key]}).toEqual({key, value: ds.status[key] ?? 0});
+      expect({key, value: plan.status[key]}).toEqual({key, value: (ds.status as Record<string, number> | undefined)?.[key] ?? 0});
     }
     expect(plan.nextSync).toEqual({create: [], delete: []});
     const text = await cp.kubectl(['ds-plan', 'agent']);
@@ -79,10 +86,10 @@ describe('on a real 1.20.2 control plane', () => {
     expect(nobodyPlan.code).toBe(2);
     expect(nobodyPlan.stderr).toMatch(/forbidden|refused/i);
     const after = await daemonSet();
-    expect(after.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+    expect(after.metadata?.resourceVersion).toBe(before.metadata?.resourceVersion);
   });
 
-  it("the first sync of a rollout is the one ds-plan predicted for the state the controller saw", async () => {
+  it('the first sync of a rollout is the one ds-plan predicted for the state the controller saw', async () => {
     // Hold the kubelets: once the controller has made its first sync, nothing moves until the test says so.
     cp.agent.hold();
     try {
@@ -91,40 +98,44 @@ describe('on a real 1.20.2 control plane', () => {
       const set = await cp.kubectl(['set', 'image', 'daemonset/agent', 'agent=registry.example/agent:2.0']);
       expect(set.code, set.stderr).toBe(0);
       // Paused: the controller makes a revision but changes no pod.
-      const pods = await json(['get', 'pods', '-l', 'app=agent']);
-      expect(pods.items.filter((p: any) => p.metadata.deletionTimestamp)).toHaveLength(0);
+      const pods = await json<List<V1Pod>>(['get', 'pods', '-l', 'app=agent']);
+      expect(pods.items.filter((p) => p.metadata?.deletionTimestamp)).toHaveLength(0);
       // The plan for the unpaused state, from a snapshot of the cluster as it is now (paused flipped off).
-      const snapshot = await json(['get', 'nodes,pods,daemonsets,controllerrevisions', '-A']);
+      const snapshot = await json<List<SnapshotItem>>(['get', 'nodes,pods,daemonsets,controllerrevisions', '-A']);
       // (Pause made the strategy OnDelete and recorded the rolling update in an annotation; resume restores it.)
       for (const item of snapshot.items) {
         if (item.kind !== 'DaemonSet' || item.metadata.name !== 'agent') continue;
-        expect(item.spec.updateStrategy.type).toBe('OnDelete');
+        expect(item.spec?.updateStrategy?.type).toBe('OnDelete');
         delete item.metadata.annotations['ds-rollout.io/paused-strategy'];
-        item.spec.updateStrategy = {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 2}};
+        item.spec!.updateStrategy = {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 2}};
       }
       const planned = await cp.kubectl(['ds-plan', 'agent', '--snapshot', '-', '-o', 'json'], JSON.stringify(snapshot));
       expect(planned.code, planned.stderr).toBe(0);
-      const plan = JSON.parse(planned.stdout);
+      const plan = JSON.parse(planned.stdout) as {nextSync: {create: unknown[]; delete: unknown[]}};
       expect(plan.nextSync.delete).toHaveLength(2);
       const resumed = await cp.kubectl(['ds-rollout', 'resume', 'agent']);
       expect(resumed.code, resumed.stderr).toBe(0);
       const deleting = await eventually('the controller to delete old pods', async () => {
-        const list = await json(['get', 'pods', '-l', 'app=agent']);
-        const gone = list.items.filter((p: any) => p.metadata.deletionTimestamp);
+        const list = await json<List<V1Pod>>(['get', 'pods', '-l', 'app=agent']);
+        const gone = list.items.filter((p) => p.metadata?.deletionTimestamp);
         return gone.length >= plan.nextSync.delete.length ? gone : undefined;
       });
       // Quiet a moment longer: the controller deletes nothing more in this sync.
       await new Promise((r) => setTimeout(r, 2000));
-      const settled = (await json(['get', 'pods', '-l', 'app=agent'])).items.filter((p: any) => p.metadata.deletionTimestamp);
+      const settled = (await json<List<V1Pod>>(['get', 'pods', '-l', 'app=agent'])).items.filter((p) => p.metadata?.deletionTimestamp);
       expect(settled.length).toBe(plan.nextSync.delete.length);
       expect(deleting.length).toBe(plan.nextSync.delete.length);
       expect(plan.nextSync.create).toHaveLength(0);
     } finally {
       cp.agent.unhold();
     }
-    await eventually('the rollout to complete', async () => {
-      const ds = await daemonSet();
-      return ds.status?.updatedNumberScheduled === NODES && ds.status?.numberAvailable === NODES ? ds : undefined;
-    }, 180_000);
+    await eventually(
+      'the rollout to complete',
+      async () => {
+        const ds = await daemonSet();
+        return ds.status?.updatedNumberScheduled === NODES && ds.status?.numberAvailable === NODES ? ds : undefined;
+      },
+      180_000,
+    );
   });
 });

@@ -10,7 +10,10 @@ export default class SimKubelets extends BaseCommand {
   static override description = `Registers nodes sim-node-1..N (Ready, with capacity), renews their leases in kube-node-lease, runs pods bound to them to Running and Ready after a delay, and finishes their graceful deletions. It binds nothing: the cluster's scheduler does. Pods with an image containing --fail-image crash-loop.`;
 
   static override examples = [
-    {description: 'Eight nodes for a control plane started by scripts/real-cluster/up.sh:', command: 'kubectl ds-rollout sim kubelets --kubeconfig /tmp/rc/kubeconfig --nodes 8'},
+    {
+      description: 'Eight nodes for a control plane started by scripts/real-cluster/up.sh:',
+      command: 'kubectl ds-rollout sim kubelets --kubeconfig /tmp/rc/kubeconfig --nodes 8',
+    },
   ];
 
   static override flags = {
@@ -28,7 +31,10 @@ export default class SimKubelets extends BaseCommand {
     if (flags.nodes < 1) throw new InputError('--nodes must be at least 1');
     const {resolveKubeconfig} = await import('../../../cluster/live/kubeconfig.js');
     const {KubeletAgent} = await import('../../../sim/kubelet-agent.js');
-    const resolved = resolveKubeconfig({...(flags.kubeconfig !== undefined ? {kubeconfig: flags.kubeconfig} : {}), ...(flags.context !== undefined ? {context: flags.context} : {})});
+    const resolved = resolveKubeconfig({
+      ...(flags.kubeconfig !== undefined ? {kubeconfig: flags.kubeconfig} : {}),
+      ...(flags.context !== undefined ? {context: flags.context} : {}),
+    });
     const nodes = Array.from({length: flags.nodes}, (_, i) => `${flags.prefix}${i + 1}`);
     const agent = new KubeletAgent(resolved.kubeConfig, {
       nodes,
