@@ -194,55 +194,8 @@ export class SimulatedKubelets {
   private startPod(namespace: string, name: string, uid: string): void {
     const pod = this.store.get('pods', namespace, name) as Pod | undefined;
     if (!pod || pod.metadata.uid !== uid || pod.metadata.deletionTimestamp) return;
-    const now = formatTimestamp(this.clock.now());
-    const failure = this.failureFor(pod);
-    const statuses = pod.spec.containers.map((c) => {
-      const base = {name: c.name, image: c.image ?? '', imageID: '', restartCount: 0, started: false, ready: false};
-      if (failure === 'image-pull') return {...base, state: {waiting: {reason: 'ImagePullBackOff', message: `Back-off pulling image "${c.image ?? ''}"`}}};
-      if (failure === 'crash')
-        return {
-          ...base,
-          restartCount: 3,
-          state: {waiting: {reason: 'CrashLoopBackOff', message: `back-off 40s restarting failed container=${c.name} pod=${name}`}},
-          lastState: {terminated: {reason: 'Error', exitCode: 1}},
-        };
-      return {...base, started: true, ready: failure === undefined, state: {running: {startedAt: now}}, containerID: `containerd://${uid.replace(/-/g, '')}`};
-    });
-    const ready = failure === undefined;
-    this.tryWrite(() =>
-      this.store.patchStatus('pods', namespace, name, (status) => {
-        const s = (status ?? {}) as {conditions?: PodCondition[]};
-        const keep = (s.conditions ?? []).filter((c) => !['Initialized', 'ContainersReady', 'Ready'].includes(c.type));
-        return {
-          ...s,
-          phase: failure === 'image-pull' ? 'Pending' : 'Running',
-          hostIP: nodeAddress(pod.spec.nodeName ?? ''),
-          podIP: podAddress(uid),
-          startTime: now,
-          conditions: [
-            ...keep,
-            {type: 'Initialized', status: 'True', lastTransitionTime: now},
-            {type: 'ContainersReady', status: ready ? 'True' : 'False', lastTransitionTime: now},
-            {
-              type: 'Ready',
-              status: ready ? 'True' : 'False',
-              lastTransitionTime: now,
-              ...(ready ? {} : {reason: 'ContainersNotReady', message: 'containers with unready status'}),
-            },
-          ],
-          containerStatuses: statuses,
-        };
-      }),
-    );
-  }
-
-  private failureFor(pod: Pod): FailureMode | undefined {
-    for (const rule of this.failures) {
-      if (rule.node !== undefined && rule.node !== pod.spec.nodeName) continue;
-      if (rule.image !== undefined && !pod.spec.containers.some((c) => (c.image ?? '').includes(rule.image!))) continue;
-      return rule.mode;
-    }
-    return undefined;
+    const started = startedPodStatus(pod, failureFor(this.failures, pod), formatTimestamp(this.clock.now()));
+    this.tryWrite(() => this.store.patchStatus('pods', namespace, name, (status) => ({...((status ?? {}) as object), ...started})));
   }
 
   private setPodReady(pod: Pod, ready: boolean): void {
@@ -293,11 +246,59 @@ export class SimulatedKubelets {
   }
 }
 
-function podCondition(pod: Pod, type: string): PodCondition | undefined {
+/** The first failure rule that matches the pod (node and image both, when given). */
+export function failureFor(rules: readonly FailureRule[], pod: Pod): FailureMode | undefined {
+  for (const rule of rules) {
+    if (rule.node !== undefined && rule.node !== pod.spec.nodeName) continue;
+    if (rule.image !== undefined && !pod.spec.containers.some((c) => (c.image ?? '').includes(rule.image!))) continue;
+    return rule.mode;
+  }
+  return undefined;
+}
+
+/** The status a kubelet reports once it has started the pod's containers (or failed to): merged over the pod's status. */
+export function startedPodStatus(pod: Pod, failure: FailureMode | undefined, now: string): Record<string, unknown> {
+  const uid = pod.metadata.uid ?? '';
+  const name = pod.metadata.name;
+  const statuses = pod.spec.containers.map((c) => {
+    const base = {name: c.name, image: c.image ?? '', imageID: '', restartCount: 0, started: false, ready: false};
+    if (failure === 'image-pull') return {...base, state: {waiting: {reason: 'ImagePullBackOff', message: `Back-off pulling image "${c.image ?? ''}"`}}};
+    if (failure === 'crash')
+      return {
+        ...base,
+        restartCount: 3,
+        state: {waiting: {reason: 'CrashLoopBackOff', message: `back-off 40s restarting failed container=${c.name} pod=${name}`}},
+        lastState: {terminated: {reason: 'Error', exitCode: 1}},
+      };
+    return {...base, started: true, ready: failure === undefined, state: {running: {startedAt: now}}, containerID: `containerd://${uid.replace(/-/g, '')}`};
+  });
+  const ready = failure === undefined;
+  const keep = (pod.status?.conditions ?? []).filter((c) => !['Initialized', 'ContainersReady', 'Ready'].includes(c.type));
+  return {
+    phase: failure === 'image-pull' ? 'Pending' : 'Running',
+    hostIP: nodeAddress(pod.spec.nodeName ?? ''),
+    podIP: podAddress(uid),
+    startTime: now,
+    conditions: [
+      ...keep,
+      {type: 'Initialized', status: 'True', lastTransitionTime: now},
+      {type: 'ContainersReady', status: ready ? 'True' : 'False', lastTransitionTime: now},
+      {
+        type: 'Ready',
+        status: ready ? 'True' : 'False',
+        lastTransitionTime: now,
+        ...(ready ? {} : {reason: 'ContainersNotReady', message: 'containers with unready status'}),
+      },
+    ],
+    containerStatuses: statuses,
+  };
+}
+
+export function podCondition(pod: Pod, type: string): PodCondition | undefined {
   return pod.status?.conditions?.find((c) => c.type === type);
 }
 
-function podProblemState(pod: Pod): boolean {
+export function podProblemState(pod: Pod): boolean {
   return (pod.status?.containerStatuses ?? []).some((c) => c.state?.waiting?.reason && c.state.waiting.reason !== 'ContainerCreating');
 }
 

@@ -1,0 +1,56 @@
+// `kubectl ds-rollout sim kubelets`: plays the kubelets of N nodes against any API server (e.g. a real
+// kube-apiserver with no nodes of its own) until Ctrl-C.
+import {Flags} from '@oclif/core';
+import {BaseCommand} from '../../../base-command.js';
+import {InputError} from '../../../errors.js';
+
+export default class SimKubelets extends BaseCommand {
+  static override summary = 'Play the kubelets of N nodes against any API server, until Ctrl-C.';
+
+  static override description = `Registers nodes sim-node-1..N (Ready, with capacity), renews their leases in kube-node-lease, runs pods bound to them to Running and Ready after a delay, and finishes their graceful deletions. It binds nothing: the cluster's scheduler does. Pods with an image containing --fail-image crash-loop.`;
+
+  static override examples = [
+    {
+      description: 'Eight nodes for a control plane started by scripts/real-cluster/up.sh:',
+      command: 'kubectl ds-rollout sim kubelets --kubeconfig /tmp/rc/kubeconfig --nodes 8',
+    },
+  ];
+
+  static override flags = {
+    kubeconfig: Flags.string({summary: 'Path to the kubeconfig file.', helpValue: 'FILE'}),
+    context: Flags.string({summary: 'The kubeconfig context to use.', helpValue: 'NAME'}),
+    nodes: Flags.integer({summary: 'Number of nodes.', default: 3, helpValue: 'N'}),
+    prefix: Flags.string({summary: 'Node name prefix.', default: 'sim-node-', helpValue: 'TEXT'}),
+    'start-delay': Flags.integer({summary: 'Milliseconds from binding to Ready.', default: 1000, helpValue: 'MS'}),
+    'stop-delay': Flags.integer({summary: 'Milliseconds a deleted pod takes to stop.', default: 500, helpValue: 'MS'}),
+    'fail-image': Flags.string({summary: 'Pods with an image containing this text crash-loop.', helpValue: 'TEXT'}),
+  };
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(SimKubelets);
+    if (flags.nodes < 1) throw new InputError('--nodes must be at least 1');
+    const {resolveKubeconfig} = await import('../../../cluster/live/kubeconfig.js');
+    const {KubeletAgent} = await import('../../../sim/kubelet-agent.js');
+    const resolved = resolveKubeconfig({
+      ...(flags.kubeconfig !== undefined ? {kubeconfig: flags.kubeconfig} : {}),
+      ...(flags.context !== undefined ? {context: flags.context} : {}),
+    });
+    const nodes = Array.from({length: flags.nodes}, (_, i) => `${flags.prefix}${i + 1}`);
+    const agent = new KubeletAgent(resolved.kubeConfig, {
+      nodes,
+      startDelayMs: flags['start-delay'],
+      stopDelayMs: flags['stop-delay'],
+      onError: (error) => this.logToStderr(`kubelets: ${String((error as Error).message ?? error).split('\n')[0]}`),
+      ...(flags['fail-image'] !== undefined ? {failures: [{image: flags['fail-image'], mode: 'crash' as const}]} : {}),
+    });
+    this.log(`Playing the kubelets of ${nodes.length} nodes (${nodes[0]}..${nodes.at(-1)}) on ${resolved.server} (context ${resolved.context})`);
+    await agent.start();
+    this.log('Nodes registered; running until Ctrl-C.');
+    await new Promise<void>((resolve) => {
+      const done = () => resolve();
+      process.once('SIGINT', done);
+      process.once('SIGTERM', done);
+    });
+    agent.stop();
+  }
+}

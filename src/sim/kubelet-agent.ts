@@ -1,0 +1,275 @@
+// The simulated kubelets as an agent against any API server over HTTP (a real kube-apiserver has no
+// kubelets of its own): registers nodes, renews their leases in kube-node-lease, runs pods the
+// scheduler bound to them to Running and Ready after a delay, finishes graceful deletions, and fails
+// pods by the same rules as the in-process kubelets (failureFor/startedPodStatus, one model).
+// A test can hold pod transitions and release them one step at a time, so that each controller sync
+// starts from a state that holds still.
+import type {CoordinationV1Api, CoreV1Api, KubeConfig, V1Pod} from '@kubernetes/client-node';
+import type {Pod} from '../core/index.js';
+import {failureFor, podCondition, podProblemState, startedPodStatus, type FailureRule} from './kubelet.js';
+
+export interface KubeletAgentOptions {
+  readonly nodes: readonly string[];
+  /** ms from a pod's binding to Running and Ready (default 1,000). */
+  readonly startDelayMs?: number;
+  /** ms a deleted pod takes to stop, before it is removed with grace 0 (default 500). */
+  readonly stopDelayMs?: number;
+  /** How often pods are listed (default 250 ms). */
+  readonly pollMs?: number;
+  readonly failures?: readonly FailureRule[];
+  readonly labels?: Readonly<Record<string, string>>;
+  /** Called with an error of a background renewal or pod transition (the agent keeps going). */
+  readonly onError?: (error: unknown) => void;
+}
+
+/** One transition the agent would make: a pod starting, or a deleted pod going away. */
+export interface PendingTransition {
+  readonly kind: 'start' | 'finish-deletion';
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string;
+  readonly node: string;
+}
+
+export class KubeletAgent {
+  private core!: CoreV1Api;
+  private coordination!: CoordinationV1Api;
+  private readonly nodeSet: Set<string>;
+  /** When each pod's transition first became due (ms, this process's clock: the agent plays real time). */
+  private readonly dueSince = new Map<string, number>();
+  private held = false;
+  private timer: NodeJS.Timeout | undefined;
+  private leaseTimer: NodeJS.Timeout | undefined;
+  private running = false;
+  private pending: PendingTransition[] = [];
+  private lastError: unknown;
+  private leases = true;
+
+  constructor(
+    private readonly kubeConfig: KubeConfig,
+    private readonly options: KubeletAgentOptions,
+  ) {
+    this.nodeSet = new Set(options.nodes);
+  }
+
+  async start(): Promise<void> {
+    const k8s = await import('@kubernetes/client-node');
+    this.core = this.kubeConfig.makeApiClient(k8s.CoreV1Api);
+    this.coordination = this.kubeConfig.makeApiClient(k8s.CoordinationV1Api);
+    for (const name of this.options.nodes) await this.registerNode(name);
+    await this.renewLeases();
+    this.leaseTimer = setInterval(() => void this.renewLeases().catch((e) => this.failed(e)), 10_000);
+    this.timer = setInterval(() => void this.tick().catch((e) => this.failed(e)), this.options.pollMs ?? 250);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    clearInterval(this.leaseTimer);
+  }
+
+  /** Stop making pod transitions (nodes keep renewing leases); `release` makes them. */
+  hold(): void {
+    this.held = true;
+  }
+
+  /** Let transitions happen again as they fall due. */
+  unhold(): void {
+    this.held = false;
+  }
+
+  /** What would happen now if released (read fresh from the server). */
+  async due(): Promise<PendingTransition[]> {
+    const pods = await this.listPods();
+    return pods.flatMap((pod) => {
+      const t = this.transitionFor(pod);
+      return t ? [t] : [];
+    });
+  }
+
+  /** Makes every transition that is due now (ignoring delays), while held. Returns what it did. */
+  async release(filter: (t: PendingTransition) => boolean = () => true): Promise<PendingTransition[]> {
+    const todo = (await this.due()).filter(filter);
+    for (const t of todo) await this.apply(t);
+    return todo;
+  }
+
+  private failed(error: unknown): void {
+    this.lastError = error;
+    this.options.onError?.(error);
+  }
+
+  get error(): unknown {
+    return this.lastError;
+  }
+
+  private async registerNode(name: string): Promise<void> {
+    const body = {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: {name, labels: {'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', ...this.options.labels}},
+      spec: {},
+    };
+    try {
+      await this.core.createNode({body});
+    } catch (error) {
+      if ((error as {code?: number}).code !== 409) throw error;
+    }
+    await this.postNodeStatus(name);
+  }
+
+  private async postNodeStatus(name: string): Promise<void> {
+    // The node lifecycle controller writes the same object (taints, annotations): retry on conflict.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.replaceNodeStatus(name);
+        return;
+      } catch (error) {
+        if ((error as {code?: number}).code !== 409 || attempt >= 10) throw error;
+      }
+    }
+  }
+
+  private async replaceNodeStatus(name: string): Promise<void> {
+    const node = await this.core.readNodeStatus({name});
+    const now = new Date();
+    node.status = {
+      ...node.status,
+      capacity: {cpu: '4', memory: '8Gi', pods: '110'},
+      allocatable: {cpu: '4', memory: '8Gi', pods: '110'},
+      conditions: [
+        {type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: now, lastTransitionTime: now},
+      ],
+      addresses: [
+        {type: 'InternalIP', address: '127.0.0.1'},
+        {type: 'Hostname', address: name},
+      ],
+      nodeInfo: {
+        architecture: 'amd64',
+        operatingSystem: 'linux',
+        kubeletVersion: 'v1.20.2-ds-rollout-sim',
+        kubeProxyVersion: '',
+        containerRuntimeVersion: 'sim://1',
+        kernelVersion: '',
+        osImage: 'simulated',
+        bootID: '',
+        machineID: '',
+        systemUUID: '',
+      },
+    };
+    await this.core.replaceNodeStatus({name, body: node});
+  }
+
+  private async renewLeases(): Promise<void> {
+    if (!this.leases) return;
+    const namespace = 'kube-node-lease';
+    for (const name of this.options.nodes) {
+      const spec = {holderIdentity: name, leaseDurationSeconds: 40, renewTime: new MicroTime()};
+      try {
+        const lease = await this.coordination.readNamespacedLease({name, namespace});
+        const acquired = lease.spec?.acquireTime;
+        lease.spec = {...lease.spec, ...spec, ...(acquired ? {acquireTime: new MicroTime(acquired)} : {})};
+        await this.coordination.replaceNamespacedLease({name, namespace, body: lease});
+      } catch (error) {
+        if ((error as {code?: number}).code !== 404) throw error;
+        try {
+          await this.coordination.createNamespacedLease({
+            namespace,
+            body: {apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: {name, namespace}, spec},
+          });
+        } catch (createError) {
+          // A server without the Lease API (the simulated cluster): node status alone says the node is alive.
+          if ((createError as {code?: number}).code !== 404) throw createError;
+          this.leases = false;
+          return;
+        }
+      }
+    }
+  }
+
+  private async listPods(): Promise<V1Pod[]> {
+    const list = await this.core.listPodForAllNamespaces({});
+    return list.items.filter((p) => p.spec?.nodeName !== undefined && this.nodeSet.has(p.spec.nodeName));
+  }
+
+  private transitionFor(pod: V1Pod): PendingTransition | undefined {
+    const base = {
+      namespace: pod.metadata?.namespace ?? 'default',
+      name: pod.metadata?.name ?? '',
+      uid: pod.metadata?.uid ?? '',
+      node: pod.spec?.nodeName ?? '',
+    };
+    if (pod.metadata?.deletionTimestamp) return {kind: 'finish-deletion', ...base};
+    const p = pod as unknown as Pod;
+    const phase = pod.status?.phase;
+    if (phase === 'Succeeded' || phase === 'Failed') return undefined;
+    if (podCondition(p, 'Ready')?.status === 'True' || podProblemState(p)) return undefined;
+    if (podCondition(p, 'Ready') !== undefined && pod.status?.containerStatuses?.length) return undefined; // started, never ready
+    return {kind: 'start', ...base};
+  }
+
+  private async tick(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      const now = Date.now();
+      const due = await this.due();
+      const live = new Set(due.map((t) => `${t.kind}/${t.uid}`));
+      for (const key of this.dueSince.keys()) if (!live.has(key)) this.dueSince.delete(key);
+      this.pending = due;
+      if (this.held) return;
+      for (const t of due) {
+        const key = `${t.kind}/${t.uid}`;
+        const since = this.dueSince.get(key) ?? now;
+        this.dueSince.set(key, since);
+        const delay = t.kind === 'start' ? (this.options.startDelayMs ?? 1000) : (this.options.stopDelayMs ?? 500);
+        if (now - since >= delay) await this.apply(t);
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async apply(t: PendingTransition): Promise<void> {
+    try {
+      if (t.kind === 'finish-deletion') {
+        await this.core.deleteNamespacedPod({
+          name: t.name,
+          namespace: t.namespace,
+          gracePeriodSeconds: 0,
+          body: {gracePeriodSeconds: 0, preconditions: {uid: t.uid}},
+        });
+        return;
+      }
+      const pod = await this.core.readNamespacedPodStatus({name: t.name, namespace: t.namespace});
+      if (pod.metadata?.uid !== t.uid || pod.metadata?.deletionTimestamp) return;
+      const started = startedPodStatus(
+        pod as unknown as Pod,
+        failureFor(this.options.failures ?? [], pod as unknown as Pod),
+        new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+      );
+      pod.status = {...pod.status, ...(withDates(started) as V1Pod['status'])};
+      await this.core.replaceNamespacedPodStatus({name: t.name, namespace: t.namespace, body: pod});
+    } catch (error) {
+      const code = (error as {code?: number}).code;
+      if (code !== 404 && code !== 409) throw error;
+    }
+  }
+}
+
+const TIME_FIELDS = new Set(['lastTransitionTime', 'startTime', 'startedAt', 'lastProbeTime']);
+
+/** client-node serializes its typed times from Date objects: turn the model's RFC 3339 strings into Dates. */
+function withDates(value: unknown, key = ''): unknown {
+  if (typeof value === 'string' && TIME_FIELDS.has(key)) return new Date(value);
+  if (value instanceof Date) return value;
+  if (Array.isArray(value)) return value.map((v) => withDates(v));
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withDates(v, k)]));
+  return value;
+}
+
+/** A Lease's times are MicroTime (six fractional digits; the API refuses three); client-node prints Dates with toISOString. */
+class MicroTime extends Date {
+  override toISOString(): string {
+    return super.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+  }
+}

@@ -1,0 +1,141 @@
+// The plugins against a real Kubernetes 1.20.2 control plane (apiserver, DaemonSet controller, scheduler),
+// with the kubelet agent playing the nodes.
+import type {V1DaemonSet, V1Lease, V1Node, V1Pod} from '@kubernetes/client-node';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {eventually, startControlPlane, type ControlPlane} from './control-plane.js';
+
+const NODES = 6;
+let cp: ControlPlane;
+
+const manifest = (image: string, maxUnavailable: number) => `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: default}
+spec:
+  selector: {matchLabels: {app: agent}}
+  updateStrategy: {type: RollingUpdate, rollingUpdate: {maxUnavailable: ${maxUnavailable}}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      terminationGracePeriodSeconds: 30
+      containers: [{name: agent, image: "${image}"}]
+`;
+
+interface List<T> {
+  items: T[];
+}
+/** A snapshot item: any kind, read and edited as plain JSON. */
+type SnapshotItem = V1DaemonSet & {kind: string; metadata: {name: string; annotations: Record<string, string>}};
+
+async function json<T>(args: string[]): Promise<T> {
+  const r = await cp.kubectl([...args, '-o', 'json']);
+  if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr}`);
+  return JSON.parse(r.stdout) as T;
+}
+
+async function daemonSet(): Promise<V1DaemonSet> {
+  return json<V1DaemonSet>(['get', 'daemonset', 'agent']);
+}
+
+beforeAll(async () => {
+  cp = await startControlPlane({nodes: NODES, startDelayMs: 300, stopDelayMs: 300});
+  const applied = await cp.kubectl(['apply', '-f', '-'], manifest('registry.example/agent:1.0', 2));
+  expect(applied.stderr).toBe('');
+  await eventually('the DaemonSet to run on every node', async () => {
+    const ds = await daemonSet();
+    return ds.status?.numberAvailable === NODES && ds.status?.updatedNumberScheduled === NODES ? ds : undefined;
+  });
+});
+
+afterAll(() => cp?.stop());
+
+describe('on a real 1.20.2 control plane', () => {
+  it('the kubelet agent registered Ready nodes that the node lifecycle controller leaves untainted', async () => {
+    const nodes = await json<List<V1Node>>(['get', 'nodes']);
+    expect(nodes.items).toHaveLength(NODES);
+    for (const node of nodes.items) {
+      expect(node.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+      expect((node.spec?.taints ?? []).map((t) => t.key)).not.toContain('node.kubernetes.io/unreachable');
+    }
+    const leases = await json<List<V1Lease>>(['get', 'leases', '-n', 'kube-node-lease']);
+    expect(leases.items.map((l) => l.metadata?.name).sort()).toEqual(nodes.items.map((n) => n.metadata?.name).sort());
+  });
+
+  it('ds-plan (live, json) reports the status counters the controller wrote', async () => {
+    const r = await cp.kubectl(['ds-plan', 'agent', '-o', 'json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const plan = JSON.parse(r.stdout) as {status: Record<string, number>; nextSync: unknown};
+    const ds = await daemonSet();
+    for (const key of ['desiredNumberScheduled', 'currentNumberScheduled', 'numberMisscheduled', 'numberReady', 'updatedNumberScheduled', 'numberAvailable']) {
+      expect({key, value: plan.status[key]}).toEqual({key, value: (ds.status as Record<string, number> | undefined)?.[key] ?? 0});
+    }
+    expect(plan.nextSync).toEqual({create: [], delete: []});
+    const text = await cp.kubectl(['ds-plan', 'agent']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('agent');
+  });
+
+  it('RBAC: a read-only user may plan but not pause; a user with no rights may not even read (exit 2, nothing changed)', async () => {
+    const before = await daemonSet();
+    const viewerPlan = await cp.kubectl(['ds-plan', 'agent', '--context', 'viewer', '-o', 'json']);
+    expect(viewerPlan.code).toBe(0);
+    const viewerPause = await cp.kubectl(['ds-rollout', 'pause', 'agent', '--context', 'viewer']);
+    expect(viewerPause.code).toBe(2);
+    expect(viewerPause.stderr.trim().split('\n')).toHaveLength(1);
+    const nobodyPlan = await cp.kubectl(['ds-plan', 'agent', '--context', 'nobody']);
+    expect(nobodyPlan.code).toBe(2);
+    expect(nobodyPlan.stderr).toMatch(/forbidden|refused/i);
+    const after = await daemonSet();
+    expect(after.metadata?.resourceVersion).toBe(before.metadata?.resourceVersion);
+  });
+
+  it('the first sync of a rollout is the one ds-plan predicted for the state the controller saw', async () => {
+    // Hold the kubelets: once the controller has made its first sync, nothing moves until the test says so.
+    cp.agent.hold();
+    try {
+      const paused = await cp.kubectl(['ds-rollout', 'pause', 'agent']);
+      expect(paused.code, paused.stderr).toBe(0);
+      const set = await cp.kubectl(['set', 'image', 'daemonset/agent', 'agent=registry.example/agent:2.0']);
+      expect(set.code, set.stderr).toBe(0);
+      // Paused: the controller makes a revision but changes no pod.
+      const pods = await json<List<V1Pod>>(['get', 'pods', '-l', 'app=agent']);
+      expect(pods.items.filter((p) => p.metadata?.deletionTimestamp)).toHaveLength(0);
+      // The plan for the unpaused state, from a snapshot of the cluster as it is now (paused flipped off).
+      const snapshot = await json<List<SnapshotItem>>(['get', 'nodes,pods,daemonsets,controllerrevisions', '-A']);
+      // (Pause made the strategy OnDelete and recorded the rolling update in an annotation; resume restores it.)
+      for (const item of snapshot.items) {
+        if (item.kind !== 'DaemonSet' || item.metadata.name !== 'agent') continue;
+        expect(item.spec?.updateStrategy?.type).toBe('OnDelete');
+        delete item.metadata.annotations['ds-rollout.io/paused-strategy'];
+        item.spec!.updateStrategy = {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 2}};
+      }
+      const planned = await cp.kubectl(['ds-plan', 'agent', '--snapshot', '-', '-o', 'json'], JSON.stringify(snapshot));
+      expect(planned.code, planned.stderr).toBe(0);
+      const plan = JSON.parse(planned.stdout) as {nextSync: {create: unknown[]; delete: unknown[]}};
+      expect(plan.nextSync.delete).toHaveLength(2);
+      const resumed = await cp.kubectl(['ds-rollout', 'resume', 'agent']);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      const deleting = await eventually('the controller to delete old pods', async () => {
+        const list = await json<List<V1Pod>>(['get', 'pods', '-l', 'app=agent']);
+        const gone = list.items.filter((p) => p.metadata?.deletionTimestamp);
+        return gone.length >= plan.nextSync.delete.length ? gone : undefined;
+      });
+      // Quiet a moment longer: the controller deletes nothing more in this sync.
+      await new Promise((r) => setTimeout(r, 2000));
+      const settled = (await json<List<V1Pod>>(['get', 'pods', '-l', 'app=agent'])).items.filter((p) => p.metadata?.deletionTimestamp);
+      expect(settled.length).toBe(plan.nextSync.delete.length);
+      expect(deleting.length).toBe(plan.nextSync.delete.length);
+      expect(plan.nextSync.create).toHaveLength(0);
+    } finally {
+      cp.agent.unhold();
+    }
+    await eventually(
+      'the rollout to complete',
+      async () => {
+        const ds = await daemonSet();
+        return ds.status?.updatedNumberScheduled === NODES && ds.status?.numberAvailable === NODES ? ds : undefined;
+      },
+      180_000,
+    );
+  });
+});
