@@ -1,8 +1,9 @@
 // Which cluster, user and namespace a live command talks to, resolved the way kubectl resolves them:
-// --kubeconfig, else $KUBECONFIG (a list of files, merged), else ~/.kube/config (else in-cluster, else
+// --kubeconfig, else $KUBECONFIG (a list of files, merged the first-wins way), else ~/.kube/config (else in-cluster, else
 // localhost:8080); --context, else the current context; -n, else the context's namespace, else "default".
 import {KubeConfig} from '@kubernetes/client-node';
 import {InputError} from '../../errors.js';
+import {kubeconfigFiles, loadKubeconfigList} from './kubeconfig-merge.js';
 
 export interface KubeconfigOptions {
   readonly kubeconfig?: string;
@@ -19,10 +20,15 @@ export interface ResolvedKubeconfig {
 }
 
 export function resolveKubeconfig(options: KubeconfigOptions): ResolvedKubeconfig {
-  const kubeConfig = new KubeConfig();
+  let kubeConfig = new KubeConfig();
   try {
     if (options.kubeconfig !== undefined) kubeConfig.loadFromFile(options.kubeconfig);
-    else kubeConfig.loadFromDefault();
+    else if (process.env.KUBECONFIG) {
+      // kubectl's merge of the list (first wins), not client-node's (last wins): see kubeconfig-merge.ts.
+      const merged = loadKubeconfigList(kubeconfigFiles(process.env.KUBECONFIG));
+      if (merged === undefined) throw Object.assign(new Error('no such file'), {code: 'ENOENT'});
+      kubeConfig = merged;
+    } else kubeConfig.loadFromDefault();
   } catch (error) {
     const where = options.kubeconfig ?? process.env.KUBECONFIG ?? '~/.kube/config';
     const code = (error as NodeJS.ErrnoException).code;

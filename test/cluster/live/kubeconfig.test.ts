@@ -1,0 +1,122 @@
+// Which cluster a live command acts on: the KUBECONFIG list merged as kubectl merges it (the first file to set a
+// value wins), compared case by case with what the installed kubectl resolves (`kubectl config view --minify`).
+import {execFileSync} from 'node:child_process';
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {delimiter, join} from 'node:path';
+import {afterAll, describe, expect, test} from 'vitest';
+import {resolveKubeconfig} from '../../../src/cluster/live/kubeconfig.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'ds-kubeconfig-'));
+afterAll(() => rmSync(dir, {recursive: true, force: true}));
+
+interface Entry {
+  readonly current?: string;
+  readonly clusters?: Record<string, string>;
+  readonly contexts?: Record<string, {cluster: string; user: string; namespace?: string}>;
+  readonly users?: readonly string[];
+}
+
+function write(name: string, entry: Entry): string {
+  const path = join(dir, name);
+  const doc = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    ...(entry.current ? {'current-context': entry.current} : {}),
+    clusters: Object.entries(entry.clusters ?? {}).map(([n, server]) => ({name: n, cluster: {server}})),
+    contexts: Object.entries(entry.contexts ?? {}).map(([n, c]) => ({name: n, context: c})),
+    users: (entry.users ?? []).map((n) => ({name: n, user: {token: `token-of-${n}`}})),
+  };
+  writeFileSync(path, JSON.stringify(doc));
+  return path;
+}
+
+const demo = write('demo', {
+  current: 'demo',
+  clusters: {demo: 'https://demo.example:6443'},
+  contexts: {demo: {cluster: 'demo', user: 'alice', namespace: 'kube-system'}},
+  users: ['alice'],
+});
+const big = write('big', {
+  current: 'big',
+  clusters: {big: 'https://big.example:6443', demo: 'https://other.example:6443'},
+  contexts: {big: {cluster: 'big', user: 'bob'}, demo: {cluster: 'big', user: 'bob'}},
+  users: ['bob', 'alice'],
+});
+const noCurrent = write('no-current', {
+  clusters: {extra: 'https://extra.example:6443'},
+  contexts: {extra: {cluster: 'extra', user: 'carol', namespace: 'monitoring'}},
+  users: ['carol'],
+});
+
+function kubectlView(kubeconfig: string, context?: string): {context: string; server: string; namespace: string; user: string} {
+  const out = execFileSync('kubectl', ['config', 'view', '--minify', '-o', 'json', ...(context ? ['--context', context] : [])], {
+    env: {...process.env, KUBECONFIG: kubeconfig},
+    encoding: 'utf8',
+  });
+  const view = JSON.parse(out) as {
+    'current-context': string;
+    clusters: {cluster: {server: string}}[];
+    contexts: {context: {namespace?: string; user: string}}[];
+  };
+  return {
+    context: view['current-context'],
+    server: view.clusters[0]!.cluster.server,
+    namespace: view.contexts[0]!.context.namespace ?? 'default',
+    user: view.contexts[0]!.context.user,
+  };
+}
+
+function ours(kubeconfig: string, context?: string) {
+  const saved = process.env.KUBECONFIG;
+  process.env.KUBECONFIG = kubeconfig;
+  try {
+    const resolved = resolveKubeconfig(context ? {context} : {});
+    return {context: resolved.context, server: resolved.server, namespace: resolved.namespace, user: resolved.kubeConfig.getCurrentUser()?.name ?? ''};
+  } finally {
+    if (saved === undefined) delete process.env.KUBECONFIG;
+    else process.env.KUBECONFIG = saved;
+  }
+}
+
+const list = (...files: string[]) => files.join(delimiter);
+
+describe('KUBECONFIG lists resolve to the cluster kubectl picks', () => {
+  test.each([
+    {
+      name: 'the first file sets current-context',
+      kubeconfig: list(demo, big),
+      expected: {context: 'demo', server: 'https://demo.example:6443', namespace: 'kube-system', user: 'alice'},
+    },
+    {name: 'the other order', kubeconfig: list(big, demo), expected: {context: 'big', server: 'https://big.example:6443', namespace: 'default', user: 'bob'}},
+    {
+      name: 'a file without current-context leaves it to the next',
+      kubeconfig: list(noCurrent, big),
+      expected: {context: 'big', server: 'https://big.example:6443', namespace: 'default', user: 'bob'},
+    },
+    {
+      name: 'the same names in two files: the first definition wins',
+      kubeconfig: list(big, demo),
+      context: 'demo',
+      expected: {context: 'demo', server: 'https://big.example:6443', namespace: 'default', user: 'bob'},
+    },
+    {
+      name: 'a file that does not exist is skipped',
+      kubeconfig: list(join(dir, 'missing'), demo, big),
+      expected: {context: 'demo', server: 'https://demo.example:6443', namespace: 'kube-system', user: 'alice'},
+    },
+    {
+      name: "--context picks a context from a later file, with that context's namespace",
+      kubeconfig: list(demo, noCurrent),
+      context: 'extra',
+      expected: {context: 'extra', server: 'https://extra.example:6443', namespace: 'monitoring', user: 'carol'},
+    },
+  ])('$name', ({kubeconfig, context, expected}) => {
+    expect(ours(kubeconfig, context)).toEqual(expected);
+    expect(kubectlView(kubeconfig, context)).toEqual(expected);
+  });
+
+  test('no file of the list exists: one clear error naming the list', () => {
+    expect(() => ours(list(join(dir, 'gone-1'), join(dir, 'gone-2')))).toThrow(/cannot load kubeconfig ".*gone-1.*gone-2": no such file/);
+  });
+});
