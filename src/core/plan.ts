@@ -51,7 +51,10 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
   const maxSyncs = options.maxSyncs ?? 4 * input.slots.length + 1000;
   let stoppedEarly = false;
 
+  // A DaemonSet being deleted (foreground deletion keeps it while its pods go): upstream's sync returns at once.
+  const beingDeleted = ds.metadata.deletionTimestamp !== undefined;
   for (;;) {
+    if (beingDeleted) break;
     if (++syncs > maxSyncs) {
       stoppedEarly = true;
       break;
@@ -122,7 +125,12 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
       ? input.budgets
       : {maxUnavailable: 0, maxSurge: 0};
   const budget = budgetInUse(input.slots, spent, now);
-  const {blockers, warnings} = findBlockers(input, engine, t, now, {converges, rollingUpdateError, hostPorts, hostPortWaiting, paused}, deletedBy);
+  const found = findBlockers(input, engine, t, now, {converges, rollingUpdateError, hostPorts, hostPortWaiting, paused}, deletedBy);
+  // Being deleted, nothing the rolling update would wait for matters: the controller no longer syncs it.
+  const blockers: Blocker[] = beingDeleted
+    ? [{kind: 'being-deleted', message: `the DaemonSet is being deleted (since ${ds.metadata.deletionTimestamp}): the controller does nothing more for it`}]
+    : found.blockers;
+  const warnings = found.warnings;
   const firstMessageByNode = (findings: readonly Blocker[]) => {
     const byNode = new Map<string, string>();
     for (const b of findings) for (const node of b.nodes ?? []) if (!byNode.has(node)) byNode.set(node, b.message);

@@ -357,7 +357,8 @@ export type BlockerKind =
   | 'pod-terminating'
   | 'host-port-surge'
   | 'on-delete'
-  | 'rolling-update-error';
+  | 'rolling-update-error'
+  | 'being-deleted';
 
 export interface Blocker {
   readonly kind: BlockerKind;

@@ -153,3 +153,22 @@ describe('ds-plan text stays readable at 2,000 nodes', () => {
     expect(text).not.toContain('(0 more nodes not shown');
   });
 });
+
+describe('a DaemonSet being deleted', () => {
+  test('plans nothing, as upstream syncDaemonSet returns at once, and says why', async () => {
+    const {planRollout} = await import('../../src/core/index.js');
+    const state = cluster(3, (node, i, ds) => (i === 0 ? [] : [newPod(`old-${i}`, node, ds, {hash: 'h1'})]));
+    const deleting = {
+      ...state,
+      daemonSet: {...state.daemonSet, metadata: {...state.daemonSet.metadata, deletionTimestamp: '2026-11-21T11:59:00Z', finalizers: ['foregroundDeletion']}},
+    };
+    expect(planRollout(state, {now: NOW}).nextSync.create).toEqual([{node: 'node-0'}]);
+    const plan = planRollout(deleting, {now: NOW});
+    expect(plan.nextSync).toEqual({create: [], delete: []});
+    expect(plan.waves).toEqual([]);
+    expect(plan.blockers).toEqual([
+      {kind: 'being-deleted', message: 'the DaemonSet is being deleted (since 2026-11-21T11:59:00Z): the controller does nothing more for it'},
+    ]);
+    expect(rolloutReport(deleting, NOW).detail).toContain('being deleted');
+  });
+});
