@@ -152,3 +152,41 @@ describe('kubectl ds-plan, live', () => {
     expect([nothing.code, nothing.stderr]).toEqual([1, "error: missing required argument NAME (or -f MANIFEST); see 'kubectl ds-plan --help'\n"]);
   });
 });
+
+describe('a server that is not the Kubernetes API', () => {
+  test('a plain-text 404 ("404 page not found") is exit 2 naming the server, not "daemonset not found"', async () => {
+    const {createServer} = await import('node:http');
+    const {mkdtemp, rm} = await import('node:fs/promises');
+    const {tmpdir} = await import('node:os');
+    const server = createServer((_, response) => {
+      response.writeHead(404, {'Content-Type': 'text/plain; charset=utf-8'});
+      response.end('404 page not found\n');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const {port} = server.address() as {port: number};
+    const dir = await mkdtemp(join(tmpdir(), 'ds-plain-404-'));
+    const kubeconfig = join(dir, 'kubeconfig');
+    await writeFile(
+      kubeconfig,
+      dump({
+        apiVersion: 'v1',
+        kind: 'Config',
+        'current-context': 'proxy',
+        clusters: [{name: 'proxy', cluster: {server: `http://127.0.0.1:${port}`}}],
+        contexts: [{name: 'proxy', context: {cluster: 'proxy', user: 'u'}}],
+        users: [{name: 'u', user: {token: 'not-a-secret-to-print'}}],
+      }),
+    );
+    try {
+      const result = await runCli(['fluentd', '-n', 'kube-system', '--kubeconfig', kubeconfig]);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr).toContain(`the server at http://127.0.0.1:${port} is not a Kubernetes API server`);
+      expect(result.stderr).not.toContain('not-a-secret-to-print');
+    } finally {
+      server.close();
+      await rm(dir, {recursive: true, force: true});
+    }
+  });
+});

@@ -40,6 +40,7 @@ export function describeRequest(request: RequestDescription): string {
 }
 
 interface StatusBody {
+  readonly kind?: string;
   readonly message?: string;
   readonly reason?: string;
 }
@@ -68,6 +69,13 @@ export function errorFromResponse(status: number, body: string, request: Request
     case 403:
       return new ClusterForbiddenError(`forbidden: cannot ${request.verb} ${request.resource} ${scope(request)}`);
     case 404:
+      // A plain-text or HTML 404 ("404 page not found") is a wrong server or a proxy, not a missing object.
+      if (parsed.kind !== 'Status') {
+        const said = oneLine(body).slice(0, 80);
+        return new ClusterError(
+          `the server at ${server} is not a Kubernetes API server, or not this path's: HTTP 404${said ? ` "${said}"` : ''} on ${describeRequest(request)}`,
+        );
+      }
       if (request.name !== undefined) {
         const kind = SINGULAR[request.resource] ?? request.resource;
         const where = request.namespace === undefined ? '' : ` in namespace "${request.namespace}"`;
