@@ -1,7 +1,15 @@
 // The simulated cluster's DaemonSet controller. It decides nothing itself: every sync reads the store,
 // calls the core's syncDaemonSet (the same function ds-plan and step use) and carries out the result
 // the way upstream's syncNodes / constructHistory / updateDaemonSetStatus do, with events.
-import {CONTROLLER_REVISION_HASH_LABEL, getControllerOf, labelSelectorMatches, newDaemonPod, syncDaemonSet, type SyncResult} from '../core/index.js';
+import {
+  CONTROLLER_REVISION_HASH_LABEL,
+  getControllerOf,
+  isPodReady,
+  labelSelectorMatches,
+  newDaemonPod,
+  syncDaemonSet,
+  type SyncResult,
+} from '../core/index.js';
 import type {BackoffEntry} from '../core/index.js';
 import type {ClusterState, ControllerRevision, DaemonSet, OwnerReference, Pod} from '../core/index.js';
 import type {CancelTimer, SimClock} from './clock.js';
@@ -23,7 +31,7 @@ function keyOf(namespace: string | undefined, name: string): Key {
 export class DaemonSetController {
   private readonly queue = new Set<Key>();
   private flushTimer: CancelTimer | undefined;
-  private readonly requeueTimers = new Map<Key, CancelTimer>();
+  private readonly requeueTimers = new Map<Key, {readonly at: number; readonly cancel: CancelTimer}>();
   /** Failed-pod backoff per DaemonSet uid and observed generation (upstream keys it the same way). */
   private readonly backoff = new Map<string, ReadonlyMap<string, BackoffEntry>>();
   private unsubscribe: (() => void) | undefined;
@@ -50,7 +58,7 @@ export class DaemonSetController {
     this.unsubscribe = undefined;
     this.flushTimer?.();
     this.flushTimer = undefined;
-    for (const cancel of this.requeueTimers.values()) cancel();
+    for (const {cancel} of this.requeueTimers.values()) cancel();
     this.requeueTimers.clear();
   }
 
@@ -66,6 +74,7 @@ export class DaemonSetController {
         return;
       case 'pods':
       case 'controllerrevisions': {
+        if (event.resource === 'pods' && event.oldObject) this.requeueOnReady(event.oldObject as Pod, obj as Pod);
         for (const version of [obj, event.oldObject]) {
           if (!version) continue;
           const owner = getControllerOf(version.metadata);
@@ -108,15 +117,29 @@ export class DaemonSetController {
     }
   }
 
+  // upstream: daemon_controller.go updatePod. A pod of a DaemonSet with minReadySeconds that turns Ready becomes
+  // available minReadySeconds later, and no event says so: sync again then (+1 s against skew, as upstream).
+  private requeueOnReady(old: Pod, current: Pod): void {
+    const owner = getControllerOf(current.metadata);
+    if (owner?.kind !== 'DaemonSet' || isPodReady(old) || !isPodReady(current)) return;
+    const ds = this.store.get('daemonsets', current.metadata.namespace ?? 'default', owner.name) as DaemonSet | undefined;
+    const minReady = ds?.spec.minReadySeconds ?? 0;
+    if (ds && ds.metadata.uid === owner.uid && minReady > 0) this.requeueAfter(keyOf(current.metadata.namespace, owner.name), (minReady + 1) * 1000);
+  }
+
+  /** The delaying queue's AddAfter: a key already waiting keeps the earlier of its two times. */
   private requeueAfter(key: Key, ms: number): void {
-    this.requeueTimers.get(key)?.();
-    this.requeueTimers.set(
-      key,
-      this.clock.setTimer(ms, () => {
+    const at = this.clock.now() + ms;
+    const pending = this.requeueTimers.get(key);
+    if (pending && pending.at <= at) return;
+    pending?.cancel();
+    this.requeueTimers.set(key, {
+      at,
+      cancel: this.clock.setTimer(ms, () => {
         this.requeueTimers.delete(key);
         this.enqueue(key);
       }),
-    );
+    });
   }
 
   // upstream: pkg/controller/daemon/daemon_controller.go syncDaemonSet (the effects)

@@ -146,6 +146,17 @@ describe('simulated DaemonSet controller', () => {
     expect(ds(sim).status).toMatchObject({numberAvailable: 3, updatedNumberScheduled: 1});
   });
 
+  test('a surge rollout with minReadySeconds completes: a pod turning Ready requeues its DaemonSet minReadySeconds + 1 s later (upstream updatePod)', () => {
+    const sim = newSim(3);
+    sim.store.create(daemonSet('agent:1', {minReadySeconds: 5, updateStrategy: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 0, maxSurge: 1}}}));
+    sim.clock.advance(10_000);
+    setImage(sim, 'agent:2');
+    // Nothing else touches the DaemonSet: only the controller's own requeues can carry the rollout on.
+    sim.clock.advance(120_000);
+    expect(pods(sim).map((p) => p.spec.containers[0]!.image)).toEqual(['agent:2', 'agent:2', 'agent:2']);
+    expect(ds(sim).status).toMatchObject({updatedNumberScheduled: 3, numberAvailable: 3, numberReady: 3});
+  });
+
   test('surge with a hostPort leaves the surge pod Pending next to the old one', () => {
     const sim = newSim(2);
     const withPort = (image: string): DaemonSet => {
