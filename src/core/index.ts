@@ -31,7 +31,7 @@ export {
   revisionMatchesTemplate,
   templateOfRevision,
 } from './revisions.js';
-export {type FieldError, formatInvalid, validateDaemonSet, validateDaemonSetUpdate} from './validation.js';
+export {type FieldError, formatInvalid, isToleratedByController, validateDaemonSet, validateDaemonSetUpdate} from './validation.js';
 export {
   CHANGE_CAUSE_ANNOTATION,
   PAUSED_STRATEGY_ANNOTATION,

@@ -12,8 +12,21 @@ import {classifyNodeForUpdate, countsAgainstBudget} from './rolling-update.js';
 import {MinHeap} from './min-heap.js';
 import {currentRevisionOf} from './revisions.js';
 import {computeDaemonSetStatus} from './status.js';
-import {engineFor, prepareReconcile, type ReconcileInput} from './sync.js';
-import type {Blocker, ClusterState, NodePlan, NodeRolloutState, PausedInfo, PodCreation, PodDeletion, PodSummary, RolloutPlan, Wave} from './types.js';
+import {engineFor, prepareReconcile, type ReconcileInput, syncGate} from './sync.js';
+import {formatFieldError, isToleratedByController, validateDaemonSet} from './validation.js';
+import type {
+  Blocker,
+  ClusterState,
+  DaemonSet,
+  NodePlan,
+  NodeRolloutState,
+  PausedInfo,
+  PodCreation,
+  PodDeletion,
+  PodSummary,
+  RolloutPlan,
+  Wave,
+} from './types.js';
 
 export interface PlanOptions {
   /** The instant at which readiness and availability are judged, epoch ms. */
@@ -51,10 +64,10 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
   const maxSyncs = options.maxSyncs ?? 4 * input.slots.length + 1000;
   let stoppedEarly = false;
 
-  // A DaemonSet being deleted (foreground deletion keeps it while its pods go): upstream's sync returns at once.
-  const beingDeleted = ds.metadata.deletionTimestamp !== undefined;
+  // Being deleted, or selecting all pods: upstream's sync returns at once, and so does every later one.
+  const gate = syncGate(ds);
   for (;;) {
-    if (beingDeleted) break;
+    if (gate) break;
     if (++syncs > maxSyncs) {
       stoppedEarly = true;
       break;
@@ -126,11 +139,14 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
       : {maxUnavailable: 0, maxSurge: 0};
   const budget = budgetInUse(input.slots, spent, now);
   const found = findBlockers(input, engine, t, now, {converges, rollingUpdateError, hostPorts, hostPortWaiting, paused}, deletedBy);
-  // Being deleted, nothing the rolling update would wait for matters: the controller no longer syncs it.
-  const blockers: Blocker[] = beingDeleted
-    ? [{kind: 'being-deleted', message: `the DaemonSet is being deleted (since ${ds.metadata.deletionTimestamp}): the controller does nothing more for it`}]
-    : found.blockers;
-  const warnings = found.warnings;
+  // When the controller does not sync it, nothing the rolling update would wait for matters.
+  const blockers: Blocker[] =
+    gate?.skipped === 'being-deleted'
+      ? [{kind: 'being-deleted', message: `the DaemonSet is being deleted (since ${ds.metadata.deletionTimestamp}): the controller does nothing more for it`}]
+      : gate?.skipped === 'selects-all'
+        ? [{kind: 'selects-all', message: 'the selector is empty: the controller records a SelectingAll warning event and does nothing for it'}]
+        : found.blockers;
+  const warnings = [...notAdmissible(ds), ...found.warnings];
   const firstMessageByNode = (findings: readonly Blocker[]) => {
     const byNode = new Map<string, string>();
     for (const b of findings) for (const node of b.nodes ?? []) if (!byNode.has(node)) byNode.set(node, b.message);
@@ -403,4 +419,16 @@ class TimeQueue {
     while (this.heap.size > 0 && this.heap.peek()!.at === first.at) indexes.push(this.heap.pop()!.index);
     return {at: first.at, indexes};
   }
+}
+
+/** A stored DaemonSet the API server would not admit now, but the controller acts on (see isToleratedByController). */
+function notAdmissible(ds: DaemonSet): Blocker[] {
+  return validateDaemonSet(ds)
+    .filter(isToleratedByController)
+    .map((error) => ({
+      kind: 'not-admissible' as const,
+      message: `the API server would not admit this DaemonSet as stored (${formatFieldError(error)}); planned as the controller acts on it${
+        error.field === 'spec.selector' ? '' : ' (maxUnavailable 1)'
+      }`,
+    }));
 }

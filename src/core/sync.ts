@@ -112,6 +112,25 @@ export interface SyncResult {
 
 const NO_ACTIONS: SyncActions = {create: [], delete: []};
 
+export interface SyncGate {
+  readonly skipped: 'selects-all' | 'being-deleted';
+  readonly events: readonly CoreEvent[];
+}
+
+/** Why syncDaemonSet returns before doing anything for `ds`, and the events it records then; undefined: it syncs. */
+// upstream: pkg/controller/daemon/daemon_controller.go syncDaemonSet (the early returns)
+export function syncGate(ds: DaemonSet): SyncGate | undefined {
+  if (isEmptyLabelSelector(ds.spec.selector)) {
+    return {
+      skipped: 'selects-all',
+      events: [{type: 'Warning', reason: 'SelectingAll', message: 'This daemon set is selecting all pods. A non-empty selector is required.'}],
+    };
+  }
+  // Foreground deletion keeps the object (with a finalizer) while its pods go.
+  if (ds.metadata.deletionTimestamp) return {skipped: 'being-deleted', events: []};
+  return undefined;
+}
+
 // upstream: pkg/controller/daemon/daemon_controller.go syncDaemonSet / updateDaemonSet
 export function syncDaemonSet(state: ClusterState, options: SyncOptions): SyncResult {
   const ds = state.daemonSet;
@@ -122,14 +141,8 @@ export function syncDaemonSet(state: ClusterState, options: SyncOptions): SyncRe
     cleanupHistory: [],
     failedPodBackoff: options.failedPodBackoff ?? new Map(),
   };
-  if (isEmptyLabelSelector(ds.spec.selector)) {
-    return {
-      ...empty,
-      skipped: 'selects-all',
-      events: [{type: 'Warning', reason: 'SelectingAll', message: 'This daemon set is selecting all pods. A non-empty selector is required.'}],
-    };
-  }
-  if (ds.metadata.deletionTimestamp) return {...empty, skipped: 'being-deleted', events: []};
+  const gate = syncGate(ds);
+  if (gate) return {...empty, ...gate};
 
   const input = prepareReconcile(state);
   const status = computeDaemonSetStatus(input.slots, options.now);

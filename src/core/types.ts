@@ -358,7 +358,9 @@ export type BlockerKind =
   | 'host-port-surge'
   | 'on-delete'
   | 'rolling-update-error'
-  | 'being-deleted';
+  | 'being-deleted'
+  | 'selects-all'
+  | 'not-admissible';
 
 export interface Blocker {
   readonly kind: BlockerKind;

@@ -384,6 +384,18 @@ export function validateDaemonSetUpdate(old: DaemonSet, next: DaemonSet): FieldE
 }
 
 /** `<field>: <message>`, one cause as Go's field.Error prints it. */
+/**
+ * An error the API server refuses a write for, but the controller still acts on when an object that has it is
+ * stored (written before validation tightened, or past it): an empty selector (SelectingAll, nothing done) and
+ * both budgets zero (maxUnavailable falls back to 1). A stored object is planned as the controller acts on it.
+ */
+export function isToleratedByController(error: FieldError): boolean {
+  return (
+    (error.field === 'spec.selector' && error.message.endsWith('empty selector is invalid for daemonset')) ||
+    (error.field.endsWith('rollingUpdate.maxUnavailable') && error.message.endsWith('cannot be 0 when maxSurge is 0'))
+  );
+}
+
 export function formatFieldError(error: FieldError): string {
   return `${error.field}: ${error.message}`;
 }

@@ -15,6 +15,7 @@ import {
   type PodTemplateSpec,
   revisionMatchesTemplate,
   type RolloutPlan,
+  isToleratedByController,
   validateDaemonSet,
   validateDaemonSetUpdate,
 } from '../core/index.js';
@@ -49,7 +50,8 @@ export async function planService(options: PlanOptions): Promise<RolloutPlan> {
 
 export async function planDaemonSet(options: PlanOptions): Promise<PlanResult> {
   const state = await options.source.readState(options.ref);
-  const errors = validateDaemonSet(state.daemonSet);
+  // A stored object is planned as the controller acts on it; what only admission refuses becomes a plan warning.
+  const errors = validateDaemonSet(state.daemonSet).filter((error) => !isToleratedByController(error));
   if (errors.length > 0) {
     throw new InputError(formatInvalid('daemonset', `${options.ref.namespace}/${options.ref.name}`, errors));
   }

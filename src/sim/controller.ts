@@ -74,7 +74,7 @@ export class DaemonSetController {
         return;
       case 'pods':
       case 'controllerrevisions': {
-        if (event.resource === 'pods' && event.oldObject) this.requeueOnReady(event.oldObject as Pod, obj as Pod);
+        if (event.resource === 'pods' && event.oldObject) this.requeueOnReady(event.oldObject as unknown as Pod, obj as unknown as Pod);
         for (const version of [obj, event.oldObject]) {
           if (!version) continue;
           const owner = getControllerOf(version.metadata);

@@ -3,6 +3,7 @@
 import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
+import {dump, loadAll} from 'js-yaml';
 import {afterAll, beforeAll, describe, expect, test} from 'vitest';
 import {runCli, scenarioPath, type CliResult} from '../helpers/run-cli.js';
 
@@ -183,11 +184,6 @@ describe('kubectl ds-plan errors: exit 1, one line on stderr, nothing on stdout'
       message: `${invalid}spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: "150%": must not be greater than 100%`,
     },
     {
-      name: 'both budgets zero',
-      args: validation('budget-both-zero'),
-      message: `${invalid}spec.updateStrategy.rollingUpdate.maxUnavailable: Required value: cannot be 0 when maxSurge is 0`,
-    },
-    {
       name: 'a bad --now',
       args: ['fluentd', '--snapshot', EXAMPLE, '--now', 'yesterday'],
       message: `invalid --now "yesterday": want an RFC3339 time such as 2026-11-21T12:00:00Z; see 'kubectl ds-plan --help'`,
@@ -220,6 +216,42 @@ describe('kubectl ds-plan errors: exit 1, one line on stderr, nothing on stdout'
     {name: 'an input error in -o json mode', args: ['fluentd', '--snapshot', 'nope.yaml', '-o', 'json'], message: 'snapshot file "nope.yaml" does not exist'},
   ])('$name', async ({args, message}) => {
     expectInputError(await runCli(args), message);
+  });
+
+  // A stored object the API server would not admit now is planned as the controller acts on it, with a warning;
+  // the same thing given with -f is a write the API server refuses (exit 1).
+  test.each([
+    {name: 'both budgets zero', edit: (ds: Record<string, any>) => ds, maxUnavailable: 1, waves: true, blocker: undefined},
+    {
+      name: 'an empty selector',
+      edit: (ds: Record<string, any>) => ({...ds, spec: {...ds['spec'], selector: {}}}),
+      maxUnavailable: 1,
+      waves: false,
+      blocker: 'selects-all',
+    },
+  ])('a stored DaemonSet with $name is planned as the controller acts on it; with -f it is refused', async ({name, edit, maxUnavailable, waves, blocker}) => {
+    const docs = loadAll(await readFile(scenarioPath('budget-both-zero'), 'utf8')) as Record<string, any>[];
+    const items = docs.flatMap((d) => (d['kind'] === 'List' ? d['items'] : [d])) as Record<string, any>[];
+    const edited = items.map((o) => (o['kind'] === 'DaemonSet' && o['metadata'].name === 'node-exporter' ? edit(o) : o));
+    const snapshot = join(dir, `stored-${name.replace(/ /g, '-')}.yaml`);
+    await writeFile(snapshot, dump({apiVersion: 'v1', kind: 'List', items: edited}));
+    const stored = await runCli(['node-exporter', '-n', 'monitoring', '--snapshot', snapshot, ...NOW, '-o', 'json']);
+    expectSuccess(stored);
+    const plan = JSON.parse(stored.stdout);
+    expect(plan.warnings[0]).toMatchObject({
+      kind: 'not-admissible',
+      message: expect.stringContaining('the API server would not admit this DaemonSet as stored'),
+    });
+    expect(plan.strategy.maxUnavailable).toBe(maxUnavailable);
+    expect(plan.waves.length > 0).toBe(waves);
+    if (blocker) expect(plan.blockers.map((b: {kind: string}) => b.kind)).toEqual([blocker]);
+    const manifest = join(dir, `manifest-${name.replace(/ /g, '-')}.yaml`);
+    const ds = edited.find((o) => o['kind'] === 'DaemonSet' && o['metadata'].name === 'node-exporter')!;
+    await writeFile(manifest, dump({apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: {name: 'node-exporter', namespace: 'monitoring'}, spec: ds['spec']}));
+    expectInputError(
+      await runCli(['node-exporter', '-n', 'monitoring', '--snapshot', snapshot, ...NOW, '-f', manifest]),
+      /^error: the API server would refuse this manifest: DaemonSet\.apps "node-exporter" is invalid: /,
+    );
   });
 
   test('a YAML syntax error names the file and line', async () => {

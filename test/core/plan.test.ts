@@ -290,6 +290,48 @@ describe('planRollout', () => {
   });
 });
 
+describe('planRollout as the controller acts on a stored DaemonSet', () => {
+  const base = newDaemonSet('fluentd', {maxUnavailable: 1});
+  const target = withImage(base, 'fluentd:2');
+  test.each([
+    {
+      name: 'being deleted: upstream syncDaemonSet returns at once, nothing is planned',
+      ds: {...target, metadata: {...target.metadata, deletionTimestamp: T0}},
+      waves: 0,
+      blockers: ['being-deleted'],
+      warnings: [] as string[],
+      maxUnavailable: 1,
+    },
+    {
+      name: 'an empty selector: SelectingAll, nothing is planned, the API server would not admit it',
+      ds: {...target, spec: {...target.spec, selector: {}}},
+      waves: 0,
+      blockers: ['selects-all'],
+      warnings: ['not-admissible'],
+      maxUnavailable: 1,
+    },
+    {
+      name: 'both budgets zero: maxUnavailable falls back to 1, the API server would not admit it',
+      ds: withImage(newDaemonSet('fluentd', {maxUnavailable: 0, maxSurge: 0}), 'fluentd:2'),
+      waves: 6,
+      blockers: [] as string[],
+      warnings: ['not-admissible'],
+      maxUnavailable: 1,
+    },
+  ])('$name', ({ds, waves, blockers, warnings, maxUnavailable}) => {
+    const state = rolloutState(newNodes(3), ds, base, (n, i) => [newPod(`old-${i}`, n.metadata.name, ds, {hash: 'h1'})]);
+    const plan = planRollout(state, {now: NOW});
+    expect(plan.waves).toHaveLength(waves);
+    expect(plan.nextSync.create.length + plan.nextSync.delete.length > 0).toBe(waves > 0);
+    expect(plan.blockers.map((b) => b.kind)).toEqual(blockers);
+    expect(plan.warnings.map((w) => w.kind)).toEqual(warnings);
+    expect(plan.strategy.maxUnavailable).toBe(maxUnavailable);
+    // The simulated controller's sync agrees: it does nothing either, or the same first wave.
+    const sync = syncDaemonSet(state, {now: NOW});
+    expect(sync.actions).toEqual(plan.nextSync);
+  });
+});
+
 describe('pods that are merely starting', () => {
   const base = newDaemonSet('fluentd', {maxUnavailable: 1});
   const ds = withImage(base, 'fluentd:2');
