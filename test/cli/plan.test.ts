@@ -221,10 +221,10 @@ describe('kubectl ds-plan errors: exit 1, one line on stderr, nothing on stdout'
   // A stored object the API server would not admit now is planned as the controller acts on it, with a warning;
   // the same thing given with -f is a write the API server refuses (exit 1).
   test.each([
-    {name: 'both budgets zero', edit: (ds: Record<string, any>) => ds, maxUnavailable: 1, waves: true, blocker: undefined},
+    {name: 'both budgets zero', edit: (ds: Record<string, any>): Record<string, any> => ds, maxUnavailable: 1, waves: true, blocker: undefined},
     {
       name: 'an empty selector',
-      edit: (ds: Record<string, any>) => ({...ds, spec: {...ds['spec'], selector: {}}}),
+      edit: (ds: Record<string, any>): Record<string, any> => ({...ds, spec: {...ds['spec'], selector: {}}}),
       maxUnavailable: 1,
       waves: false,
       blocker: 'selects-all',
