@@ -1,7 +1,15 @@
 // The simulated cluster's DaemonSet controller. It decides nothing itself: every sync reads the store,
 // calls the core's syncDaemonSet (the same function ds-plan and step use) and carries out the result
 // the way upstream's syncNodes / constructHistory / updateDaemonSetStatus do, with events.
-import {CONTROLLER_REVISION_HASH_LABEL, getControllerOf, labelSelectorMatches, newDaemonPod, syncDaemonSet, type SyncResult} from '../core/index.js';
+import {
+  CONTROLLER_REVISION_HASH_LABEL,
+  getControllerOf,
+  isPodReady,
+  labelSelectorMatches,
+  newDaemonPod,
+  syncDaemonSet,
+  type SyncResult,
+} from '../core/index.js';
 import type {BackoffEntry} from '../core/index.js';
 import type {ClusterState, ControllerRevision, DaemonSet, OwnerReference, Pod} from '../core/index.js';
 import type {CancelTimer, SimClock} from './clock.js';
@@ -24,6 +32,7 @@ export class DaemonSetController {
   private readonly queue = new Set<Key>();
   private flushTimer: CancelTimer | undefined;
   private readonly requeueTimers = new Map<Key, CancelTimer>();
+  private readonly availabilityTimers = new Set<CancelTimer>();
   /** Failed-pod backoff per DaemonSet uid and observed generation (upstream keys it the same way). */
   private readonly backoff = new Map<string, ReadonlyMap<string, BackoffEntry>>();
   private unsubscribe: (() => void) | undefined;
@@ -52,6 +61,8 @@ export class DaemonSetController {
     this.flushTimer = undefined;
     for (const cancel of this.requeueTimers.values()) cancel();
     this.requeueTimers.clear();
+    for (const cancel of this.availabilityTimers) cancel();
+    this.availabilityTimers.clear();
   }
 
   /** The informer event handlers: which DaemonSets an object's change concerns. */
@@ -66,6 +77,7 @@ export class DaemonSetController {
         return;
       case 'pods':
       case 'controllerrevisions': {
+        if (event.resource === 'pods') this.lookAgainWhenAvailable(obj as unknown as Pod, event.oldObject as unknown as Pod | undefined);
         for (const version of [obj, event.oldObject]) {
           if (!version) continue;
           const owner = getControllerOf(version.metadata);
@@ -106,6 +118,25 @@ export class DaemonSetController {
         this.requeueAfter(key, 1000);
       }
     }
+  }
+
+  /**
+   * A pod that just turned Ready becomes available minReadySeconds later, and no event says so: look again then
+   * (plus a second), as upstream's updatePod does. Each such look is its own timer, like the workqueue's AddAfter.
+   */
+  private lookAgainWhenAvailable(pod: Pod, old: Pod | undefined): void {
+    if (!old || isPodReady(old) || !isPodReady(pod)) return;
+    const owner = getControllerOf(pod.metadata);
+    if (owner?.kind !== 'DaemonSet') return;
+    const ds = this.store.get('daemonsets', pod.metadata.namespace ?? 'default', owner.name) as DaemonSet | undefined;
+    const minReady = ds?.spec.minReadySeconds ?? 0;
+    if (!ds || minReady <= 0) return;
+    const key = keyOf(ds.metadata.namespace, ds.metadata.name);
+    const cancel = this.clock.setTimer(minReady * 1000 + 1000, () => {
+      this.availabilityTimers.delete(cancel);
+      this.enqueue(key);
+    });
+    this.availabilityTimers.add(cancel);
   }
 
   private requeueAfter(key: Key, ms: number): void {
