@@ -31,7 +31,8 @@ function keyOf(namespace: string | undefined, name: string): Key {
 export class DaemonSetController {
   private readonly queue = new Set<Key>();
   private flushTimer: CancelTimer | undefined;
-  private readonly requeueTimers = new Map<Key, {readonly at: number; readonly cancel: CancelTimer}>();
+  private readonly requeueTimers = new Map<Key, CancelTimer>();
+  private readonly availabilityTimers = new Set<CancelTimer>();
   /** Failed-pod backoff per DaemonSet uid and observed generation (upstream keys it the same way). */
   private readonly backoff = new Map<string, ReadonlyMap<string, BackoffEntry>>();
   private unsubscribe: (() => void) | undefined;
@@ -58,8 +59,10 @@ export class DaemonSetController {
     this.unsubscribe = undefined;
     this.flushTimer?.();
     this.flushTimer = undefined;
-    for (const {cancel} of this.requeueTimers.values()) cancel();
+    for (const cancel of this.requeueTimers.values()) cancel();
     this.requeueTimers.clear();
+    for (const cancel of this.availabilityTimers) cancel();
+    this.availabilityTimers.clear();
   }
 
   /** The informer event handlers: which DaemonSets an object's change concerns. */
@@ -74,7 +77,7 @@ export class DaemonSetController {
         return;
       case 'pods':
       case 'controllerrevisions': {
-        if (event.resource === 'pods' && event.oldObject) this.requeueOnReady(event.oldObject as unknown as Pod, obj as unknown as Pod);
+        if (event.resource === 'pods') this.lookAgainWhenAvailable(obj as unknown as Pod, event.oldObject as unknown as Pod | undefined);
         for (const version of [obj, event.oldObject]) {
           if (!version) continue;
           const owner = getControllerOf(version.metadata);
@@ -117,29 +120,34 @@ export class DaemonSetController {
     }
   }
 
-  // upstream: daemon_controller.go updatePod. A pod of a DaemonSet with minReadySeconds that turns Ready becomes
-  // available minReadySeconds later, and no event says so: sync again then (+1 s against skew, as upstream).
-  private requeueOnReady(old: Pod, current: Pod): void {
-    const owner = getControllerOf(current.metadata);
-    if (owner?.kind !== 'DaemonSet' || isPodReady(old) || !isPodReady(current)) return;
-    const ds = this.store.get('daemonsets', current.metadata.namespace ?? 'default', owner.name) as DaemonSet | undefined;
+  /**
+   * A pod that just turned Ready becomes available minReadySeconds later, and no event says so: look again then
+   * (plus a second), as upstream's updatePod does. Each such look is its own timer, like the workqueue's AddAfter.
+   */
+  private lookAgainWhenAvailable(pod: Pod, old: Pod | undefined): void {
+    if (!old || isPodReady(old) || !isPodReady(pod)) return;
+    const owner = getControllerOf(pod.metadata);
+    if (owner?.kind !== 'DaemonSet') return;
+    const ds = this.store.get('daemonsets', pod.metadata.namespace ?? 'default', owner.name) as DaemonSet | undefined;
     const minReady = ds?.spec.minReadySeconds ?? 0;
-    if (ds && ds.metadata.uid === owner.uid && minReady > 0) this.requeueAfter(keyOf(current.metadata.namespace, owner.name), (minReady + 1) * 1000);
+    if (!ds || minReady <= 0) return;
+    const key = keyOf(ds.metadata.namespace, ds.metadata.name);
+    const cancel = this.clock.setTimer(minReady * 1000 + 1000, () => {
+      this.availabilityTimers.delete(cancel);
+      this.enqueue(key);
+    });
+    this.availabilityTimers.add(cancel);
   }
 
-  /** The delaying queue's AddAfter: a key already waiting keeps the earlier of its two times. */
   private requeueAfter(key: Key, ms: number): void {
-    const at = this.clock.now() + ms;
-    const pending = this.requeueTimers.get(key);
-    if (pending && pending.at <= at) return;
-    pending?.cancel();
-    this.requeueTimers.set(key, {
-      at,
-      cancel: this.clock.setTimer(ms, () => {
+    this.requeueTimers.get(key)?.();
+    this.requeueTimers.set(
+      key,
+      this.clock.setTimer(ms, () => {
         this.requeueTimers.delete(key);
         this.enqueue(key);
       }),
-    });
+    );
   }
 
   // upstream: pkg/controller/daemon/daemon_controller.go syncDaemonSet (the effects)
