@@ -12,6 +12,7 @@ import {classifyNodeForUpdate, countsAgainstBudget} from './rolling-update.js';
 import {MinHeap} from './min-heap.js';
 import {currentRevisionOf} from './revisions.js';
 import {computeDaemonSetStatus} from './status.js';
+import {plural} from './words.js';
 import {engineFor, prepareReconcile, type ReconcileInput, syncGate} from './sync.js';
 import {formatFieldError, isToleratedByController, validateDaemonSet} from './validation.js';
 import type {
@@ -279,10 +280,6 @@ interface BlockerContext {
   readonly hostPorts: boolean;
   readonly hostPortWaiting: ReadonlySet<number>;
   readonly paused: PausedInfo | undefined;
-}
-
-function plural(count: number, one: string, many = `${one}s`): string {
-  return `${count.toLocaleString('en-US')} ${count === 1 ? one : many}`;
 }
 
 interface Findings {

@@ -6,6 +6,7 @@ import {isNodeReady, isPodReady, isPodStarting, isTerminatingOnTime} from './ava
 import {claimObjects} from './claim.js';
 import {getTargetNodeName} from './eligibility.js';
 import {planRollout} from './plan.js';
+import {formatCount, plural} from './words.js';
 import type {Blocker, ClusterState, DaemonSetStatusCounters, Node, NodePlan, Pod, PodSummary, RolloutPlan} from './types.js';
 
 export type RolloutVerdict = 'complete' | 'progressing' | 'paused' | 'stuck';
@@ -122,7 +123,7 @@ export function rolloutReport(state: ClusterState, now: number, planned?: Rollou
 
   const detail =
     verdict === 'complete'
-      ? `${formatNumber(counts.updated)} of ${formatNumber(plan.status.desiredNumberScheduled)} nodes run revision ${plan.revisions.update.revision}`
+      ? `${formatCount(counts.updated)} of ${formatCount(plan.status.desiredNumberScheduled)} nodes run revision ${plan.revisions.update.revision}`
       : verdict === 'progressing'
         ? inFlight.join('; ')
         : verdict === 'paused'
@@ -153,10 +154,6 @@ export function rolloutReport(state: ClusterState, now: number, planned?: Rollou
 }
 
 const STATE_ORDER: Readonly<Record<NodeStatusState, number>> = {blocked: 0, waiting: 1, 'not-eligible': 2, updated: 3};
-
-function formatNumber(n: number): string {
-  return n.toLocaleString('en-US');
-}
 
 function nodeConditions(node: Node | undefined): string[] {
   if (node === undefined) return ['not in the node list'];
@@ -237,8 +234,11 @@ function whatIsInFlight(
   if (unobserved) out.push(`the controller has not yet observed generation ${ds.metadata.generation}`);
   const {create, delete: deletions} = plan.nextSync;
   if (create.length + deletions.length > 0) {
-    const parts = [...(deletions.length > 0 ? [`deletes ${pods(deletions.length)}`] : []), ...(create.length > 0 ? [`creates ${pods(create.length)}`] : [])];
-    out.push(`the controller's next sync ${parts.join(' and ')} (${plan.waves.length === 1 ? '1 sync' : `${formatNumber(plan.waves.length)} syncs`} planned)`);
+    const parts = [
+      ...(deletions.length > 0 ? [`deletes ${plural(deletions.length, 'pod')}`] : []),
+      ...(create.length > 0 ? [`creates ${plural(create.length, 'pod')}`] : []),
+    ];
+    out.push(`the controller's next sync ${parts.join(' and ')} (${plural(plan.waves.length, 'sync')} planned)`);
   }
   if (plan.complete && !kubectlDone && !unobserved) out.push('the controller has not yet written the final status');
   const minReadyMs = (ds.spec.minReadySeconds ?? 0) * 1000;
@@ -251,15 +251,11 @@ function whatIsInFlight(
     else if (isTerminatingOnTime(pod, node, now)) terminating++;
     else if (minReadyMs > 0 && !pod.metadata.deletionTimestamp && isPodReady(pod) && podAge(pod, now) < minReadyMs) warming++;
   }
-  const are = (n: number) => (n === 1 ? '1 pod is' : `${formatNumber(n)} pods are`);
+  const are = (n: number) => (n === 1 ? '1 pod is' : `${formatCount(n)} pods are`);
   if (starting > 0) out.push(`${are(starting)} starting`);
   if (terminating > 0) out.push(`${are(terminating)} terminating`);
   if (warming > 0) out.push(`${are(warming)} waiting out minReadySeconds`);
   return out;
-}
-
-function pods(n: number): string {
-  return n === 1 ? '1 pod' : `${formatNumber(n)} pods`;
 }
 
 function pausedDetail(plan: RolloutPlan, inFlight: readonly string[]): string {
@@ -268,7 +264,7 @@ function pausedDetail(plan: RolloutPlan, inFlight: readonly string[]): string {
   const waits =
     old === 0
       ? 'no old pod is left'
-      : `${old === 1 ? '1 node runs' : `${formatNumber(old)} nodes run`} an old pod, waiting for \`ds-rollout step\` (or \`resume\`)`;
+      : `${old === 1 ? '1 node runs' : `${formatCount(old)} nodes run`} an old pod, waiting for \`ds-rollout step\` (or \`resume\`)`;
   const budget = `recorded maxUnavailable ${paused.strategy.maxUnavailable}, maxSurge ${paused.strategy.maxSurge}`;
   return `paused by ds-rollout since ${paused.pausedAt}: ${waits}; ${budget}${inFlight.length > 0 ? `; in flight: ${inFlight.join('; ')}` : ''}`;
 }
@@ -280,8 +276,8 @@ function stuckDetail(plan: RolloutPlan): string {
   if (budgetBlocked && budget.used > 0) {
     const name = plan.budget.spends;
     const users = budget.nodes.map((use) => use.node);
-    const shown = users.length > 5 ? `${users.slice(0, 5).join(', ')} and ${formatNumber(users.length - 5)} more` : users.join(', ');
-    return `no progress is possible without a change: ${formatNumber(budget.used)} of ${formatNumber(budget.limit)} ${name} in use (${shown})`;
+    const shown = users.length > 5 ? `${users.slice(0, 5).join(', ')} and ${formatCount(users.length - 5)} more` : users.join(', ');
+    return `no progress is possible without a change: ${formatCount(budget.used)} of ${formatCount(budget.limit)} ${name} in use (${shown})`;
   }
   const first = plan.blockers[0] ?? plan.warnings.find((w) => w.kind === 'pod-terminating');
   return first ? `no progress is possible without a change: ${first.message}` : 'no progress is possible without a change';
