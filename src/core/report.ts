@@ -175,7 +175,7 @@ function waitingReason(node: NodePlan, plan: RolloutPlan, verdict: RolloutVerdic
     case 'old':
       if (verdict === 'paused') return 'old pod, waits for `ds-rollout step` (paused)';
       if (verdict === 'stuck') return 'old pod, waiting for the budget';
-      return node.wave === undefined ? 'old pod, not replaced yet' : `old pod, replaced in wave ${node.wave} of ${plan.waves.length}`;
+      return node.wave === undefined ? 'old pod, not replaced yet' : `old pod, deleted in wave ${node.wave} of ${plan.waves.length}`;
     case 'missing':
       if (verdict === 'stuck') return 'no daemon pod, none can be created yet';
       return node.wave === undefined ? 'no daemon pod yet' : `no daemon pod yet, created in wave ${node.wave} of ${plan.waves.length}`;

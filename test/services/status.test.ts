@@ -33,7 +33,7 @@ describe('statusService', () => {
     expect(r.counts).toEqual({updated: 6, waiting: 12, blocked: 0, 'not-eligible': 2});
     expect(r.nodes.find((n) => n.name === 'worker-09')).toMatchObject({
       state: 'waiting',
-      reason: expect.stringMatching(/^old pod, replaced in wave \d+ of \d+$/),
+      reason: expect.stringMatching(/^old pod, deleted in wave \d+ of \d+$/),
     });
     expect(r.nodes.find((n) => n.name === 'worker-07')).toMatchObject({state: 'not-eligible', reason: 'taint dedicated=gpu:NoSchedule is not tolerated'});
     expect(r.nodes.find((n) => n.name === 'worker-13')).toMatchObject({state: 'not-eligible', conditions: ['NotReady']});

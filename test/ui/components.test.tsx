@@ -253,6 +253,14 @@ describe('Dashboard (container) with a fake feed and fake actions', () => {
     expect(actions.calls[0]).toEqual({action: 'undo', request: {preview: true, toRevision: 1}});
   });
 
+  test('keys that arrive before the next frame (j then u in one chunk) undo to the row j chose', async () => {
+    const {rendered, actions} = start();
+    await waitForText(rendered, 'Nodes 5');
+    await press(rendered, KEYS.tab, 'ju');
+    await waitForText(rendered, 'Undo kube-system/fluentd to revision 1');
+    expect(actions.calls[0]).toEqual({action: 'undo', request: {preview: true, toRevision: 1}});
+  });
+
   test('? shows help, ? closes it', async () => {
     const {rendered} = start();
     await waitForText(rendered, 'Nodes 5');

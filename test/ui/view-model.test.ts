@@ -371,7 +371,7 @@ describe('revisions', () => {
 
   test('focused: the cursor row is highlighted and the container learns its revision', () => {
     const vm = toDashboardViewModel(inputOf(state), ui({focus: 'revisions', revisionCursor: 1}), {columns: 160, rows: 48}, NOW);
-    expect(vm.nav.revisionAtCursor).toBe(1);
+    expect(vm.nav.revisionOrder).toEqual([2, 1]);
     expect(vm.revisions!.lines[1]!.every((s) => s.token === 'selected')).toBe(true);
     expect(lineText(vm.revisions!.title)).toContain('enter mark two to diff');
   });

@@ -58,14 +58,20 @@ function memoizedDiff(): (from: RevisionEntry, to: RevisionEntry) => readonly st
 }
 
 /** Adds to a key's action what only the screen knows: list sizes, the revision under the cursor, the time. */
+/** The revision under the cursor, from the state the key sees (the last frame may predate a cursor move). */
+function revisionAtCursor(ui: DashboardState, vm: DashboardViewModel | undefined): number | undefined {
+  const order = vm?.nav.revisionOrder ?? [];
+  return order[Math.max(0, Math.min(ui.revisionCursor, order.length - 1))];
+}
+
 function complete(action: DashboardAction, ui: DashboardState, vm: DashboardViewModel | undefined, now: number): DashboardAction {
   switch (action.type) {
     case 'move':
       return vm ? {...action, limits: {nodes: vm.nav.nodes, revisions: vm.nav.revisions, page: vm.nav.page}} : action;
     case 'select':
-      return ui.focus === 'revisions' && vm?.nav.revisionAtCursor !== undefined ? {...action, revision: vm.nav.revisionAtCursor} : action;
+      return ui.focus === 'revisions' && revisionAtCursor(ui, vm) !== undefined ? {...action, revision: revisionAtCursor(ui, vm)} : action;
     case 'request': {
-      const toRevision = action.action === 'undo' && ui.focus === 'revisions' ? vm?.nav.revisionAtCursor : undefined;
+      const toRevision = action.action === 'undo' && ui.focus === 'revisions' ? revisionAtCursor(ui, vm) : undefined;
       return {...action, now, ...(toRevision === undefined ? {} : {toRevision})};
     }
     case 'confirm':
@@ -165,6 +171,8 @@ export function Dashboard(props: DashboardProps) {
       state = dashboardReducer(state, action);
       dispatch(action);
     }
+    // A key that arrives before React renders again must see what this one did (j then u: undo to the row j chose).
+    uiRef.current = state;
   });
 
   useEffect(() => {

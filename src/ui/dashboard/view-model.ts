@@ -107,7 +107,13 @@ export interface DashboardViewModel {
   readonly status: Line;
   readonly footer: Line;
   /** What the container needs to complete key actions. */
-  readonly nav: {readonly nodes: number; readonly revisions: number; readonly page: number; readonly revisionAtCursor?: number};
+  readonly nav: {
+    readonly nodes: number;
+    readonly revisions: number;
+    readonly page: number;
+    /** Revision numbers in the pane's order: a key that moved the cursor since this frame still finds its row. */
+    readonly revisionOrder: readonly number[];
+  };
 }
 
 export function toDashboardViewModel(input: DashboardInput, ui: DashboardState, size: TerminalSize, now: number): DashboardViewModel {
@@ -149,7 +155,7 @@ export function toDashboardViewModel(input: DashboardInput, ui: DashboardState, 
       nodes: filtered.length,
       revisions: ordered.length,
       page: Math.max(1, layout.listRows - 1),
-      ...(ordered[revisionCursor] ? {revisionAtCursor: ordered[revisionCursor]!.revision} : {}),
+      revisionOrder: ordered.map((entry) => entry.revision),
     },
   };
   return vm;
