@@ -5,7 +5,7 @@
 // server that is not Kubernetes. No secret reaches the screen.
 import {chmodSync, writeFileSync} from 'node:fs';
 import {createServer, type Server} from 'node:http';
-import type {AddressInfo} from 'node:net';
+import {type AddressInfo, connect} from 'node:net';
 import {join} from 'node:path';
 import {dump} from 'js-yaml';
 import {afterAll, beforeAll, describe, expect, test, vi} from 'vitest';
@@ -133,6 +133,35 @@ describe('each credential kind, over HTTPS', () => {
       },
     });
     expectPlanned(await plan(config));
+  });
+});
+
+describe('proxies', () => {
+  test('proxy-url: the requests go through the proxy (HTTP CONNECT), TLS end to end', async () => {
+    const tunnels: string[] = [];
+    const proxy: Server = createServer();
+    proxy.on('connect', (req, socket, head) => {
+      tunnels.push(req.url ?? '');
+      const [host, port] = (req.url ?? '').split(':');
+      const upstream = connect(Number(port), host!, () => {
+        socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        upstream.write(head);
+        upstream.pipe(socket);
+        socket.pipe(upstream);
+      });
+      upstream.on('error', () => socket.destroy());
+      socket.on('error', () => upstream.destroy());
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+      expectPlanned(await plan(kubeconfig({token: t.cluster.token}, {'proxy-url': proxyUrl})));
+      expect(tunnels.length).toBeGreaterThan(0);
+      expect(new Set(tunnels)).toEqual(new Set([new URL(t.cluster.url).host]));
+    } finally {
+      proxy.closeAllConnections();
+      proxy.close();
+    }
   });
 });
 
