@@ -92,12 +92,42 @@ export const requestTimeoutFlag = Flags.custom<number>({
   parse: async (input) => parseDuration(input, '--request-timeout'),
 })();
 
+// kubectl's global flags that pick the cluster and the credentials. kubectl passes none of them to a plugin, so
+// each command defines them, with kubectl's names and meanings (they override the kubeconfig's context).
+const CONNECTION = 'CONNECTION FLAGS';
+
+/** The flags, besides -n, --context, --kubeconfig and --request-timeout, that override the kubeconfig. */
+export const connectionFlags = {
+  cluster: Flags.string({summary: "The kubeconfig cluster to use (instead of the context's).", helpValue: 'NAME', helpGroup: CONNECTION}),
+  user: Flags.string({summary: "The kubeconfig user to use (instead of the context's).", helpValue: 'NAME', helpGroup: CONNECTION}),
+  server: Flags.string({char: 's', summary: 'The address and port of the Kubernetes API server.', helpValue: 'URL', helpGroup: CONNECTION}),
+  token: Flags.string({summary: 'Bearer token for authentication to the API server.', helpValue: 'TOKEN', helpGroup: CONNECTION}),
+  as: Flags.string({summary: 'Username to impersonate for the operation.', helpValue: 'USER', helpGroup: CONNECTION}),
+  'as-group': Flags.string({
+    summary: 'Group to impersonate for the operation (repeat for several).',
+    helpValue: 'GROUP',
+    multiple: true,
+    helpGroup: CONNECTION,
+  }),
+  'certificate-authority': Flags.string({summary: 'Path to a cert file for the certificate authority.', helpValue: 'FILE', helpGroup: CONNECTION}),
+  'insecure-skip-tls-verify': Flags.boolean({
+    summary: "Don't check the server's certificate (makes HTTPS connections insecure).",
+    helpGroup: CONNECTION,
+  }),
+  'tls-server-name': Flags.string({
+    summary: "Server name for the server certificate check (default: the server's host).",
+    helpValue: 'NAME',
+    helpGroup: CONNECTION,
+  }),
+};
+
 /** The flags that choose a live cluster and the namespace (commands that write, or need watches). */
 export const liveClusterFlags = {
   namespace: namespaceFlag,
   context: contextFlag,
   kubeconfig: kubeconfigFlag,
   'request-timeout': requestTimeoutFlag,
+  ...connectionFlags,
 };
 
 /** The flags that choose the cluster and the namespace. */
@@ -107,6 +137,7 @@ export const clusterFlags = {
   kubeconfig: kubeconfigFlag,
   snapshot: snapshotFlag,
   'request-timeout': requestTimeoutFlag,
+  ...connectionFlags,
 };
 
 /** An IntOrString budget as kubectl and the API write it: `2` (a number) or `25%` (a string). */

@@ -12,7 +12,31 @@ export interface SourceOptions {
   readonly kubeconfig?: string;
   /** `--request-timeout` in ms (live mode); 0 or undefined: none. */
   readonly 'request-timeout'?: number;
+  // kubectl's connection flags (flags.ts connectionFlags).
+  readonly cluster?: string;
+  readonly user?: string;
+  readonly server?: string;
+  readonly token?: string;
+  readonly as?: string;
+  readonly 'as-group'?: readonly string[];
+  readonly 'certificate-authority'?: string;
+  readonly 'insecure-skip-tls-verify'?: boolean;
+  readonly 'tls-server-name'?: string;
 }
+
+const LIVE_ONLY = [
+  'context',
+  'kubeconfig',
+  'cluster',
+  'user',
+  'server',
+  'token',
+  'as',
+  'as-group',
+  'certificate-authority',
+  'insecure-skip-tls-verify',
+  'tls-server-name',
+] as const;
 
 export interface OpenedSource {
   readonly source: ClusterSource;
@@ -24,8 +48,12 @@ export interface OpenedSource {
 export async function openClusterSource(options: SourceOptions): Promise<OpenedSource> {
   if (options.snapshot !== undefined) {
     // A snapshot has no contexts; accepting these silently would suggest they changed something.
-    if (options.context !== undefined) throw new UsageError('--context selects a live cluster; it cannot be used with --snapshot');
-    if (options.kubeconfig !== undefined) throw new UsageError('--kubeconfig selects a live cluster; it cannot be used with --snapshot');
+    for (const flag of LIVE_ONLY) {
+      const value = options[flag];
+      if (value !== undefined && value !== false && !(Array.isArray(value) && value.length === 0)) {
+        throw new UsageError(`--${flag} selects a live cluster; it cannot be used with --snapshot`);
+      }
+    }
     const {SnapshotClusterSource} = await import('./snapshot/snapshot-source.js');
     return {source: await SnapshotClusterSource.fromFile(options.snapshot), namespace: options.namespace ?? 'default'};
   }
@@ -40,7 +68,16 @@ export async function openLiveCluster(options: SourceOptions, purpose?: string):
   return connectLiveCluster({
     kubeconfig: options.kubeconfig,
     context: options.context,
+    cluster: options.cluster,
+    user: options.user,
     namespace: options.namespace,
+    server: options.server,
+    token: options.token,
+    as: options.as,
+    asGroups: options['as-group'],
+    certificateAuthority: options['certificate-authority'],
+    insecureSkipTlsVerify: options['insecure-skip-tls-verify'],
+    tlsServerName: options['tls-server-name'],
     timeoutMs: options['request-timeout'],
   });
 }

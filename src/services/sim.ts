@@ -17,6 +17,8 @@ export interface SimStartOptions {
   readonly failImage?: string;
   readonly failNode?: string;
   readonly failMode?: string;
+  /** HTTPS with the admin token (default); false: plain http that authenticates nobody. */
+  readonly tls?: boolean;
 }
 
 export interface RunningSim {
@@ -50,6 +52,7 @@ export async function startSim(options: SimStartOptions): Promise<RunningSim> {
       ...(options.port !== undefined ? {port: options.port} : {}),
       clock: new RealClock({speed: options.speed}),
       agents: true,
+      tls: options.tls ?? true,
       kubelet: {failures},
       scenario: options.scenario as ScenarioName,
       ...(options.nodes !== undefined ? {scenarioOptions: {nodes: options.nodes}} : {}),

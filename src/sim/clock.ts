@@ -19,6 +19,9 @@ export interface RealClockOptions {
   readonly start?: number;
 }
 
+/** The longest delay setTimeout keeps (about 24.8 days). */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Real time, optionally sped up: `now()` advances `speed` ms per real ms, timers fire `ms / speed` real ms later. */
 export class RealClock implements SimClock {
   readonly speed: number;
@@ -37,7 +40,11 @@ export class RealClock implements SimClock {
   }
 
   setTimer(ms: number, fn: () => void): CancelTimer {
-    const handle = setTimeout(fn, Math.max(0, ms / this.speed));
+    const delay = Math.max(0, ms / this.speed);
+    // Node fires a timer beyond 2^31-1 ms (or NaN) after 1 ms: a minReadySeconds of 1e300 would make the
+    // controller requeue a thousand times a second. Work due that far ahead never comes in a simulation's life.
+    if (!(delay <= MAX_TIMER_MS)) return () => {};
+    const handle = setTimeout(fn, delay);
     // Pending sim work (pod terminations, readiness) must never keep a test process alive.
     handle.unref();
     return () => clearTimeout(handle);
@@ -72,7 +79,8 @@ export class ManualClock implements SimClock {
   }
 
   setTimer(ms: number, fn: () => void): CancelTimer {
-    const timer: ManualTimer = {at: this.current + Math.max(0, ms), seq: this.seq++, fn, cancelled: false};
+    // NaN is never (as RealClock), not now.
+    const timer: ManualTimer = {at: this.current + (Number.isNaN(ms) ? Infinity : Math.max(0, ms)), seq: this.seq++, fn, cancelled: false};
     this.heap.push(timer);
     this.live++;
     return () => {

@@ -6,7 +6,9 @@ import {GarbageCollector} from './gc.js';
 import {SimulatedKubelets, type KubeletOptions} from './kubelet.js';
 import {loadScenario, type Scenario, type ScenarioName, type ScenarioOptions} from './scenarios.js';
 import type {DelayRule, FaultOptions, RequestLog, RequestMatcher} from './hooks.js';
-import {kubeconfigYaml, writeKubeconfig, type KubeconfigOptions} from './kubeconfig.js';
+import {ADMIN_USER, Authenticator} from './authentication.js';
+import {CertificateAuthority, type IssuedCertificate} from './certificates.js';
+import {kubeconfigYaml, writeKubeconfig, type KubeconfigOptions, type KubeconfigTarget} from './kubeconfig.js';
 import {seed, type SeedOptions, type SeedResult} from './seed.js';
 import {SimServer} from './server.js';
 import {Store} from './store.js';
@@ -39,6 +41,15 @@ export interface SimulatedClusterOptions {
   /** Load a ready-made cluster (demo, empty, large) before the agents start. */
   readonly scenario?: ScenarioName;
   readonly scenarioOptions?: ScenarioOptions;
+  /**
+   * Serve HTTPS with a CA of its own (written into the kubeconfig) and accept client certificates. Default true:
+   * kubectl sends no credentials at all to an http server, so a cluster that demands them must speak TLS.
+   */
+  readonly tls?: boolean;
+  /** Demand credentials (a bearer token, or a client certificate). Default: what `tls` says. */
+  readonly authentication?: boolean;
+  /** Where the detail of a 500 goes (default: stderr). */
+  readonly logInternalError?: (error: unknown) => void;
 }
 
 export const INITIAL_NAMESPACES: readonly string[] = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -51,6 +62,11 @@ export class SimulatedCluster {
   readonly controller: DaemonSetController | undefined;
   readonly kubelets: SimulatedKubelets | undefined;
   readonly scenario: Scenario | undefined;
+  /** The bearer token of the admin (system:masters), which the kubeconfig carries by default. */
+  readonly token: string;
+  /** The CA of an https cluster. */
+  readonly ca: CertificateAuthority | undefined;
+  private readonly authenticator: Authenticator | undefined;
   private stopped = false;
 
   /** Use startSimulatedCluster(). */
@@ -79,18 +95,52 @@ export class SimulatedCluster {
       this.controller = undefined;
       this.kubelets = undefined;
     }
+    const host = options.host ?? '127.0.0.1';
+    const tls = options.tls ?? true;
+    this.ca = tls ? new CertificateAuthority() /* real time: TLS clients check validity on their own clocks */ : undefined;
+    this.authenticator = (options.authentication ?? tls) ? new Authenticator() : undefined;
+    this.token = this.authenticator?.issueToken(ADMIN_USER) ?? '';
     this.server = new SimServer({
       store: this.store,
-      host: options.host,
+      host,
       port: options.port,
       logBodies: options.logBodies,
       bookmarkIntervalMs: options.bookmarkIntervalMs,
+      ...(this.authenticator ? {authenticator: this.authenticator} : {}),
+      ...(this.ca ? {tls: {...this.ca.serving([...new Set([host, '127.0.0.1', 'localhost'])]), ca: this.ca.cert}} : {}),
+      ...(options.logInternalError ? {logInternalError: options.logInternalError} : {}),
     });
   }
 
-  /** `http://127.0.0.1:PORT` */
+  /** `http://127.0.0.1:PORT`, or `https://` with TLS. */
   get url(): string {
     return this.server.url;
+  }
+
+  /** PEM of the CA that signed the serving certificate (TLS clusters). */
+  get caCert(): string | undefined {
+    return this.ca?.cert;
+  }
+
+  /** The headers that authenticate as the admin, for raw HTTP clients. */
+  authHeaders(): Record<string, string> {
+    return this.token === '' ? {} : {authorization: `Bearer ${this.token}`};
+  }
+
+  /** A bearer token for another user. Without `system:masters` among its groups the user may read discovery only: every resource request is 403. */
+  issueToken(user: string, groups: readonly string[] = []): string {
+    if (this.authenticator === undefined) throw new Error('this simulated cluster authenticates nobody (authentication: false)');
+    return this.authenticator.issueToken({name: user, groups: [...groups, 'system:authenticated']});
+  }
+
+  /** A client certificate signed by the cluster's CA: CN is the user, each group an O (TLS clusters only). */
+  issueClientCertificate(user: string, groups: readonly string[] = []): IssuedCertificate {
+    if (this.ca === undefined) throw new Error('client certificates need a TLS cluster (tls: true)');
+    return this.ca.client(user, groups);
+  }
+
+  private kubeconfigTarget(): KubeconfigTarget {
+    return {server: this.url, ...(this.ca ? {ca: this.ca.cert} : {}), credential: this.token === '' ? {none: true} : {token: this.token}};
   }
 
   get requestLog(): RequestLog {
@@ -98,11 +148,11 @@ export class SimulatedCluster {
   }
 
   kubeconfigYaml(options: KubeconfigOptions = {}): string {
-    return kubeconfigYaml(this.url, options);
+    return kubeconfigYaml(this.kubeconfigTarget(), options);
   }
 
   writeKubeconfig(path: string, options: KubeconfigOptions = {}): Promise<void> {
-    return writeKubeconfig(path, this.url, options);
+    return writeKubeconfig(path, this.kubeconfigTarget(), options);
   }
 
   /** Bulk-loads nodes and objects (see seed.ts). */
@@ -151,7 +201,9 @@ export async function startSimulatedCluster(options: SimulatedClusterOptions = {
 
 export {ManualClock, RealClock, formatTimestamp, type SimClock, type CancelTimer} from './clock.js';
 export {FaultInjector, RequestLog, type DelayRule, type FaultOptions, type RequestLogEntry, type RequestMatcher} from './hooks.js';
-export {DEFAULT_CONTEXT, type KubeconfigOptions} from './kubeconfig.js';
+export {DEFAULT_CONTEXT, type KubeconfigOptions, type SimCredential} from './kubeconfig.js';
+export {ADMIN_USER, type SimUser} from './authentication.js';
+export {CertificateAuthority, type IssuedCertificate} from './certificates.js';
 export {RESOURCES, type ResourceInfo, type ResourceName} from './resources.js';
 export {makeNode, makeNodes, type NodeOptions, type NodesOptions, type SeedOptions, type SeedResult} from './seed.js';
 export {SimServer, type SimServerOptions} from './server.js';

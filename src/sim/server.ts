@@ -3,9 +3,11 @@
 // Status bodies; the semantics live in store.ts, gc.ts and strategy.ts.
 import {goJsonEscape} from './json-escape.js';
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http';
+import {createServer as createTlsServer} from 'node:https';
 import type {AddressInfo} from 'node:net';
 import {load as loadYaml} from 'js-yaml';
 import type {LabelSelector} from '../core/index.js';
+import {type Authenticator, authorized} from './authentication.js';
 import {DISCOVERY_CONTENT_TYPES, SERVER_VERSION, apiGroup, apiResourceList, coreDiscovery, groupsDiscovery} from './discovery.js';
 import {checkFieldSelector, parseFieldSelector} from './field-selectors.js';
 import {FaultInjector, RequestLog, matchesRequest, type DelayRule, type FaultOptions, type RequestAttributes, type RequestMatcher} from './hooks.js';
@@ -27,6 +29,7 @@ import {
   serviceUnavailable,
   tooManyRequests,
   unknownServerError,
+  unauthorized,
   unprocessable,
   unsupportedMediaType,
 } from './status-errors.js';
@@ -44,9 +47,21 @@ export interface SimServerOptions {
   readonly logBodies?: boolean;
   /** Interval of BOOKMARK events on watches that allow them (real ms, default 30,000). */
   readonly bookmarkIntervalMs?: number;
-  /** Largest accepted request body (default 10 MiB). */
+  /** Largest accepted request body (default 10 MiB); larger ones are answered 413. */
   readonly maxBodyBytes?: number;
+  /** Who may ask: without it, every request is taken as the admin's (for tests of the bare API). */
+  readonly authenticator?: Authenticator;
+  /** Serve HTTPS with this certificate and ask clients for certificates signed by `ca`. */
+  readonly tls?: {readonly cert: string; readonly key: string; readonly ca: string};
+  /** Where the detail of a 500 goes (default: stderr); the client only reads "internal error". */
+  readonly logInternalError?: (error: unknown) => void;
 }
+
+/** Deepest JSON or YAML nesting a body may have (Go's encoding/json stops at 10,000; real objects stay under 50). */
+export const MAX_BODY_DEPTH = 1000;
+
+/** Body media types for create and update, as the API server lists them (protobuf is not decoded here). */
+const BODY_MEDIA_TYPES = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
 
 interface ResourcePath {
   readonly info: ResourceInfo;
@@ -57,6 +72,12 @@ interface ResourcePath {
 }
 
 type Json = Record<string, unknown>;
+
+/** The request target: the raw path (decoded segment by segment elsewhere) and the query. */
+interface RequestUrl {
+  readonly pathname: string;
+  readonly searchParams: URLSearchParams;
+}
 
 const NO_CACHE = 'no-cache, private';
 
@@ -78,6 +99,10 @@ function sendError(res: ServerResponse, err: StatusError): void {
   const extra: Record<string, string> = {};
   if (err.details?.retryAfterSeconds !== undefined) extra['Retry-After'] = String(err.details.retryAfterSeconds);
   send(res, err.code, JSON.stringify(err.toStatus()), 'application/json', extra);
+}
+
+function oneLine(text: string): string {
+  return text.split('\n')[0]!.slice(0, 300);
 }
 
 function queryRecord(params: URLSearchParams): Record<string, string> {
@@ -160,6 +185,63 @@ function injectedFailure(code: number): StatusError {
   }
 }
 
+/**
+ * The path's segments, each percent-decoded exactly once. The raw path is split before decoding, so `%2F` stays
+ * inside its segment, and dot segments (`..`, `%2e%2e`) are refused rather than resolved: a URL parser would fold
+ * `/namespaces/%2e%2e/pods` into `/pods`, every namespace.
+ */
+export function decodePath(rawPath: string): string[] {
+  if (!rawPath.startsWith('/')) throw badRequest(`invalid request path: ${JSON.stringify(rawPath.slice(0, 100))}`);
+  const segments: string[] = [];
+  for (const raw of rawPath.split('/')) {
+    if (raw === '') continue;
+    let segment: string;
+    try {
+      segment = decodeURIComponent(raw);
+    } catch {
+      throw badRequest(`invalid URL escape in the request path: ${JSON.stringify(raw.slice(0, 100))}`);
+    }
+    if (segment === '.' || segment === '..' || segment.includes('/')) throw badRequest(`invalid path segment: ${JSON.stringify(segment.slice(0, 100))}`);
+    segments.push(segment);
+  }
+  return segments;
+}
+
+/** Nesting depth of a JSON text, counted without parsing (brackets inside strings do not count). */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) max = Math.max(max, ++depth);
+    else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return max;
+}
+
+function valueDepth(value: unknown): number {
+  // Iterative: a deep value must not overflow the stack that is measuring it.
+  let max = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    max = Math.max(max, d + 1);
+    if (max > MAX_BODY_DEPTH) return max;
+    for (const child of Object.values(v)) stack.push([child, d + 1]);
+  }
+  return max;
+}
+
+function tooDeep(): StatusError {
+  return badRequest(`the request body is nested deeper than ${MAX_BODY_DEPTH} levels`);
+}
+
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
@@ -173,6 +255,8 @@ export class SimServer {
   private delayRules: DelayRule[] = [];
   private faults: FaultInjector | undefined;
   private address = '';
+  /** Host headers it answers (its own address); undefined when bound to every interface. */
+  private hosts: Set<string> | undefined;
   private readonly logBodies: boolean;
   private readonly bookmarkIntervalMs: number;
   private readonly maxBodyBytes: number;
@@ -182,29 +266,39 @@ export class SimServer {
     this.logBodies = options.logBodies === true;
     this.bookmarkIntervalMs = options.bookmarkIntervalMs ?? 30_000;
     this.maxBodyBytes = options.maxBodyBytes ?? 10 * 1024 * 1024;
-    this.server = createServer((req, res) => {
+    const logInternalError =
+      options.logInternalError ?? ((error: unknown) => process.stderr.write(`sim: internal error: ${String((error as Error)?.stack ?? error)}\n`));
+    const handler = (req: IncomingMessage, res: ServerResponse) => {
       this.handle(req, res).catch((err: unknown) => {
-        sendError(res, err instanceof StatusError ? err : internalError(String((err as Error)?.stack ?? err)));
+        if (err instanceof StatusError) return sendError(res, err);
+        // The detail (a stack, file paths) is for the operator of the simulated cluster, not for its clients.
+        logInternalError(err);
+        sendError(res, internalError('internal error (the simulated cluster logged the detail)'));
       });
-    });
+    };
+    this.server = options.tls
+      ? createTlsServer({cert: options.tls.cert, key: options.tls.key, ca: options.tls.ca, requestCert: true, rejectUnauthorized: false}, handler)
+      : createServer(handler);
     this.server.keepAliveTimeout = 5_000;
   }
 
-  /** Starts listening; resolves to the base URL (`http://127.0.0.1:PORT`). */
+  /** Starts listening; resolves to the base URL (`http://127.0.0.1:PORT`, or https with TLS). */
   listen(): Promise<string> {
     const host = this.options.host ?? '127.0.0.1';
     return new Promise((resolve, reject) => {
       this.server.once('error', reject);
       this.server.listen(this.options.port ?? 0, host, () => {
         const addr = this.server.address() as AddressInfo;
-        this.address = `${host}:${addr.port}`;
-        resolve(`http://${this.address}`);
+        this.address = `${host.includes(':') ? `[${host}]` : host}:${addr.port}`;
+        const loopback = host === '127.0.0.1' || host === '::1' || host === 'localhost';
+        this.hosts = host === '0.0.0.0' || host === '::' ? undefined : new Set([this.address, ...(loopback ? [`localhost:${addr.port}`] : [])]);
+        resolve(this.url);
       });
     });
   }
 
   get url(): string {
-    return `http://${this.address}`;
+    return `${this.options.tls ? 'https' : 'http'}://${this.address}`;
   }
 
   /** Open watch streams. */
@@ -261,15 +355,22 @@ export class SimServer {
   // ------------------------------------------------------------------------------------------
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://sim');
-    const segments = url.pathname
-      .split('/')
-      .filter((s) => s !== '')
-      .map(decodeURIComponent);
+    // A page in a browser on this machine can reach 127.0.0.1 under another name (DNS rebinding): answer only
+    // requests addressed to this server.
+    const host = (req.headers.host ?? '').toLowerCase();
+    if (this.hosts !== undefined && !this.hosts.has(host))
+      throw badRequest(`the Host header ${JSON.stringify(host.slice(0, 100))} is not this server's address`);
+    const rawUrl = req.url ?? '/';
+    const queryAt = rawUrl.indexOf('?');
+    const rawPath = queryAt < 0 ? rawUrl : rawUrl.slice(0, queryAt);
+    const url = {pathname: rawPath, searchParams: new URLSearchParams(queryAt < 0 ? '' : rawUrl.slice(queryAt + 1))};
+    const segments = decodePath(rawPath);
     const method = (req.method ?? 'GET').toUpperCase();
     const path = parseResourcePath(segments);
     const verb = path === undefined ? undefined : verbOf(method, path, url.searchParams);
-    const body = method === 'GET' || method === 'HEAD' ? '' : await this.readBody(req);
+    const authentication = this.options.authenticator?.authenticate(req);
+    // No body is read for a request that will be refused anyway.
+    const body = method === 'GET' || method === 'HEAD' || (authentication !== undefined && 'failed' in authentication) ? '' : await this.readBody(req);
     const entry = this.requestLog.add({
       method,
       path: url.pathname,
@@ -306,6 +407,20 @@ export class SimServer {
     }
 
     try {
+      if (authentication !== undefined) {
+        if ('failed' in authentication) throw unauthorized();
+        if (!authorized(authentication.user, path !== undefined)) {
+          throw forbidden({
+            user: authentication.user.name,
+            verb: verb ?? method.toLowerCase(),
+            group: path?.info.group ?? '',
+            resource: path?.info.resource ?? '',
+            subresource: path?.subresource,
+            namespace: path?.namespace || undefined,
+            name: path?.name,
+          });
+        }
+      }
       if (path !== undefined && attrs !== undefined) {
         await this.resourceRequest(req, res, url, path, attrs, body);
       } else {
@@ -318,24 +433,26 @@ export class SimServer {
   }
 
   private readBody(req: IncomingMessage): Promise<string> {
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > this.maxBodyBytes) {
+      // Answered before the body is read; the connection closes after the answer rather than drain it.
+      req.resume();
+      return Promise.reject(requestTooLarge(this.maxBodyBytes));
+    }
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
       let size = 0;
       req.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        if (size > this.maxBodyBytes) {
-          reject(requestTooLarge(this.maxBodyBytes));
-          req.destroy();
-          return;
-        }
-        chunks.push(chunk);
+        // Past the limit the rest is read and dropped, so that the client reads a 413 rather than a reset.
+        if (size <= this.maxBodyBytes) chunks.push(chunk);
       });
-      req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      req.on('end', () => (size > this.maxBodyBytes ? reject(requestTooLarge(this.maxBodyBytes)) : resolve(Buffer.concat(chunks).toString('utf8'))));
       req.on('error', reject);
     });
   }
 
-  private nonResourceRequest(req: IncomingMessage, res: ServerResponse, method: string, url: URL, segments: readonly string[]): void {
+  private nonResourceRequest(req: IncomingMessage, res: ServerResponse, method: string, url: RequestUrl, segments: readonly string[]): void {
     if (method !== 'GET' && method !== 'HEAD') throw pathNotFound();
     const p = url.pathname.replace(/\/+$/, '') || '/';
     if (p === '/version') return send(res, 200, JSON.stringify(SERVER_VERSION, null, 2));
@@ -375,7 +492,7 @@ export class SimServer {
   private async resourceRequest(
     req: IncomingMessage,
     res: ServerResponse,
-    url: URL,
+    url: RequestUrl,
     path: ResourcePath,
     attrs: RequestAttributes,
     body: string,
@@ -447,12 +564,26 @@ export class SimServer {
 
   private parseBody(req: IncomingMessage, body: string): unknown {
     const type = (req.headers['content-type'] ?? 'application/json').split(';')[0]!.trim().toLowerCase();
-    try {
-      if (type === 'application/yaml' || type === 'application/x-yaml' || type === 'text/yaml') return loadYaml(body);
-      return body.trim() === '' ? undefined : JSON.parse(body);
-    } catch (err) {
-      throw badRequest(`couldn't get version/kind; json parse error: ${(err as Error).message}`);
+    if (type !== 'application/json' && type !== 'application/yaml') {
+      throw unsupportedMediaType(
+        type === 'application/vnd.kubernetes.protobuf'
+          ? 'the simulated cluster does not decode protobuf bodies: send application/json'
+          : `the body of the request was in an unknown format - accepted media types include: ${BODY_MEDIA_TYPES.join(', ')}`,
+      );
     }
+    let parsed: unknown;
+    try {
+      if (type === 'application/yaml') parsed = loadYaml(body);
+      else {
+        if (jsonDepth(body) > MAX_BODY_DEPTH) throw tooDeep();
+        parsed = body.trim() === '' ? undefined : JSON.parse(body);
+      }
+    } catch (err) {
+      if (err instanceof StatusError) throw err;
+      throw badRequest(`couldn't get version/kind; json parse error: ${oneLine((err as Error).message)}`);
+    }
+    if (valueDepth(parsed) > MAX_BODY_DEPTH) throw tooDeep();
+    return parsed;
   }
 
   private objectBody(req: IncomingMessage, body: string, info: ResourceInfo): Json {
@@ -624,6 +755,7 @@ export class SimServer {
         `the body of the request was in an unknown format - accepted media types include: ${Object.keys(PATCH_CONTENT_TYPES).join(', ')}`,
       );
     }
+    if (jsonDepth(body) > MAX_BODY_DEPTH) throw tooDeep();
     let patch: unknown;
     try {
       patch = JSON.parse(body === '' ? 'null' : body);

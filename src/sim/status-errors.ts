@@ -231,3 +231,8 @@ export function deletedStatus(gr: GroupResource, name: string, uid: string | und
     details: compactDetails({name, group: gr.group, kind: gr.resource, uid}),
   };
 }
+
+/** What the API server answers a request without valid credentials. */
+export function unauthorized(): StatusError {
+  return new StatusError(401, 'Unauthorized', 'Unauthorized');
+}

@@ -97,6 +97,6 @@ describe('pause, then resume', () => {
     writeFileSync(closed, readFileSync(sim.kubeconfig, 'utf8').replace(/127\.0\.0\.1:\d+/, '127.0.0.1:1'));
     const down = await runCli(['pause', 'agent', '--kubeconfig', closed], {bin: BIN});
     expect(down).toMatchObject({code: 2, stdout: ''});
-    expect(down.stderr).toBe('error: cannot reach the cluster at http://127.0.0.1:1: connection refused\n');
+    expect(down.stderr).toBe('error: cannot reach the cluster at https://127.0.0.1:1: connection refused\n');
   });
 });

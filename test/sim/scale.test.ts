@@ -52,7 +52,7 @@ describe(`${NODES} nodes and ${PODS} pods`, () => {
     let pages = 0;
     const rvs = new Set<string>();
     do {
-      const r = await call(cluster.url, 'GET', `/api/v1/namespaces/kube-system/pods?limit=500${token ? `&continue=${encodeURIComponent(token)}` : ''}`);
+      const r = await call(cluster, 'GET', `/api/v1/namespaces/kube-system/pods?limit=500${token ? `&continue=${encodeURIComponent(token)}` : ''}`);
       seen += r.body.items.length;
       rvs.add(r.body.metadata.resourceVersion);
       token = r.body.metadata.continue;
@@ -68,17 +68,17 @@ describe(`${NODES} nodes and ${PODS} pods`, () => {
   it('answers node-scoped and selector queries from indexes', async () => {
     const start = performance.now();
     for (let i = 0; i < 50; i++) {
-      const r = await call(cluster.url, 'GET', `/api/v1/pods?fieldSelector=spec.nodeName%3Dnode-${String(i).padStart(4, '0')}`);
+      const r = await call(cluster, 'GET', `/api/v1/pods?fieldSelector=spec.nodeName%3Dnode-${String(i).padStart(4, '0')}`);
       expect(r.body.items).toHaveLength(PODS / NODES);
     }
     expect(performance.now() - start).toBeLessThan(5_000);
-    const nodes = await call(cluster.url, 'GET', '/api/v1/nodes?limit=500', {headers: {accept: TABLE_ACCEPT}});
+    const nodes = await call(cluster, 'GET', '/api/v1/nodes?limit=500', {headers: {accept: TABLE_ACCEPT}});
     expect(nodes.body.rows).toHaveLength(500);
   });
 
   it('keeps writes and watch fan-out cheap', async () => {
     const watchers = Array.from({length: 5}, () =>
-      watch(cluster.url, `/api/v1/namespaces/kube-system/pods?watch=true&resourceVersion=${cluster.store.resourceVersion}`),
+      watch(cluster, `/api/v1/namespaces/kube-system/pods?watch=true&resourceVersion=${cluster.store.resourceVersion}`),
     );
     await Promise.all(watchers.map((w) => w.status));
     const start = performance.now();

@@ -6,14 +6,14 @@ import {TABLE_ACCEPT, call, until, watch} from './http-helpers.js';
 
 let cluster: SimulatedCluster;
 let clock: ManualClock;
-let url: string;
+let url: SimulatedCluster;
 const DS = '/apis/apps/v1/namespaces/default/daemonsets';
 const PODS = '/api/v1/namespaces/default/pods';
 
 beforeAll(async () => {
   clock = new ManualClock(START);
   cluster = await startSimulatedCluster({clock, podTerminationDelayMs: 400});
-  url = cluster.url;
+  url = cluster;
   cluster.seed({nodes: 3});
 });
 
@@ -98,10 +98,10 @@ describe('version, discovery and OpenAPI', () => {
     const core = await call(url, 'GET', root.body.paths['api/v1'].serverRelativeURL);
     expect(Object.keys(core.body.paths)).toContain('/api/v1/nodes/{name}');
     // An empty v2 document for old clients (kubectl < 1.27 validates against v2 only): protobuf, swagger "2.0".
-    const v2 = await fetch(`${url}/openapi/v2`);
+    const v2 = await call(url, 'GET', '/openapi/v2');
     expect(v2.status).toBe(200);
     expect(v2.headers.get('content-type')).toBe('application/octet-stream');
-    expect(Buffer.from(await v2.arrayBuffer()).subarray(0, 5)).toEqual(Buffer.from([0x0a, 3, 0x32, 0x2e, 0x30]));
+    expect(v2.raw.subarray(0, 5)).toEqual(Buffer.from([0x0a, 3, 0x32, 0x2e, 0x30]));
   });
 });
 
@@ -415,7 +415,7 @@ describe('watch', () => {
     const small = await startSimulatedCluster({historySize: 3, namespaces: ['default']});
     try {
       for (let i = 0; i < 6; i++) small.store.create(podManifest(`p${i}`));
-      const w = watch(small.url, `${PODS}?watch=true&resourceVersion=1`);
+      const w = watch(small, `${PODS}?watch=true&resourceVersion=1`);
       await w.ended;
       expect(w.events).toHaveLength(1);
       expect(w.events[0]).toMatchObject({

@@ -1,10 +1,11 @@
-// Raw JSON over the kubeconfig's own transport: client-node builds the agent (CA, client certificates, proxy)
+// Raw JSON over the kubeconfig's own transport: credentials.ts builds the agent (CA, client certificates, proxy)
 // and the auth headers (tokens, exec plugins); requests go through node:http(s) and bodies are parsed as plain
 // JSON. Plain JSON is what the core reads (strings for times, not Date objects), and it is about twice as fast
 // as client-node's typed deserialiser on large lists (dependencies.md section 6).
-import {type Agent, type IncomingMessage, request as httpRequest} from 'node:http';
+import {type IncomingMessage, request as httpRequest} from 'node:http';
 import {request as httpsRequest} from 'node:https';
 import type {KubeConfig} from '@kubernetes/client-node';
+import type {Credentials, Transport} from './credentials.js';
 import {errorFromCredentials, errorFromResponse, errorFromTransport, isExpired, isRetryable, type RequestDescription} from './errors.js';
 import {ListItemSplitter} from './list-stream.js';
 
@@ -35,22 +36,18 @@ export interface ListResult<T> {
   readonly resourceVersion: string;
 }
 
-interface Transport {
-  readonly agent: Agent | undefined;
-  readonly headers: Record<string, string>;
-}
-
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export class KubeClient {
   /** Requests sent, for tests and benchmarks. */
   requestCount = 0;
-  private transport: Promise<Transport> | undefined;
   private serverDate: {readonly at: number; readonly receivedAt: number} | undefined;
   private readonly attempts: number;
   private readonly delay: (ms: number) => Promise<void>;
 
   constructor(
+    private readonly credentials: Credentials,
+    /** The same transport for client-node's Watch. */
     readonly kubeConfig: KubeConfig,
     readonly server: string,
     readonly context: string,
@@ -146,17 +143,9 @@ export class KubeClient {
   }
 
   private authTransport(): Promise<Transport> {
-    this.transport ??= this.kubeConfig.applyToFetchOptions({}).then(
-      (init) => {
-        const headers: Record<string, string> = {};
-        for (const [key, value] of (init.headers as unknown as {entries(): Iterable<[string, string]>}).entries()) headers[key] = value;
-        return {agent: init.agent as Agent | undefined, headers};
-      },
-      (error: unknown) => {
-        throw errorFromCredentials(error, this.context);
-      },
-    );
-    return this.transport;
+    return this.credentials.transport().catch((error: unknown) => {
+      throw errorFromCredentials(error, this.context);
+    });
   }
 
   private send<T>(method: string, path: string, request: RequestDescription, options: RequestOptions): Promise<T> {

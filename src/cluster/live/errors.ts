@@ -151,7 +151,16 @@ export function isRetryable(error: unknown): boolean {
   return error instanceof ApiStatusError && (error.status === 429 || error.status === 500 || error.status === 503 || error.status === 504);
 }
 
-/** Credentials that could not be prepared (an exec plugin that failed, a certificate file that is missing). */
+/**
+ * Credentials that could not be prepared: a missing certificate file (exit 1, the kubeconfig's fault) or an exec
+ * plugin that failed or timed out (exit 2: the cluster cannot be used). Messages already name the file and key or
+ * the plugin, and never carry what a plugin printed on stdout.
+ */
 export function errorFromCredentials(error: unknown, context: string): DsRolloutError {
-  return new InputError(`cannot prepare the credentials of context "${context}": ${oneLine((error as Error)?.message ?? String(error))}`, {cause: error});
+  const why = oneLine((error as Error)?.message ?? String(error));
+  const prefix = `cannot prepare the credentials of context "${context}"`;
+  if (error instanceof ClusterError) return new ClusterForbiddenError(`${prefix}: ${why}`, {cause: error});
+  if (error instanceof InputError) return new InputError(`${prefix}: ${why}`, {cause: error});
+  // Anything else (a TLS key that does not parse, say) is still about the kubeconfig, not a bug.
+  return new InputError(`${prefix}: ${why}`, {cause: error});
 }

@@ -1,16 +1,14 @@
 // The live adapter's entry: one call turns kubeconfig flags into a source, a writer and a way to watch.
 import type {DaemonSetRef} from '../cluster-source.js';
 import {KubeClient} from './client.js';
-import {resolveKubeconfig} from './kubeconfig.js';
+import {Credentials, TransportKubeConfig} from './credentials.js';
+import {type KubeconfigOptions, resolveKubeconfig} from './kubeconfig.js';
 import {LiveClusterSource} from './live-source.js';
 import {type ClusterWatch, type ClusterWatchOptions, watchClusterState} from './watch.js';
 import {LiveClusterWriter} from './writer.js';
 
-export interface ConnectOptions {
-  readonly kubeconfig?: string;
-  readonly context?: string;
-  readonly namespace?: string;
-  /** Per-request limit in ms; 0 or undefined: none. */
+export interface ConnectOptions extends KubeconfigOptions {
+  /** Per-request limit in ms (and an exec credential plugin's); 0 or undefined: none. */
   readonly timeoutMs?: number;
   readonly pageSize?: number;
 }
@@ -28,7 +26,13 @@ export interface LiveCluster {
 
 export function connectLiveCluster(options: ConnectOptions): LiveCluster {
   const config = resolveKubeconfig(options);
-  const client = new KubeClient(config.kubeConfig, config.server, config.context, {timeoutMs: options.timeoutMs});
+  const credentials = new Credentials(config, {
+    ...(options.timeoutMs ? {timeoutMs: options.timeoutMs} : {}),
+    caFromFlag: options.certificateAuthority !== undefined,
+  });
+  const client = new KubeClient(credentials, new TransportKubeConfig(credentials, config.server), config.server, config.context, {
+    timeoutMs: options.timeoutMs,
+  });
   return {
     client,
     source: new LiveClusterSource(client, {pageSize: options.pageSize}),
@@ -41,6 +45,7 @@ export function connectLiveCluster(options: ConnectOptions): LiveCluster {
 }
 
 export {KubeClient} from './client.js';
+export {Credentials, TransportKubeConfig} from './credentials.js';
 export {LiveClusterSource, DEFAULT_PAGE_SIZE} from './live-source.js';
 export {LiveClusterWriter} from './writer.js';
 export {Reflector, watchClusterState, type ClusterWatch, type ClusterWatchOptions} from './watch.js';

@@ -1,64 +1,330 @@
-// Which cluster, user and namespace a live command talks to, resolved the way kubectl resolves them:
-// --kubeconfig, else $KUBECONFIG (a list of files, merged the first-wins way), else ~/.kube/config (else in-cluster, else
-// localhost:8080); --context, else the current context; -n, else the context's namespace, else "default".
-import {KubeConfig} from '@kubernetes/client-node';
+// Which cluster, user and namespace a live command talks to, resolved the way kubectl resolves them (client-go's
+// DeferredLoadingClientConfig): --kubeconfig, else $KUBECONFIG (a list of files, merged the first-wins way), else
+// ~/.kube/config, else in-cluster, else http://localhost:8080; --context, else the current context; --cluster and
+// --user replace the context's; -n, else the context's namespace, else "default"; then the flags that override the
+// cluster entry (--server, --certificate-authority, --insecure-skip-tls-verify, --tls-server-name) and the user
+// (--token, --as, --as-group). The result is plain data; credentials.ts turns it into a transport.
+import {existsSync, readFileSync} from 'node:fs';
+import {homedir} from 'node:os';
+import {join} from 'node:path';
 import {InputError} from '../../errors.js';
-import {kubeconfigFiles, loadKubeconfigList} from './kubeconfig-merge.js';
+import {describeOrigin, type KubeconfigData, kubeconfigFiles, loadKubeconfigFile, loadKubeconfigList, type Origin, type RawMap} from './kubeconfig-merge.js';
 
 export interface KubeconfigOptions {
   readonly kubeconfig?: string;
   readonly context?: string;
+  readonly cluster?: string;
+  readonly user?: string;
   readonly namespace?: string;
+  readonly server?: string;
+  readonly token?: string;
+  readonly as?: string;
+  readonly asGroups?: readonly string[];
+  readonly certificateAuthority?: string;
+  readonly insecureSkipTlsVerify?: boolean;
+  readonly tlsServerName?: string;
+}
+
+/** The cluster entry in use, after the flags that override it. */
+export interface ClusterInfo {
+  /** The API server URL, without a trailing slash. */
+  readonly server: string;
+  readonly certificateAuthority?: string;
+  /** PEM bytes (the kubeconfig's base64 decoded). */
+  readonly certificateAuthorityData?: Buffer;
+  readonly insecureSkipTlsVerify: boolean;
+  readonly tlsServerName?: string;
+  readonly proxyUrl?: string;
+  readonly origin?: Origin;
+}
+
+export interface ExecConfig {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: readonly {readonly name: string; readonly value: string}[];
+  readonly apiVersion: string;
+  readonly installHint?: string;
+  readonly provideClusterInfo: boolean;
+}
+
+/** The user entry in use, after --token, --as and --as-group. */
+export interface AuthInfo {
+  readonly name: string;
+  readonly clientCertificate?: string;
+  readonly clientCertificateData?: Buffer;
+  readonly clientKey?: string;
+  readonly clientKeyData?: Buffer;
+  readonly token?: string;
+  readonly tokenFile?: string;
+  readonly username?: string;
+  readonly password?: string;
+  readonly impersonate?: string;
+  readonly impersonateUid?: string;
+  readonly impersonateGroups: readonly string[];
+  readonly impersonateExtra: Readonly<Record<string, readonly string[]>>;
+  readonly exec?: ExecConfig;
+  /** client-node's name for a legacy auth-provider (oidc, gcp, azure), with its config. */
+  readonly authProvider?: {readonly name: string; readonly config: Readonly<Record<string, string>>};
+  readonly origin?: Origin;
 }
 
 export interface ResolvedKubeconfig {
-  readonly kubeConfig: KubeConfig;
   /** The API server URL, for messages. */
   readonly server: string;
   readonly context: string;
   readonly namespace: string;
+  readonly cluster: ClusterInfo;
+  readonly user: AuthInfo;
+}
+
+const isMap = (value: unknown): value is RawMap => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Reads a field of a kubeconfig entry, checking its type; a wrong type names the file and key. */
+class Fields {
+  constructor(
+    private readonly value: RawMap,
+    private readonly origin: Origin | undefined,
+  ) {}
+
+  private fail(key: string, want: string): never {
+    const where = this.origin ? `${describeOrigin(this.origin)}.${key}` : key;
+    throw new InputError(`${where}: want ${want}`);
+  }
+
+  where(key: string): string {
+    return this.origin ? `${describeOrigin(this.origin)}.${key}` : key;
+  }
+
+  string(key: string): string | undefined {
+    const v = this.value[key];
+    if (v === undefined || v === null || v === '') return undefined;
+    if (typeof v !== 'string') this.fail(key, 'a string');
+    return v;
+  }
+
+  bool(key: string): boolean {
+    const v = this.value[key];
+    if (v === undefined || v === null) return false;
+    if (typeof v !== 'boolean') this.fail(key, 'true or false');
+    return v;
+  }
+
+  strings(key: string): string[] {
+    const v = this.value[key];
+    if (v === undefined || v === null) return [];
+    if (!Array.isArray(v) || v.some((item) => typeof item !== 'string')) this.fail(key, 'a list of strings');
+    return v as string[];
+  }
+
+  base64(key: string): Buffer | undefined {
+    const text = this.string(key);
+    if (text === undefined) return undefined;
+    if (!/^[A-Za-z0-9+/\s]*={0,2}\s*$/.test(text)) this.fail(key, 'base64 data');
+    return Buffer.from(text, 'base64');
+  }
+
+  map(key: string): RawMap | undefined {
+    const v = this.value[key];
+    if (v === undefined || v === null) return undefined;
+    if (!isMap(v)) this.fail(key, 'a map');
+    return v;
+  }
+}
+
+function loadData(options: KubeconfigOptions): KubeconfigData | undefined {
+  if (options.kubeconfig !== undefined) return loadKubeconfigFile(options.kubeconfig);
+  if (process.env['KUBECONFIG']) {
+    const merged = loadKubeconfigList(kubeconfigFiles(process.env['KUBECONFIG']));
+    if (merged === undefined) throw new InputError(`cannot load kubeconfig "${process.env['KUBECONFIG']}": no such file`);
+    return merged;
+  }
+  const home = join(homedir(), '.kube', 'config');
+  return existsSync(home) ? loadKubeconfigFile(home) : undefined;
+}
+
+/** What kubectl does without any kubeconfig: the pod's service account inside a cluster, else localhost:8080. */
+function defaultData(): KubeconfigData {
+  const host = process.env['KUBERNETES_SERVICE_HOST'];
+  const port = process.env['KUBERNETES_SERVICE_PORT'];
+  const account = '/var/run/secrets/kubernetes.io/serviceaccount';
+  const entry = (name: string, value: RawMap) => ({name, value, origin: {file: '(in-cluster)', key: name}});
+  if (host && port && existsSync(`${account}/token`)) {
+    const server = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    const namespace = existsSync(`${account}/namespace`) ? readFileSync(`${account}/namespace`, 'utf8').trim() : undefined;
+    return {
+      files: [],
+      currentContext: 'in-cluster',
+      clusters: new Map([['in-cluster', entry('in-cluster', {server, 'certificate-authority': `${account}/ca.crt`})]]),
+      users: new Map([['in-cluster', entry('in-cluster', {tokenFile: `${account}/token`})]]),
+      contexts: new Map([['in-cluster', entry('in-cluster', {cluster: 'in-cluster', user: 'in-cluster', ...(namespace ? {namespace} : {})})]]),
+    };
+  }
+  return {
+    files: [],
+    currentContext: 'default',
+    clusters: new Map([['default', entry('default', {server: 'http://localhost:8080'})]]),
+    users: new Map(),
+    contexts: new Map([['default', entry('default', {cluster: 'default'})]]),
+  };
 }
 
 export function resolveKubeconfig(options: KubeconfigOptions): ResolvedKubeconfig {
-  let kubeConfig = new KubeConfig();
-  try {
-    if (options.kubeconfig !== undefined) kubeConfig.loadFromFile(options.kubeconfig);
-    else if (process.env.KUBECONFIG) {
-      // kubectl's merge of the list (first wins), not client-node's (last wins): see kubeconfig-merge.ts.
-      const merged = loadKubeconfigList(kubeconfigFiles(process.env.KUBECONFIG));
-      if (merged === undefined) throw Object.assign(new Error('no such file'), {code: 'ENOENT'});
-      kubeConfig = merged;
-    } else kubeConfig.loadFromDefault();
-  } catch (error) {
-    const where = options.kubeconfig ?? process.env.KUBECONFIG ?? '~/.kube/config';
-    const code = (error as NodeJS.ErrnoException).code;
-    // client-node reads an empty or non-kubeconfig file as a document without fields, then trips over it.
-    const why =
-      code === 'ENOENT'
-        ? 'no such file'
-        : error instanceof TypeError
-          ? 'not a kubeconfig (no clusters, contexts or users)'
-          : firstLine((error as Error).message);
-    throw new InputError(`cannot load kubeconfig "${where}": ${why}`, {cause: error});
+  const data = loadData(options) ?? defaultData();
+  const contextName = options.context ?? data.currentContext ?? '';
+  const contextEntry = contextName === '' ? undefined : data.contexts.get(contextName);
+  if (options.context !== undefined && contextEntry === undefined) throw new InputError(`context "${options.context}" does not exist in the kubeconfig`);
+  if (contextEntry === undefined && options.cluster === undefined && options.server === undefined) {
+    throw new InputError(
+      contextName === '' ? 'the kubeconfig has no current context: pass --context' : `the current context "${contextName}" does not exist in the kubeconfig`,
+    );
   }
-  if (options.context !== undefined) {
-    if (kubeConfig.getContextObject(options.context) === null) throw new InputError(`context "${options.context}" does not exist in the kubeconfig`);
-    kubeConfig.setCurrentContext(options.context);
+  const context = new Fields(contextEntry?.value ?? {}, contextEntry?.origin);
+  const clusterName = options.cluster ?? context.string('cluster') ?? '';
+  const userName = options.user ?? context.string('user') ?? '';
+  const clusterEntry = clusterName === '' ? undefined : data.clusters.get(clusterName);
+  if (options.cluster !== undefined && clusterEntry === undefined) throw new InputError(`cluster "${options.cluster}" does not exist in the kubeconfig`);
+  if (options.user !== undefined && data.users.get(userName) === undefined) throw new InputError(`user "${options.user}" does not exist in the kubeconfig`);
+  if (clusterEntry === undefined && options.server === undefined) {
+    throw new InputError(
+      clusterName === ''
+        ? `${context.where('cluster')}: context "${contextName}" names no cluster`
+        : `context "${contextName}" names cluster "${clusterName}", which does not exist in the kubeconfig`,
+    );
   }
-  const context = kubeConfig.getCurrentContext();
-  const cluster = kubeConfig.getCurrentCluster();
-  if (cluster === null) {
-    throw new InputError(context ? `context "${context}" names no cluster known to the kubeconfig` : 'the kubeconfig has no current context: pass --context');
-  }
-  // kubectl talks plain http without complaint; client-node's agent factory refuses it unless TLS checks are
-  // off, which mean nothing for http. Say so on the cluster entry rather than refuse what kubectl accepts.
-  if (cluster.server.startsWith('http:') && !cluster.skipTLSVerify) {
-    kubeConfig.clusters = kubeConfig.clusters.map((entry) => (entry === cluster ? {...entry, skipTLSVerify: true} : entry));
-  }
-  const namespace = options.namespace ?? kubeConfig.getContextObject(context)?.namespace ?? 'default';
-  return {kubeConfig, server: cluster.server.replace(/\/+$/, ''), context, namespace: namespace === '' ? 'default' : namespace};
+  const cluster = resolveCluster(clusterEntry?.value ?? {}, clusterEntry?.origin, options);
+  const userEntry = data.users.get(userName);
+  const user = resolveUser(userName, userEntry?.value ?? {}, userEntry?.origin, options);
+  const namespace = options.namespace ?? context.string('namespace') ?? 'default';
+  return {server: cluster.server, context: contextName, namespace: namespace === '' ? 'default' : namespace, cluster, user};
 }
 
-function firstLine(text: string): string {
-  return text.split('\n')[0]!.trim();
+function resolveCluster(value: RawMap, origin: Origin | undefined, options: KubeconfigOptions): ClusterInfo {
+  const fields = new Fields(value, origin);
+  let certificateAuthority = fields.string('certificate-authority');
+  let certificateAuthorityData = fields.base64('certificate-authority-data');
+  let tlsServerName = fields.string('tls-server-name');
+  const insecure = options.insecureSkipTlsVerify || fields.bool('insecure-skip-tls-verify');
+  if (options.certificateAuthority !== undefined) {
+    certificateAuthority = options.certificateAuthority;
+    certificateAuthorityData = undefined;
+  } else if (options.insecureSkipTlsVerify) {
+    // client-go: --insecure-skip-tls-verify without a CA flag drops the kubeconfig's CA.
+    certificateAuthority = undefined;
+    certificateAuthorityData = undefined;
+  }
+  // client-go: with --server, the kubeconfig's tls-server-name is dropped unless --tls-server-name is given.
+  if (options.server !== undefined) tlsServerName = undefined;
+  if (options.tlsServerName !== undefined) tlsServerName = options.tlsServerName;
+  if (insecure && (certificateAuthority !== undefined || certificateAuthorityData !== undefined)) {
+    throw new InputError(
+      `${options.insecureSkipTlsVerify ? '--insecure-skip-tls-verify' : fields.where('insecure-skip-tls-verify')}: a certificate authority cannot be used with insecure-skip-tls-verify (kubectl refuses the same)`,
+    );
+  }
+  const rawServer = options.server ?? fields.string('server');
+  const serverKey = options.server !== undefined ? '--server' : fields.where('server');
+  if (rawServer === undefined) throw new InputError(`${serverKey}: no server given`);
+  const server = parseServer(rawServer, serverKey);
+  const proxyUrl = fields.string('proxy-url');
+  if (proxyUrl !== undefined && !/^(?:https?|socks5h?):\/\/[^\s/]+/.test(proxyUrl)) {
+    throw new InputError(`${fields.where('proxy-url')}: "${proxyUrl}" is not a proxy URL (want http://, https:// or socks5://HOST:PORT)`);
+  }
+  return {
+    server,
+    ...(certificateAuthority !== undefined ? {certificateAuthority} : {}),
+    ...(certificateAuthorityData !== undefined ? {certificateAuthorityData} : {}),
+    insecureSkipTlsVerify: insecure,
+    ...(tlsServerName !== undefined ? {tlsServerName} : {}),
+    ...(proxyUrl !== undefined ? {proxyUrl} : {}),
+    ...(origin ? {origin} : {}),
+  };
+}
+
+/**
+ * A server without a scheme is http: client-go's DefaultServerURL would take https for a TLS config, but kubectl
+ * decides whether to read the TLS settings from the bare server (IsConfigTransportTLS), which says http (observed).
+ */
+function parseServer(text: string, key: string): string {
+  const withScheme = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//.test(text) ? text : `http://${text}`;
+  let url: URL;
+  try {
+    url = new URL(withScheme);
+  } catch {
+    throw new InputError(`${key}: "${text}" is not a URL (want https://HOST[:PORT])`);
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.hostname === '' || /\s/.test(text)) {
+    throw new InputError(`${key}: "${text}" is not a URL (want https://HOST[:PORT])`);
+  }
+  if (url.username !== '' || url.password !== '') throw new InputError(`${key}: the server URL must not carry a user or password`);
+  return `${url.protocol}//${url.host}${url.pathname}`.replace(/\/+$/, '');
+}
+
+function resolveUser(name: string, value: RawMap, origin: Origin | undefined, options: KubeconfigOptions): AuthInfo {
+  const fields = new Fields(value, origin);
+  const extra = fields.map('as-user-extra') ?? {};
+  const impersonateExtra: Record<string, string[]> = {};
+  for (const key of Object.keys(extra)) impersonateExtra[key] = new Fields(extra, origin).strings(key);
+  const execMap = fields.map('exec');
+  const provider = fields.map('auth-provider');
+  const token = options.token ?? fields.string('token');
+  return {
+    name,
+    ...optional('clientCertificate', fields.string('client-certificate')),
+    ...optional('clientCertificateData', fields.base64('client-certificate-data')),
+    ...optional('clientKey', fields.string('client-key')),
+    ...optional('clientKeyData', fields.base64('client-key-data')),
+    ...optional('token', token),
+    // --token replaces the kubeconfig's token and its tokenFile alike.
+    ...optional('tokenFile', options.token !== undefined ? undefined : fields.string('tokenFile')),
+    ...optional('username', fields.string('username')),
+    ...optional('password', fields.string('password')),
+    ...optional('impersonate', options.as ?? fields.string('as')),
+    ...optional('impersonateUid', fields.string('as-uid')),
+    impersonateGroups: options.asGroups !== undefined && options.asGroups.length > 0 ? [...options.asGroups] : fields.strings('as-groups'),
+    impersonateExtra,
+    ...(execMap ? {exec: resolveExec(execMap, origin)} : {}),
+    ...(provider ? {authProvider: resolveAuthProvider(provider, origin)} : {}),
+    ...(origin ? {origin} : {}),
+  };
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): {[P in K]?: V} {
+  return (value === undefined ? {} : {[key]: value}) as {[P in K]?: V};
+}
+
+const EXEC_API_VERSIONS = ['client.authentication.k8s.io/v1', 'client.authentication.k8s.io/v1beta1'];
+
+function resolveExec(value: RawMap, userOrigin: Origin | undefined): ExecConfig {
+  const origin = userOrigin ? {file: userOrigin.file, key: `${userOrigin.key}.exec`} : undefined;
+  const fields = new Fields(value, origin);
+  const command = fields.string('command');
+  if (command === undefined) throw new InputError(`${fields.where('command')}: the exec credential plugin names no command`);
+  const apiVersion = fields.string('apiVersion');
+  if (apiVersion === undefined || !EXEC_API_VERSIONS.includes(apiVersion)) {
+    throw new InputError(`${fields.where('apiVersion')}: want ${EXEC_API_VERSIONS.join(' or ')}${apiVersion === undefined ? '' : `, not "${apiVersion}"`}`);
+  }
+  const rawEnv = value['env'] ?? [];
+  if (!Array.isArray(rawEnv)) throw new InputError(`${fields.where('env')}: want a list of {name, value}`);
+  const env = rawEnv.map((item: unknown, index) => {
+    if (!isMap(item) || typeof item['name'] !== 'string' || typeof (item['value'] ?? '') !== 'string') {
+      throw new InputError(`${fields.where(`env[${index}]`)}: want {name, value} strings`);
+    }
+    return {name: item['name'], value: (item['value'] as string | undefined) ?? ''};
+  });
+  return {
+    command,
+    args: fields.strings('args'),
+    env,
+    apiVersion,
+    ...optional('installHint', fields.string('installHint')),
+    provideClusterInfo: fields.bool('provideClusterInfo'),
+  };
+}
+
+function resolveAuthProvider(value: RawMap, userOrigin: Origin | undefined): {name: string; config: Record<string, string>} {
+  const origin = userOrigin ? {file: userOrigin.file, key: `${userOrigin.key}.auth-provider`} : undefined;
+  const fields = new Fields(value, origin);
+  const name = fields.string('name');
+  if (name === undefined) throw new InputError(`${fields.where('name')}: the auth-provider names no provider`);
+  const config = fields.map('config') ?? {};
+  return {name, config: Object.fromEntries(Object.entries(config).map(([k, v]) => [k, String(v)]))};
 }

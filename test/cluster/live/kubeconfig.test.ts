@@ -72,7 +72,7 @@ function ours(kubeconfig: string, context?: string) {
   process.env.KUBECONFIG = kubeconfig;
   try {
     const resolved = resolveKubeconfig(context ? {context} : {});
-    return {context: resolved.context, server: resolved.server, namespace: resolved.namespace, user: resolved.kubeConfig.getCurrentUser()?.name ?? ''};
+    return {context: resolved.context, server: resolved.server, namespace: resolved.namespace, user: resolved.user.name};
   } finally {
     if (saved === undefined) delete process.env.KUBECONFIG;
     else process.env.KUBECONFIG = saved;
@@ -118,5 +118,94 @@ describe('KUBECONFIG lists resolve to the cluster kubectl picks', () => {
 
   test('no file of the list exists: one clear error naming the list', () => {
     expect(() => ours(list(join(dir, 'gone-1'), join(dir, 'gone-2')))).toThrow(/cannot load kubeconfig ".*gone-1.*gone-2": no such file/);
+  });
+});
+
+// The flags that override the context (--cluster, --user, --server, --as): `kubectl config view` ignores them, so
+// kubectl's choice is read from its own request log (-v=8) against servers that refuse at once.
+const flagsFile = write('flags', {
+  current: 'a',
+  clusters: {ca: 'https://127.0.0.1:1', cb: 'https://127.0.0.2:1'},
+  contexts: {a: {cluster: 'ca', user: 'ua', namespace: 'ns-a'}, b: {cluster: 'cb', user: 'ub'}},
+  users: ['ua', 'ub'],
+});
+
+function kubectlRequest(kubeconfig: string, args: readonly string[]): {server: string; as: string} {
+  let out = '';
+  try {
+    execFileSync('kubectl', ['get', 'pods', '-v=8', '--request-timeout=2s', '--insecure-skip-tls-verify', ...args], {
+      env: {PATH: process.env.PATH, HOME: dir, KUBECONFIG: kubeconfig},
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  } catch (error) {
+    out = String((error as {stderr?: string}).stderr ?? '');
+  }
+  const url = /\] GET (https?:\/\/[^/\s]+)/.exec(out);
+  const as = /Impersonate-User: (\S+)/.exec(out);
+  return {server: url?.[1] ?? '', as: as?.[1] ?? ''};
+}
+
+describe('override flags pick the server and user kubectl picks', () => {
+  test.each([
+    {name: 'the current context', args: [], options: {}},
+    {name: '--cluster', args: ['--cluster', 'cb'], options: {cluster: 'cb'}},
+    {name: '--user', args: ['--user', 'ub'], options: {user: 'ub'}},
+    {name: '--context with --user', args: ['--context', 'b', '--user', 'ua'], options: {context: 'b', user: 'ua'}},
+    {name: '--server', args: ['--server', 'https://127.0.0.3:1'], options: {server: 'https://127.0.0.3:1'}},
+    {name: '--server without a scheme is http, even with TLS flags', args: ['--server', '127.0.0.4:1'], options: {server: '127.0.0.4:1'}},
+    {name: '--as', args: ['--as', 'someone'], options: {as: 'someone'}},
+  ])('$name', ({args, options}) => {
+    const theirs = kubectlRequest(flagsFile, args);
+    const saved = process.env.KUBECONFIG;
+    process.env.KUBECONFIG = flagsFile;
+    try {
+      const resolved = resolveKubeconfig({...options, insecureSkipTlsVerify: true});
+      // Users carry no `as` in this file: kubectl's Impersonate-User is only --as.
+      expect({server: resolved.server, as: resolved.user.impersonate ?? ''}).toEqual(theirs);
+    } finally {
+      if (saved === undefined) delete process.env.KUBECONFIG;
+      else process.env.KUBECONFIG = saved;
+    }
+  });
+});
+
+describe('kubeconfig errors name the file and the key', () => {
+  const bad = (name: string, text: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, text);
+    return path;
+  };
+  const cluster = (body: string) =>
+    `apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters:\n- name: c\n  cluster: ${body}\ncontexts:\n- name: c\n  context: {cluster: c, user: u}\nusers:\n- name: u\n  user: {token: s3cr3t-token}\n`;
+  test.each([
+    {
+      name: 'server: not a url',
+      file: bad('bad-url', cluster('{server: not a url}')),
+      error: /^kubeconfig ".*bad-url": clusters\[0\]\.cluster\.server: "not a url" is not a URL/,
+    },
+    {
+      name: 'server: a number',
+      file: bad('bad-type', cluster('{server: 6443}')),
+      error: /^kubeconfig ".*bad-type": clusters\[0\]\.cluster\.server: want a string$/,
+    },
+    {name: 'no server', file: bad('no-server', cluster('{}')), error: /^kubeconfig ".*no-server": clusters\[0\]\.cluster\.server: no server given$/},
+    {name: 'not YAML', file: bad('not-yaml', 'clusters: [\n'), error: /^cannot load kubeconfig ".*not-yaml": not YAML/},
+    {name: 'clusters is a string', file: bad('clusters-string', 'clusters: x\n'), error: /^kubeconfig ".*clusters-string": clusters: want a list/},
+    {
+      name: 'a repeated name in one file',
+      file: bad('dup', 'clusters:\n- name: a\n  cluster: {server: https://a}\n- name: a\n  cluster: {server: https://b}\n'),
+      error: /^kubeconfig ".*dup": clusters\[1\]\.name: duplicate name "a" \(also clusters\[0\]\)$/,
+    },
+  ])('$name', ({file, error}) => {
+    let message = '';
+    try {
+      resolveKubeconfig({kubeconfig: file});
+    } catch (e) {
+      message = (e as Error).message;
+      expect((e as {exitCode?: number}).exitCode).toBe(1);
+    }
+    expect(message).toMatch(error);
+    expect(message).not.toContain('s3cr3t');
   });
 });

@@ -121,7 +121,7 @@ describe('errors', () => {
       .source.readState(REF)
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ClusterUnreachableError);
-    expect((error as Error).message).toBe(`cannot reach the cluster at http://127.0.0.1:${port}: connection refused`);
+    expect((error as Error).message).toBe(`cannot reach the cluster at https://127.0.0.1:${port}: connection refused`);
   });
 
   test('unreachable: no answer within the request timeout', async () => {
@@ -131,7 +131,7 @@ describe('errors', () => {
         .source.readState(REF)
         .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ClusterUnreachableError);
-      expect((error as Error).message).toMatch(/^cannot reach the cluster at http:\/\/127\.0\.0\.1:\d+: no answer within 200ms \(--request-timeout\)$/);
+      expect((error as Error).message).toMatch(/^cannot reach the cluster at https:\/\/127\.0\.0\.1:\d+: no answer within 200ms \(--request-timeout\)$/);
     } finally {
       undo();
     }

@@ -30,13 +30,14 @@ export default class SimKubelets extends BaseCommand {
     const {flags} = await this.parse(SimKubelets);
     if (flags.nodes < 1) throw new InputError('--nodes must be at least 1');
     const {resolveKubeconfig} = await import('../../../cluster/live/kubeconfig.js');
+    const {Credentials, TransportKubeConfig} = await import('../../../cluster/live/credentials.js');
     const {KubeletAgent} = await import('../../../sim/kubelet-agent.js');
     const resolved = resolveKubeconfig({
       ...(flags.kubeconfig !== undefined ? {kubeconfig: flags.kubeconfig} : {}),
       ...(flags.context !== undefined ? {context: flags.context} : {}),
     });
     const nodes = Array.from({length: flags.nodes}, (_, i) => `${flags.prefix}${i + 1}`);
-    const agent = new KubeletAgent(resolved.kubeConfig, {
+    const agent = new KubeletAgent(new TransportKubeConfig(new Credentials(resolved), resolved.server), {
       nodes,
       startDelayMs: flags['start-delay'],
       stopDelayMs: flags['stop-delay'],

@@ -12,7 +12,7 @@ Scenarios:
   empty  3 nodes, no DaemonSets.
   large  5,000 nodes (--nodes to change) with kube-system/fluentd complete on all of them.
 
-Nothing outside this process is touched; the kubeconfig is removed on exit unless you named it with --kubeconfig.`;
+It serves HTTPS with a certificate authority of its own and demands a bearer token; the kubeconfig carries both. Nothing outside this process is touched; the kubeconfig is removed on exit unless you named it with --kubeconfig.`;
 
   static override examples = [
     {description: 'The demo, at real speed:', command: 'kubectl ds-rollout sim start'},
@@ -36,6 +36,11 @@ Nothing outside this process is touched; the kubeconfig is removed on exit unles
     port: Flags.integer({summary: 'Port on 127.0.0.1 (default: a free one).', helpValue: 'PORT'}),
     kubeconfig: Flags.string({summary: 'Write the kubeconfig here (default: a file in the temp directory, removed on exit).', helpValue: 'FILE'}),
     speed: Flags.string({summary: 'Simulated seconds per real second (kubelet start-up, minReadySeconds, graceful deletion).', default: '1', helpValue: 'X'}),
+    tls: Flags.boolean({
+      summary: 'Serve HTTPS with a CA of its own and demand the bearer token the kubeconfig carries (--no-tls: plain http, no authentication).',
+      default: true,
+      allowNo: true,
+    }),
     'fail-image': Flags.string({summary: 'Pods with an image containing this text fail to start.', helpValue: 'TEXT'}),
     'fail-node': Flags.string({summary: 'Pods on this node fail to start (with --fail-image: only those pods).', helpValue: 'NODE'}),
     'fail-mode': Flags.string({
@@ -57,6 +62,7 @@ Nothing outside this process is touched; the kubeconfig is removed on exit unles
       ...(flags['fail-image'] !== undefined ? {failImage: flags['fail-image']} : {}),
       ...(flags['fail-node'] !== undefined ? {failNode: flags['fail-node']} : {}),
       failMode: flags['fail-mode'],
+      tls: flags.tls,
     });
     const focus = sim.focus;
     const lines = [

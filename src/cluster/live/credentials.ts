@@ -1,0 +1,271 @@
+// The transport of a resolved kubeconfig: the agent (CA, client certificate, TLS server name, proxy) and the headers
+// (bearer token, token file, exec plugin, basic auth, impersonation) every request carries, built once per process
+// (again when an exec credential expires). As kubectl, nothing that identifies the user is sent to an http server.
+// client-node serves what it does well: proxy agents (proxy-url, HTTPS_PROXY) and legacy auth-providers; its
+// Watch and typed API clients use this same transport through TransportKubeConfig.
+import {readFileSync} from 'node:fs';
+import {Agent as HttpAgent, type Agent} from 'node:http';
+import {Agent as HttpsAgent} from 'node:https';
+import {BlockList, isIP} from 'node:net';
+import {KubeConfig} from '@kubernetes/client-node';
+import {InputError} from '../../errors.js';
+import {type ExecCredential, runExecPlugin} from './exec-credential.js';
+import {describeOrigin} from './kubeconfig-merge.js';
+import type {AuthInfo, ClusterInfo, ResolvedKubeconfig} from './kubeconfig.js';
+
+export interface Transport {
+  readonly agent: Agent;
+  readonly headers: Readonly<Record<string, string | string[]>>;
+}
+
+export interface CredentialOptions {
+  /** Bounds an exec plugin's run; 0 or undefined: no limit. */
+  readonly timeoutMs?: number;
+}
+
+function readFile(path: string, key: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : (code ?? 'unreadable');
+    throw new InputError(`${key}: cannot read "${path}": ${why}`, {cause: error});
+  }
+}
+
+function keyOf(origin: AuthInfo['origin'] | ClusterInfo['origin'], field: string, flag?: string): string {
+  if (flag !== undefined) return flag;
+  return origin ? `${describeOrigin(origin)}.${field}` : field;
+}
+
+/** The cluster's CA, from the file or the data. */
+function certificateAuthority(cluster: ClusterInfo, fromFlag: boolean): Buffer | undefined {
+  if (cluster.certificateAuthority !== undefined) {
+    return readFile(cluster.certificateAuthority, keyOf(cluster.origin, 'certificate-authority', fromFlag ? '--certificate-authority' : undefined));
+  }
+  return cluster.certificateAuthorityData;
+}
+
+/** The user's client certificate and key, from files or data. */
+function clientCertificate(user: AuthInfo): {cert: Buffer; key: Buffer} | undefined {
+  const cert = user.clientCertificate !== undefined ? readFile(user.clientCertificate, keyOf(user.origin, 'client-certificate')) : user.clientCertificateData;
+  const key = user.clientKey !== undefined ? readFile(user.clientKey, keyOf(user.origin, 'client-key')) : user.clientKeyData;
+  if (cert === undefined && key === undefined) return undefined;
+  if (cert === undefined) throw new InputError(`${keyOf(user.origin, 'client-key')}: a client key without client-certificate`);
+  if (key === undefined) throw new InputError(`${keyOf(user.origin, 'client-certificate')}: a client certificate without client-key`);
+  return {cert, key};
+}
+
+/** HTTPS_PROXY / HTTP_PROXY / NO_PROXY as Go's http.ProxyFromEnvironment reads them; loopback is never proxied. */
+export function proxyFromEnvironment(server: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const url = new URL(server);
+  const https = url.protocol === 'https:';
+  const proxy = https ? (env['HTTPS_PROXY'] ?? env['https_proxy']) : (env['HTTP_PROXY'] ?? env['http_proxy']);
+  if (!proxy) return undefined;
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const port = url.port || (https ? '443' : '80');
+  if (host === 'localhost' || isLoopback(host)) return undefined;
+  const noProxy = (env['NO_PROXY'] ?? env['no_proxy'] ?? '').trim();
+  if (noProxy === '*') return undefined;
+  for (const raw of noProxy.split(',')) {
+    const entry = raw.trim().toLowerCase();
+    if (entry === '') continue;
+    if (entry.includes('/')) {
+      const [net, bits] = entry.split('/');
+      const family = isIP(net!);
+      if (family !== 0 && isIP(host) === family) {
+        const list = new BlockList();
+        try {
+          list.addSubnet(net!, Number(bits), family === 6 ? 'ipv6' : 'ipv4');
+        } catch {
+          continue;
+        }
+        if (list.check(host, family === 6 ? 'ipv6' : 'ipv4')) return undefined;
+      }
+      continue;
+    }
+    const portMatch = /^(.*?)(?::(\d+))?$/.exec(entry.replace(/^\[(.*)\](?=:|$)/, '$1'))!;
+    const entryHost = portMatch[1]!;
+    if (portMatch[2] !== undefined && portMatch[2] !== port) continue;
+    if (isIP(entryHost)) {
+      if (entryHost === host) return undefined;
+      continue;
+    }
+    const domain = entryHost.replace(/^\*?\./, '');
+    if (host === domain || host.endsWith(`.${domain}`)) return undefined;
+  }
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(proxy) ? proxy : `http://${proxy}`;
+}
+
+/** --as, --as-group and the kubeconfig's as, as-uid, as-groups, as-user-extra. */
+function impersonation(user: AuthInfo): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = {};
+  if (user.impersonate !== undefined) headers['Impersonate-User'] = user.impersonate;
+  if (user.impersonateUid !== undefined) headers['Impersonate-Uid'] = user.impersonateUid;
+  if (user.impersonateGroups.length > 0) headers['Impersonate-Group'] = [...user.impersonateGroups];
+  for (const [key, values] of Object.entries(user.impersonateExtra)) headers[`Impersonate-Extra-${encodeURIComponent(key)}`] = [...values];
+  return headers;
+}
+
+function isLoopback(host: string): boolean {
+  return (isIP(host) === 4 && host.startsWith('127.')) || host === '::1';
+}
+
+export class Credentials {
+  private current: Promise<Transport> | undefined;
+  private expiresAt: number | undefined;
+  private execRun: ExecCredential | undefined;
+
+  constructor(
+    private readonly config: ResolvedKubeconfig,
+    private readonly options: CredentialOptions & {readonly caFromFlag?: boolean} = {},
+  ) {}
+
+  /** The agent and headers for the next request. */
+  transport(): Promise<Transport> {
+    if (this.current === undefined || (this.expiresAt !== undefined && Date.now() >= this.expiresAt)) {
+      const building = this.build();
+      this.current = building;
+      // A failure is not kept: the next request tries again (a plugin may succeed then).
+      building.catch(() => {
+        if (this.current === building) this.current = undefined;
+      });
+    }
+    return this.current;
+  }
+
+  private async build(): Promise<Transport> {
+    const {cluster, user} = this.config;
+    if (!cluster.server.startsWith('https:')) {
+      // kubectl reads no credentials for an http server (client-go's "only try to read the auth information if we
+      // are secure"); impersonation it still sends (observed).
+      return {agent: await this.agent(undefined, undefined), headers: impersonation(user)};
+    }
+    const ca = certificateAuthority(cluster, this.options.caFromFlag === true);
+    let certificate = clientCertificate(user);
+    const headers: Record<string, string | string[]> = {};
+    let token = user.token;
+    if (token === undefined && user.tokenFile !== undefined) token = readFile(user.tokenFile, keyOf(user.origin, 'tokenFile')).toString('utf8').trim();
+    // A static token wins over the plugin, as in client-go (the plugin's round tripper steps aside for an Authorization header).
+    if (token === undefined && user.exec !== undefined) {
+      const credential = await runExecPlugin(user.exec, {cluster, ...(this.options.timeoutMs ? {timeoutMs: this.options.timeoutMs} : {})});
+      this.execRun = credential;
+      this.expiresAt = credential.expiresAt;
+      token = credential.token;
+      if (credential.clientCertificateData !== undefined) {
+        certificate = {cert: Buffer.from(credential.clientCertificateData), key: Buffer.from(credential.clientKeyData!)};
+      }
+    }
+    if (token !== undefined) headers['Authorization'] = `Bearer ${token}`;
+    else if (user.username !== undefined) headers['Authorization'] = `Basic ${Buffer.from(`${user.username}:${user.password ?? ''}`).toString('base64')}`;
+    else if (user.authProvider !== undefined) Object.assign(headers, await this.authProviderHeaders());
+    return {agent: await this.agent(ca, certificate), headers: {...headers, ...impersonation(user)}};
+  }
+
+  /** True once an exec plugin supplied the credential (for tests). */
+  get usedExecPlugin(): boolean {
+    return this.execRun !== undefined;
+  }
+
+  private async agent(ca: Buffer | undefined, certificate: {cert: Buffer; key: Buffer} | undefined): Promise<Agent> {
+    const {cluster} = this.config;
+    const https = cluster.server.startsWith('https:');
+    const proxy = cluster.proxyUrl ?? proxyFromEnvironment(cluster.server);
+    if (proxy === undefined) {
+      if (!https) return new HttpAgent({keepAlive: true});
+      return new HttpsAgent({
+        keepAlive: true,
+        rejectUnauthorized: !cluster.insecureSkipTlsVerify,
+        ...(ca ? {ca} : {}),
+        ...(certificate ?? {}),
+        ...(cluster.tlsServerName ? {servername: cluster.tlsServerName} : {}),
+      });
+    }
+    // client-node builds proxy agents (http CONNECT and socks) with the same TLS material.
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [
+        {
+          name: 'cluster',
+          server: cluster.server,
+          skipTLSVerify: cluster.insecureSkipTlsVerify || !https,
+          proxyUrl: proxy,
+          ...(ca ? {caData: ca.toString('base64')} : {}),
+          ...(cluster.tlsServerName ? {tlsServerName: cluster.tlsServerName} : {}),
+        },
+      ],
+      users: [{name: 'user', ...(certificate ? {certData: certificate.cert.toString('base64'), keyData: certificate.key.toString('base64')} : {})}],
+      contexts: [{name: 'context', cluster: 'cluster', user: 'user'}],
+      currentContext: 'context',
+    });
+    const opts: {agent?: Agent} = {};
+    await kc.applyToHTTPSOptions(opts);
+    return opts.agent!;
+  }
+
+  /** Legacy auth-providers (oidc, gcp, azure): client-node's authenticators. */
+  private async authProviderHeaders(): Promise<Record<string, string>> {
+    const {cluster, user} = this.config;
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{name: 'cluster', server: cluster.server, skipTLSVerify: cluster.insecureSkipTlsVerify}],
+      users: [{name: 'user', authProvider: user.authProvider}],
+      contexts: [{name: 'context', cluster: 'cluster', user: 'user'}],
+      currentContext: 'context',
+    });
+    const opts: {headers?: Record<string, string>} = {};
+    try {
+      await kc.applyToHTTPSOptions(opts);
+    } catch (error) {
+      throw new InputError(
+        `${keyOf(user.origin, 'auth-provider')}: the ${user.authProvider!.name} auth-provider failed: ${firstLine(String((error as Error)?.message ?? error))}`,
+      );
+    }
+    const authorization = opts.headers?.['Authorization'];
+    return authorization ? {Authorization: authorization} : {};
+  }
+}
+
+function firstLine(text: string): string {
+  return (text.split('\n')[0] ?? '').trim().slice(0, 200);
+}
+
+type FetchInit = Awaited<ReturnType<KubeConfig['applyToFetchOptions']>>;
+
+/**
+ * A KubeConfig for client-node's Watch and typed API clients that sends this transport: one cluster (the server)
+ * whose agent and headers come from `credentials`, so both paths authenticate the same way.
+ */
+export class TransportKubeConfig extends KubeConfig {
+  constructor(
+    private readonly credentials: Credentials,
+    server: string,
+  ) {
+    super();
+    this.loadFromOptions({
+      clusters: [{name: 'cluster', server, skipTLSVerify: false}],
+      users: [{name: 'user'}],
+      contexts: [{name: 'context', cluster: 'cluster', user: 'user'}],
+      currentContext: 'context',
+    });
+  }
+
+  override async applyToFetchOptions(): Promise<FetchInit> {
+    const {agent, headers} = await this.credentials.transport();
+    const flat: Record<string, string> = {};
+    for (const [key, value] of Object.entries(headers)) flat[key] = Array.isArray(value) ? value.join(', ') : value;
+    return {agent, headers: flat} as unknown as FetchInit;
+  }
+
+  override async applyToHTTPSOptions(opts: Parameters<KubeConfig['applyToHTTPSOptions']>[0]): Promise<void> {
+    const {agent, headers} = await this.credentials.transport();
+    opts.agent = agent;
+    opts.headers = {...(opts.headers ?? {}), ...headers};
+  }
+
+  override async applySecurityAuthentication(context: Parameters<KubeConfig['applySecurityAuthentication']>[0]): Promise<void> {
+    const {agent, headers} = await this.credentials.transport();
+    for (const [key, value] of Object.entries(headers)) context.setHeaderParam(key, Array.isArray(value) ? value.join(', ') : value);
+    context.setAgent(agent);
+  }
+}
