@@ -2,13 +2,12 @@
 // Imported at the top of command files, so it may import nothing but @oclif/core.
 import {Args, Flags} from '@oclif/core';
 
-// RFC3339 as Kubernetes writes it: date, `T`, time, optional fraction, `Z` or an offset.
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
-
-/** Milliseconds since the epoch for an RFC3339 time; throws with a one-line reason otherwise. */
-export function parseRfc3339(input: string, flag = '--now'): number {
-  const ms = RFC3339.test(input) ? Date.parse(input) : Number.NaN;
-  if (Number.isNaN(ms)) throw new Error(`invalid ${flag} "${input}": want an RFC3339 time such as 2026-11-21T12:00:00Z`);
+/** Milliseconds since the epoch for an RFC3339 time (a real date: 2024-02-30 is refused); throws with a one-line reason otherwise. */
+export async function parseRfc3339(input: string, flag = '--now'): Promise<number> {
+  // Loaded here, not at the top: this file is imported by every command before it runs.
+  const {parseRfc3339Time} = await import('./core/index.js');
+  const ms = parseRfc3339Time(input);
+  if (ms === undefined) throw new Error(`invalid ${flag} "${input}": want an RFC3339 time such as 2026-11-21T12:00:00Z`);
   return ms;
 }
 
@@ -64,7 +63,7 @@ export const outputFlag = Flags.option({
 export const nowFlag = Flags.custom<number>({
   summary: 'Judge readiness and minReadySeconds availability at this RFC3339 time (default: now).',
   helpValue: 'RFC3339',
-  parse: async (input) => parseRfc3339(input),
+  parse: (input) => parseRfc3339(input),
 })();
 
 export const snapshotFlag = Flags.string({

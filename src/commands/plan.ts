@@ -53,7 +53,8 @@ Exit status: 0 for a plan, 1 for a usage or input error, 2 when the cluster cann
   ];
 
   static override args = {
-    name: Args.string({description: 'Name of the DaemonSet (with -f: taken from the manifest when omitted).'}),
+    // ignoreStdin: oclif otherwise reads a piped stdin for a missing optional argument, eating `-f -`'s manifest.
+    name: Args.string({description: 'Name of the DaemonSet (with -f: taken from the manifest when omitted).', ignoreStdin: true}),
   };
 
   static override flags = {

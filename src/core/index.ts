@@ -31,7 +31,31 @@ export {
   revisionMatchesTemplate,
   templateOfRevision,
 } from './revisions.js';
-export {type FieldError, formatInvalid, isToleratedByController, validateDaemonSet, validateDaemonSetUpdate} from './validation.js';
+export {
+  type FieldError,
+  formatFieldError,
+  formatInvalid,
+  isToleratedByController,
+  validateControllerRevision,
+  validateDaemonSet,
+  validateDaemonSetUpdate,
+  validateNamespace,
+  validateNode,
+  validatePod,
+} from './validation.js';
+export {
+  type DecodedKind,
+  type InputObject,
+  type ReadObject,
+  type StoredObjects,
+  type StoredObjectsRead,
+  decodeObject,
+  isDecodedKind,
+  readStoredObject,
+  readStoredObjects,
+  summarizeFieldErrors,
+} from './decode.js';
+export {isRfc3339Time, parseRfc3339Time} from './rfc3339.js';
 export {
   CHANGE_CAUSE_ANNOTATION,
   PAUSED_STRATEGY_ANNOTATION,

@@ -7,7 +7,19 @@ import {validateRollingUpdate} from './budgets.js';
 import {deepEqualJson} from './canonical-json.js';
 import {defaultDaemonSet} from './defaults.js';
 import {labelSelectorMatches} from './selectors.js';
-import type {Container, DaemonSet, LabelSelector, Labels} from './types.js';
+import type {
+  Affinity,
+  Container,
+  ControllerRevision,
+  DaemonSet,
+  LabelSelector,
+  Labels,
+  Node,
+  NodeSelectorRequirement,
+  ObjectMeta,
+  Pod,
+  Toleration,
+} from './types.js';
 
 export type FieldErrorType = 'FieldValueRequired' | 'FieldValueInvalid' | 'FieldValueNotSupported' | 'FieldValueForbidden' | 'FieldValueDuplicate';
 
@@ -25,7 +37,7 @@ export interface FieldError {
 // Go's printing of values in messages (fmt %q and %#v)
 
 /** strconv.Quote for the strings that occur in manifests. */
-function goQuote(s: string): string {
+export function goQuote(s: string): string {
   let out = '"';
   for (const ch of s) {
     const c = ch.codePointAt(0)!;
@@ -67,7 +79,7 @@ function goLabelSelector(selector: LabelSelector): string {
     expressions === undefined || expressions === null
       ? '[]v1.LabelSelectorRequirement(nil)'
       : `[]v1.LabelSelectorRequirement{${expressions
-          .map((e) => `v1.LabelSelectorRequirement{Key:${goQuote(e.key)}, Operator:${goQuote(e.operator)}, Values:${goStringSlice(e.values)}}`)
+          .map((e) => `v1.LabelSelectorRequirement{Key:${goQuote(e.key ?? '')}, Operator:${goQuote(e.operator ?? '')}, Values:${goStringSlice(e.values)}}`)
           .join(', ')}}`;
   return `v1.LabelSelector{MatchLabels:${goStringMap(selector.matchLabels)}, MatchExpressions:${exprs}}`;
 }
@@ -224,7 +236,9 @@ function validateLabelSelector(selector: LabelSelector | undefined, field: strin
   (selector.matchExpressions ?? []).forEach((req, i) => {
     const path = `${field}.matchExpressions[${i}]`;
     const values = req.values ?? [];
-    switch (req.operator) {
+    const key = req.key ?? '';
+    const operator = req.operator ?? '';
+    switch (operator) {
       case 'In':
       case 'NotIn':
         if (values.length === 0) errs.push(required(`${path}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
@@ -234,9 +248,9 @@ function validateLabelSelector(selector: LabelSelector | undefined, field: strin
         if (values.length > 0) errs.push(forbidden(`${path}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
         break;
       default:
-        errs.push(invalid(`${path}.operator`, req.operator, goQuote(req.operator), 'not a valid selector operator'));
+        errs.push(invalid(`${path}.operator`, operator, goQuote(operator), 'not a valid selector operator'));
     }
-    for (const msg of isQualifiedName(req.key)) errs.push(invalid(`${path}.key`, req.key, goQuote(req.key), msg));
+    for (const msg of isQualifiedName(key)) errs.push(invalid(`${path}.key`, key, goQuote(key), msg));
     values.forEach((v, j) => {
       for (const msg of isValidLabelValue(v)) errs.push(invalid(`${path}.values[${j}]`, v, goQuote(v), msg));
     });
@@ -250,7 +264,7 @@ function selectorConversionFails(selector: LabelSelector): boolean {
     if (isQualifiedName(k).length > 0 || isValidLabelValue(v).length > 0) return true;
   }
   for (const req of selector.matchExpressions ?? []) {
-    if (isQualifiedName(req.key).length > 0) return true;
+    if (isQualifiedName(req.key ?? '').length > 0) return true;
     const values = req.values ?? [];
     if (req.operator === 'In' || req.operator === 'NotIn') {
       if (values.length === 0 || values.some((v) => isValidLabelValue(v).length > 0)) return true;
@@ -288,6 +302,140 @@ function validateContainerList(containers: readonly Container[], field: string, 
   return errs;
 }
 
+// upstream: staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/validation/validation.go ValidateLabelName
+function validateLabelName(name: string, field: string): FieldError[] {
+  return isQualifiedName(name).map((msg) => invalid(field, name, goQuote(name), msg));
+}
+
+const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
+
+// upstream: pkg/apis/core/validation/validation.go validateTaintEffect
+function validateTaintEffect(effect: string, allowEmpty: boolean, field: string): FieldError[] {
+  if (effect === '') return allowEmpty ? [] : [required(field)];
+  return TAINT_EFFECTS.includes(effect) ? [] : [notSupported(field, effect, TAINT_EFFECTS)];
+}
+
+// upstream: pkg/apis/core/validation/validation.go ValidateTolerations
+function validateTolerations(tolerations: readonly Toleration[] | undefined, field: string): FieldError[] {
+  const errs: FieldError[] = [];
+  (tolerations ?? []).forEach((toleration, i) => {
+    const path = `${field}[${i}]`;
+    const key = toleration.key ?? '';
+    const operator = toleration.operator ?? '';
+    const value = toleration.value ?? '';
+    const effect = toleration.effect ?? '';
+    if (key !== '') errs.push(...validateLabelName(key, `${path}.key`));
+    if (key === '' && operator !== 'Exists') {
+      errs.push(
+        invalid(`${path}.operator`, operator, goQuote(operator), 'operator must be Exists when `key` is empty, which means "match all values and all keys"'),
+      );
+    }
+    if (toleration.tolerationSeconds !== undefined && effect !== 'NoExecute') {
+      errs.push(invalid(`${path}.effect`, effect, goQuote(effect), "effect must be 'NoExecute' when `tolerationSeconds` is set"));
+    }
+    if (operator === 'Equal' || operator === '') {
+      const problems = isValidLabelValue(value);
+      if (problems.length > 0) errs.push(invalid(`${path}.operator`, value, goQuote(value), problems.join(';')));
+    } else if (operator === 'Exists') {
+      if (value !== '') errs.push(invalid(`${path}.operator`, toleration, goQuote(value), "value must be empty when `operator` is 'Exists'"));
+    } else errs.push(notSupported(`${path}.operator`, operator, ['Equal', 'Exists']));
+    errs.push(...validateTaintEffect(effect, true, `${path}.effect`));
+  });
+  return errs;
+}
+
+// upstream: pkg/apis/core/validation/validation.go validateNodeSelectorRequirement, validateNodeFieldSelectorRequirement
+function validateNodeSelectorRequirements(requirements: readonly NodeSelectorRequirement[] | undefined, field: string, fields: boolean): FieldError[] {
+  const errs: FieldError[] = [];
+  (requirements ?? []).forEach((req, i) => {
+    const path = `${field}[${i}]`;
+    const values = req.values ?? [];
+    const operator = req.operator ?? '';
+    switch (operator) {
+      case 'In':
+      case 'NotIn':
+        if (values.length === 0) errs.push(required(`${path}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
+        break;
+      case 'Exists':
+      case 'DoesNotExist':
+        if (values.length > 0) errs.push(forbidden(`${path}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+        break;
+      case 'Gt':
+      case 'Lt':
+        if (values.length !== 1) errs.push(required(`${path}.values`, "must be specified single value when `operator` is 'Lt' or 'Gt'"));
+        break;
+      default:
+        errs.push(invalid(`${path}.operator`, operator, goQuote(operator), 'not a valid selector operator'));
+    }
+    const key = req.key ?? '';
+    if (fields) {
+      if (key !== 'metadata.name') errs.push(invalid(`${path}.key`, key, goQuote(key), 'not a valid field selector key'));
+    } else errs.push(...validateLabelName(key, `${path}.key`));
+  });
+  return errs;
+}
+
+// upstream: pkg/apis/core/validation/validation.go validateAffinity, validateNodeAffinity, ValidateNodeSelector
+function validateAffinity(affinity: Affinity | undefined, field: string): FieldError[] {
+  const nodeAffinity = affinity?.nodeAffinity;
+  if (nodeAffinity === undefined) return [];
+  const errs: FieldError[] = [];
+  const requiredTerms = nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution;
+  if (requiredTerms !== undefined) {
+    const path = `${field}.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms`;
+    const terms = requiredTerms.nodeSelectorTerms ?? [];
+    if (terms.length === 0) errs.push(required(path, 'must have at least one node selector term'));
+    terms.forEach((term, i) => {
+      errs.push(...validateNodeSelectorRequirements(term.matchExpressions, `${path}[${i}].matchExpressions`, false));
+      errs.push(...validateNodeSelectorRequirements(term.matchFields, `${path}[${i}].matchFields`, true));
+    });
+  }
+  return errs;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Object metadata
+
+type NameRule = 'subdomain' | 'label';
+
+// upstream: staging/src/k8s.io/apimachinery/pkg/api/validation/objectmeta.go ValidateObjectMeta, validateOwnerReference
+function validateObjectMeta(meta: ObjectMeta, rule: NameRule, namespaced: boolean, stored: boolean): FieldError[] {
+  const errs: FieldError[] = [];
+  const {name, generateName, namespace} = meta;
+  if (!name) {
+    // A stored object has a name: generateName is only a request to make one up.
+    if (stored || !generateName) errs.push(required('metadata.name', 'name or generateName is required'));
+  } else {
+    const problems = rule === 'label' ? isDNS1123Label(name) : isDNS1123Subdomain(name);
+    for (const msg of problems) errs.push(invalid('metadata.name', name, goQuote(name), msg));
+  }
+  if (namespaced && namespace) {
+    for (const msg of isDNS1123Label(namespace)) errs.push(invalid('metadata.namespace', namespace, goQuote(namespace), msg));
+  }
+  if (!namespaced && namespace) errs.push(forbidden('metadata.namespace', 'not allowed on this type'));
+  errs.push(...validateLabels(meta.labels, 'metadata.labels'));
+  const controllers: string[] = [];
+  (meta.ownerReferences ?? []).forEach((ref, i) => {
+    const path = `metadata.ownerReferences[${i}]`;
+    if (!ref.apiVersion) errs.push(invalid(`${path}.apiVersion`, '', '""', 'version must not be empty'));
+    if (!ref.kind) errs.push(invalid(`${path}.kind`, '', '""', 'kind must not be empty'));
+    if (!ref.name) errs.push(invalid(`${path}.name`, '', '""', 'name must not be empty'));
+    if (!ref.uid) errs.push(invalid(`${path}.uid`, '', '""', 'uid must not be empty'));
+    if (ref.controller === true) controllers.push(`${ref.kind}/${ref.name}`);
+  });
+  if (controllers.length > 1) {
+    errs.push(
+      invalid(
+        'metadata.ownerReferences',
+        meta.ownerReferences,
+        `${controllers.length} references`,
+        `Only one reference can have Controller set to true. Found "true" in references for ${controllers.join(' and ')}`,
+      ),
+    );
+  }
+  return errs;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Update strategy (delegated to budgets.ts, which words them as the server does)
 
@@ -321,13 +469,7 @@ function strategyErrors(ds: DaemonSet): FieldError[] {
 // upstream: pkg/apis/apps/validation/validation.go ValidateDaemonSet, ValidateDaemonSetSpec
 export function validateDaemonSet(input: DaemonSet): FieldError[] {
   const ds = defaultDaemonSet(input);
-  const errs: FieldError[] = [];
-  const {name, generateName} = ds.metadata;
-  if (!name) {
-    if (!generateName) errs.push(required('metadata.name', 'name or generateName is required'));
-  } else {
-    for (const msg of isDNS1123Subdomain(name)) errs.push(invalid('metadata.name', name, goQuote(name), msg));
-  }
+  const errs: FieldError[] = validateObjectMeta(ds.metadata, 'subdomain', true, false);
 
   const spec = ds.spec;
   const selector = spec.selector ?? undefined;
@@ -351,6 +493,8 @@ export function validateDaemonSet(input: DaemonSet): FieldError[] {
   if (!RESTART_POLICIES.includes(restartPolicy)) errs.push(notSupported('spec.template.spec.restartPolicy', restartPolicy, RESTART_POLICIES));
   // A DaemonSet's pods must always run.
   if (restartPolicy !== 'Always') errs.push(notSupported('spec.template.spec.restartPolicy', restartPolicy, ['Always']));
+  errs.push(...validateTolerations(podSpec.tolerations, 'spec.template.spec.tolerations'));
+  errs.push(...validateAffinity(podSpec.affinity, 'spec.template.spec.affinity'));
   if (podSpec['activeDeadlineSeconds'] !== undefined && podSpec['activeDeadlineSeconds'] !== null) {
     errs.push(forbidden('spec.template.spec.activeDeadlineSeconds', 'activeDeadlineSeconds in DaemonSet is not Supported'));
   }
@@ -358,6 +502,69 @@ export function validateDaemonSet(input: DaemonSet): FieldError[] {
   errs.push(...strategyErrors(ds));
   errs.push(...nonNegative('spec.revisionHistoryLimit', spec.revisionHistoryLimit));
   return errs;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Objects the core reads as they are stored (snapshot, server): the checks of the fields it reads
+
+/**
+ * The field errors of a stored Pod: metadata (name, namespace, labels, owner references), tolerations and
+ * node affinity (what eligibility and claims read), and conditions without a type.
+ */
+// upstream: pkg/apis/core/validation/validation.go ValidatePodCreate (the parts above)
+export function validatePod(pod: Pod): FieldError[] {
+  const errs = validateObjectMeta(pod.metadata, 'subdomain', true, true);
+  errs.push(...validateTolerations(pod.spec.tolerations, 'spec.tolerations'));
+  errs.push(...validateAffinity(pod.spec.affinity, 'spec.affinity'));
+  (pod.status?.conditions ?? []).forEach((condition, i) => {
+    if (!condition.type) errs.push(required(`status.conditions[${i}].type`));
+  });
+  return errs;
+}
+
+/** The field errors of a stored Node: metadata and taints (key, value, effect, unique by key and effect). */
+// upstream: pkg/apis/core/validation/validation.go ValidateNode, validateNodeTaints
+export function validateNode(node: Node): FieldError[] {
+  const errs = validateObjectMeta(node.metadata, 'subdomain', false, true);
+  const seen = new Set<string>();
+  (node.spec?.taints ?? []).forEach((taint, i) => {
+    const path = `spec.taints[${i}]`;
+    const key = taint.key ?? '';
+    const value = taint.value ?? '';
+    const effect = taint.effect ?? '';
+    errs.push(...validateLabelName(key, `${path}.key`));
+    const problems = isValidLabelValue(value);
+    if (problems.length > 0) errs.push(invalid(`${path}.value`, value, goQuote(value), problems.join(';')));
+    errs.push(...validateTaintEffect(effect, false, `${path}.effect`));
+    const id = `${effect}\u0000${key}`;
+    if (seen.has(id)) {
+      errs.push({
+        field: path,
+        type: 'FieldValueDuplicate',
+        message: `Duplicate value: ${goQuote(`${key}:${effect}`)}: taints must be unique by key and effect pair`,
+      });
+    }
+    seen.add(id);
+  });
+  (node.status?.conditions ?? []).forEach((condition, i) => {
+    if (!condition.type) errs.push(required(`status.conditions[${i}].type`));
+  });
+  return errs;
+}
+
+/** The field errors of a ControllerRevision: metadata, data present, revision not negative. */
+// upstream: pkg/apis/apps/validation/validation.go ValidateControllerRevision
+export function validateControllerRevision(revision: ControllerRevision): FieldError[] {
+  const errs = validateObjectMeta(revision.metadata, 'subdomain', true, true);
+  if (revision.data === undefined || revision.data === null) errs.push(required('data', 'data is mandatory'));
+  errs.push(...nonNegative('revision', revision.revision));
+  return errs;
+}
+
+/** The field errors of a Namespace: its name is a DNS label (at most 63 characters). */
+// upstream: pkg/apis/core/validation/validation.go ValidateNamespace
+export function validateNamespace(meta: ObjectMeta): FieldError[] {
+  return validateObjectMeta(meta, 'label', false, false);
 }
 
 /** Selectors compare as Go's Semantic.DeepEqual does: empty and absent maps and lists are the same. */

@@ -7,7 +7,9 @@ import type {ClusterSource, DaemonSetRef} from '../cluster/cluster-source.js';
 import {
   type ClusterState,
   type DaemonSet,
+  decodeObject,
   prepareDaemonSetCreate,
+  summarizeFieldErrors,
   prepareDaemonSetUpdate,
   formatInvalid,
   nodeShouldRunDaemonPod,
@@ -79,15 +81,22 @@ export async function readManifest(path: string, name: string | undefined, stdin
     throw new InputError(`manifest "${path}" is not valid YAML or JSON: ${(error as Error).message.split('\n')[0]}`, {cause: error});
   }
   const objects = documents.flatMap((doc) => (isObject(doc) && doc['kind'] === 'List' && Array.isArray(doc['items']) ? doc['items'] : [doc]));
-  const daemonSets = objects.filter(
-    (doc): doc is DaemonSet => isObject(doc) && doc['kind'] === 'DaemonSet' && isObject(doc['metadata']) && isObject(doc['spec']),
-  );
+  const daemonSets = objects.filter((doc) => isObject(doc) && doc['kind'] === 'DaemonSet').map((doc, index) => decodeManifestDaemonSet(doc, index, path));
   const wanted = name === undefined ? daemonSets : daemonSets.filter((ds) => ds.metadata.name === name);
   if (wanted.length === 1) return wanted[0]!;
   if (daemonSets.length === 0) throw new InputError(`manifest "${path}" holds no DaemonSet`);
   if (wanted.length === 0)
     throw new UsageError(`manifest "${path}" holds no DaemonSet named "${name}" (it has ${daemonSets.map((ds) => `"${ds.metadata.name}"`).join(', ')})`);
   throw new UsageError(`manifest "${path}" holds ${wanted.length} DaemonSets: name the one to plan (kubectl ds-plan NAME -f ${path})`);
+}
+
+/** A manifest's DaemonSet with the types the API server's decoder wants (field values are judged later, as admission judges them). */
+function decodeManifestDaemonSet(doc: unknown, index: number, path: string): DaemonSet {
+  const {object, errors} = decodeObject('DaemonSet', doc);
+  if (object !== undefined) return object as unknown as DaemonSet;
+  const meta = isObject(doc) && isObject(doc['metadata']) ? doc['metadata'] : {};
+  const which = typeof meta['name'] === 'string' ? `DaemonSet "${meta['name']}"` : `DaemonSet ${index + 1}`;
+  throw new InputError(`manifest "${path}": ${which}: ${summarizeFieldErrors(errors)}`);
 }
 
 /** The namespace of a -f plan: the manifest's, unless -n says otherwise (kubectl refuses a mismatch the same way); undefined: the context's. */

@@ -14,7 +14,7 @@ import {checkFieldSelector, fieldSelectorMatches, parseFieldSelector, pinnedValu
 import {Prng, randomSuffix} from './prng.js';
 import {RESOURCES, apiVersionOf, resourceForKind, type ResourceInfo, type ResourceName} from './resources.js';
 import {alreadyExists, badRequest, conflict, expired, isNotFound, isConflict, namespaceTerminating, notFound, StatusError} from './status-errors.js';
-import {prepareForCreate, prepareForUpdate, validateForCreate, validateForUpdate} from './strategy.js';
+import {decodeForWrite, prepareForCreate, prepareForUpdate, validateForCreate, validateForUpdate} from './strategy.js';
 import type {KubeObject, ObjectOf} from './types.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -574,6 +574,8 @@ export class Store {
   create<T extends object>(input: T, options: CreateOptions = {}): T {
     const info = this.infoOf(input);
     const obj = normalizeInput(info, input);
+    const decodeError = decodeForWrite(info, obj);
+    if (decodeError !== undefined) throw decodeError;
     obj['apiVersion'] = apiVersionOf(info);
     obj['kind'] = info.kind;
     const meta = metaOf(obj);
@@ -649,6 +651,8 @@ export class Store {
       if (old['status'] === undefined) delete next['status'];
       else next['status'] = structuredClone(old['status']);
     }
+    const decodeError = decodeForWrite(info, next);
+    if (decodeError !== undefined) throw decodeError;
     next['apiVersion'] = apiVersionOf(info);
     next['kind'] = info.kind;
     const meta = metaOf(next);
@@ -665,6 +669,10 @@ export class Store {
     delete meta['selfLink'];
     if (options.subresource !== 'status') {
       prepareForUpdate(info, next, old);
+      const err = validateForUpdate(info, next, old);
+      if (err !== undefined) throw err;
+    } else if (info.resource === 'pods' || info.resource === 'nodes') {
+      // A status write is validated too (conditions need a type); DaemonSet status is the controller's alone.
       const err = validateForUpdate(info, next, old);
       if (err !== undefined) throw err;
     }

@@ -2,10 +2,22 @@
 // it (PrepareForCreate / PrepareForUpdate, defaulting, validation). The store calls these on plain mutable
 // JSON; everything generic (uid, resourceVersion, timestamps, status subresource split) stays in store.ts.
 import {deepEqualJson, defaultPod, prepareDaemonSetCreate, prepareDaemonSetUpdate} from '../core/index.js';
-import type {DaemonSet, Pod} from '../core/index.js';
-import {formatInvalid, validateDaemonSet, validateDaemonSetUpdate, type FieldError} from '../core/index.js';
+import type {ControllerRevision, DaemonSet, Node, ObjectMeta, Pod} from '../core/index.js';
+import {
+  decodeObject,
+  type FieldError,
+  formatInvalid,
+  isDecodedKind,
+  summarizeFieldErrors,
+  validateControllerRevision,
+  validateDaemonSet,
+  validateDaemonSetUpdate,
+  validateNamespace,
+  validateNode,
+  validatePod,
+} from '../core/index.js';
 import type {ResourceInfo} from './resources.js';
-import {invalid, type StatusError} from './status-errors.js';
+import {badRequest, invalid, type StatusError} from './status-errors.js';
 import type {KubeObject} from './types.js';
 
 type Json = Record<string, unknown>;
@@ -133,16 +145,48 @@ function invalidFrom(info: ResourceInfo, name: string, errors: readonly FieldErr
   );
 }
 
+/**
+ * What the API server's decoder refuses before anything else runs: a field of the wrong type (`minReadySeconds:
+ * "abc"`, `containers: "x"`, an int32 out of range). A real server answers 400 "cannot be handled as"; the
+ * reason after the colon names the field as validation does, where Go names the struct field. On success
+ * `obj` becomes what the decoder made of it.
+ */
+// upstream: staging/src/k8s.io/apiserver/pkg/endpoints/handlers/rest.go (decode errors become BadRequest)
+export function decodeForWrite(info: ResourceInfo, obj: Json): StatusError | undefined {
+  if (!isDecodedKind(info.kind)) return undefined;
+  const {object, errors} = decodeObject(info.kind, obj);
+  if (object !== undefined) {
+    // As decoded into Go structs: a null list element is its zero value (which validation then judges).
+    assignAll(obj, object);
+    return undefined;
+  }
+  const version = info.group === '' ? info.version : `${info.group}/${info.version}`;
+  return badRequest(`${info.kind} in version "${version}" cannot be handled as a ${info.kind}: ${summarizeFieldErrors(errors)}`);
+}
+
+function valueErrors(info: ResourceInfo, obj: Json): FieldError[] {
+  switch (info.resource) {
+    case 'daemonsets':
+      return validateDaemonSet(obj as unknown as DaemonSet);
+    case 'pods':
+      return validatePod(obj as unknown as Pod);
+    case 'nodes':
+      return validateNode(obj as unknown as Node);
+    case 'controllerrevisions':
+      return validateControllerRevision(obj as unknown as ControllerRevision);
+    case 'namespaces':
+      return validateNamespace((obj as unknown as {metadata: ObjectMeta}).metadata);
+    default:
+      return [];
+  }
+}
+
 export function validateForCreate(info: ResourceInfo, obj: Json): StatusError | undefined {
-  if (info.resource !== 'daemonsets') return undefined;
-  const ds = obj as unknown as DaemonSet;
-  const errors = validateDaemonSet(ds);
-  return errors.length === 0 ? undefined : invalidFrom(info, ds.metadata.name, errors);
+  const errors = valueErrors(info, obj);
+  return errors.length === 0 ? undefined : invalidFrom(info, String(child(obj, 'metadata')['name'] ?? ''), errors);
 }
 
 export function validateForUpdate(info: ResourceInfo, next: Json, old: KubeObject): StatusError | undefined {
-  if (info.resource !== 'daemonsets') return undefined;
-  const ds = next as unknown as DaemonSet;
-  const errors = validateDaemonSetUpdate(old as unknown as DaemonSet, ds);
-  return errors.length === 0 ? undefined : invalidFrom(info, ds.metadata.name, errors);
+  const errors = info.resource === 'daemonsets' ? validateDaemonSetUpdate(old as unknown as DaemonSet, next as unknown as DaemonSet) : valueErrors(info, next);
+  return errors.length === 0 ? undefined : invalidFrom(info, String(child(next, 'metadata')['name'] ?? ''), errors);
 }

@@ -71,11 +71,26 @@ describe('parseRfc3339', () => {
     ['2026-11-21T12:00:00.250Z', Date.UTC(2026, 10, 21, 12, 0, 0, 250)],
     ['2026-11-21T13:00:00+01:00', Date.UTC(2026, 10, 21, 12)],
     ['2026-11-21t12:00:00z', Date.UTC(2026, 10, 21, 12)],
-  ])('%s', (input, expected) => {
-    expect(parseRfc3339(input)).toBe(expected);
+    ['2024-02-29T00:00:00Z', Date.UTC(2024, 1, 29)],
+  ])('%s', async (input, expected) => {
+    expect(await parseRfc3339(input)).toBe(expected);
   });
 
-  test.each(['yesterday', '2026-11-21', '2026-11-21T12:00:00', '2026-11-21 12:00:00Z', '2026-13-40T12:00:00Z', '1700000000'])('rejects %s', (input) => {
-    expect(() => parseRfc3339(input)).toThrow(`invalid --now "${input}": want an RFC3339 time such as 2026-11-21T12:00:00Z`);
+  // Date.parse rolls 2024-02-30 over into 1 March; Go's time.Parse refuses it, and so does --now.
+  test.each([
+    'yesterday',
+    '2026-11-21',
+    '2026-11-21T12:00:00',
+    '2026-11-21 12:00:00Z',
+    '2026-13-40T12:00:00Z',
+    '1700000000',
+    '2024-02-30T00:00:00Z',
+    '2023-02-29T00:00:00Z',
+    '2026-04-31T00:00:00Z',
+    '2026-11-21T24:00:00Z',
+    '2026-11-21T12:60:00Z',
+    '2026-11-21T12:00:00+24:00',
+  ])('rejects %s', async (input) => {
+    await expect(parseRfc3339(input)).rejects.toThrow(`invalid --now "${input}": want an RFC3339 time such as 2026-11-21T12:00:00Z`);
   });
 });

@@ -9,7 +9,7 @@ import {InputError, NotFoundError, UsageError} from '../../src/errors.js';
 import {newDaemonSet, newNode, newPod, newRevision} from '../helpers/builders.js';
 
 const ds = newDaemonSet('fluentd');
-const kubeSystemDs = {...ds, metadata: {...ds.metadata, namespace: 'kube-system'}};
+const kubeSystemDs = {...ds, metadata: {...ds.metadata, namespace: 'kube-system', uid: 'ds-uid-kube-system'}};
 const nodes = [newNode('node-a'), newNode('node-b')];
 const pods = [newPod('fluentd-aaaaa', 'node-a', ds, {hash: 'h1'}), newPod('fluentd-bbbbb', 'node-b', ds, {hash: 'h2'})];
 const revision = newRevision(ds, 'h2', 2);
@@ -79,19 +79,23 @@ describe('parseSnapshot', () => {
     {
       name: 'a List item without kind',
       text: 'kind: List\nitems:\n- metadata: {name: a}\n',
-      message: 'examples/x.yaml: document 1, item 1 has no "kind", so it is not a Kubernetes object',
+      message: 'examples/x.yaml: items[0] has no "kind", so it is not a Kubernetes object',
     },
-    {name: 'a Pod without a name', text: 'kind: Pod\nmetadata: {}\nspec: {}\n', message: 'examples/x.yaml: document 1 is a Pod without metadata.name'},
-    {name: 'a Pod without spec', text: 'kind: Pod\nmetadata: {name: p, namespace: d}\n', message: 'examples/x.yaml: Pod d/p has no spec'},
+    {
+      name: 'a Pod without a name',
+      text: 'kind: Pod\nmetadata: {}\nspec: {}\n',
+      message: 'examples/x.yaml: metadata.name: Required value: name or generateName is required (Pod )',
+    },
     {
       name: 'a DaemonSet without template',
-      text: 'kind: DaemonSet\nmetadata: {name: f, namespace: d}\nspec: {}\n',
-      message: 'examples/x.yaml: DaemonSet d/f has no spec.template.spec',
+      text: 'kind: DaemonSet\nmetadata: {name: f, namespace: d}\nspec: {selector: {matchLabels: {a: b}}}\n',
+      message:
+        'examples/x.yaml: spec.template.metadata.labels: Invalid value: map[string]string(nil): `selector` does not match template `labels` (DaemonSet d/f); and 1 more problem',
     },
     {
-      name: 'a revision without number',
-      text: 'kind: ControllerRevision\nmetadata: {name: r}\nrevision: "2"\n',
-      message: 'examples/x.yaml: ControllerRevision r has no integer "revision"',
+      name: 'a revision number that is a string',
+      text: 'kind: ControllerRevision\nmetadata: {name: r}\ndata: {}\nrevision: "2"\n',
+      message: 'examples/x.yaml: revision: Invalid value: "2": must be an integer (ControllerRevision r)',
     },
   ])('rejects $name as one InputError line', ({text, message}) => {
     let error: unknown;
@@ -105,6 +109,198 @@ describe('parseSnapshot', () => {
     expect(line).not.toContain('\n');
     if (typeof message === 'string') expect(line).toMatch(new RegExp(`^${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
     else expect(line).toMatch(message);
+  });
+});
+
+// The battery of wrong types and values a person (or a tool) can put in a snapshot: each is one InputError line
+// naming the item and the field as the API server names it, never a crash of the rules behind.
+describe('parseSnapshot validates every object once, as the API server would', () => {
+  // all = [node-a, node-b, pod-a, pod-b, fluentd, revision, configMap]
+  function withValue(index: number, path: readonly (string | number)[], value: unknown): unknown[] {
+    const items = structuredClone(all) as unknown[];
+    let at = items[index] as Record<string | number, unknown>;
+    for (const key of path.slice(0, -1)) {
+      if (at[key] === undefined || at[key] === null) at[key] = {};
+      at = at[key] as Record<string | number, unknown>;
+    }
+    at[path[path.length - 1]!] = value;
+    return items;
+  }
+  const ru = ['spec', 'updateStrategy', 'rollingUpdate'];
+  const tpl = ['spec', 'template'];
+  const AFFINITY = ['spec', 'affinity', 'nodeAffinity', 'requiredDuringSchedulingIgnoredDuringExecution', 'nodeSelectorTerms'];
+  const rows: {name: string; items: unknown[]; message: string | RegExp}[] = [
+    {
+      name: 'containers as a string',
+      items: withValue(4, [...tpl, 'spec', 'containers'], 'x'),
+      message: 'items[4].spec.template.spec.containers: Invalid value: "x": must be a list (DaemonSet default/fluentd)',
+    },
+    {
+      name: 'matchExpressions as a string',
+      items: withValue(4, ['spec', 'selector', 'matchExpressions'], 'x'),
+      message: 'items[4].spec.selector.matchExpressions: Invalid value: "x": must be a list',
+    },
+    {
+      name: 'matchExpressions [null]',
+      items: withValue(4, ['spec', 'selector', 'matchExpressions'], [null]),
+      message: 'items[4].spec.selector.matchExpressions[0].operator: Invalid value: "": not a valid selector operator',
+    },
+    {
+      name: 'selector values as a string',
+      items: withValue(4, ['spec', 'selector', 'matchExpressions'], [{key: 'a', operator: 'In', values: 'x'}]),
+      message: 'items[4].spec.selector.matchExpressions[0].values: Invalid value: "x": must be a list',
+    },
+    {
+      name: 'template labels that are numbers',
+      items: withValue(4, [...tpl, 'metadata', 'labels'], {name: 1}),
+      message: 'items[4].spec.template.metadata.labels[name]: Invalid value: 1: must be a string',
+    },
+    {
+      name: 'tolerations [null]',
+      items: withValue(2, ['spec', 'tolerations'], [null]),
+      message:
+        'items[2].spec.tolerations[0].operator: Invalid value: "": operator must be Exists when `key` is empty, which means "match all values and all keys" (Pod default/fluentd-aaaaa)',
+    },
+    {
+      name: 'node-affinity terms as a string',
+      items: withValue(2, AFFINITY, 'x'),
+      message: `items[2].${AFFINITY.join('.')}: Invalid value: "x": must be a list`,
+    },
+    {
+      name: 'template node-affinity terms []',
+      items: withValue(4, [...tpl, ...AFFINITY], []),
+      message: `items[4].spec.template.${AFFINITY.join('.')}: Required value: must have at least one node selector term`,
+    },
+    {
+      name: 'ownerReferences as a string',
+      items: withValue(2, ['metadata', 'ownerReferences'], 'x'),
+      message: 'items[2].metadata.ownerReferences: Invalid value: "x": must be a list',
+    },
+    {
+      name: 'ownerReferences [null]',
+      items: withValue(2, ['metadata', 'ownerReferences'], [null]),
+      message: 'items[2].metadata.ownerReferences[0].apiVersion: Invalid value: "": version must not be empty',
+    },
+    {
+      name: 'pod conditions as a string',
+      items: withValue(2, ['status', 'conditions'], 'x'),
+      message: 'items[2].status.conditions: Invalid value: "x": must be a list',
+    },
+    {
+      name: 'pod conditions [null]',
+      items: withValue(2, ['status', 'conditions'], [null]),
+      message: 'items[2].status.conditions[0].type: Required value (Pod default/fluentd-aaaaa)',
+    },
+    {
+      name: 'node taints [null]',
+      items: withValue(0, ['spec', 'taints'], [null]),
+      message: 'items[0].spec.taints[0].key: Invalid value: "": name part must be non-empty (Node node-a)',
+    },
+    {name: 'metadata as a string', items: withValue(3, ['metadata'], 'x'), message: 'items[3].metadata: Invalid value: "x": must be an object (Pod )'},
+    {
+      name: 'a DaemonSet spec as a string',
+      items: withValue(4, ['spec'], 'x'),
+      message: 'items[4].spec: Invalid value: "x": must be an object (DaemonSet default/fluentd)',
+    },
+    {
+      name: 'minReadySeconds "abc"',
+      items: withValue(4, ['spec', 'minReadySeconds'], 'abc'),
+      message: 'items[4].spec.minReadySeconds: Invalid value: "abc": must be an integer',
+    },
+    {
+      name: 'minReadySeconds 1.5',
+      items: withValue(4, ['spec', 'minReadySeconds'], 1.5),
+      message: 'items[4].spec.minReadySeconds: Invalid value: 1.5: must be an integer',
+    },
+    {
+      name: 'minReadySeconds 1e300',
+      items: withValue(4, ['spec', 'minReadySeconds'], 1e300),
+      message: 'items[4].spec.minReadySeconds: Invalid value: 1e+300: must be an integer from -2147483648 to 2147483647',
+    },
+    {
+      name: 'minReadySeconds 2^31',
+      items: withValue(4, ['spec', 'minReadySeconds'], 2 ** 31),
+      message: 'items[4].spec.minReadySeconds: Invalid value: 2147483648: must be an integer from',
+    },
+    {
+      name: 'minReadySeconds -1',
+      items: withValue(4, ['spec', 'minReadySeconds'], -1),
+      message: 'items[4].spec.minReadySeconds: Invalid value: -1: must be greater than or equal to 0',
+    },
+    {
+      name: 'maxUnavailable 1e20',
+      items: withValue(4, [...ru, 'maxUnavailable'], 1e20),
+      message: 'items[4].spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: 100000000000000000000: must be an integer from',
+    },
+    {
+      name: 'updateStrategy as a string',
+      items: withValue(4, ['spec', 'updateStrategy'], 'RollingUpdate'),
+      message: 'items[4].spec.updateStrategy: Invalid value: "RollingUpdate": must be an object',
+    },
+    {
+      name: 'rollingUpdate "fast"',
+      items: withValue(4, ru, 'fast'),
+      message: 'items[4].spec.updateStrategy.rollingUpdate: Invalid value: "fast": must be an object',
+    },
+    {
+      name: 'an impossible date',
+      items: withValue(2, ['metadata', 'creationTimestamp'], '2024-02-30T00:00:00Z'),
+      message: 'items[2].metadata.creationTimestamp: Invalid value: "2024-02-30T00:00:00Z": must be an RFC3339 time',
+    },
+    {
+      name: 'a 300-character namespace',
+      items: withValue(2, ['metadata', 'namespace'], 'n'.repeat(300)),
+      message: /^items\[2\]\.metadata\.namespace: Invalid value: "n{300}": must be no more than 63 characters/,
+    },
+    {name: 'a negative revision', items: withValue(5, ['revision'], -1), message: 'items[5].revision: Invalid value: -1: must be greater than or equal to 0'},
+    {name: 'the same pod twice', items: [...all, pods[0]], message: 'items[7]: Duplicate value: Pod default/fluentd-aaaaa is also items[2]'},
+    {name: 'the same node twice', items: [...all, nodes[1]], message: 'items[7]: Duplicate value: Node node-b is also items[1]'},
+    {
+      name: 'two pods with one uid',
+      items: [...all, {...pods[0], metadata: {...pods[0]!.metadata, name: 'other'}}],
+      message: 'items[7]: Duplicate value: Pod default/other has the uid "pod-uid-fluentd-aaaaa" of items[2]',
+    },
+    {
+      name: 'a Pod in the default namespace twice, once implied',
+      items: [...all, {...pods[0], metadata: {...pods[0]!.metadata, namespace: undefined, uid: 'u'}}],
+      message: 'items[7]: Duplicate value: Pod default/fluentd-aaaaa is also items[2]',
+    },
+  ];
+
+  test.each(rows)('$name', ({items, message}) => {
+    let error: unknown;
+    try {
+      parseSnapshot(JSON.stringify({apiVersion: 'v1', kind: 'List', items}), 's.json');
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(InputError);
+    const line = (error as Error).message;
+    expect(line).not.toContain('\n');
+    expect(line).not.toMatch(/internal error|\s{4}at /);
+    if (typeof message === 'string') expect(line).toContain(`s.json: ${message}`);
+    else expect(line.slice('s.json: '.length)).toMatch(message);
+  });
+
+  test('null is an absent field, as Go decodes it: labels: null and rollingUpdate: null are read as not set', () => {
+    const items = withValue(4, ru, null);
+    (items[2] as {metadata: {labels: unknown}}).metadata.labels = null;
+    const objects = parseSnapshot(JSON.stringify({kind: 'List', items}), 's.json');
+    expect(objects.pods[0]!.metadata).not.toHaveProperty('labels');
+    expect(objects.daemonSets[0]!.spec.updateStrategy).toEqual({type: 'RollingUpdate'});
+  });
+
+  test('several problems: the first, with a count of the rest', () => {
+    const items = withValue(2, ['status', 'conditions'], 'x');
+    (items[3] as {status: unknown}).status = 'y';
+    expect(() => parseSnapshot(JSON.stringify({kind: 'List', items}), 's.json')).toThrow(
+      's.json: items[2].status.conditions: Invalid value: "x": must be a list (Pod default/fluentd-aaaaa); and 1 more problem',
+    );
+  });
+
+  test('a multi-document stream names the document', () => {
+    const text = `${dump(nodes[0])}---\n${dump({...nodes[1], spec: {taints: 'x'}})}`;
+    expect(() => parseSnapshot(text, 's.yaml')).toThrow('s.yaml: document 2.spec.taints: Invalid value: "x": must be a list (Node node-b)');
   });
 });
 
@@ -153,7 +349,7 @@ describe('SnapshotClusterSource', () => {
   });
 
   test('a long list of DaemonSets is cut after ten', async () => {
-    const many = Array.from({length: 13}, (_, i) => ({...ds, metadata: {...ds.metadata, name: `ds-${String(i).padStart(2, '0')}`}}));
+    const many = Array.from({length: 13}, (_, i) => ({...ds, metadata: {...ds.metadata, name: `ds-${String(i).padStart(2, '0')}`, uid: `uid-${i}`}}));
     const big = new SnapshotClusterSource(parseSnapshot(dump({kind: 'List', items: many}), 'b.yaml'), 'b.yaml');
     await expect(big.readState({namespace: 'default', name: 'x'})).rejects.toThrow(/default\/ds-09, and 3 more\)$/);
   });

@@ -161,6 +161,192 @@ describe('CRUD and Status errors', () => {
     });
   });
 
+  // The objects a real API server will not take: wrong types are decode errors (400 BadRequest, "cannot be handled
+  // as"), wrong values are 422 Invalid with one cause per field; nothing is stored either way.
+  describe('refuses what a real API server refuses, on create, update and patch', () => {
+    const MERGE = {'content-type': 'application/merge-patch+json'};
+    function ds(edit: (spec: Record<string, any>) => void): Record<string, unknown> {
+      const manifest = dsManifest();
+      edit(manifest['spec'] as Record<string, any>);
+      return manifest;
+    }
+    function pod(edit: (pod: Record<string, any>) => void): Record<string, unknown> {
+      const manifest = podManifest('bad-pod', {node: 'node-1'}) as Record<string, any>;
+      edit(manifest);
+      return manifest;
+    }
+    const NODE = {apiVersion: 'v1', kind: 'Node', metadata: {name: 'bad-node'}, spec: {taints: [null]}};
+    const REVISION = {apiVersion: 'apps/v1', kind: 'ControllerRevision', metadata: {name: 'bad-rev'}, data: {}, revision: -1};
+    const rows: {name: string; method: string; path: string; body: unknown; headers?: Record<string, string>; code: number; message: string; field?: string}[] =
+      [
+        {
+          name: 'minReadySeconds "abc"',
+          method: 'POST',
+          path: DS,
+          body: ds((spec) => (spec['minReadySeconds'] = 'abc')),
+          code: 400,
+          message: 'DaemonSet in version "apps/v1" cannot be handled as a DaemonSet: spec.minReadySeconds: Invalid value: "abc": must be an integer',
+        },
+        {
+          name: 'minReadySeconds 1e300',
+          method: 'POST',
+          path: DS,
+          body: ds((spec) => (spec['minReadySeconds'] = 1e300)),
+          code: 400,
+          message: 'spec.minReadySeconds: Invalid value: 1e+300',
+        },
+        {
+          name: 'containers as a string',
+          method: 'POST',
+          path: DS,
+          body: ds((spec) => (spec['template'].spec.containers = 'x')),
+          code: 400,
+          message: 'spec.template.spec.containers: Invalid value: "x": must be a list',
+        },
+        {
+          name: 'updateStrategy as a string',
+          method: 'POST',
+          path: DS,
+          body: ds((spec) => (spec['updateStrategy'] = 'RollingUpdate')),
+          code: 400,
+          message: 'spec.updateStrategy: Invalid value: "RollingUpdate"',
+        },
+        {
+          name: 'minReadySeconds -1',
+          method: 'POST',
+          path: DS,
+          body: ds((spec) => (spec['minReadySeconds'] = -1)),
+          code: 422,
+          message: 'DaemonSet.apps "agent" is invalid: spec.minReadySeconds: Invalid value: -1: must be greater than or equal to 0',
+          field: 'spec.minReadySeconds',
+        },
+        {
+          name: 'a pod with tolerations [null]',
+          method: 'POST',
+          path: PODS,
+          body: pod((p) => (p['spec'].tolerations = [null])),
+          code: 422,
+          message: 'Pod "bad-pod" is invalid: spec.tolerations[0].operator: Invalid value: "": operator must be Exists when `key` is empty',
+          field: 'spec.tolerations[0].operator',
+        },
+        {
+          name: 'a pod with ownerReferences [null]',
+          method: 'POST',
+          path: PODS,
+          body: pod((p) => (p['metadata'].ownerReferences = [null])),
+          code: 422,
+          message: 'metadata.ownerReferences[0].apiVersion: Invalid value: "": version must not be empty',
+          field: 'metadata.ownerReferences[0].apiVersion',
+        },
+        {
+          name: 'a pod label that is a number',
+          method: 'POST',
+          path: PODS,
+          body: pod((p) => (p['metadata'].labels = {a: 1})),
+          code: 400,
+          message: 'metadata.labels[a]: Invalid value: 1: must be a string',
+        },
+        {
+          name: 'a pod name with capitals',
+          method: 'POST',
+          path: PODS,
+          body: pod((p) => (p['metadata'].name = 'Bad_Name')),
+          code: 422,
+          message: 'Pod "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name"',
+          field: 'metadata.name',
+        },
+        {
+          name: 'a 300-character namespace',
+          method: 'POST',
+          path: '/api/v1/namespaces',
+          body: {apiVersion: 'v1', kind: 'Namespace', metadata: {name: 'n'.repeat(300)}},
+          code: 422,
+          message: 'must be no more than 63 characters',
+          field: 'metadata.name',
+        },
+        {
+          name: 'node taints [null]',
+          method: 'POST',
+          path: '/api/v1/nodes',
+          body: NODE,
+          code: 422,
+          message: 'Node "bad-node" is invalid: [spec.taints[0].key: Invalid value: ""',
+          field: 'spec.taints[0].key',
+        },
+        {
+          name: 'a negative revision',
+          method: 'POST',
+          path: '/apis/apps/v1/namespaces/default/controllerrevisions',
+          body: REVISION,
+          code: 422,
+          message: 'ControllerRevision.apps "bad-rev" is invalid: revision: Invalid value: -1: must be greater than or equal to 0',
+          field: 'revision',
+        },
+        {
+          name: 'a merge patch with minReadySeconds 1e300',
+          method: 'PATCH',
+          path: `${DS}/agent`,
+          headers: MERGE,
+          body: {spec: {minReadySeconds: 1e300}},
+          code: 400,
+          message: 'spec.minReadySeconds',
+        },
+        {
+          name: 'a merge patch with maxUnavailable 1e20',
+          method: 'PATCH',
+          path: `${DS}/agent`,
+          headers: MERGE,
+          body: {spec: {updateStrategy: {rollingUpdate: {maxUnavailable: 1e20}}}},
+          code: 400,
+          message: 'spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: 100000000000000000000',
+        },
+        {
+          name: 'a merge patch with rollingUpdate "fast"',
+          method: 'PATCH',
+          path: `${DS}/agent`,
+          headers: MERGE,
+          body: {spec: {updateStrategy: {rollingUpdate: 'fast'}}},
+          code: 400,
+          message: 'must be an object',
+        },
+        {
+          name: 'a merge patch with selector values as a string',
+          method: 'PATCH',
+          path: `${DS}/agent`,
+          headers: MERGE,
+          body: {spec: {selector: {matchExpressions: [{key: 'a', operator: 'In', values: 'x'}]}}},
+          code: 400,
+          message: 'spec.selector.matchExpressions[0].values: Invalid value: "x": must be a list',
+        },
+        {
+          name: 'a status patch with pod conditions [null]',
+          method: 'PATCH',
+          path: `${PODS}/agent-pod/status`,
+          headers: MERGE,
+          body: {status: {conditions: [null]}},
+          code: 422,
+          message: 'Pod "agent-pod" is invalid: status.conditions[0].type: Required value',
+          field: 'status.conditions[0].type',
+        },
+      ];
+
+    it.each(rows)('$name: $code', async ({method, path, body, headers, code, message, field}) => {
+      expect((await call(url, 'POST', DS, {body: dsManifest()})).status).toBe(201);
+      expect((await call(url, 'POST', PODS, {body: podManifest('agent-pod', {node: 'node-1'})})).status).toBe(201);
+      const before = cluster.store.list('daemonsets').items[0]!.metadata.resourceVersion;
+      const r = await call(url, method, path, {body, ...(headers ? {headers} : {})});
+      expect(r.status).toBe(code);
+      expect(r.body).toMatchObject({kind: 'Status', status: 'Failure', code, reason: code === 400 ? 'BadRequest' : 'Invalid'});
+      expect(r.body.message).toContain(message);
+      expect(JSON.stringify(r.body)).not.toMatch(/\s{4}at |\.ts:\d|\.js:\d/);
+      if (field !== undefined) expect(r.body.details.causes.map((c: {field: string}) => c.field)).toContain(field);
+      // Nothing was stored.
+      expect(cluster.store.list('daemonsets').items[0]!.metadata.resourceVersion).toBe(before);
+      expect(cluster.store.get('pods', 'default', 'bad-pod')).toBeUndefined();
+      expect(cluster.store.get('nodes', undefined, 'bad-node')).toBeUndefined();
+    });
+  });
+
   it('replaces with PUT, with a 409 for a stale resourceVersion and a 400 for a name mismatch', async () => {
     const created = (await call(url, 'POST', DS, {body: dsManifest()})).body;
     const put = await call(url, 'PUT', `${DS}/agent`, {body: {...created, metadata: {...created.metadata, labels: {v: '2'}}}});

@@ -1,12 +1,34 @@
 // Slim copies of what the API returns: only the fields the reconcile core reads (src/core/types.ts), so that a
 // namespace of 50,000 pods or a cluster of 50,000 nodes fits in memory once the page they came in is dropped.
 // Node images, pod volumes, env and probes, managedFields: none of them matter to a DaemonSet rollout.
-import type {ControllerRevision, DaemonSet, Node, ObjectMeta, Pod} from '../../core/index.js';
+import {
+  type ControllerRevision,
+  type DaemonSet,
+  type DecodedKind,
+  decodeObject,
+  type Node,
+  type ObjectMeta,
+  type Pod,
+  summarizeFieldErrors,
+} from '../../core/index.js';
+import {ClusterError} from '../../errors.js';
 
 type Json = Record<string, unknown>;
 
 function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * What the server answered, decoded as a client's Go types would decode it; an answer no API server could give
+ * (a DaemonSet whose spec is a string) is the server's fault, said in one line with the field, never a crash.
+ */
+function decoded(kind: DecodedKind, raw: unknown): Json {
+  const {object, errors} = decodeObject(kind, raw);
+  if (object !== undefined) return object;
+  const meta = isObject(raw) && isObject(raw['metadata']) ? raw['metadata'] : {};
+  const name = [meta['namespace'], meta['name']].filter((part) => typeof part === 'string').join('/');
+  throw new ClusterError(`the server answered a ${kind} that is not valid: ${summarizeFieldErrors(errors)}${name === '' ? '' : ` (${kind} ${name})`}`);
 }
 
 function pick(source: unknown, keys: readonly string[]): Json {
@@ -30,8 +52,9 @@ function readyCondition(status: unknown): Json[] | undefined {
 // Annotations, addresses, capacity, images and the other conditions are dropped.
 const NODE_META_KEYS = ['name', 'uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'labels'];
 
-export function projectNode(raw: unknown): Node {
-  const source = isObject(raw) ? raw : {};
+export function projectNode(answer: unknown): Node {
+  const raw = decoded('Node', answer);
+  const source = raw;
   const conditions = readyCondition(source['status']);
   return {
     metadata: metadata(raw, NODE_META_KEYS),
@@ -61,8 +84,9 @@ function containerStatuses(list: unknown): Json[] | undefined {
   });
 }
 
-export function projectPod(raw: unknown): Pod {
-  const source = isObject(raw) ? raw : {};
+export function projectPod(answer: unknown): Pod {
+  const raw = decoded('Pod', answer);
+  const source = raw;
   const meta = metadata(raw, POD_META_KEYS) as unknown as Json;
   const rawMeta = isObject(source['metadata']) ? source['metadata'] : {};
   const controller = Array.isArray(rawMeta['ownerReferences']) ? rawMeta['ownerReferences'].filter((r) => isObject(r) && r['controller'] === true) : [];
@@ -83,11 +107,11 @@ export function projectPod(raw: unknown): Pod {
 
 /** DaemonSets and revisions are few and read whole (their templates are diffed and patched back): only managedFields go. */
 export function projectDaemonSet(raw: unknown): DaemonSet {
-  return withoutManagedFields(raw) as unknown as DaemonSet;
+  return withoutManagedFields(decoded('DaemonSet', raw)) as unknown as DaemonSet;
 }
 
 export function projectRevision(raw: unknown): ControllerRevision {
-  return withoutManagedFields(raw) as unknown as ControllerRevision;
+  return withoutManagedFields(decoded('ControllerRevision', raw)) as unknown as ControllerRevision;
 }
 
 function withoutManagedFields(raw: unknown): Json {

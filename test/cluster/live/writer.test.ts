@@ -46,12 +46,12 @@ describe('patchDaemonSet', () => {
     const seen: string[] = [];
     const result = await live.writer.patchDaemonSet(REF, (current) => {
       seen.push(current.metadata.labels?.['touched'] ?? '-');
-      if (seen.length === 1) touchDaemonSet('by someone else');
+      if (seen.length === 1) touchDaemonSet('by-someone-else');
       return {type: 'strategic', body: {metadata: {annotations: {note: `saw ${current.metadata.labels?.['touched'] ?? '-'}`}}}};
     });
-    expect(seen).toEqual(['-', 'by someone else']);
+    expect(seen).toEqual(['-', 'by-someone-else']);
     expect(result.attempts).toBe(2);
-    expect(stored().metadata.annotations?.['note']).toBe('saw by someone else');
+    expect(stored().metadata.annotations?.['note']).toBe('saw by-someone-else');
     expect(
       t.cluster.requestLog
         .filter({verb: 'patch', resource: 'daemonsets'})

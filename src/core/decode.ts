@@ -1,0 +1,394 @@
+// Reading an object as the API server's decoder reads it, for the fields the core uses: each must have the Go
+// type of its field (a string, an int32, a list, ...), or the object is refused with the field's path. null
+// is what Go's decoder makes of it: an absent field (kubectl apply accepts `labels:` with nothing under it;
+// `rollingUpdate: null` is then defaulted), and a null list element is the element's zero value, which the
+// value checks then refuse where the API server does (a toleration or owner reference with nothing in it).
+// Fields the core does not read are passed through unchecked.
+import {isRfc3339Time} from './rfc3339.js';
+import type {ControllerRevision, DaemonSet, Node, ObjectMeta, Pod} from './types.js';
+import {
+  type FieldError,
+  formatFieldError,
+  goQuote,
+  isToleratedByController,
+  validateControllerRevision,
+  validateDaemonSet,
+  validateNode,
+  validatePod,
+} from './validation.js';
+
+type Schema =
+  | {readonly t: 'string' | 'bool' | 'time' | 'intOrString' | 'stringMap' | 'any'}
+  | {readonly t: 'int'; readonly bits: 32 | 64}
+  | {readonly t: 'list'; readonly of: Schema}
+  | {readonly t: 'object'; readonly fields: Readonly<Record<string, Schema>>; readonly struct?: readonly string[]};
+
+const str: Schema = {t: 'string'};
+const bool: Schema = {t: 'bool'};
+const time: Schema = {t: 'time'};
+const intOrString: Schema = {t: 'intOrString'};
+const stringMap: Schema = {t: 'stringMap'};
+const any: Schema = {t: 'any'};
+const int32: Schema = {t: 'int', bits: 32};
+const int64: Schema = {t: 'int', bits: 64};
+const list = (of: Schema): Schema => ({t: 'list', of});
+/** `struct`: fields that are Go structs (not pointers), so an absent one decodes to an empty object. */
+const obj = (fields: Record<string, Schema>, struct: readonly string[] = []): Schema => ({t: 'object', fields, struct});
+
+const ownerReference = obj({apiVersion: str, kind: str, name: str, uid: str, controller: bool, blockOwnerDeletion: bool});
+const objectMeta = obj({
+  name: str,
+  generateName: str,
+  namespace: str,
+  uid: str,
+  resourceVersion: str,
+  generation: int64,
+  creationTimestamp: time,
+  deletionTimestamp: time,
+  deletionGracePeriodSeconds: int64,
+  labels: stringMap,
+  annotations: stringMap,
+  ownerReferences: list(ownerReference),
+  finalizers: list(str),
+});
+const requirement = obj({key: str, operator: str, values: list(str)});
+const labelSelector = obj({matchLabels: stringMap, matchExpressions: list(requirement)});
+const nodeSelectorTerm = obj({matchExpressions: list(requirement), matchFields: list(requirement)});
+const affinity = obj({
+  nodeAffinity: obj({
+    requiredDuringSchedulingIgnoredDuringExecution: obj({nodeSelectorTerms: list(nodeSelectorTerm)}),
+    preferredDuringSchedulingIgnoredDuringExecution: list(obj({weight: int32, preference: nodeSelectorTerm}, ['preference'])),
+  }),
+  podAffinity: obj({}),
+  podAntiAffinity: obj({}),
+});
+const toleration = obj({key: str, operator: str, value: str, effect: str, tolerationSeconds: int64});
+const container = obj({
+  name: str,
+  image: str,
+  imagePullPolicy: str,
+  ports: list(obj({containerPort: int32, hostPort: int32, protocol: str, name: str, hostIP: str})),
+});
+const podSpec = obj({
+  nodeName: str,
+  nodeSelector: stringMap,
+  affinity,
+  tolerations: list(toleration),
+  hostNetwork: bool,
+  containers: list(container),
+  initContainers: list(container),
+  terminationGracePeriodSeconds: int64,
+  activeDeadlineSeconds: int64,
+  restartPolicy: str,
+});
+const containerState = obj({
+  waiting: obj({reason: str, message: str}),
+  running: obj({startedAt: time}),
+  terminated: obj({reason: str, exitCode: int32, message: str}),
+});
+const containerStatus = obj({name: str, ready: bool, restartCount: int32, image: str, started: bool, state: containerState, lastState: containerState});
+const condition = obj({type: str, status: str, reason: str, message: str, lastTransitionTime: time});
+
+const SCHEMAS = {
+  Pod: obj(
+    {
+      metadata: objectMeta,
+      spec: podSpec,
+      status: obj({
+        phase: str,
+        reason: str,
+        message: str,
+        startTime: time,
+        conditions: list(condition),
+        containerStatuses: list(containerStatus),
+        initContainerStatuses: list(containerStatus),
+      }),
+    },
+    ['metadata', 'spec'],
+  ),
+  DaemonSet: obj(
+    {
+      metadata: objectMeta,
+      spec: obj(
+        {
+          selector: labelSelector,
+          template: obj({metadata: objectMeta, spec: podSpec}, ['spec']),
+          updateStrategy: obj({type: str, rollingUpdate: obj({maxUnavailable: intOrString, maxSurge: intOrString})}),
+          minReadySeconds: int32,
+          revisionHistoryLimit: int32,
+        },
+        ['template'],
+      ),
+      status: obj({
+        observedGeneration: int64,
+        desiredNumberScheduled: int32,
+        currentNumberScheduled: int32,
+        numberMisscheduled: int32,
+        numberReady: int32,
+        updatedNumberScheduled: int32,
+        numberAvailable: int32,
+        numberUnavailable: int32,
+        collisionCount: int32,
+        conditions: list(any),
+      }),
+    },
+    ['metadata', 'spec'],
+  ),
+  Node: obj(
+    {
+      metadata: objectMeta,
+      spec: obj({taints: list(obj({key: str, value: str, effect: str, timeAdded: time})), unschedulable: bool}),
+      status: obj({conditions: list(condition)}),
+    },
+    ['metadata'],
+  ),
+  ControllerRevision: obj({metadata: objectMeta, data: any, revision: int64}, ['metadata']),
+} as const;
+
+export type DecodedKind = keyof typeof SCHEMAS;
+
+export function isDecodedKind(kind: string): kind is DecodedKind {
+  return Object.hasOwn(SCHEMAS, kind);
+}
+
+export interface Decoded {
+  /** The object with nulls decoded as Go decodes them; undefined when it has type errors. */
+  readonly object: Record<string, unknown> | undefined;
+  readonly errors: readonly FieldError[];
+}
+
+/**
+ * Decodes `value` as a `kind`: type errors (a string where a list belongs, 1.5 or 2^31 for an int32, an
+ * impossible date) with their field paths, or the object with null fields removed and null list elements
+ * replaced by their zero value. A ControllerRevision without `revision` gets 0, as Go gives it.
+ */
+export function decodeObject(kind: DecodedKind, value: unknown): Decoded {
+  const errors: FieldError[] = [];
+  const decoded = decode(SCHEMAS[kind], value, '', errors) as Record<string, unknown>;
+  if (errors.length > 0) return {object: undefined, errors};
+  if (kind === 'ControllerRevision' && decoded['revision'] === undefined) decoded['revision'] = 0;
+  return {object: decoded, errors};
+}
+
+/** `path: message` for the first error, with a count of the others: the one line a command prints. */
+export function summarizeFieldErrors(errors: readonly FieldError[], prefix = ''): string {
+  const first = errors[0]!;
+  const rest = errors.length > 1 ? ` (and ${errors.length - 1} more ${errors.length === 2 ? 'error' : 'errors'})` : '';
+  return `${formatFieldError({...first, field: join(prefix, first.field)})}${rest}`;
+}
+
+function join(prefix: string, field: string): string {
+  if (prefix === '') return field;
+  if (field === '') return prefix;
+  return field.startsWith('[') ? `${prefix}${field}` : `${prefix}.${field}`;
+}
+
+const INT_RANGE = {32: [-(2 ** 31), 2 ** 31 - 1], 64: [-(2 ** 63), 2 ** 63 - 1]} as const;
+
+function typeError(path: string, value: unknown, detail: string): FieldError {
+  return {field: path, type: 'FieldValueInvalid', message: `Invalid value: ${shown(value)}: ${detail}`, value};
+}
+
+/** A value as the messages show it: strings quoted as Go quotes them, lists and objects as short JSON. */
+function shown(value: unknown): string {
+  if (typeof value === 'string') return goQuote(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+  if (typeof value !== 'object') return String(value);
+  const json = JSON.stringify(value);
+  return json.length > 60 ? `${json.slice(0, 57)}...` : json;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function zeroOf(schema: Schema): unknown {
+  switch (schema.t) {
+    case 'string':
+    case 'time':
+      return '';
+    case 'bool':
+      return false;
+    case 'int':
+    case 'intOrString':
+      return 0;
+    case 'object':
+    case 'stringMap':
+      return {};
+    default:
+      return undefined;
+  }
+}
+
+const KEEPS_NULL = new Set<Schema['t']>(['string', 'time', 'bool', 'any']);
+
+function decode(schema: Schema, value: unknown, path: string, errors: FieldError[]): unknown {
+  switch (schema.t) {
+    case 'any':
+      return value;
+    case 'string':
+      if (typeof value !== 'string') errors.push(typeError(path, value, 'must be a string'));
+      return value;
+    case 'bool':
+      if (typeof value !== 'boolean') errors.push(typeError(path, value, 'must be a boolean'));
+      return value;
+    case 'time':
+      if (typeof value !== 'string' || !isRfc3339Time(value)) errors.push(typeError(path, value, 'must be an RFC3339 time such as "2026-11-21T12:00:00Z"'));
+      return value;
+    case 'int': {
+      const [min, max] = INT_RANGE[schema.bits];
+      if (typeof value !== 'number' || !Number.isInteger(value)) errors.push(typeError(path, value, 'must be an integer'));
+      else if (value < min || value > max) errors.push(typeError(path, value, `must be an integer from ${min} to ${max}`));
+      return value;
+    }
+    case 'intOrString': {
+      if (typeof value === 'string') return value;
+      const [min, max] = INT_RANGE[32];
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+        errors.push(typeError(path, value, `must be an integer from ${min} to ${max} or a string such as "25%"`));
+      }
+      return value;
+    }
+    case 'stringMap': {
+      if (!isRecord(value)) {
+        errors.push(typeError(path, value, 'must be a map of strings'));
+        return value;
+      }
+      const out: Record<string, unknown> = {};
+      for (const [key, v] of Object.entries(value)) {
+        if (v === null) out[key] = '';
+        else if (typeof v !== 'string') errors.push(typeError(`${path}[${key}]`, v, 'must be a string'));
+        else out[key] = v;
+      }
+      return out;
+    }
+    case 'list': {
+      if (!Array.isArray(value)) {
+        errors.push(typeError(path, value, 'must be a list'));
+        return value;
+      }
+      return value.map((item, i) => (item === null ? zeroOf(schema.of) : decode(schema.of, item, `${path}[${i}]`, errors)));
+    }
+    case 'object': {
+      if (!isRecord(value)) {
+        errors.push(typeError(path, value, 'must be an object'));
+        return value;
+      }
+      const out: Record<string, unknown> = {...value};
+      for (const [key, fieldSchema] of Object.entries(schema.fields)) {
+        const v = out[key];
+        // A null string, time or boolean stays as written (kubectl prints `creationTimestamp: null` in templates,
+        // and revisions hold them), the core reads it as absent; other nulls go, as the core expects.
+        if (v === null && KEEPS_NULL.has(fieldSchema.t)) continue;
+        if (v === null || v === undefined) {
+          delete out[key];
+          if (schema.struct?.includes(key)) out[key] = decode(fieldSchema, {}, join(path, key), errors);
+          continue;
+        }
+        out[key] = decode(fieldSchema, v, join(path, key), errors);
+      }
+      return out;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The one validation pass over stored objects (a snapshot's, a server's)
+
+/** The value checks of a stored object of each kind, after its types decoded. */
+function storedObjectErrors(kind: DecodedKind, object: Record<string, unknown>): FieldError[] {
+  switch (kind) {
+    case 'DaemonSet':
+      // What only admission refuses is planned as the controller acts on it (a warning in the plan).
+      return validateDaemonSet(object as unknown as DaemonSet).filter((error) => !isToleratedByController(error));
+    case 'Pod':
+      return validatePod(object as unknown as Pod);
+    case 'Node':
+      return validateNode(object as unknown as Node);
+    case 'ControllerRevision':
+      return validateControllerRevision(object as unknown as ControllerRevision);
+  }
+}
+
+export interface ReadObject {
+  readonly object: Record<string, unknown> | undefined;
+  /** Type errors, else the value errors: fields as the API server names them. */
+  readonly errors: readonly FieldError[];
+}
+
+/** One stored object through the pass: decoded as the API server decodes it, then checked as it validates it. */
+export function readStoredObject(kind: DecodedKind, value: unknown): ReadObject {
+  const decoded = decodeObject(kind, value);
+  if (decoded.object === undefined) return decoded;
+  const errors = storedObjectErrors(kind, decoded.object);
+  return errors.length > 0 ? {object: undefined, errors} : decoded;
+}
+
+export interface InputObject {
+  readonly kind: DecodedKind;
+  readonly value: unknown;
+  /** Where it was found, for messages: e.g. `items[12]`. */
+  readonly where: string;
+}
+
+export interface StoredObjects {
+  readonly daemonSets: readonly DaemonSet[];
+  readonly nodes: readonly Node[];
+  readonly pods: readonly Pod[];
+  readonly revisions: readonly ControllerRevision[];
+}
+
+export interface StoredObjectsRead {
+  readonly objects: StoredObjects;
+  /** One line per problem, `<where>.<field>: <message> (<Kind> <namespace>/<name>)`; empty when all is well. */
+  readonly problems: readonly string[];
+}
+
+function identity(kind: DecodedKind, value: unknown): string {
+  const meta = isRecord(value) && isRecord(value['metadata']) ? value['metadata'] : {};
+  const name = typeof meta['name'] === 'string' ? meta['name'] : '';
+  const namespace = typeof meta['namespace'] === 'string' && kind !== 'Node' ? meta['namespace'] : '';
+  return `${kind} ${namespace === '' ? '' : `${namespace}/`}${name}`;
+}
+
+/**
+ * Every object of a snapshot (or any set of stored objects) through the one pass: types, values, then
+ * duplicates: the same kind with the same namespace and name, or with the same uid, would be one object on a
+ * server, so two of them are an error naming both places. Objects without a namespace are in "default".
+ */
+export function readStoredObjects(items: readonly InputObject[]): StoredObjectsRead {
+  const problems: string[] = [];
+  const out = {DaemonSet: [] as unknown[], Node: [] as unknown[], Pod: [] as unknown[], ControllerRevision: [] as unknown[]};
+  const byName = new Map<string, string>();
+  const byUid = new Map<string, string>();
+  for (const item of items) {
+    const {object, errors} = readStoredObject(item.kind, item.value);
+    if (object === undefined) {
+      for (const error of errors) problems.push(`${summarizeFieldErrors([error], item.where)} (${identity(item.kind, item.value)})`);
+      continue;
+    }
+    const meta = object['metadata'] as unknown as ObjectMeta;
+    const namespace = item.kind === 'Node' ? '' : (meta.namespace ?? 'default');
+    const nameKey = `${item.kind}\u0000${namespace}\u0000${meta.name}`;
+    const shownName = `${item.kind} ${namespace === '' ? '' : `${namespace}/`}${meta.name}`;
+    const sameName = byName.get(nameKey);
+    if (sameName !== undefined) problems.push(`${item.where}: Duplicate value: ${shownName} is also ${sameName}`);
+    else byName.set(nameKey, item.where);
+    if (meta.uid) {
+      const uidKey = `${item.kind}\u0000${meta.uid}`;
+      const sameUid = byUid.get(uidKey);
+      if (sameUid !== undefined && sameName === undefined)
+        problems.push(`${item.where}: Duplicate value: ${shownName} has the uid ${goQuote(meta.uid)} of ${sameUid}`);
+      else if (sameUid === undefined) byUid.set(uidKey, item.where);
+    }
+    out[item.kind].push(object);
+  }
+  return {
+    objects: {
+      daemonSets: out.DaemonSet as DaemonSet[],
+      nodes: out.Node as Node[],
+      pods: out.Pod as Pod[],
+      revisions: out.ControllerRevision as ControllerRevision[],
+    },
+    problems,
+  };
+}
