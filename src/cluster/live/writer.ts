@@ -57,6 +57,26 @@ export class LiveClusterWriter implements ClusterWriter {
     }
   }
 
+  /**
+   * Sends a DaemonSet manifest with dryRun=All: as an update of `current` (its resourceVersion as precondition), or as
+   * a create when there is none. Nothing is stored; the answer is the object as the server would store it (defaulted,
+   * unknown fields dropped). A refusal (422) is the user's input error.
+   */
+  async dryRunDaemonSet(ref: DaemonSetRef, manifest: DaemonSet, current: DaemonSet | undefined): Promise<DaemonSet> {
+    const metadata = {
+      ...manifest.metadata,
+      name: ref.name,
+      namespace: ref.namespace,
+      ...(current?.metadata.resourceVersion === undefined ? {} : {resourceVersion: current.metadata.resourceVersion}),
+    };
+    const body = {...manifest, apiVersion: 'apps/v1', kind: 'DaemonSet', metadata};
+    const query = {dryRun: 'All', fieldManager: 'ds-rollout'};
+    const stored = current
+      ? await this.client.write('PUT', daemonSetsPath(ref.namespace, ref.name), describe('update', 'daemonsets', ref.namespace, ref.name), {body, query})
+      : await this.client.write('POST', daemonSetsPath(ref.namespace), describe('create', 'daemonsets', ref.namespace, ref.name), {body, query});
+    return projectDaemonSet(stored);
+  }
+
   async deletePod(namespace: string, name: string, preconditions: PodPreconditions, options: WriteOptions = {}): Promise<void> {
     await this.client.write('DELETE', podsPath(namespace, name), describe('delete', 'pods', namespace, name), {
       body: {
