@@ -71,6 +71,17 @@ export const snapshotFlag = Flags.string({
   helpValue: 'FILE',
 });
 
+export const kubeVersionFlag = Flags.custom<number>({
+  summary: "Model the DaemonSet controller of this Kubernetes version, e.g. 1.20 (default: the live server's, from /version; offline: the newest modelled).",
+  helpValue: '1.N',
+  parse: async (input) => {
+    // The same forms core/versions.ts parseMinor reads (this module imports nothing but oclif).
+    const match = /^v?1\.([0-9]+)(?:\.[0-9]+)?$/.exec(input.trim());
+    if (!match) throw new Error(`invalid --kube-version "${input}": want a Kubernetes version such as 1.20`);
+    return Number.parseInt(match[1]!, 10);
+  },
+})();
+
 export const filenameFlag = Flags.string({
   char: 'f',
   summary: 'A DaemonSet manifest: plan the rollout of this new version instead of the stored one.',

@@ -12,4 +12,6 @@ export interface ClusterSource {
   readState(ref: DaemonSetRef): Promise<ClusterState>;
   /** The same without a DaemonSet: what a DaemonSet created in `namespace` would find (ds-plan -f for a new one). */
   readSurroundings(namespace: string): Promise<Omit<ClusterState, 'daemonSet'>>;
+  /** The server's Kubernetes version as `/version` reports it (`gitVersion`, e.g. v1.20.2); only a live cluster has one. */
+  readServerVersion?(): Promise<string>;
 }

@@ -1,6 +1,6 @@
 // Writes a command may make to a cluster, always with preconditions so that nothing changed meanwhile is
 // overwritten blindly. Implemented by the live adapter; a snapshot has no writer (writes are input errors).
-import type {DaemonSet} from '../core/index.js';
+import type {ControllerRevision, DaemonSet} from '../core/index.js';
 import type {DaemonSetRef} from './cluster-source.js';
 
 export interface DaemonSetPatch {
@@ -39,4 +39,8 @@ export interface ClusterWriter {
   patchDaemonSet(ref: DaemonSetRef, build: (current: DaemonSet) => DaemonSetPatch | undefined, options?: WriteOptions): Promise<PatchResult>;
   /** Deletes a pod only if it is still the same object (uid) in the same version (resourceVersion, when given). */
   deletePod(namespace: string, name: string, preconditions: PodPreconditions, options?: WriteOptions): Promise<void>;
+  /** Reads one ControllerRevision by name (to see the controller renumber it). */
+  readRevision(namespace: string, name: string): Promise<ControllerRevision>;
+  /** Sets annotations on a ControllerRevision (merge patch), only if it is still the same object (uid). */
+  annotateRevision(namespace: string, name: string, uid: string, annotations: Readonly<Record<string, string>>): Promise<ControllerRevision>;
 }

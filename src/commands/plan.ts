@@ -2,7 +2,7 @@
 // (which import nothing else) load at start-up; everything else is imported inside run() to keep --help fast.
 import {Args, Flags} from '@oclif/core';
 import {BaseCommand} from '../base-command.js';
-import {clusterFlags, filenameFlag, nowFlag, outputFlag} from '../flags.js';
+import {clusterFlags, filenameFlag, kubeVersionFlag, nowFlag, outputFlag} from '../flags.js';
 
 export default class Plan extends BaseCommand {
   static override summary = 'Preview what the DaemonSet controller does next and how the whole rollout unfolds.';
@@ -15,6 +15,8 @@ export default class Plan extends BaseCommand {
   * what blocks it: unavailable pods using the whole budget, taints the template does not tolerate, and so on.
 
 Nothing is changed. Where the controller picks arbitrarily, the plan picks by node name and says so.
+
+The rules are those of the controller of the cluster's Kubernetes version (read from the server's /version; --kube-version offline, else the newest modelled): 1.20 has the pre-1.21 rolling update and no maxSurge. The plan says which version it modelled, and warns when the server is outside the modelled range.
 
 Live (the default), it reads the cluster of the current kubeconfig context in a few large pages (four requests for a 5,000-node cluster). With -f MANIFEST it plans the rollout of that new version of the DaemonSet instead of the stored one: the manifest is defaulted as the API server would, the template diff against the current revision is shown, and so are the warnings worth reading before applying it (the rollout cannot start because unavailable pods use the budget; a hostPort with maxSurge > 0 leaves surge pods Pending; a selector, nodeSelector, affinity or toleration change takes the daemon off nodes; OnDelete does nothing until pods are deleted). A selector change is refused, as the API server would refuse it.
 
@@ -61,6 +63,7 @@ Exit status: 0 for a plan, 1 for a usage or input error, 2 when the cluster cann
     ...clusterFlags,
     filename: filenameFlag,
     now: nowFlag,
+    'kube-version': kubeVersionFlag,
     output: outputFlag,
     'all-nodes': Flags.boolean({
       summary: 'In the text output, list every node, also in large clusters (by default only nodes that still need something are listed above 40 nodes).',
@@ -84,8 +87,13 @@ Exit status: 0 for a plan, 1 for a usage or input error, 2 when the cluster cann
     // Live: judge availability on the cluster's clock (read after its first answer).
     const live = opened.live;
     const now = flags.now ?? (live ? () => live.client.serverNow() : Date.now);
-    const update = manifest ? await service.planUpdate({source: opened.source, ref, now, manifest, manifestPath: flags.filename!}) : undefined;
-    const {plan, daemonSet} = update ?? (await service.planDaemonSet({source: opened.source, ref, now}));
+    const kubeVersion = flags['kube-version'];
+    const base = {source: opened.source, ref, now, ...(kubeVersion === undefined ? {} : {kubeVersion})};
+    const serverDryRun = live
+      ? (sent: typeof manifest & {}, current: (typeof manifest & {}) | undefined) => live.writer.dryRunDaemonSet(ref, sent, current)
+      : undefined;
+    const update = manifest ? await service.planUpdate({...base, manifest, manifestPath: flags.filename!, ...(serverDryRun ? {serverDryRun} : {})}) : undefined;
+    const {plan, daemonSet} = update ?? (await service.planDaemonSet(base));
 
     if (flags.output === 'json' && !update) {
       const {renderPlanJson} = await import('../output/plan-json.js');

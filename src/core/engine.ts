@@ -5,7 +5,8 @@
 import {type DaemonPod, type NodeSlot, type UpdateTarget, compareDaemonPods, toDaemonPod} from './daemon-pods.js';
 import {type BackoffEntry, type NodeManageDecision, type PodToDelete, getUnscheduledPodsWithoutNode, podsShouldBeOnNode} from './manage.js';
 import {newDaemonPod} from './pod-template.js';
-import {type RollingUpdateDecision, RollingUpdateTally, tallyEntryFor} from './rolling-update.js';
+import {decideBefore121, type RollingUpdateDecision, RollingUpdateTally, tallyEntryFor} from './rolling-update.js';
+import {type ControllerMinor, hasSurge, NEWEST_MODELLED_MINOR} from './versions.js';
 import type {DaemonSet, NodeEligibility, Pod, PodCreation, PodDeletion, RolloutBudgets} from './types.js';
 
 /** upstream: pkg/controller/daemon/daemon_controller.go BurstReplicas, the cap of one syncNodes call. */
@@ -21,6 +22,8 @@ export interface EngineSettings {
   /** Budgets, or the reason rollingUpdate fails (an invalid intstr). */
   readonly budgets: RolloutBudgets | {readonly error: string};
   readonly burstReplicas?: number;
+  /** The Kubernetes minor whose controller is modelled (default: the newest modelled). */
+  readonly controllerMinor?: ControllerMinor;
   readonly backoff?: ReadonlyMap<string, BackoffEntry>;
   /**
    * False for the planner: it cannot see the controller's memory, so every sync starts with no node in
@@ -146,7 +149,7 @@ export class ReconcileEngine {
       };
     }
     this.refresh(now);
-    const decision = this.tally.decide(this.settings.budgets, this.desired);
+    const decision = this.decideRollingUpdate(this.settings.budgets, now);
     const rollingUpdate = decision.error ? {create: [], delete: []} : this.apply(decision.create.slice(0, burst), decision.delete.slice(0, burst), now);
     return {
       manage,
@@ -162,7 +165,13 @@ export class ReconcileEngine {
   peekRollingUpdate(now: number): RollingUpdateDecision | undefined {
     if (!this.settings.rollingUpdate || 'error' in this.settings.budgets) return undefined;
     this.refresh(now);
-    return this.tally.decide(this.settings.budgets, this.desired);
+    return this.decideRollingUpdate(this.settings.budgets, now);
+  }
+
+  private decideRollingUpdate(budgets: RolloutBudgets, now: number): RollingUpdateDecision {
+    const minor = this.settings.controllerMinor ?? NEWEST_MODELLED_MINOR;
+    if (!hasSurge(minor)) return decideBefore121(this.slots, budgets.maxUnavailable, now);
+    return this.tally.decide(budgets, this.desired, minor);
   }
 
   /**

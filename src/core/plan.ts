@@ -13,6 +13,7 @@ import {MinHeap} from './min-heap.js';
 import {currentRevisionOf} from './revisions.js';
 import {computeDaemonSetStatus} from './status.js';
 import {plural} from './words.js';
+import {type ControllerMinor, formatMinor, modelledMinor, NEWEST_MODELLED_MINOR, OLDEST_MODELLED_MINOR} from './versions.js';
 import {engineFor, prepareReconcile, type ReconcileInput, syncGate} from './sync.js';
 import {formatFieldError, isToleratedByController, validateDaemonSet} from './validation.js';
 import type {
@@ -34,11 +35,17 @@ export interface PlanOptions {
   readonly now: number;
   /** Safety stop for the simulation; the default is far above what any rollout needs. */
   readonly maxSyncs?: number;
+  /**
+   * The Kubernetes minor of the cluster's controller (default: the newest modelled). Outside the modelled range the
+   * nearest modelled controller is planned, with a warning.
+   */
+  readonly controllerMinor?: ControllerMinor;
 }
 
 export function planRollout(state: ClusterState, options: PlanOptions): RolloutPlan {
   const {now} = options;
-  const input = prepareReconcile(state);
+  const askedMinor = options.controllerMinor ?? NEWEST_MODELLED_MINOR;
+  const input = prepareReconcile(state, modelledMinor(askedMinor));
   const {ds} = input;
   const status = computeDaemonSetStatus(input.slots, now);
   const minReadyMs = Math.max(0, input.target.minReadySeconds) * 1000;
@@ -147,7 +154,7 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
       : gate?.skipped === 'selects-all'
         ? [{kind: 'selects-all', message: 'the selector is empty: the controller records a SelectingAll warning event and does nothing for it'}]
         : found.blockers;
-  const warnings = [...notAdmissible(ds), ...found.warnings];
+  const warnings = [...unmodelledVersion(askedMinor), ...notAdmissible(ds), ...found.warnings];
   const firstMessageByNode = (findings: readonly Blocker[]) => {
     const byNode = new Map<string, string>();
     for (const b of findings) for (const node of b.nodes ?? []) if (!byNode.has(node)) byNode.set(node, b.message);
@@ -197,6 +204,7 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
 
   return {
     kind: 'DaemonSetRolloutPlan',
+    controllerVersion: formatMinor(input.controllerMinor),
     daemonSet: {namespace: ds.metadata.namespace ?? 'default', name: ds.metadata.name},
     strategy: {type: input.strategyType, maxUnavailable: budgets.maxUnavailable, maxSurge: budgets.maxSurge},
     revisions: {
@@ -416,6 +424,17 @@ class TimeQueue {
     while (this.heap.size > 0 && this.heap.peek()!.at === first.at) indexes.push(this.heap.pop()!.index);
     return {at: first.at, indexes};
   }
+}
+
+function unmodelledVersion(minor: ControllerMinor): Blocker[] {
+  const modelled = modelledMinor(minor);
+  if (modelled === minor) return [];
+  return [
+    {
+      kind: 'unmodelled-version',
+      message: `Kubernetes ${formatMinor(minor)} is outside the controller versions this plan models (${formatMinor(OLDEST_MODELLED_MINOR)} to ${formatMinor(NEWEST_MODELLED_MINOR)}): planned as the ${formatMinor(modelled)} controller decides`,
+    },
+  ];
 }
 
 /** A stored DaemonSet the API server would not admit now, but the controller acts on (see isToleratedByController). */

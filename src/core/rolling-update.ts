@@ -8,6 +8,7 @@
 import {type DaemonPod, isDaemonPodAvailable} from './daemon-pods.js';
 import type {PodToDelete} from './manage.js';
 import type {NodeEligibility, RolloutBudgets} from './types.js';
+import {type ControllerMinor, countsUnavailableOldPods} from './versions.js';
 
 // upstream: pkg/controller/daemon/update.go findUpdatedPodsOnNode
 /** At most one new and one old non-terminating pod per node; `ok` is false when there are two of a kind. */
@@ -215,16 +216,20 @@ export class RollingUpdateTally {
     }
   }
 
-  /** The rollingUpdate decision for the current entries. `desired` is the number of nodes that should run the daemon. */
-  decide(budgets: RolloutBudgets, desired: number): RollingUpdateDecision {
-    return budgets.maxSurge === 0 ? this.decideWithoutSurge(budgets.maxUnavailable) : this.decideWithSurge(budgets.maxSurge, desired);
+  /**
+   * The rollingUpdate decision for the current entries (controllers 1.21 and later). `desired` is the number of
+   * nodes that should run the daemon.
+   */
+  decide(budgets: RolloutBudgets, desired: number, minor?: ControllerMinor): RollingUpdateDecision {
+    return budgets.maxSurge === 0 ? this.decideWithoutSurge(budgets.maxUnavailable, minor) : this.decideWithSurge(budgets.maxSurge, desired);
   }
 
   // upstream: pkg/controller/daemon/update.go rollingUpdate (maxSurge == 0)
   // Every unavailable old pod is replaced whatever the budget; available old pods go only within what
   // the unavailable nodes (empty, old+new, unavailable new or old, two of a kind) leave of maxUnavailable.
-  private decideWithoutSurge(maxUnavailable: number): RollingUpdateDecision {
-    return this.decideWithin(maxUnavailable, undefined);
+  // Before 1.31 an unavailable old pod did not count as unavailable.
+  private decideWithoutSurge(maxUnavailable: number, minor: ControllerMinor | undefined): RollingUpdateDecision {
+    return this.decideWithin(maxUnavailable, undefined, minor === undefined || countsUnavailableOldPods(minor));
   }
 
   /**
@@ -232,9 +237,10 @@ export class RollingUpdateTally {
    * unavailability is still counted over every node, so a restricted wave never deletes more than the budget
    * the whole DaemonSet leaves. Without `only` it is exactly the controller's decision.
    */
-  decideWithin(maxUnavailable: number, only: ((index: number) => boolean) | undefined): RollingUpdateDecision {
+  decideWithin(maxUnavailable: number, only: ((index: number) => boolean) | undefined, countUnavailableOld = true): RollingUpdateDecision {
     const c = this.counts;
-    const numUnavailable = c[Bucket.NotOk]! + c[Bucket.Empty]! + c[Bucket.Both]! + c[Bucket.NewUnavailable]! + c[Bucket.OldUnavailable]!;
+    const numUnavailable =
+      c[Bucket.NotOk]! + c[Bucket.Empty]! + c[Bucket.Both]! + c[Bucket.NewUnavailable]! + (countUnavailableOld ? c[Bucket.OldUnavailable]! : 0);
     const candidates = only ? this.availableOld.all().filter(only) : undefined;
     const candidateCount = candidates ? candidates.length : this.availableOld.size;
     const remaining = Math.max(0, Math.min(maxUnavailable - numUnavailable, candidateCount));
@@ -295,6 +301,43 @@ export class RollingUpdateTally {
     if (cls.kind !== 'old-only' && cls.kind !== 'both') throw new Error(`bug: node ${index} has no old pod`);
     return {pod: cls.oldPod, reason, index};
   }
+}
+
+/** What the pre-1.21 rolling update reads of one node: the node list's view and every daemon pod targeting it. */
+export interface LegacySlot {
+  readonly exists: boolean;
+  readonly eligibility: NodeEligibility;
+  readonly pods: readonly DaemonPod[];
+}
+
+// upstream (1.20 and before): pkg/controller/daemon/update.go rollingUpdate, getUnavailableNumbers
+// A node that should run the daemon is unavailable unless one of its pods is available and not terminating.
+// Every old pod is a candidate, terminating ones included: an unavailable one that is not terminating goes
+// at once; an available one, terminating or not, goes while fewer than maxUnavailable nodes are unavailable,
+// and each one taken counts as one more. So a pod still Ready while it terminates can be deleted again,
+// spending budget that frees nothing. No maxSurge, and no both-zero fallback.
+export function decideBefore121(slots: readonly LegacySlot[], maxUnavailable: number, now: number): RollingUpdateDecision {
+  let numUnavailable = 0;
+  const deletions: (PodToDelete & {index: number})[] = [];
+  const availableOld: (PodToDelete & {index: number})[] = [];
+  slots.forEach((slot, index) => {
+    if (slot.exists && slot.eligibility.shouldRun && !slot.pods.some((pod) => !pod.terminating && isDaemonPodAvailable(pod, now))) numUnavailable++;
+    for (const pod of slot.pods) {
+      if (pod.updated) continue;
+      if (isDaemonPodAvailable(pod, now)) availableOld.push({pod, reason: 'outdated', index});
+      else if (!pod.terminating) deletions.push({pod, reason: 'outdated', index});
+    }
+  });
+  const remaining = Math.max(0, Math.min(maxUnavailable - numUnavailable, availableOld.length));
+  const picked = availableOld.slice(0, remaining);
+  return {
+    create: [],
+    delete: mergeByIndex(deletions, picked),
+    arbitraryChoice: remaining > 0 && remaining < availableOld.length,
+    numUnavailable,
+    numSurge: 0,
+    waiting: availableOld.length - remaining,
+  };
 }
 
 function mergeByIndex<T extends {index: number}>(a: T[], b: T[]): T[] {

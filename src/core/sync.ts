@@ -1,5 +1,5 @@
 // One sync of the upstream DaemonSet controller (daemon_controller.go syncDaemonSet) as a pure function.
-import {allowsSurge, rolloutBudgets} from './budgets.js';
+import {allowsSurge, rolloutBudgets, unavailableCount} from './budgets.js';
 import {claimObjects} from './claim.js';
 import {type NodeSlot, type UpdateTarget, buildNodeSlots, updateTargetFor} from './daemon-pods.js';
 import {CONTROLLER_REVISION_HASH_LABEL} from './pod-template.js';
@@ -8,12 +8,15 @@ import type {BackoffEntry} from './manage.js';
 import {type HistoryDecision, cleanupHistory, constructHistory} from './revisions.js';
 import {isEmptyLabelSelector} from './selectors.js';
 import {computeDaemonSetStatus} from './status.js';
+import {type ControllerMinor, hasSurge, NEWEST_MODELLED_MINOR} from './versions.js';
 import type {ClusterState, ControllerRevision, CoreEvent, DaemonSet, DaemonSetStatusCounters, Pod, RolloutBudgets, SyncActions} from './types.js';
 
 export interface SyncOptions {
   /** The controller's clock, epoch ms. */
   readonly now: number;
   readonly burstReplicas?: number;
+  /** The Kubernetes minor whose controller is modelled (default: the newest modelled). */
+  readonly controllerMinor?: ControllerMinor;
   /** The controller's failed-pod backoff entries of this DaemonSet, by node name. */
   readonly failedPodBackoff?: ReadonlyMap<string, BackoffEntry>;
 }
@@ -33,10 +36,11 @@ export interface ReconcileInput {
   readonly strategyType: string;
   readonly budgets: RolloutBudgets | {readonly error: string};
   readonly surge: boolean;
+  readonly controllerMinor: ControllerMinor;
 }
 
 // upstream: pkg/controller/daemon/daemon_controller.go syncDaemonSet (steps before manage)
-export function prepareReconcile(state: ClusterState): ReconcileInput {
+export function prepareReconcile(state: ClusterState, controllerMinor: ControllerMinor = NEWEST_MODELLED_MINOR): ReconcileInput {
   const ds = state.daemonSet;
   const claimedPods = claimObjects(ds, state.pods);
   const claimedRevisions = claimObjects(ds, state.revisions);
@@ -45,7 +49,7 @@ export function prepareReconcile(state: ClusterState): ReconcileInput {
   const target = updateTargetFor(ds, history.update.hash);
   const slots = buildNodeSlots(ds, state.nodes, daemonPods, target);
   const desired = slots.reduce((n, slot) => n + (slot.node && slot.eligibility.shouldRun ? 1 : 0), 0);
-  const scaled = rolloutBudgets(ds, desired);
+  const scaled = hasSurge(controllerMinor) ? rolloutBudgets(ds, desired) : budgetsBefore121(ds, desired);
   const strategyType = ds.spec.updateStrategy?.type ?? '';
   return {
     ds,
@@ -60,8 +64,19 @@ export function prepareReconcile(state: ClusterState): ReconcileInput {
     slots,
     strategyType,
     budgets: scaled.ok ? scaled.budgets : {error: scaled.error},
-    surge: allowsSurge(ds),
+    surge: hasSurge(controllerMinor) && allowsSurge(ds),
+    controllerMinor,
   };
+}
+
+/** Before 1.21 there is no maxSurge (the API server drops it) and no both-zero fallback. */
+// upstream (1.20): pkg/controller/daemon/update.go getUnavailableNumbers
+function budgetsBefore121(ds: DaemonSet, desired: number): ReturnType<typeof rolloutBudgets> {
+  if (ds.spec.updateStrategy?.type !== 'RollingUpdate') return {ok: true, budgets: {maxUnavailable: 0, maxSurge: 0}};
+  const unavailable = unavailableCount(ds, desired);
+  return unavailable.ok
+    ? {ok: true, budgets: {maxUnavailable: unavailable.value, maxSurge: 0}}
+    : {ok: false, error: `invalid value for MaxUnavailable: ${unavailable.error}`};
 }
 
 /** dedupCurHistories relabels pods to the kept revision's hash before anything else looks at them. */
@@ -85,6 +100,7 @@ export function engineFor(
     rollingUpdate: input.strategyType === 'RollingUpdate',
     surge: input.surge,
     budgets: input.budgets,
+    controllerMinor: input.controllerMinor,
     ...(options.burstReplicas !== undefined ? {burstReplicas: options.burstReplicas} : {}),
     ...(options.failedPodBackoff ? {backoff: options.failedPodBackoff} : {}),
     ...(options.backoffAcrossSyncs !== undefined ? {backoffAcrossSyncs: options.backoffAcrossSyncs} : {}),
@@ -144,7 +160,7 @@ export function syncDaemonSet(state: ClusterState, options: SyncOptions): SyncRe
   const gate = syncGate(ds);
   if (gate) return {...empty, ...gate};
 
-  const input = prepareReconcile(state);
+  const input = prepareReconcile(state, options.controllerMinor);
   const status = computeDaemonSetStatus(input.slots, options.now);
   const engine = engineFor(input, options);
   const step: EngineSync = engine.sync(options.now);

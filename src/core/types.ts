@@ -360,7 +360,8 @@ export type BlockerKind =
   | 'rolling-update-error'
   | 'being-deleted'
   | 'selects-all'
-  | 'not-admissible';
+  | 'not-admissible'
+  | 'unmodelled-version';
 
 export interface Blocker {
   readonly kind: BlockerKind;
@@ -383,6 +384,8 @@ export interface PausedInfo {
 
 export interface RolloutPlan {
   readonly kind: 'DaemonSetRolloutPlan';
+  /** The Kubernetes version whose DaemonSet controller the plan models, e.g. "1.20". */
+  readonly controllerVersion: string;
   readonly daemonSet: {readonly namespace: string; readonly name: string};
   readonly strategy: {readonly type: string; readonly maxUnavailable: number; readonly maxSurge: number};
   readonly revisions: {readonly current: RevisionRef; readonly update: UpdateRevisionRef};

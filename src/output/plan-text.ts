@@ -30,7 +30,12 @@ const WAVE_ACTIONS_SHOWN = 3;
 export function renderPlanText(plan: RolloutPlan, options: PlanTextOptions): string {
   const c = palette(options.color);
   const sections = [
-    [summaryLine(plan, c), budgetLine(plan, options, c), statusLine(plan)],
+    [
+      summaryLine(plan, c),
+      budgetLine(plan, options, c),
+      statusLine(plan),
+      `${c.bold('Controller:')} planned as the Kubernetes ${plan.controllerVersion} DaemonSet controller decides`,
+    ],
     nodeSection(plan, options, c),
     nextSyncSection(plan, c),
     waveSection(plan, c),

@@ -220,6 +220,8 @@ export interface ActionServices {
   readonly signal?: AbortSignal;
   /** How long one stepped wave may take to become available (default 5 minutes, as `ds-rollout step`). */
   readonly stepTimeoutMs?: number;
+  /** How undo waits for the controller to renumber a revision (default: real time; tests move a simulated clock). */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
 
 /** The dashboard's keys, wired to the same services as `ds-rollout step`, `pause`, `resume` and `undo`. */
@@ -293,7 +295,7 @@ async function undoAction(services: ActionServices, request: UndoRequest): Promi
     const restarts = preview.restartNodes.length;
     return {message: `${restarts === 1 ? '1 node restarts its daemon pod' : `${restarts} nodes restart their daemon pods`}${renumbered}.`, diff};
   }
-  const result = await applyUndo(services.writer, preview);
+  const result = await applyUndo(services.writer, preview, services.sleep ? {sleep: services.sleep} : {});
   if (!result.applied) return {message: `nothing to do: the template already matches revision ${to}`};
   return {message: `rolled back to revision ${to}${renumbered}`};
 }

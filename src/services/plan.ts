@@ -6,8 +6,11 @@ import {loadAll} from 'js-yaml';
 import type {ClusterSource, DaemonSetRef} from '../cluster/cluster-source.js';
 import {
   type ClusterState,
+  type ControllerMinor,
   type DaemonSet,
   decodeObject,
+  formatMinor,
+  parseMinor,
   prepareDaemonSetCreate,
   summarizeFieldErrors,
   prepareDaemonSetUpdate,
@@ -21,7 +24,7 @@ import {
   validateDaemonSet,
   validateDaemonSetUpdate,
 } from '../core/index.js';
-import {InputError, NotFoundError, UsageError} from '../errors.js';
+import {ClusterForbiddenError, InputError, NotFoundError, UsageError} from '../errors.js';
 import {formatList} from '../output/format.js';
 import {controlledRevisions, revisionHash} from './history.js';
 
@@ -33,6 +36,18 @@ export interface PlanOptions {
    * after the cluster answered (live mode judges on the cluster's own clock, which need not match this machine's).
    */
   readonly now: number | (() => number);
+  /** `--kube-version`: the Kubernetes minor to model; undefined: the live server's (read from /version), else the newest modelled. */
+  readonly kubeVersion?: ControllerMinor;
+}
+
+/**
+ * The Kubernetes minor whose controller the plan models: `--kube-version`, else what a live server reports (one
+ * request), else undefined (the newest modelled). A version that is not 1.x is the newest, with no warning to give.
+ */
+export async function controllerMinorFor(options: PlanOptions): Promise<ControllerMinor | undefined> {
+  if (options.kubeVersion !== undefined) return options.kubeVersion;
+  if (!options.source.readServerVersion) return undefined;
+  return parseMinor(await options.source.readServerVersion());
 }
 
 /** The `now` of an options object, read after the state was fetched. */
@@ -51,13 +66,13 @@ export async function planService(options: PlanOptions): Promise<RolloutPlan> {
 }
 
 export async function planDaemonSet(options: PlanOptions): Promise<PlanResult> {
-  const state = await options.source.readState(options.ref);
+  const [state, controllerMinor] = await Promise.all([options.source.readState(options.ref), controllerMinorFor(options)]);
   // A stored object is planned as the controller acts on it; what only admission refuses becomes a plan warning.
   const errors = validateDaemonSet(state.daemonSet).filter((error) => !isToleratedByController(error));
   if (errors.length > 0) {
     throw new InputError(formatInvalid('daemonset', `${options.ref.namespace}/${options.ref.name}`, errors));
   }
-  return {plan: planRollout(state, {now: resolveNow(options.now)}), daemonSet: state.daemonSet};
+  return {plan: planRollout(state, {now: resolveNow(options.now), ...(controllerMinor === undefined ? {} : {controllerMinor})}), daemonSet: state.daemonSet};
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -126,7 +141,7 @@ export function asStoredUpdate(current: DaemonSet, next: DaemonSet): DaemonSet {
   };
 }
 
-export type UpdateWarningKind = 'cannot-start' | 'host-port-surge' | 'node-loses-daemon' | 'node-gains-daemon' | 'on-delete';
+export type UpdateWarningKind = 'dropped-field' | 'cannot-start' | 'host-port-surge' | 'node-loses-daemon' | 'node-gains-daemon' | 'on-delete';
 
 export interface UpdateWarning {
   readonly kind: UpdateWarningKind;
@@ -148,6 +163,65 @@ export interface PlanUpdateOptions extends PlanOptions {
   readonly manifest: DaemonSet;
   /** For labels: the file name. */
   readonly manifestPath: string;
+  /**
+   * Live: the server's dry run of the manifest (an update of the stored DaemonSet, or a create when there is none),
+   * returning what it would store. Without it (offline) the manifest is defaulted and validated locally.
+   */
+  readonly serverDryRun?: (manifest: DaemonSet, current: DaemonSet | undefined) => Promise<DaemonSet>;
+}
+
+/**
+ * Paths of fields `sent` sets (not null) that `stored` lacks: what the API server dropped (unknown to its version).
+ * Lists are compared item by item.
+ */
+export function droppedFields(sent: unknown, stored: unknown, path: string): string[] {
+  if (Array.isArray(sent)) {
+    if (!Array.isArray(stored)) return [];
+    return sent.flatMap((item, i) => droppedFields(item, stored[i], `${path}[${i}]`));
+  }
+  if (!isObject(sent) || !isObject(stored)) return [];
+  return Object.entries(sent).flatMap(([key, value]) => {
+    if (value === null || value === undefined) return [];
+    if (!(key in stored)) return [`${path}.${key}`];
+    return droppedFields(value, stored[key], `${path}.${key}`);
+  });
+}
+
+/**
+ * Offline, the manifest as an API server of `minor` would decode it: before 1.21 there is no maxSurge (dropped).
+ * Returns the manifest to store and the fields dropped.
+ */
+function asDecodedBy(manifest: DaemonSet, minor: ControllerMinor | undefined): {manifest: DaemonSet; dropped: string[]} {
+  const rollingUpdate = manifest.spec.updateStrategy?.rollingUpdate;
+  if (minor === undefined || minor >= 21 || rollingUpdate === undefined || !('maxSurge' in rollingUpdate) || rollingUpdate.maxSurge == null) {
+    return {manifest, dropped: []};
+  }
+  const {maxSurge: _dropped, ...kept} = rollingUpdate;
+  return {
+    manifest: {...manifest, spec: {...manifest.spec, updateStrategy: {...manifest.spec.updateStrategy!, rollingUpdate: kept}}},
+    dropped: ['spec.updateStrategy.rollingUpdate.maxSurge'],
+  };
+}
+
+/** The server's dry run, or undefined offline or when RBAC does not allow the write (a read-only user plans locally). */
+async function dryRunIfAllowed(options: PlanUpdateOptions, sent: DaemonSet, current: DaemonSet | undefined): Promise<DaemonSet | undefined> {
+  if (!options.serverDryRun) return undefined;
+  try {
+    return await options.serverDryRun(sent, current);
+  } catch (error) {
+    if (error instanceof ClusterForbiddenError) return undefined;
+    throw error;
+  }
+}
+
+function droppedWarnings(dropped: readonly string[], minor: ControllerMinor | undefined, byServer: boolean): UpdateWarning[] {
+  const version = minor === undefined ? 'the API server' : `Kubernetes ${formatMinor(minor)}`;
+  return dropped.map((field) => ({
+    kind: 'dropped-field' as const,
+    message: byServer
+      ? `the server (${version}) dropped ${field}, which the manifest sets: it does not know the field; planned without it`
+      : `${version} does not know ${field}, which the manifest sets: the API server drops it; planned without it`,
+  }));
 }
 
 export async function planUpdate(options: PlanUpdateOptions): Promise<PlanUpdateResult> {
@@ -159,14 +233,27 @@ export async function planUpdate(options: PlanUpdateOptions): Promise<PlanUpdate
     throw error;
   }
   const current = state.daemonSet;
-  const next = asStoredUpdate(current, {...options.manifest, metadata: {...options.manifest.metadata, namespace: options.ref.namespace}});
-  const errors = validateDaemonSetUpdate(current, next);
-  if (errors.length > 0) {
-    throw new InputError(`the API server would refuse this manifest: ${formatInvalid('DaemonSet.apps', current.metadata.name, errors)}`);
+  const controllerMinor = await controllerMinorFor(options);
+  const sent: DaemonSet = {...options.manifest, metadata: {...options.manifest.metadata, namespace: options.ref.namespace}};
+  let next: DaemonSet;
+  let dropped: UpdateWarning[];
+  // The server's own decoding, defaulting and validation: what it refuses is the error, what it stores is planned.
+  const stored = await dryRunIfAllowed(options, sent, current);
+  if (stored) {
+    next = {...stored, ...(current.status === undefined ? {} : {status: current.status})};
+    dropped = droppedWarnings(droppedFields(sent.spec, stored.spec, 'spec'), controllerMinor, true);
+  } else {
+    const decoded = asDecodedBy(sent, controllerMinor);
+    next = asStoredUpdate(current, decoded.manifest);
+    const errors = validateDaemonSetUpdate(current, next);
+    if (errors.length > 0) {
+      throw new InputError(`the API server would refuse this manifest: ${formatInvalid('DaemonSet.apps', current.metadata.name, errors)}`);
+    }
+    dropped = droppedWarnings(decoded.dropped, controllerMinor, false);
   }
   const nextState: ClusterState = {...state, daemonSet: next};
   const now = resolveNow(options.now);
-  const plan = planRollout(nextState, {now});
+  const plan = planRollout(nextState, {now, ...(controllerMinor === undefined ? {} : {controllerMinor})});
   const revision = controlledRevisions(current, state.revisions).find((r) => revisionMatchesTemplate(r, current.spec.template));
   return {
     plan,
@@ -174,7 +261,7 @@ export async function planUpdate(options: PlanUpdateOptions): Promise<PlanUpdate
     current,
     from: {label: revision ? `revision ${revision.revision} (${revisionHash(revision)})` : 'current template', template: current.spec.template},
     to: {label: options.manifestPath === '-' ? '<stdin>' : options.manifestPath, template: next.spec.template},
-    warnings: updateWarnings(state, next, plan),
+    warnings: [...dropped, ...updateWarnings(state, next, plan)],
   };
 }
 
@@ -187,19 +274,27 @@ export const PLANNED_UID = 'not-created-yet';
  * eligible node (adopting matching orphans).
  */
 async function planCreate(options: PlanUpdateOptions): Promise<PlanUpdateResult> {
-  const surroundings = await options.source.readSurroundings(options.ref.namespace);
-  const created = prepareDaemonSetCreate({
-    ...options.manifest,
-    metadata: {...options.manifest.metadata, name: options.ref.name, namespace: options.ref.namespace},
-  });
+  const [surroundings, controllerMinor] = await Promise.all([options.source.readSurroundings(options.ref.namespace), controllerMinorFor(options)]);
+  const sent: DaemonSet = {...options.manifest, metadata: {...options.manifest.metadata, name: options.ref.name, namespace: options.ref.namespace}};
+  let created: DaemonSet;
+  let dropped: UpdateWarning[];
+  const stored = await dryRunIfAllowed(options, sent, undefined);
+  if (stored) {
+    created = stored;
+    dropped = droppedWarnings(droppedFields(sent.spec, created.spec, 'spec'), controllerMinor, true);
+  } else {
+    const decoded = asDecodedBy(sent, controllerMinor);
+    created = prepareDaemonSetCreate(decoded.manifest);
+    const errors = validateDaemonSet(created);
+    if (errors.length > 0) throw new InputError(`the API server would refuse this manifest: ${formatInvalid('DaemonSet.apps', options.ref.name, errors)}`);
+    dropped = droppedWarnings(decoded.dropped, controllerMinor, false);
+  }
   const next: DaemonSet = {...created, metadata: {...created.metadata, uid: PLANNED_UID}};
-  const errors = validateDaemonSet(next);
-  if (errors.length > 0) throw new InputError(`the API server would refuse this manifest: ${formatInvalid('DaemonSet.apps', options.ref.name, errors)}`);
   const state: ClusterState = {...surroundings, daemonSet: next};
   const now = resolveNow(options.now);
-  const plan = planRollout(state, {now});
+  const plan = planRollout(state, {now, ...(controllerMinor === undefined ? {} : {controllerMinor})});
   // Only the hazards of the template itself apply to a create; the others compare with what runs now.
-  const warnings = updateWarnings(state, next, plan).filter((w) => w.kind === 'host-port-surge');
+  const warnings = [...dropped, ...updateWarnings(state, next, plan).filter((w) => w.kind === 'host-port-surge')];
   return {
     plan,
     daemonSet: next,

@@ -1,7 +1,9 @@
 // `ds-rollout undo`: kubectl's rollback (the target revision, "skipped rollback", the strategic merge patch
 // whose body is the revision's own data), previewed first: the template diff, the nodes that will restart
-// (planRollout on the DaemonSet as it will be), and the renumbering the controller will do. The patch also
-// records the change-cause, in the same write, with the resourceVersion it was computed from.
+// (planRollout on the DaemonSet as it will be), and the renumbering the controller will do. The change-cause
+// goes onto the ControllerRevision the controller reuses, once it has renumbered it, never onto the DaemonSet:
+// the controller copies the DaemonSet's annotations only into revisions it creates later, so a cause left there
+// would label the next `kubectl set image` with this undo.
 import type {ClusterSource, DaemonSetRef} from '../cluster/cluster-source.js';
 import type {ClusterWriter} from '../cluster/cluster-writer.js';
 import {type ControllerRevision, type DaemonSet, formatInvalid, planRollout, revisionMatchesTemplate, validateDaemonSet} from '../core/index.js';
@@ -57,10 +59,9 @@ function summary(revision: ControllerRevision): RevisionSummary {
   return {revision: revision.revision, name: revision.metadata.name, hash: revisionHash(revision)};
 }
 
-/** The patch kubectl sends (the revision's raw data), plus the change-cause annotation. */
-export function undoPatch(target: ControllerRevision, changeCause: string): Record<string, unknown> {
-  const data = target.data as Record<string, unknown>;
-  return {...data, metadata: {annotations: {[CHANGE_CAUSE_ANNOTATION]: changeCause}}};
+/** The patch kubectl sends: the revision's raw data (the template, `$patch: replace`); the DaemonSet's annotations stay as they are. */
+export function undoPatch(target: ControllerRevision): Record<string, unknown> {
+  return {...(target.data as Record<string, unknown>)};
 }
 
 export async function previewUndo(options: UndoOptions): Promise<UndoPreview> {
@@ -81,17 +82,13 @@ export async function previewUndo(options: UndoOptions): Promise<UndoPreview> {
     currentTemplate: ds.spec.template,
     targetTemplate,
     daemonSet: ds,
-    patch: undoPatch(target, changeCause),
+    patch: undoPatch(target),
     changeCause,
   };
   if (current === target || revisionMatchesTemplate(target, ds.spec.template)) return {...base, skipped: true, restartNodes: []};
 
   // What the API server will store: the template replaced ($patch: replace), defaulted, a new generation.
-  const next = asStoredUpdate(ds, {
-    ...ds,
-    metadata: {...ds.metadata, annotations: {...ds.metadata.annotations, [CHANGE_CAUSE_ANNOTATION]: changeCause}},
-    spec: {...ds.spec, template: targetTemplate},
-  });
+  const next = asStoredUpdate(ds, {...ds, spec: {...ds.spec, template: targetTemplate}});
   const plan = planRollout({...state, daemonSet: next}, {now: options.now});
   const restart = new Set<string>();
   for (const wave of plan.waves) for (const deletion of wave.delete) restart.add(deletion.node);
@@ -105,10 +102,24 @@ export interface UndoResult {
   readonly after: DaemonSet;
   /** Reads it took (1, plus one per conflict retried). */
   readonly attempts: number;
+  /** The change-cause written onto the reused revision, and the number it carries then (absent: nothing written). */
+  readonly recorded?: {readonly revision: number; readonly renumbered: boolean};
 }
 
-/** Sends the rollback, built again from a fresh read on every attempt (a conflict means "decide again"). */
-export async function applyUndo(writer: ClusterWriter, preview: UndoPreview, options: {dryRun?: boolean} = {}): Promise<UndoResult> {
+export interface ApplyUndoOptions {
+  readonly dryRun?: boolean;
+  /** How long to wait for the controller to renumber the reused revision before annotating it anyway (default 10 s). */
+  readonly renumberTimeoutMs?: number;
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * Sends the rollback, built again from a fresh read on every attempt (a conflict means "decide again"), then
+ * records the change-cause on the reused revision once the controller has given it its new number. Should the
+ * controller not do so in time (it is down), the cause is written anyway: the controller's later renumbering is an
+ * update with a resourceVersion precondition, so it cannot drop the annotation.
+ */
+export async function applyUndo(writer: ClusterWriter, preview: UndoPreview, options: ApplyUndoOptions = {}): Promise<UndoResult> {
   const result = await writer.patchDaemonSet(
     preview.ref,
     (current) => {
@@ -118,7 +129,24 @@ export async function applyUndo(writer: ClusterWriter, preview: UndoPreview, opt
       if (revisionMatchesTemplate(preview.target, current.spec.template)) return undefined;
       return {type: 'strategic', body: preview.patch};
     },
-    options,
+    options.dryRun ? {dryRun: true} : {},
   );
-  return {applied: result.applied, after: result.after, attempts: result.attempts};
+  const outcome = {applied: result.applied, after: result.after, attempts: result.attempts};
+  if (!result.applied || options.dryRun) return outcome;
+  const recorded = await recordCause(writer, preview, options);
+  return {...outcome, recorded};
+}
+
+async function recordCause(writer: ClusterWriter, preview: UndoPreview, options: ApplyUndoOptions): Promise<{revision: number; renumbered: boolean}> {
+  const {namespace} = preview.ref;
+  const {name, uid} = preview.target.metadata;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const timeoutMs = options.renumberTimeoutMs ?? 10_000;
+  let revision = await writer.readRevision(namespace, name);
+  for (let waited = 0; revision.revision === preview.target.revision && waited < timeoutMs; waited += 200) {
+    await sleep(200);
+    revision = await writer.readRevision(namespace, name);
+  }
+  const written = await writer.annotateRevision(namespace, name, uid ?? revision.metadata.uid ?? '', {[CHANGE_CAUSE_ANNOTATION]: preview.changeCause});
+  return {revision: written.revision, renumbered: written.revision !== preview.target.revision};
 }

@@ -275,3 +275,74 @@ describe('kubectl ds-plan errors: exit 1, one line on stderr, nothing on stdout'
     expect(result.stderr).toMatch(/\n\s+at /);
   });
 });
+
+describe('kubectl ds-plan --kube-version', () => {
+  let dir: string;
+  const target = ['fluentd', '-n', 'kube-system', '--snapshot', scenarioPath('rollout-in-progress'), ...NOW];
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ds-plan-version-'));
+  });
+  afterAll(async () => {
+    await rm(dir, {recursive: true, force: true});
+  });
+
+  async function manifestWith(rollingUpdate: Record<string, number>): Promise<string> {
+    const docs = loadAll(await readFile(scenarioPath('rollout-in-progress'), 'utf8')) as Record<string, any>[];
+    const items = docs.flatMap((d) => (d['kind'] === 'List' ? d['items'] : [d])) as Record<string, any>[];
+    const ds = items.find((o) => o['kind'] === 'DaemonSet' && o['metadata'].name === 'fluentd')!;
+    const spec = {...ds['spec'], updateStrategy: {type: 'RollingUpdate', rollingUpdate}};
+    spec.template = {...spec.template, spec: {...spec.template.spec, containers: [{...spec.template.spec.containers[0], image: 'fluentd:9.9'}]}};
+    const path = join(dir, `manifest-${Object.values(rollingUpdate).join('-')}.yaml`);
+    await writeFile(path, dump({apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: {name: 'fluentd', namespace: 'kube-system'}, spec}));
+    return path;
+  }
+
+  test('the plan says which controller it modelled: the newest by default, 1.20 when asked (text and json)', async () => {
+    const [newest, old, text] = await Promise.all([
+      runCli([...target, '-o', 'json']),
+      runCli([...target, '--kube-version', '1.20', '-o', 'json']),
+      runCli([...target, '--kube-version', 'v1.20.2']),
+    ]);
+    expectSuccess(newest);
+    expectSuccess(old);
+    expect(JSON.parse(newest.stdout).controllerVersion).toBe('1.36');
+    expect(JSON.parse(old.stdout).controllerVersion).toBe('1.20');
+    expect(text.stdout).toContain('Controller: planned as the Kubernetes 1.20 DaemonSet controller decides');
+  });
+
+  test('a version outside the modelled range is planned with the nearest one, and a warning', async () => {
+    const result = await runCli([...target, '--kube-version', '1.19', '-o', 'json']);
+    expectSuccess(result);
+    const plan = JSON.parse(result.stdout);
+    expect(plan.controllerVersion).toBe('1.20');
+    expect(plan.warnings[0]).toEqual({
+      kind: 'unmodelled-version',
+      message: 'Kubernetes 1.19 is outside the controller versions this plan models (1.20 to 1.36): planned as the 1.20 controller decides',
+    });
+  });
+
+  test('a malformed --kube-version is a usage error', async () => {
+    expectInputError(await runCli([...target, '--kube-version', '2.0']), /--kube-version "2\.0": want a Kubernetes version such as 1\.20/);
+  });
+
+  test('-f offline on 1.20: maxSurge is dropped with a warning; maxUnavailable 0 is refused', async () => {
+    const surge = await manifestWith({maxUnavailable: 1, maxSurge: 2});
+    const planned = await runCli([...target, '--kube-version', '1.20', '-f', surge, '-o', 'json']);
+    expectSuccess(planned);
+    const plan = JSON.parse(planned.stdout);
+    expect(plan.strategy.maxSurge).toBe(0);
+    expect(plan.update.warnings[0]).toMatchObject({
+      kind: 'dropped-field',
+      message: expect.stringContaining('Kubernetes 1.20 does not know spec.updateStrategy.rollingUpdate.maxSurge'),
+    });
+    // On the newest, the same manifest is refused (both budgets non-zero), as that API server refuses it.
+    expectInputError(await runCli([...target, '-f', surge]), /^error: the API server would refuse this manifest: .*maxSurge: Invalid value: 2/);
+    const zero = await manifestWith({maxUnavailable: 0, maxSurge: 2});
+    expectInputError(
+      await runCli([...target, '--kube-version', '1.20', '-f', zero]),
+      /^error: the API server would refuse this manifest: .*maxUnavailable: Required value: cannot be 0 when maxSurge is 0/,
+    );
+    expectSuccess(await runCli([...target, '-f', zero]));
+  });
+});

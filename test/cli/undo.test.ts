@@ -18,8 +18,24 @@ function ds(cluster: TestCluster, ...args: string[]): Promise<CliResult> {
   return runCli([...args, '--kubeconfig', cluster.kubeconfig], ROLLOUT);
 }
 
-function undo(cluster: TestCluster, ...args: string[]): Promise<CliResult> {
-  return ds(cluster, 'undo', 'fluentd', '-n', 'kube-system', '--now', START_TEXT, ...args);
+/**
+ * Runs undo; once it has rolled the DaemonSet back, the simulated cluster's clock moves so that its controller
+ * renumbers the reused revision, which undo waits for before writing the change-cause there.
+ */
+async function undo(cluster: TestCluster, ...args: string[]): Promise<CliResult> {
+  const ticking = tickOnceRolledBack(cluster);
+  try {
+    return await ds(cluster, 'undo', 'fluentd', '-n', 'kube-system', '--now', START_TEXT, ...args);
+  } finally {
+    clearInterval(ticking);
+  }
+}
+
+function tickOnceRolledBack(cluster: TestCluster): NodeJS.Timeout {
+  const generation = stored(cluster).metadata.generation;
+  return setInterval(() => {
+    if (stored(cluster).metadata.generation !== generation) cluster.advance(100);
+  }, 20);
 }
 
 function stored(cluster: TestCluster): DaemonSet {
@@ -96,14 +112,18 @@ describe.skipIf(!existsSync('/usr/bin/script'))('on a terminal, undo asks first'
       expect(no.output).toContain('Roll back daemonset.apps/fluentd to revision 1? [y/N] ');
       expect(no.output).toContain('error: rollback cancelled: nothing was changed');
       expect(cluster.cluster.requestLog.countMatching({verb: 'patch'})).toBe(0);
+      // No controller here (agents off): undo waits its 10 s for the renumbering, then records the cause anyway.
       const yes = await onTerminal(args, 'y\n');
       expect(yes.code).toBe(0);
       expect(yes.output).toContain('daemonset.apps/fluentd rolled back');
       expect(stored(cluster).spec.template.spec.containers[0]!.image).toBe('fluent/fluentd:v1.16.2');
+      const restored = cluster.cluster.store.list('controllerrevisions').items.find((r) => (r as {revision: number}).revision === 1) as
+        {metadata: {annotations?: Record<string, string>}} | undefined;
+      expect(restored?.metadata.annotations?.['kubernetes.io/change-cause']).toBe('ds-rollout undo to revision 1');
     } finally {
       await cluster.stop();
     }
-  }, 20_000);
+  }, 40_000);
 });
 
 describe.skipIf(skipWithoutKubectl)('side by side with kubectl rollout undo', () => {
@@ -126,13 +146,20 @@ describe.skipIf(skipWithoutKubectl)('side by side with kubectl rollout undo', ()
     await expect(mine.stdout).toMatchFileSnapshot('../fixtures/golden/undo/demo-applied.txt');
     expect(kubectls.stdout).toBe('daemonset.apps/fluentd rolled back\n');
     expect(mine.stdout.split('\n').at(-2)).toBe('daemonset.apps/fluentd rolled back');
-    // One write each: kubectl's patch is the revision's data; ours is the same plus the change-cause.
+    // One DaemonSet write each, the revision's data; ours then writes its change-cause onto the reused revision.
     expect(ours.cluster.requestLog.countMatching({verb: 'patch', resource: 'daemonsets'})).toBe(1);
+    expect(ours.cluster.requestLog.countMatching({verb: 'patch', resource: 'controllerrevisions'})).toBe(1);
     ours.advance(1000);
     theirs.advance(1000);
 
     expect(stored(ours).spec.template).toEqual(stored(theirs).spec.template);
-    expect(stored(ours).metadata.annotations?.['kubernetes.io/change-cause']).toBe('ds-rollout undo to revision 1');
+    // The DaemonSet keeps the annotation it had (a later `kubectl set image` inherits no cause of ours); the
+    // revision the controller reused and renumbered carries it.
+    expect(stored(ours).metadata.annotations?.['kubernetes.io/change-cause']).toBe(stored(theirs).metadata.annotations?.['kubernetes.io/change-cause']);
+    const history = JSON.parse((await ds(ours, 'history', 'fluentd', '-n', 'kube-system', '-o', 'json')).stdout) as {
+      revisions: Array<{revision: number; changeCause?: string}>;
+    };
+    expect(history.revisions.find((r) => r.revision === 3)?.changeCause).toBe('ds-rollout undo to revision 1');
     const [a, b] = await Promise.all([revisions(ours), revisions(theirs)]);
     expect(a).toEqual(b);
     expect(a.map((r) => [r.revision, r.current])).toEqual([

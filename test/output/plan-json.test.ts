@@ -33,7 +33,7 @@ describe('renderPlanJson', () => {
   const json = JSON.parse(renderPlanJson(plan)) as Record<string, any>;
 
   test('puts the contract fields first, in the contract order, then the extra fields', () => {
-    expect(Object.keys(json)).toEqual([...TOP, 'budget', 'notes', 'warnings', 'blockers', 'converges']);
+    expect(Object.keys(json)).toEqual([...TOP, 'budget', 'notes', 'warnings', 'blockers', 'converges', 'controllerVersion']);
     expect(Object.keys(json.daemonSet)).toEqual(['namespace', 'name']);
     expect(Object.keys(json.strategy)).toEqual(['type', 'maxUnavailable', 'maxSurge']);
     expect(Object.keys(json.revisions)).toEqual(['current', 'update']);

@@ -16,6 +16,7 @@ describe('renderPlanText', () => {
         'DaemonSet kube-system/fluentd: RollingUpdate, revision 3 -> 4, 1 of 3 nodes updated, rollout in progress',
         'Budgets: maxUnavailable 1 (25% of 3), in use 1; maxSurge 0',
         'Status: 3 desired, 3 scheduled, 1 up-to-date, 2 ready, 2 available, 1 unavailable, 0 misscheduled',
+        'Controller: planned as the Kubernetes 1.36 DaemonSet controller decides',
         '',
         'NODE    STATE         POD            HASH  READY/AVAIL             WAVE  REASON/BLOCKER',
         'node-a  updated       fluentd-x7k2p  new2  yes/yes                 -',
@@ -124,7 +125,7 @@ describe('renderPlanText', () => {
     const plan = samplePlan({
       nodes: [nodePlan('node-a', {state: 'surging', pods: [pod('fluentd-old'), newPodSummary('fluentd-new', {available: false, terminating: true})]})],
     });
-    const table = lines(plain(plan)).slice(4, 7);
+    const table = lines(plain(plan)).slice(5, 8);
     expect(table).toEqual([
       'NODE    STATE    POD          HASH  READY/AVAIL         WAVE  REASON/BLOCKER',
       'node-a  surging  fluentd-old  old1  yes/yes             -',

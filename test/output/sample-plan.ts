@@ -21,6 +21,7 @@ export function wave(at: number, create: string[], deletes: Array<[string, strin
 export function samplePlan(overrides: Partial<RolloutPlan> = {}): RolloutPlan {
   return {
     kind: 'DaemonSetRolloutPlan',
+    controllerVersion: '1.36',
     daemonSet: {namespace: 'kube-system', name: 'fluentd'},
     strategy: {type: 'RollingUpdate', maxUnavailable: 1, maxSurge: 0},
     revisions: {current: {revision: 3, hash: 'old1', name: 'fluentd-old1'}, update: {revision: 4, hash: 'new2', exists: true, name: 'fluentd-new2'}},

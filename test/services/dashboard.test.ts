@@ -270,7 +270,7 @@ describe('against the simulated demo cluster', () => {
 
   test('undo: the preview (diff, restarts, renumbering), then the rollback', async () => {
     const live = connectLiveCluster({kubeconfig: t.kubeconfig});
-    const actions = clusterActions({source: live.source, writer: live.writer, ref, now: () => t.clock!.now()});
+    const actions = clusterActions({source: live.source, writer: live.writer, ref, now: () => t.clock!.now(), sleep: async (ms) => t.advance(ms)});
     const preview = await actions.undo({preview: true});
     expect(preview.message).toBe('6 nodes restart their daemon pods; the controller renumbers it 3.');
     expect(preview.diff).toEqual([
@@ -284,7 +284,7 @@ describe('against the simulated demo cluster', () => {
     expect(done.message).toBe('rolled back to revision 1; the controller renumbers it 3');
     const ds = t.cluster.store.get('daemonsets', 'kube-system', 'fluentd') as DaemonSet;
     expect(ds.spec.template.spec.containers[0]!.image).toBe('fluent/fluentd:v1.16.2');
-    await expect(actions.undo({preview: true, toRevision: 3})).rejects.toThrow('unable to find specified revision 3 in history');
+    await expect(actions.undo({preview: true, toRevision: 4})).rejects.toThrow('unable to find specified revision 4 in history');
   });
 });
 

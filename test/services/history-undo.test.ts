@@ -1,5 +1,5 @@
 // History and undo against the simulated cluster: kubectl's revision rules and rollback choice, the preview
-// (restarts from the plan, the renumbering), the single patch with the change-cause, and a conflict retried.
+// (restarts from the plan, the renumbering), the single patch, the change-cause on the reused revision, and a conflict retried.
 import {afterEach, describe, expect, test} from 'vitest';
 import {connectLiveCluster} from '../../src/cluster/live/index.js';
 import type {ControllerRevision, DaemonSet} from '../../src/core/index.js';
@@ -63,7 +63,7 @@ describe('history and undo on a live cluster', () => {
     ]);
   });
 
-  test('undo: the preview, then one patch with the change-cause; the controller renumbers the target', async () => {
+  test('undo: the preview, then one patch; the controller renumbers the target, which then gets the change-cause', async () => {
     t = await startTestCluster({scenario: 'demo', logBodies: true});
     const live = connectLiveCluster({kubeconfig: t.kubeconfig});
     const preview = await previewUndo({source: live.source, ref: FLUENTD, toRevision: 0, now: START});
@@ -72,20 +72,24 @@ describe('history and undo on a live cluster', () => {
     expect(preview.restartNodes).toEqual(['worker-01', 'worker-02', 'worker-03', 'worker-04', 'worker-05', 'worker-06']);
 
     const rv = t.cluster.store.resourceVersion;
-    const result = await applyUndo(live.writer, preview);
+    // The simulated controller runs on the test's clock: waiting for the renumbering moves it.
+    const result = await applyUndo(live.writer, preview, {sleep: async (ms) => t!.advance(ms)});
     expect(result).toMatchObject({applied: true, attempts: 1});
     const patches = t.cluster.requestLog.filter({verb: 'patch', resource: 'daemonsets'});
     expect(patches).toHaveLength(1);
     const body = JSON.parse(patches[0]!.body!) as {spec: {template: {$patch: string}}; metadata: Record<string, unknown>};
     expect(body.spec.template.$patch).toBe('replace');
-    expect(body.metadata).toEqual({annotations: {'kubernetes.io/change-cause': 'ds-rollout undo to revision 1'}, resourceVersion: expect.any(String)});
+    // No change-cause on the DaemonSet: the controller would copy it into the next revision it creates.
+    expect(body.metadata).toEqual({resourceVersion: expect.any(String)});
     expect(Number(t.cluster.store.resourceVersion)).toBeGreaterThan(Number(rv));
+    // It goes onto the reused revision once the controller has renumbered it.
+    expect(result.recorded).toEqual({revision: 3, renumbered: true});
 
     t.advance(1000);
     const {report} = await historyService({source: live.source, ref: FLUENTD, now: START});
-    expect(report.revisions.map((r) => [r.revision, r.images[0], r.current])).toEqual([
-      [2, 'fluent/fluentd:v1.17.0', false],
-      [3, 'fluent/fluentd:v1.16.2', true],
+    expect(report.revisions.map((r) => [r.revision, r.images[0], r.current, r.changeCause])).toEqual([
+      [2, 'fluent/fluentd:v1.17.0', false, undefined],
+      [3, 'fluent/fluentd:v1.16.2', true, 'ds-rollout undo to revision 1'],
     ]);
     const again = await previewUndo({source: live.source, ref: FLUENTD, toRevision: 3, now: START});
     expect(again.skipped).toBe(true);
@@ -108,7 +112,7 @@ describe('history and undo on a live cluster', () => {
         }));
       return value;
     }) as typeof original;
-    const result = await applyUndo(writer, preview);
+    const result = await applyUndo(writer, preview, {sleep: async (ms) => t!.advance(ms)});
     expect(result).toMatchObject({applied: true, attempts: 2});
     const ds = t.cluster.store.get('daemonsets', 'kube-system', 'fluentd') as DaemonSet;
     expect(ds.metadata.labels?.['touched']).toBe('yes');

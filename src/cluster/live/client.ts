@@ -84,7 +84,7 @@ export class KubeClient {
   }
 
   /** A write: never retried here (the writer decides, with fresh preconditions). */
-  write<T>(method: 'PATCH' | 'DELETE', path: string, request: RequestDescription, options: RequestOptions = {}): Promise<T> {
+  write<T>(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, request: RequestDescription, options: RequestOptions = {}): Promise<T> {
     return this.send<T>(method, path, request, options);
   }
 

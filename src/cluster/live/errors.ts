@@ -4,7 +4,7 @@ import {ClusterError, ClusterForbiddenError, ClusterUnreachableError, ConflictEr
 
 /** What a request tried to do, in RBAC's terms, so that a refusal can say exactly what was refused. */
 export interface RequestDescription {
-  readonly verb: 'get' | 'list' | 'watch' | 'patch' | 'delete';
+  readonly verb: 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
   /** Plural resource, as RBAC names it: daemonsets, pods, nodes, controllerrevisions. */
   readonly resource: string;
   readonly namespace?: string;

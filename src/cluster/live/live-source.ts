@@ -50,6 +50,11 @@ export class LiveClusterSource implements ClusterSource {
     return {nodes, pods, revisions};
   }
 
+  async readServerVersion(): Promise<string> {
+    const version = await this.client.get<{gitVersion?: string; major?: string; minor?: string}>('/version', describe('get', 'version'));
+    return version.gitVersion ?? `v${version.major ?? ''}.${version.minor ?? ''}`;
+  }
+
   async readDaemonSet(ref: DaemonSetRef): Promise<DaemonSet> {
     const raw = await this.client.get(daemonSetsPath(ref.namespace, ref.name), describe('get', 'daemonsets', ref.namespace, ref.name));
     return projectDaemonSet(raw);

@@ -15,8 +15,8 @@ export function nodesPath(): string {
   return '/api/v1/nodes';
 }
 
-export function revisionsPath(namespace: string): string {
-  return `/apis/apps/v1/namespaces/${seg(namespace)}/controllerrevisions`;
+export function revisionsPath(namespace: string, name?: string): string {
+  return `/apis/apps/v1/namespaces/${seg(namespace)}/controllerrevisions${name === undefined ? '' : `/${seg(name)}`}`;
 }
 
 export function describe(verb: RequestDescription['verb'], resource: string, namespace?: string, name?: string): RequestDescription {

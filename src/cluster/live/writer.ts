@@ -1,13 +1,13 @@
 // Writes to a live cluster with optimistic concurrency: every DaemonSet patch carries the resourceVersion it
 // was computed from, and a 409 means "read again, decide again", never "send the same thing again".
-import type {DaemonSet} from '../../core/index.js';
+import type {ControllerRevision, DaemonSet} from '../../core/index.js';
 import {ConflictError} from '../../errors.js';
 import type {DaemonSetRef} from '../cluster-source.js';
 import type {ClusterWriter, DaemonSetPatch, PatchResult, PodPreconditions, WriteOptions} from '../cluster-writer.js';
 import type {KubeClient} from './client.js';
 import {describeRequest, isConflict} from './errors.js';
-import {daemonSetsPath, describe, podsPath} from './paths.js';
-import {projectDaemonSet} from './project.js';
+import {daemonSetsPath, describe, podsPath, revisionsPath} from './paths.js';
+import {projectDaemonSet, projectRevision} from './project.js';
 
 const CONTENT_TYPES: Readonly<Record<DaemonSetPatch['type'], string>> = {
   strategic: 'application/strategic-merge-patch+json',
@@ -55,6 +55,39 @@ export class LiveClusterWriter implements ClusterWriter {
         await this.options.onConflict?.(attempt);
       }
     }
+  }
+
+  /**
+   * Sends a DaemonSet manifest with dryRun=All: as an update of `current` (its resourceVersion as precondition), or as
+   * a create when there is none. Nothing is stored; the answer is the object as the server would store it (defaulted,
+   * unknown fields dropped). A refusal (422) is the user's input error.
+   */
+  async dryRunDaemonSet(ref: DaemonSetRef, manifest: DaemonSet, current: DaemonSet | undefined): Promise<DaemonSet> {
+    const metadata = {
+      ...manifest.metadata,
+      name: ref.name,
+      namespace: ref.namespace,
+      ...(current?.metadata.resourceVersion === undefined ? {} : {resourceVersion: current.metadata.resourceVersion}),
+    };
+    const body = {...manifest, apiVersion: 'apps/v1', kind: 'DaemonSet', metadata};
+    const query = {dryRun: 'All', fieldManager: 'ds-rollout'};
+    const stored = current
+      ? await this.client.write('PUT', daemonSetsPath(ref.namespace, ref.name), describe('update', 'daemonsets', ref.namespace, ref.name), {body, query})
+      : await this.client.write('POST', daemonSetsPath(ref.namespace), describe('create', 'daemonsets', ref.namespace, ref.name), {body, query});
+    return projectDaemonSet(stored);
+  }
+
+  async readRevision(namespace: string, name: string): Promise<ControllerRevision> {
+    return projectRevision(await this.client.get(revisionsPath(namespace, name), describe('get', 'controllerrevisions', namespace, name)));
+  }
+
+  async annotateRevision(namespace: string, name: string, uid: string, annotations: Readonly<Record<string, string>>): Promise<ControllerRevision> {
+    const raw = await this.client.write('PATCH', revisionsPath(namespace, name), describe('patch', 'controllerrevisions', namespace, name), {
+      body: {metadata: {uid, annotations}},
+      contentType: 'application/merge-patch+json',
+      query: {fieldManager: 'ds-rollout'},
+    });
+    return projectRevision(raw);
   }
 
   async deletePod(namespace: string, name: string, preconditions: PodPreconditions, options: WriteOptions = {}): Promise<void> {

@@ -1,0 +1,37 @@
+// Which upstream DaemonSet controller the core models. Behaviour changed between minors (reconcile-spec
+// section 14, and the pre-1.21 rolling update); the minor is a parameter of each decision, never a global.
+
+/** The oldest and newest Kubernetes 1.x minors whose DaemonSet controller the core models. */
+export const OLDEST_MODELLED_MINOR = 20;
+export const NEWEST_MODELLED_MINOR = 36;
+
+/** A Kubernetes 1.x minor version, e.g. 20 for 1.20. */
+export type ControllerMinor = number;
+
+/** The minor the core models for a server (or `--kube-version`) of `minor`: the nearest modelled one. */
+export function modelledMinor(minor: ControllerMinor): ControllerMinor {
+  return Math.min(NEWEST_MODELLED_MINOR, Math.max(OLDEST_MODELLED_MINOR, minor));
+}
+
+export function formatMinor(minor: ControllerMinor): string {
+  return `1.${minor}`;
+}
+
+/**
+ * `1.20`, `v1.20.2`, `1.20+` (GKE/EKS style) and the like: the 1.x minor, or undefined when it is not a
+ * Kubernetes 1.x version.
+ */
+export function parseMinor(text: string): ControllerMinor | undefined {
+  const match = /^v?1\.([0-9]+)(?:\+|\.[0-9]+.*|-.*)?$/.exec(text.trim());
+  return match ? Number.parseInt(match[1]!, 10) : undefined;
+}
+
+/** Before 1.21 the rolling update had no maxSurge, and counted terminating old pods that are still available. */
+export function hasSurge(minor: ControllerMinor): boolean {
+  return minor >= 21;
+}
+
+/** From 1.31 on (kubernetes#123233) an unavailable old pod counts against maxUnavailable. */
+export function countsUnavailableOldPods(minor: ControllerMinor): boolean {
+  return minor >= 31;
+}
