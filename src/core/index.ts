@@ -73,3 +73,16 @@ export {type BudgetCount, type BudgetInUse, type BudgetUse, budgetInUse} from '.
 export {type BackoffEntry} from './manage.js';
 export {MinHeap} from './min-heap.js';
 export {SelectorError} from './selectors.js';
+export {
+  leaseExpiresAt,
+  sameHolder,
+  STEP_ANNOTATION,
+  STEP_LEASE_ANNOTATION,
+  STEP_LEASE_SECONDS,
+  type StepLease,
+  type StepProgress,
+  stepLeaseBody,
+  stepLeaseOf,
+  stepProgressBody,
+  stepProgressOf,
+} from './step-lease.js';

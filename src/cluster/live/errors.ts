@@ -146,11 +146,6 @@ export function isConflict(error: unknown): boolean {
   return error instanceof ConflictError;
 }
 
-/** Answers worth one more try: overload and passing server trouble. */
-export function isRetryable(error: unknown): boolean {
-  return error instanceof ApiStatusError && (error.status === 429 || error.status === 500 || error.status === 503 || error.status === 504);
-}
-
 /** Credentials that could not be prepared (an exec plugin that failed, a certificate file that is missing). */
 export function errorFromCredentials(error: unknown, context: string): DsRolloutError {
   return new InputError(`cannot prepare the credentials of context "${context}": ${oneLine((error as Error)?.message ?? String(error))}`, {cause: error});

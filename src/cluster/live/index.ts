@@ -44,3 +44,5 @@ export {KubeClient} from './client.js';
 export {LiveClusterSource, DEFAULT_PAGE_SIZE} from './live-source.js';
 export {LiveClusterWriter} from './writer.js';
 export {Reflector, watchClusterState, type ClusterWatch, type ClusterWatchOptions} from './watch.js';
+export {Follower, type Connection, type Follow, type FollowHandlers, type UntilOptions} from './follower.js';
+export {isTransient, RETRY_ATTEMPTS, retryDelayMs, withRetries} from './retry.js';

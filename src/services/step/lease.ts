@@ -1,0 +1,161 @@
+// The step lease (core/step-lease.ts) as a running step holds it: refuse when another step renews it, take it
+// (with --force: from anyone) just before the first change, renew it while the step runs, give it back at the
+// end. Times are the server's clock; the renewal pace too, so a cluster whose clock runs fast sees it renewed.
+import {hostname, userInfo} from 'node:os';
+import type {DaemonSetRef} from '../../cluster/cluster-source.js';
+import {type DaemonSet, leaseExpiresAt, sameHolder, STEP_LEASE_SECONDS, type StepEvent, type StepLease, stepLeaseBody, stepLeaseOf} from '../../core/index.js';
+import {StepInProgressError} from '../../errors.js';
+import {describeRef} from '../pause.js';
+import type {StepCluster, StepHolder} from './types.js';
+
+/** This process, on this host. A lease of a process on this host that no longer runs (killed) is released. */
+export function thisProcess(): StepHolder {
+  const host = hostname();
+  let user = 'unknown';
+  try {
+    user = userInfo().username;
+  } catch {
+    // no passwd entry (a container): the host and pid still name the holder
+  }
+  return {
+    holderIdentity: `${user}@${host}`,
+    host,
+    pid: process.pid,
+    isAlive: (lease) => {
+      if (lease.host !== host) return true;
+      try {
+        process.kill(lease.pid, 0);
+        return true;
+      } catch (error) {
+        return (error as NodeJS.ErrnoException).code === 'EPERM';
+      }
+    },
+  };
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** How often the lease is checked for renewal (real time; renewals themselves go by the server's clock). */
+const RENEW_CHECK_MS = 250;
+
+export class StepLeaseHolder {
+  private held: StepLease | undefined;
+  private lost: StepInProgressError | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private renewing = false;
+
+  constructor(
+    private readonly cluster: StepCluster,
+    private readonly ref: DaemonSetRef,
+    private readonly holder: StepHolder,
+    private readonly force: boolean,
+    private readonly emit: (event: StepEvent) => void,
+  ) {}
+
+  /** Another step that holds a live lease, or undefined (none, ours, expired, or its process is gone). */
+  private other(ds: DaemonSet): StepLease | undefined {
+    const lease = stepLeaseOf(ds);
+    if (!lease || sameHolder(lease, this.holder)) return undefined;
+    if (leaseExpiresAt(lease) <= this.cluster.now() || !this.holder.isAlive(lease)) return undefined;
+    return lease;
+  }
+
+  private refusal(lease: StepLease): StepInProgressError {
+    const ago = Math.max(0, Math.round((this.cluster.now() - Date.parse(lease.renewTime)) / 1000));
+    return new StepInProgressError(
+      `another step of ${describeRef(this.ref)} is in progress: ${lease.holderIdentity} (pid ${lease.pid}) holds the step lease since ${lease.acquireTime}, renewed ${ago}s ago (it lapses ${lease.leaseDurationSeconds}s after the last renewal); wait for it, or pass --force to take over`,
+    );
+  }
+
+  /** Refuses at once when another step is running (before any question is asked). */
+  check(ds: DaemonSet): void {
+    const other = this.other(ds);
+    if (other && !this.force) throw this.refusal(other);
+  }
+
+  /** Takes the lease in one patch (with the DaemonSet's resourceVersion), then keeps renewing it. */
+  async acquire(): Promise<void> {
+    if (this.held) return;
+    const now = this.cluster.now();
+    const lease: StepLease = {
+      holderIdentity: this.holder.holderIdentity,
+      host: this.holder.host,
+      pid: this.holder.pid,
+      acquireTime: iso(now),
+      renewTime: iso(now),
+      leaseDurationSeconds: STEP_LEASE_SECONDS,
+    };
+    let taken: StepLease | undefined;
+    await this.cluster.patchDaemonSet(this.ref, (current) => {
+      const other = this.other(current);
+      if (other && !this.force) throw this.refusal(other);
+      taken = other;
+      return {type: 'merge', body: stepLeaseBody(lease)};
+    });
+    this.held = lease;
+    if (taken) {
+      this.emit({
+        kind: 'lease-taken',
+        from: `${taken.holderIdentity} (pid ${taken.pid})`,
+        renewedSecondsAgo: Math.round((now - Date.parse(taken.renewTime)) / 1000),
+      });
+    }
+    this.timer = setInterval(() => void this.renew(), RENEW_CHECK_MS);
+    this.timer.unref();
+  }
+
+  /** Throws when another step took the lease over (--force) since: this one must stop changing things. */
+  assertHeld(): void {
+    if (this.lost) throw this.lost;
+  }
+
+  private async renew(): Promise<void> {
+    const held = this.held;
+    if (!held || this.renewing || this.lost) return;
+    const now = this.cluster.now();
+    if (now - Date.parse(held.renewTime) < (held.leaseDurationSeconds * 1000) / 3) return;
+    this.renewing = true;
+    const renewed: StepLease = {...held, renewTime: iso(now)};
+    try {
+      await this.cluster.patchDaemonSet(this.ref, (current) => {
+        const lease = stepLeaseOf(current);
+        if (!lease || !sameHolder(lease, held)) {
+          this.lost = new StepInProgressError(
+            lease
+              ? `${lease.holderIdentity} (pid ${lease.pid}) took over the step lease of ${describeRef(this.ref)} (--force): this step stopped; the DaemonSet stays paused`
+              : `the step lease of ${describeRef(this.ref)} was removed by someone else: this step stopped; the DaemonSet stays paused`,
+          );
+          return undefined;
+        }
+        return {type: 'merge', body: stepLeaseBody(renewed)};
+      });
+      if (!this.lost) this.held = renewed;
+    } catch {
+      // Passing trouble: the next check tries again; a cluster that stays away is the follower's to report.
+    } finally {
+      this.renewing = false;
+    }
+  }
+
+  /** Stops renewing without a request (the cluster is not answering): the lease lapses on its own. */
+  abandon(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.held = undefined;
+  }
+
+  /** Gives the lease back, if still ours. Best effort: a lease left behind lapses on its own. */
+  async release(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    const held = this.held;
+    this.held = undefined;
+    if (!held || this.lost) return;
+    await this.cluster
+      .patchDaemonSet(this.ref, (current) => {
+        const lease = stepLeaseOf(current);
+        return lease && sameHolder(lease, held) ? {type: 'merge', body: stepLeaseBody(null)} : undefined;
+      })
+      .catch(() => undefined);
+  }
+}
