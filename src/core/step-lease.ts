@@ -9,7 +9,7 @@ import type {DaemonSet} from './types.js';
 export const STEP_ANNOTATION = 'ds-rollout.io/step';
 export const STEP_LEASE_ANNOTATION = 'ds-rollout.io/step-lease';
 
-/** How long a lease holds without renewal; a running step renews it every third of that. */
+/** How long a lease holds without renewal; a running step renews it every quarter of that. */
 export const STEP_LEASE_SECONDS = 30;
 
 export interface StepProgress {

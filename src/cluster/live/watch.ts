@@ -272,7 +272,7 @@ export function watchClusterState(client: KubeClient, ref: DaemonSetRef, options
     unreachable = true;
     report('reconnecting');
     const why = error instanceof ClusterUnreachableError ? error.message : `the cluster at ${client.server} keeps failing: ${error.message}`;
-    const failure = new ClusterUnreachableError(`${why} (gave up following the rollout after ${RETRY_ATTEMPTS} tries)`, {cause: error});
+    const failure = new ClusterUnreachableError(`${why}; gave up following the rollout after ${RETRY_ATTEMPTS} tries`, {cause: error});
     if (options.onUnreachable) options.onUnreachable(failure);
     else fail(failure);
   };

@@ -37,8 +37,12 @@ function iso(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-/** How often the lease is checked for renewal (real time; renewals themselves go by the server's clock). */
-const RENEW_CHECK_MS = 250;
+/**
+ * How often (real time) the server's clock is read and the lease renewed when a quarter of its duration has passed
+ * on that clock. The server's clock need not run at this machine's pace (the simulated cluster runs faster), so it
+ * is asked, with a GET of the DaemonSet, rather than estimated.
+ */
+const RENEW_CHECK_MS = 1_000;
 
 export class StepLeaseHolder {
   private held: StepLease | undefined;
@@ -106,27 +110,38 @@ export class StepLeaseHolder {
     this.timer.unref();
   }
 
-  /** Throws when another step took the lease over (--force) since: this one must stop changing things. */
-  assertHeld(): void {
+  /**
+   * Throws when another step took the lease over (--force) since: this one must stop changing things. `ds` (a read
+   * or watched state) shows a takeover at once; a state older than this step's own lease is not one.
+   */
+  assertHeld(ds?: DaemonSet): void {
+    const held = this.held;
+    const lease = ds && held ? stepLeaseOf(ds) : undefined;
+    if (held && lease && !sameHolder(lease, held) && Date.parse(lease.acquireTime) >= Date.parse(held.acquireTime)) this.lost ??= this.takenBy(lease);
     if (this.lost) throw this.lost;
   }
 
+  private takenBy(lease: StepLease | undefined): StepInProgressError {
+    return new StepInProgressError(
+      lease
+        ? `${lease.holderIdentity} (pid ${lease.pid}) took over the step lease of ${describeRef(this.ref)} (--force): this step stopped; the DaemonSet stays paused`
+        : `the step lease of ${describeRef(this.ref)} was removed by someone else: this step stopped; the DaemonSet stays paused`,
+    );
+  }
+
   private async renew(): Promise<void> {
-    const held = this.held;
-    if (!held || this.renewing || this.lost) return;
-    const now = this.cluster.now();
-    if (now - Date.parse(held.renewTime) < (held.leaseDurationSeconds * 1000) / 3) return;
+    if (!this.held || this.renewing || this.lost) return;
     this.renewing = true;
-    const renewed: StepLease = {...held, renewTime: iso(now)};
     try {
+      await this.cluster.refreshClock(this.ref);
+      const held = this.held;
+      const now = this.cluster.now();
+      if (!held || now - Date.parse(held.renewTime) < (held.leaseDurationSeconds * 1000) / 4) return;
+      const renewed: StepLease = {...held, renewTime: iso(now)};
       await this.cluster.patchDaemonSet(this.ref, (current) => {
         const lease = stepLeaseOf(current);
         if (!lease || !sameHolder(lease, held)) {
-          this.lost = new StepInProgressError(
-            lease
-              ? `${lease.holderIdentity} (pid ${lease.pid}) took over the step lease of ${describeRef(this.ref)} (--force): this step stopped; the DaemonSet stays paused`
-              : `the step lease of ${describeRef(this.ref)} was removed by someone else: this step stopped; the DaemonSet stays paused`,
-          );
+          this.lost = this.takenBy(lease);
           return undefined;
         }
         return {type: 'merge', body: stepLeaseBody(renewed)};

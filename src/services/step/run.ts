@@ -145,7 +145,7 @@ export class StepRun {
   }
 
   checkTemplate(ds: DaemonSet): void {
-    this.lease.assertHeld();
+    this.lease.assertHeld(ds);
     const now = templateKeyOf(ds);
     if (this.template && !sameTemplate(this.template, now)) {
       const generations =
