@@ -1,7 +1,7 @@
 // A TCP proxy in front of a simulated cluster that a test can freeze: from then on it accepts connections and
-// keeps the open ones, but forwards nothing either way, as an API server stopped with SIGSTOP (or a network that
-// drops packets) looks to a client. Open watch streams go silent; new requests get no answer.
-import {createServer, type Server, type Socket, connect} from 'node:net';
+// keeps the open ones, but forwards nothing either way, as an API server stopped with SIGSTOP looks to a client.
+// Open watch streams go silent; new requests get no answer. `thaw` delivers what was held, as SIGCONT would.
+import {connect, createServer, type Server, type Socket} from 'node:net';
 import {readFile, writeFile} from 'node:fs/promises';
 
 export interface FreezableProxy {
@@ -9,38 +9,34 @@ export interface FreezableProxy {
   /** Writes a copy of `kubeconfig` that points at the proxy. */
   kubeconfigFor(kubeconfig: string, path: string): Promise<string>;
   freeze(): void;
+  thaw(): void;
   close(): Promise<void>;
 }
 
 export async function startFreezableProxy(target: string): Promise<FreezableProxy> {
   const {hostname, port} = new URL(target);
   const sockets = new Set<Socket>();
+  /** Deliveries held while frozen, in order. */
+  let held: (() => void)[] = [];
   let frozen = false;
+  const deliver = (send: () => void) => (frozen ? held.push(send) : send());
   const server: Server = createServer((client) => {
     sockets.add(client);
-    client.on('close', () => sockets.delete(client));
     client.on('error', () => undefined);
-    if (frozen) return; // accepted, never answered
+    client.on('close', () => sockets.delete(client));
     const upstream = connect(Number(port), hostname);
     sockets.add(upstream);
+    upstream.on('error', () => undefined);
     upstream.on('close', () => {
       sockets.delete(upstream);
-      if (!frozen) client.destroy();
+      deliver(() => client.destroy());
     });
-    upstream.on('error', () => undefined);
-    client.on('data', (chunk) => {
-      if (!frozen) upstream.write(chunk);
-    });
-    upstream.on('data', (chunk) => {
-      if (!frozen) client.write(chunk);
-    });
-    client.on('close', () => {
-      if (!frozen) upstream.destroy();
-    });
+    client.on('close', () => deliver(() => upstream.destroy()));
+    client.on('data', (chunk) => deliver(() => upstream.write(chunk)));
+    upstream.on('data', (chunk) => deliver(() => client.write(chunk)));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address() as {port: number};
-  const url = `http://127.0.0.1:${address.port}`;
+  const url = `http://127.0.0.1:${(server.address() as {port: number}).port}`;
   return {
     url,
     async kubeconfigFor(kubeconfig, path) {
@@ -51,7 +47,14 @@ export async function startFreezableProxy(target: string): Promise<FreezableProx
     freeze() {
       frozen = true;
     },
+    thaw() {
+      frozen = false;
+      const pending = held;
+      held = [];
+      for (const send of pending) send();
+    },
     async close() {
+      held = [];
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -82,6 +82,12 @@ export class Reflector<T extends {readonly metadata: ObjectMeta}> {
     this.wake?.();
   }
 
+  /** Drops the current stream and watches again from the last resourceVersion (a stream open through an outage may be dead). */
+  reconnect(): void {
+    this.current?.abort();
+    this.wake?.();
+  }
+
   private async run(): Promise<void> {
     while (!this.stopped) {
       let listing = false;
@@ -273,8 +279,9 @@ export function watchClusterState(client: KubeClient, ref: DaemonSetRef, options
     report('reconnecting');
     const why = error instanceof ClusterUnreachableError ? error.message : `the cluster at ${client.server} keeps failing: ${error.message}`;
     const failure = new ClusterUnreachableError(`${why}; gave up following the rollout after ${RETRY_ATTEMPTS} tries`, {cause: error});
-    if (options.onUnreachable) options.onUnreachable(failure);
-    else fail(failure);
+    if (!options.onUnreachable) return fail(failure);
+    options.onUnreachable(failure);
+    for (const r of reflectors) r.reconnect();
   };
   const trouble = (error: DsRolloutError, failures: number) => {
     if (failures >= RETRY_ATTEMPTS) gaveUp(error);
