@@ -21,7 +21,16 @@ export function isTransient(error: unknown): boolean {
   );
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+/** Failures that already used up the policy's tries in a lower layer (the client): no layer above tries them again. */
+const exhausted = new WeakSet<object>();
+
+/** Transient, and not yet tried the policy's number of times below: what a layer may try again. */
+export function worthRetrying(error: unknown): boolean {
+  return isTransient(error) && !(typeof error === 'object' && error !== null && exhausted.has(error));
+}
+
+/** Keeps the process alive: a command whose only work left is the next try must not exit (Node's code 13). */
+export const sleep = (ms: number): Promise<void> => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export interface RetryOptions {
   /** Called before each new try with the failure that caused it. */
@@ -38,7 +47,11 @@ export async function withRetries<T>(call: () => Promise<T>, options: RetryOptio
     try {
       return await call();
     } catch (error) {
-      if (attempt >= attempts || !isTransient(error)) throw error;
+      if (!worthRetrying(error)) throw error;
+      if (attempt >= attempts) {
+        if (typeof error === 'object' && error !== null) exhausted.add(error);
+        throw error;
+      }
       options.onRetry?.(error, attempt);
       await (options.delay ?? sleep)(retryDelayMs(attempt));
     }

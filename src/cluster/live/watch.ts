@@ -15,7 +15,7 @@ import type {Connection, FollowHandlers} from './follower.js';
 import {DEFAULT_PAGE_SIZE} from './live-source.js';
 import {daemonSetsPath, describe, nodesPath, podsPath, revisionsPath} from './paths.js';
 import {projectDaemonSet, projectNode, projectPod, projectRevision} from './project.js';
-import {isTransient, RETRY_ATTEMPTS, retryDelayMs, sleep} from './retry.js';
+import {isTransient, RETRY_ATTEMPTS, retryDelayMs} from './retry.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
@@ -25,6 +25,9 @@ export type StartWatch = (
   onEvent: (type: WatchEventType, object: unknown) => void,
   onDone: (error: DsRolloutError | undefined) => void,
 ) => Promise<{abort(): void}>;
+
+/** A reflector waiting to reconnect keeps nothing alive by itself: whoever waits on it has its own timers. */
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 export interface ReflectorOptions<T> {
   readonly list: () => Promise<ListResult<T>>;

@@ -2,7 +2,7 @@
 // decided on a state, the checks that stop a step (resumed, new template, lease taken over, Ctrl-C), writes tried
 // again under the one retry policy, the bookkeeping, and the one follower every wait goes through.
 import type {DaemonSetRef} from '../../cluster/cluster-source.js';
-import {Follower, type UntilOptions, isTransient, retryDelayMs, RETRY_ATTEMPTS} from '../../cluster/live/index.js';
+import {Follower, type UntilOptions, withRetries} from '../../cluster/live/index.js';
 import {
   type ClusterState,
   type DaemonSet,
@@ -169,16 +169,9 @@ export class StepRun {
    * A write tried again after passing trouble, under the same policy as reads. Each try is built again from a
    * fresh read (patchDaemonSet decides on the object it read), so a retry never sends a stale decision.
    */
-  async retryingWrite<T>(what: string, call: () => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await call();
-      } catch (error) {
-        if (attempt >= RETRY_ATTEMPTS || !isTransient(error)) throw error;
-        this.emit({kind: 'retry', what, why: message(error)});
-        await sleep(retryDelayMs(attempt));
-      }
-    }
+  retryingWrite<T>(what: string, call: () => Promise<T>): Promise<T> {
+    // A read inside `call` that failed its own tries in the client is not tried again here (one policy, not nested).
+    return withRetries(call, {onRetry: (error) => this.emit({kind: 'retry', what, why: message(error)})});
   }
 
   /**

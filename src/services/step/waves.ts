@@ -4,7 +4,7 @@
 // never larger. Nothing here touches the strategy: killed at any moment, the DaemonSet stays paused.
 import {type ClusterState, type StepWave, type WaveLanding, waveLanding} from '../../core/index.js';
 import {ConflictError, NotFoundError, RolloutStuckError} from '../../errors.js';
-import {isTransient, retryDelayMs, RETRY_ATTEMPTS} from '../../cluster/live/index.js';
+import {retryDelayMs, RETRY_ATTEMPTS, worthRetrying} from '../../cluster/live/index.js';
 import {message, sleep, type StepRun} from './run.js';
 import type {StepResult, WaveReport} from './types.js';
 import {describeLanding, formatMs, stuckError, whyKept, withProgress} from './words.js';
@@ -117,7 +117,7 @@ async function deleteWave(run: StepRun, wave: StepWave, number: number): Promise
         }
         // A pod that changed since the read (409), or a DELETE that failed on the way, is decided again from a
         // fresh read, never sent again blindly.
-        if (attempt < RETRY_ATTEMPTS && (error instanceof ConflictError || isTransient(error))) {
+        if (attempt < RETRY_ATTEMPTS && (error instanceof ConflictError || worthRetrying(error))) {
           run.emit({kind: 'retry', what: `delete pod ${target.pod}`, why: message(error)});
           if (!(error instanceof ConflictError)) await sleep(retryDelayMs(attempt));
           continue;
