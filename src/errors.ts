@@ -43,6 +43,9 @@ export class ClusterForbiddenError extends ClusterError {}
 /** A write lost an optimistic-concurrency race (HTTP 409). Writers retry it; it surfaces only when retries run out. */
 export class ConflictError extends ClusterError {}
 
+/** Another `ds-rollout step` holds the DaemonSet's step lease (or took it over from this one): refused, exit 2. */
+export class StepInProgressError extends ClusterError {}
+
 /** The rollout did not get where it should: a wave did not become available in time, or it cannot start. */
 export class RolloutStuckError extends DsRolloutError {
   readonly exitCode = EXIT_STUCK;

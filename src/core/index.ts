@@ -98,3 +98,16 @@ export {type BackoffEntry} from './manage.js';
 export {MinHeap} from './min-heap.js';
 export {type ControllerMinor, formatMinor, modelledMinor, NEWEST_MODELLED_MINOR, OLDEST_MODELLED_MINOR, parseMinor} from './versions.js';
 export {SelectorError} from './selectors.js';
+export {
+  leaseExpiresAt,
+  sameHolder,
+  STEP_ANNOTATION,
+  STEP_LEASE_ANNOTATION,
+  STEP_LEASE_SECONDS,
+  type StepLease,
+  type StepProgress,
+  stepLeaseBody,
+  stepLeaseOf,
+  stepProgressBody,
+  stepProgressOf,
+} from './step-lease.js';

@@ -268,7 +268,10 @@ function landingOf(name: string, slot: NodeSlot | undefined, now: number): NodeL
 export type StepEvent =
   | {readonly kind: 'wave'; readonly number: number; readonly total: number; readonly wave: StepWave; readonly dryRun: boolean}
   | {readonly kind: 'waiting-for-budget'; readonly wave: StepWave}
-  | {readonly kind: 'change-cause'; readonly text: string}
+  /** The wave's progress, recorded on the DaemonSet (ds-rollout.io/step) once it deleted something. */
+  | {readonly kind: 'recorded'; readonly step: number; readonly of: number}
+  /** --force took the lease of another step. */
+  | {readonly kind: 'lease-taken'; readonly from: string; readonly renewedSecondsAgo: number}
   | {readonly kind: 'deleted'; readonly pod: string; readonly node: string}
   | {readonly kind: 'kept'; readonly pod: string; readonly node: string; readonly why: string}
   | {readonly kind: 'retry'; readonly what: string; readonly why: string}

@@ -114,8 +114,10 @@ export function renderStepEvent(event: StepEvent, ref: Ref, color: boolean): str
         ...unavailableLines(wave, c),
       ].join('\n');
     }
-    case 'change-cause':
-      return c.dim(`  kubernetes.io/change-cause: ${event.text}`);
+    case 'recorded':
+      return c.dim(`  recorded: step ${event.step}/${event.of} (annotation ds-rollout.io/step)`);
+    case 'lease-taken':
+      return c.yellow(`  --force: took over the step lease of ${event.from} (renewed ${event.renewedSecondsAgo}s ago)`);
     case 'deleted':
       return `  deleted pod ${event.pod} on ${event.node}`;
     case 'kept':

@@ -4,6 +4,7 @@
 // terminal will show them.
 import type {ClusterSource, DaemonSetRef} from '../cluster/cluster-source.js';
 import type {ClusterWriter} from '../cluster/cluster-writer.js';
+import type {Follow} from '../cluster/live/follower.js';
 import {
   type ClusterState,
   type DaemonSet,
@@ -34,16 +35,9 @@ import type {StepCluster} from './step.js';
 // ---------------------------------------------------------------------------------------------------------------
 // The plan feed
 
-export interface FollowHandlers {
-  onState(state: ClusterState): void;
-  /** Following stopped for good (RBAC, the DaemonSet was deleted, the cluster never answered). */
-  onError(error: DsRolloutError | Error): void;
-  /** The watches lost their connection and are re-listing, or are live again. */
-  onConnection?(connection: Connection): void;
-}
-
-/** Starts following the cluster; `live.watch` in live mode. */
-export type Follow = (handlers: FollowHandlers) => {stop(): void};
+// The feed follows through the one follower of the live adapter (`live.watch`), in the mode that keeps trying
+// while the cluster does not answer: the dashboard shows it and recovers by itself.
+export type {Follow, FollowHandlers} from '../cluster/live/follower.js';
 
 /** Reads whether ds-rollout paused the DaemonSet (and the budgets resume restores). */
 export type PausedOf = (daemonSet: DaemonSet, desired: number) => PausedInfo | undefined;
@@ -107,6 +101,7 @@ export function createPlanFeed(options: PlanFeedOptions): ClusterPlanFeed {
   let latest: DashboardSnapshot | undefined;
   let connection: Connection = 'live';
   let error: string | undefined;
+  let unreachable = false;
   let tick: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
   let settle: {resolve(s: DashboardSnapshot): void; reject(e: unknown): void} | undefined;
@@ -178,7 +173,19 @@ export function createPlanFeed(options: PlanFeedOptions): ClusterPlanFeed {
     onConnection(next) {
       if (next === connection) return;
       connection = next;
-      if (latest) emit({...latest, connection});
+      // Answering again: the line about the cluster not answering goes (a watch that stopped for good stays).
+      if (next === 'live' && unreachable) {
+        unreachable = false;
+        error = undefined;
+      }
+      if (!latest) return;
+      const {error: _shown, ...rest} = latest;
+      emit({...rest, connection, ...(error ? {error} : {})});
+    },
+    onUnreachable(failure) {
+      unreachable = true;
+      error = `${failure.message.split('\n')[0]}; still trying`;
+      if (latest) emit({...latest, connection, error});
     },
   });
 

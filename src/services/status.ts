@@ -3,6 +3,7 @@
 // change the watches report.
 import {resolveNow} from './plan.js';
 import type {ClusterSource, DaemonSetRef} from '../cluster/cluster-source.js';
+import {type Follow, Follower} from '../cluster/live/follower.js';
 import {
   type ClusterState,
   formatInvalid,
@@ -12,7 +13,7 @@ import {
   rolloutReport,
   validateDaemonSet,
 } from '../core/index.js';
-import {ClusterUnreachableError, type DsRolloutError, EXIT_OK, EXIT_PAUSED, EXIT_PROGRESSING, EXIT_STUCK, InputError} from '../errors.js';
+import {ClusterUnreachableError, EXIT_OK, EXIT_PAUSED, EXIT_PROGRESSING, EXIT_STUCK, InputError} from '../errors.js';
 
 export type {NodeStatus, NodeStatusState, RolloutStatusReport, RolloutVerdict} from '../core/index.js';
 export {kubectlStatusMessage} from '../core/index.js';
@@ -44,8 +45,11 @@ export async function statusService(options: StatusOptions): Promise<RolloutStat
 export type WatchOutcome = 'complete' | 'paused' | 'stuck' | 'timeout';
 
 export interface WatchStatusOptions {
-  /** Starts following the cluster (live.watch); every state after the first full read and after each change. */
-  readonly follow: (handlers: {onState(state: ClusterState): void; onError(error: DsRolloutError): void}) => {stop(): void};
+  /**
+   * Starts following the cluster (live.watch); every state after the first full read and after each change. A
+   * cluster that stops answering ends the watch with its error (exit 2).
+   */
+  readonly follow: Follow;
   readonly now: () => number;
   /** Give up after this many ms (0 or undefined: never). */
   readonly timeoutMs?: number;
@@ -58,60 +62,35 @@ export interface WatchStatusOptions {
 }
 
 /** Follows the rollout until it completes, stays stuck for stuckAfterMs, or the timeout ends. */
-export function watchStatus(options: WatchStatusOptions): Promise<{report: RolloutStatusReport | undefined; outcome: WatchOutcome}> {
-  return new Promise((resolve, reject) => {
-    let latest: ClusterState | undefined;
-    let report: RolloutStatusReport | undefined;
-    let stuckSince: number | undefined;
-    let finished = false;
-    let lastKey = '';
-    let tick: NodeJS.Timeout | undefined;
-    let deadline: NodeJS.Timeout | undefined;
-
-    const finish = (outcome: WatchOutcome | Error) => {
-      if (finished) return;
-      finished = true;
-      clearInterval(tick);
-      clearTimeout(deadline);
-      handle?.stop();
-      if (outcome instanceof Error) reject(outcome);
-      else resolve({report, outcome});
-    };
-    const evaluate = () => {
-      if (finished || latest === undefined) return;
-      try {
-        report = rolloutStatusOf(latest, options.now());
-      } catch (error) {
-        finish(error as Error);
-        return;
-      }
-      const key = `${report.verdict}\n${report.message}\n${report.detail}`;
-      if (key !== lastKey) {
-        lastKey = key;
-        options.onReport?.(report);
-      }
-      if (report.verdict === 'complete') return finish('complete');
-      const still = report.verdict === 'stuck' || (report.verdict === 'paused' && !report.detail.includes('in flight'));
-      if (!still) {
-        stuckSince = undefined;
-        return;
-      }
-      stuckSince ??= Date.now();
-      if (Date.now() - stuckSince >= options.stuckAfterMs) finish(report.verdict === 'paused' ? 'paused' : 'stuck');
-    };
-
-    tick = setInterval(evaluate, options.tickMs ?? 2000);
-    if (options.timeoutMs) deadline = setTimeout(() => finish('timeout'), options.timeoutMs);
-    let handle: {stop(): void} | undefined;
-    handle = options.follow({
-      onState: (state) => {
-        latest = state;
-        evaluate();
+export async function watchStatus(options: WatchStatusOptions): Promise<{report: RolloutStatusReport | undefined; outcome: WatchOutcome}> {
+  const follower = new Follower(options.follow);
+  let report: RolloutStatusReport | undefined;
+  let stuckSince: number | undefined;
+  let lastKey = '';
+  try {
+    const outcome = await follower.until<WatchOutcome>(
+      (state) => {
+        report = rolloutStatusOf(state, options.now());
+        const key = `${report.verdict}\n${report.message}\n${report.detail}`;
+        if (key !== lastKey) {
+          lastKey = key;
+          options.onReport?.(report);
+        }
+        if (report.verdict === 'complete') return 'complete';
+        const still = report.verdict === 'stuck' || (report.verdict === 'paused' && !report.detail.includes('in flight'));
+        if (!still) {
+          stuckSince = undefined;
+          return undefined;
+        }
+        stuckSince ??= Date.now();
+        return Date.now() - stuckSince >= options.stuckAfterMs ? (report.verdict === 'paused' ? 'paused' : 'stuck') : undefined;
       },
-      onError: (error) => finish(error),
-    });
-    if (finished) handle.stop();
-  });
+      {timeoutMs: options.timeoutMs ?? 0, tickMs: options.tickMs ?? 2000},
+    );
+    return {report, outcome};
+  } finally {
+    follower.stop();
+  }
 }
 
 export interface RolloutStatusRun {

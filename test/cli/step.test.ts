@@ -63,7 +63,12 @@ test('--yes runs the wave and follows it until the new pods are available', asyn
   expect({code, stderr}).toEqual({code: 0, stderr: ''});
   const lines = stdout.trimEnd().split('\n');
   expect(lines[0]).toBe('Wave 1/~3: delete 2 old pods of daemonset default/agent (maxUnavailable 2, recorded; 0 unavailable now)');
-  expect(lines).toContain('  kubernetes.io/change-cause: ds-rollout step 1/3');
+  expect(lines).toContain('  recorded: step 1/3 (annotation ds-rollout.io/step)');
+  // Its own annotation, no change-cause (a later `kubectl set image` would inherit it), the lease given back.
+  const annotations = sim.daemonSet().metadata.annotations!;
+  expect(JSON.parse(annotations['ds-rollout.io/step']!)).toMatchObject({step: 1, of: 3});
+  expect(annotations['kubernetes.io/change-cause']).toBeUndefined();
+  expect(annotations['ds-rollout.io/step-lease']).toBeUndefined();
   expect(lines.filter((l) => /^ {2}deleted pod agent-\w+ on node-[12]$/.test(l))).toHaveLength(2);
   expect(lines.filter((l) => /^ {2}node-[12]: new pod agent-\w+ available$/.test(l))).toHaveLength(2);
   expect(lines.at(-2)).toMatch(/^Wave 1 landed in \d+s; 4 nodes still run old pods\.$/);

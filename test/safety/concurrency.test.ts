@@ -52,7 +52,7 @@ test('409s are retried from a fresh read: a pod that changed is decided again; t
   const events: StepEvent[] = [];
   const running = step(sim, events);
 
-  // The change-cause patch is in flight: someone annotates the DaemonSet (new resourceVersion).
+  // The lease patch (the step's first write) is in flight: someone annotates the DaemonSet (new resourceVersion).
   await sim.until(() => sim!.test.cluster.requestLog.filter({verb: 'patch', resource: 'daemonsets', status: 0}).length === 1, 10_000, 'the patch in flight');
   store.modify('daemonsets', NAMESPACE, NAME, (ds) => ({...ds, metadata: {...ds.metadata, annotations: {...ds.metadata.annotations, owner: 'team-a'}}}));
   undoPatchDelay();
@@ -70,9 +70,13 @@ test('409s are retried from a fresh read: a pod that changed is decided again; t
   ]);
   expect(events.filter((e) => e.kind === 'retry').map((e) => (e as {what: string}).what)).toEqual([`delete pod ${target}`]);
   expect(result.waves[0]!.deleted.map((d) => d.pod)).toEqual([target]);
+  // The pause, then the lease: 409, then 200 from a fresh read; then the record (and renewals, and the release).
   const patches = sim.test.cluster.requestLog.filter({verb: 'patch', resource: 'daemonsets'}).map((e) => e.status);
-  expect(patches.slice(-2)).toEqual([409, 200]);
-  expect(sim.daemonSet().metadata.annotations).toMatchObject({owner: 'team-a', 'kubernetes.io/change-cause': 'ds-rollout step 1/4'});
+  expect(patches.slice(0, 3)).toEqual([200, 409, 200]);
+  expect(patches.slice(3).every((status) => status === 200 || status === 409)).toBe(true);
+  const annotations = sim.daemonSet().metadata.annotations!;
+  expect(annotations).toMatchObject({owner: 'team-a', 'ds-rollout.io/step': expect.stringMatching(/^\{"step":1,"of":4,/)});
+  expect(annotations['kubernetes.io/change-cause']).toBeUndefined();
 });
 
 test('a node that goes NotReady mid-wave does not make the step delete more', async () => {

@@ -217,8 +217,8 @@ export interface CliRun {
 }
 
 /** The BUILT `kubectl ds-rollout` in a child process against the sim, so a test can kill it whenever it likes. */
-export function spawnRollout(s: RolloutSim, args: readonly string[], children: ChildProcess[]): CliRun {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/kubectl-ds_rollout'), ...args, '--kubeconfig', s.kubeconfig], {
+export function spawnRollout(s: RolloutSim, args: readonly string[], children: ChildProcess[], kubeconfig = s.kubeconfig): CliRun {
+  const child = spawn(process.execPath, [join(ROOT, 'bin/kubectl-ds_rollout'), ...args, '--kubeconfig', kubeconfig], {
     cwd: ROOT,
     env: {PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? ''},
     stdio: ['ignore', 'pipe', 'pipe'],

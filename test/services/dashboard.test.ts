@@ -1,13 +1,15 @@
 // The dashboard service: the plan feed over a fake follow (dedupe, connection, errors, time-driven re-plans, no idle
 // timers), the choice between Ink and plain output, and the undo action and plain status against the simulated cluster.
+import {join} from 'node:path';
 import {PassThrough} from 'node:stream';
 import {afterAll, afterEach, beforeAll, describe, expect, test, vi} from 'vitest';
-import {connectLiveCluster} from '../../src/cluster/live/index.js';
+import {connectLiveCluster, RETRY_ATTEMPTS} from '../../src/cluster/live/index.js';
 import type {ClusterState, DaemonSet, Pod} from '../../src/core/index.js';
 import {InputError, NotFoundError} from '../../src/errors.js';
 import {clusterActions, createPlanFeed, dashboardService, type FollowHandlers, shouldStartInk} from '../../src/services/dashboard.js';
 import type {DashboardSnapshot} from '../../src/ui/dashboard/feed.js';
 import {NOW, readyCondition} from '../helpers/builders.js';
+import {startFreezableProxy} from '../helpers/freezable-proxy.js';
 import {startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
 import {handMadeState} from '../ui/fixtures.js';
 
@@ -350,6 +352,33 @@ describe('the live feed over the watches', () => {
     await vi.waitFor(() => expect(connections[connections.length - 1]).toBe('live'), {timeout: 10_000});
     feed.stop();
   }, 20_000);
+  test('a cluster that freezes: the feed says so in one line and keeps trying; thawed, the line goes and changes flow again', async () => {
+    const proxy = await startFreezableProxy(t.cluster.url);
+    const live = connectLiveCluster({kubeconfig: await proxy.kubeconfigFor(t.kubeconfig, join(t.dir, 'proxied')), timeoutMs: 300});
+    const feed = createPlanFeed({follow: (handlers) => live.watch(ref, handlers), now: () => t.clock!.now()});
+    try {
+      await feed.ready();
+      const seen = collect(feed);
+      proxy.freeze();
+      await vi.waitFor(() => expect(seen.at(-1)?.error).toBeDefined(), {timeout: 15_000});
+      expect(seen.at(-1)).toMatchObject({
+        connection: 'reconnecting',
+        error: `cannot reach the cluster at ${proxy.url}: no answer within 300ms (--request-timeout); gave up following the rollout after ${RETRY_ATTEMPTS} tries; still trying`,
+      });
+      proxy.thaw();
+      await vi.waitFor(() => expect(seen.at(-1)).toMatchObject({connection: 'live'}), {timeout: 15_000});
+      expect(seen.at(-1)?.error).toBeUndefined();
+      // Still following: a change made now shows up.
+      t.cluster.store.modify('daemonsets', 'kube-system', 'fluentd', (ds) => {
+        const spec = (ds as DaemonSet).spec;
+        return {...ds, spec: {...spec, updateStrategy: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 7, maxSurge: 0}}}};
+      });
+      await vi.waitFor(() => expect(seen.at(-1)?.plan.strategy.maxUnavailable).toBe(7), {timeout: 15_000});
+    } finally {
+      feed.stop();
+      await proxy.close();
+    }
+  }, 60_000);
 });
 
 describe('one verdict for one state and one clock, whichever face shows it', () => {

@@ -1,6 +1,13 @@
 // step against the simulated cluster (controller, scheduler, kubelets), through the live adapter.
 import {afterEach, describe, expect, test, vi} from 'vitest';
-import {CHANGE_CAUSE_ANNOTATION, PAUSED_STRATEGY_ANNOTATION, type DaemonSet, type StepEvent} from '../../src/core/index.js';
+import {
+  CHANGE_CAUSE_ANNOTATION,
+  PAUSED_STRATEGY_ANNOTATION,
+  STEP_ANNOTATION,
+  STEP_LEASE_ANNOTATION,
+  type DaemonSet,
+  type StepEvent,
+} from '../../src/core/index.js';
 import {InputError, RolloutStuckError, UsageError} from '../../src/errors.js';
 import {type StepOptions, stepDaemonSet} from '../../src/services/step.js';
 import {NAME, NAMESPACE, REF, type RolloutSim, startRolloutSim, Witness} from '../safety/rollout-sim.js';
@@ -42,12 +49,14 @@ describe('one wave', () => {
     expect(result.waves[0]!.deleted.map((d) => d.node)).toEqual(['node-1', 'node-2']);
     expect(result.waves[0]!.nodes.map((n) => n.state)).toEqual(['available', 'available']);
     expect(v2Nodes(sim)).toEqual(['node-1', 'node-2']);
-    // Still paused, the step counted, the change-cause set.
+    // Still paused, the step counted in its own annotation, no change-cause for the next revision to inherit, the lease given back.
     const ds = sim.daemonSet();
     expect(ds.spec.updateStrategy?.type).toBe('OnDelete');
     expect(JSON.parse(ds.metadata.annotations![PAUSED_STRATEGY_ANNOTATION]!)).toMatchObject({steps: 1});
-    expect(ds.metadata.annotations![CHANGE_CAUSE_ANNOTATION]).toBe('ds-rollout step 1/3');
-    expect(events.map((e) => e.kind)).toEqual(expect.arrayContaining(['wave', 'change-cause', 'deleted', 'node', 'landed']));
+    expect(JSON.parse(ds.metadata.annotations![STEP_ANNOTATION]!)).toMatchObject({step: 1, of: 3});
+    expect(ds.metadata.annotations![CHANGE_CAUSE_ANNOTATION]).toBeUndefined();
+    expect(ds.metadata.annotations![STEP_LEASE_ANNOTATION]).toBeUndefined();
+    expect(events.map((e) => e.kind)).toEqual(expect.arrayContaining(['wave', 'recorded', 'deleted', 'node', 'landed']));
     // Every delete carried the pod's uid and resourceVersion.
     for (const entry of sim.test.cluster.requestLog.filter({verb: 'delete', resource: 'pods'})) expect(entry.status).toBe(200);
   });
@@ -67,7 +76,7 @@ describe('one wave', () => {
     await step(sim);
     const second = await step(sim);
     expect(second.waves[0]!.deleted.map((d) => d.node)).toEqual(['node-3', 'node-4']);
-    expect(sim.daemonSet().metadata.annotations![CHANGE_CAUSE_ANNOTATION]).toBe('ds-rollout step 2/3');
+    expect(JSON.parse(sim.daemonSet().metadata.annotations![STEP_ANNOTATION]!)).toMatchObject({step: 2, of: 3});
     const third = await step(sim);
     expect(third).toMatchObject({outcome: 'done', oldLeft: 0});
     const fourth = await step(sim);
@@ -92,7 +101,7 @@ describe('one wave', () => {
     expect(result.next?.delete.map((d) => d.node)).toEqual(['node-1', 'node-2', 'node-3']);
     expect(events).toMatchObject([{kind: 'wave', number: 1, total: 2, dryRun: true}]);
     expect(deletedPods(sim)).toEqual([]);
-    expect(sim.test.cluster.requestLog.filter({verb: 'patch', status: 200})).toHaveLength(1); // the pause only
+    expect(sim.test.cluster.requestLog.filter({verb: 'patch', status: 200})).toHaveLength(1); // the pause only: no lease, no record
   });
 
   test('asks before a wave; no stops it', async () => {
@@ -129,7 +138,7 @@ describe('refusals', () => {
     await expect(step(sim)).rejects.toThrow(/was not paused by ds-rollout, so there is no recorded budget: pass --max-unavailable N/);
     const result = await step(sim, {maxUnavailable: 1});
     expect(result.waves[0]!.deleted.map((d) => d.node)).toEqual(['node-1']);
-    expect(sim.daemonSet().metadata.annotations![CHANGE_CAUSE_ANNOTATION]).toBe('ds-rollout step 1/2');
+    expect(JSON.parse(sim.daemonSet().metadata.annotations![STEP_ANNOTATION]!)).toMatchObject({step: 1, of: 2});
   });
 
   test('a surging record needs --controller or --max-unavailable', async () => {

@@ -6,13 +6,14 @@ import {type IncomingMessage, request as httpRequest} from 'node:http';
 import {request as httpsRequest} from 'node:https';
 import type {KubeConfig} from '@kubernetes/client-node';
 import type {Credentials, Transport} from './credentials.js';
-import {errorFromCredentials, errorFromResponse, errorFromTransport, isExpired, isRetryable, type RequestDescription} from './errors.js';
+import {errorFromCredentials, errorFromResponse, errorFromTransport, isExpired, type RequestDescription} from './errors.js';
 import {ListItemSplitter} from './list-stream.js';
+import {RETRY_ATTEMPTS, sleep, withRetries} from './retry.js';
 
 export interface KubeClientOptions {
   /** Per-request limit in ms; 0 or undefined: none. */
   readonly timeoutMs?: number;
-  /** Tries per idempotent request when the server is overloaded or failing (default 3). */
+  /** Tries per read when the server is overloaded, failing or not answering (default: the retry policy's). */
   readonly attempts?: number;
   /** Waits between tries; injectable so tests do not sleep. */
   readonly delay?: (ms: number) => Promise<void>;
@@ -36,7 +37,6 @@ export interface ListResult<T> {
   readonly resourceVersion: string;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export class KubeClient {
   /** Requests sent, for tests and benchmarks. */
@@ -53,7 +53,7 @@ export class KubeClient {
     readonly context: string,
     private readonly options: KubeClientOptions = {},
   ) {
-    this.attempts = Math.max(1, options.attempts ?? 3);
+    this.attempts = Math.max(1, options.attempts ?? RETRY_ATTEMPTS);
     this.delay = options.delay ?? sleep;
   }
 
@@ -122,7 +122,7 @@ export class KubeClient {
     query: RequestOptions['query'],
   ): Promise<{items: T[]; metadata: {resourceVersion?: string; continue?: string}}> {
     const items: T[] = [];
-    const envelope = await this.exchange('GET', path, request, {query}, (res) =>
+    const envelope = await this.exchange('GET', path, request, {query}, this.timeoutMs, (res) =>
       streamItems(res, (json) => {
         items.push(project(JSON.parse(json)));
       }),
@@ -131,15 +131,16 @@ export class KubeClient {
     return {items, metadata};
   }
 
-  private async retrying<T>(call: () => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await call();
-      } catch (error) {
-        if (attempt >= this.attempts || !isRetryable(error)) throw error;
-        await this.delay(250 * 2 ** (attempt - 1));
-      }
-    }
+  private retrying<T>(call: () => Promise<T>): Promise<T> {
+    return withRetries(call, {attempts: this.attempts, delay: (ms) => this.delay(ms)});
+  }
+
+  /**
+   * Is the server answering? One GET of /version (cheap, no RBAC needed), tried as every read is, each try
+   * limited by --request-timeout or, without one, by `fallbackTimeoutMs`: a frozen server must not hang the probe.
+   */
+  async probe(fallbackTimeoutMs: number): Promise<void> {
+    await this.retrying(() => this.send('GET', '/version', {verb: 'get', resource: 'version'}, {}, this.timeoutMs ?? fallbackTimeoutMs));
   }
 
   private authTransport(): Promise<Transport> {
@@ -148,8 +149,8 @@ export class KubeClient {
     });
   }
 
-  private send<T>(method: string, path: string, request: RequestDescription, options: RequestOptions): Promise<T> {
-    return this.exchange(method, path, request, options, async (res, describeUrl) => {
+  private send<T>(method: string, path: string, request: RequestDescription, options: RequestOptions, timeoutMs = this.timeoutMs): Promise<T> {
+    return this.exchange(method, path, request, options, timeoutMs, async (res, describeUrl) => {
       const text = await readBody(res);
       try {
         return JSON.parse(text) as T;
@@ -168,13 +169,13 @@ export class KubeClient {
     path: string,
     request: RequestDescription,
     options: RequestOptions,
+    timeoutMs: number | undefined,
     read: (res: IncomingMessage, describeUrl: string) => Promise<R>,
   ): Promise<R> {
     const {agent, headers} = await this.authTransport();
     const url = new URL(this.server + path);
     for (const [key, value] of Object.entries(options.query ?? {})) if (value !== undefined && value !== '') url.searchParams.set(key, String(value));
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
-    const timeoutMs = this.timeoutMs;
     this.requestCount++;
     let failure: {status: number; text: string} | undefined;
     let result: R | undefined;

@@ -146,11 +146,6 @@ export function isConflict(error: unknown): boolean {
   return error instanceof ConflictError;
 }
 
-/** Answers worth one more try: overload and passing server trouble. */
-export function isRetryable(error: unknown): boolean {
-  return error instanceof ApiStatusError && (error.status === 429 || error.status === 500 || error.status === 503 || error.status === 504);
-}
-
 /**
  * Credentials that could not be prepared: a missing certificate file (exit 1, the kubeconfig's fault) or an exec
  * plugin that failed or timed out (exit 2: the cluster cannot be used). Messages already name the file and key or

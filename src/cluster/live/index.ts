@@ -49,3 +49,5 @@ export {Credentials, TransportKubeConfig} from './credentials.js';
 export {LiveClusterSource, DEFAULT_PAGE_SIZE} from './live-source.js';
 export {LiveClusterWriter} from './writer.js';
 export {Reflector, watchClusterState, type ClusterWatch, type ClusterWatchOptions} from './watch.js';
+export {Follower, type Connection, type Follow, type FollowHandlers, type UntilOptions} from './follower.js';
+export {isTransient, RETRY_ATTEMPTS, retryDelayMs, withRetries, worthRetrying} from './retry.js';

@@ -1,17 +1,21 @@
 // Following a cluster through watches: a small reflector per resource (list, then watch from the list's
-// resourceVersion, resume from the last one seen when the stream ends, re-list when the server says the
-// position expired (410)), and watchClusterState, which keeps the four caches a DaemonSet plan needs and
-// reports a fresh ClusterState after each burst of changes. Collaborators (list, watch, delay) are injected
+// resourceVersion, resume from the last one seen when the stream ends, re-list when the server says the position
+// expired (410)), and watchClusterState, which keeps the four caches a DaemonSet plan needs, reports a fresh
+// ClusterState after each burst of changes, and watches the cluster's health: passing trouble is retried under
+// the retry policy, and a cluster that stays unreachable or frozen (no answer to a probe within the request
+// timeout, tried as every read is) is reported to whoever waits (follower.ts). Collaborators (list, watch, delay) are injected
 // the way client-node's ListWatch takes them, so retry and re-list paths are tested without sleeping.
 import {Watch} from '@kubernetes/client-node';
-import type {ClusterState, ControllerRevision, DaemonSet, Node, ObjectMeta, Pod} from '../../core/index.js';
+import type {ControllerRevision, DaemonSet, Node, ObjectMeta, Pod} from '../../core/index.js';
 import {ClusterUnreachableError, type DsRolloutError, NotFoundError} from '../../errors.js';
 import type {DaemonSetRef} from '../cluster-source.js';
 import type {KubeClient, ListResult} from './client.js';
-import {ApiStatusError, errorFromResponse, errorFromWatch, isExpired, type RequestDescription} from './errors.js';
+import {errorFromResponse, errorFromWatch, isExpired, type RequestDescription} from './errors.js';
+import type {Connection, FollowHandlers} from './follower.js';
+import {DEFAULT_PAGE_SIZE} from './live-source.js';
 import {daemonSetsPath, describe, nodesPath, podsPath, revisionsPath} from './paths.js';
 import {projectDaemonSet, projectNode, projectPod, projectRevision} from './project.js';
-import {DEFAULT_PAGE_SIZE} from './live-source.js';
+import {isTransient, RETRY_ATTEMPTS, retryDelayMs} from './retry.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
@@ -21,6 +25,9 @@ export type StartWatch = (
   onEvent: (type: WatchEventType, object: unknown) => void,
   onDone: (error: DsRolloutError | undefined) => void,
 ) => Promise<{abort(): void}>;
+
+/** A reflector waiting to reconnect keeps nothing alive by itself: whoever waits on it has its own timers. */
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 export interface ReflectorOptions<T> {
   readonly list: () => Promise<ListResult<T>>;
@@ -32,10 +39,15 @@ export interface ReflectorOptions<T> {
   readonly onError: (error: DsRolloutError) => void;
   /** Called with false when the stream broke or expired and the reflector retries or re-lists, true once it follows again. */
   readonly onConnection?: (connected: boolean) => void;
+  /**
+   * Called after each failure to follow (a watch that could not start or broke, a re-list that failed) with the
+   * failures in a row, counted by the retry policy's tries: a failed list has used them all already.
+   */
+  readonly onTrouble?: (error: DsRolloutError, failures: number) => void;
+  /** Called whenever the server showed it is alive: a list, an event or bookmark, a watch that started. */
+  readonly onContact?: () => void;
   readonly delay?: (ms: number) => Promise<void>;
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 function keyOf(meta: ObjectMeta | undefined): string {
   return `${meta?.namespace ?? ''}/${meta?.name ?? ''}`;
@@ -43,9 +55,7 @@ function keyOf(meta: ObjectMeta | undefined): string {
 
 /** Errors no retry can fix: refused credentials or RBAC, a missing resource type, a bad request. */
 function isFatal(error: unknown): boolean {
-  if (error instanceof ClusterUnreachableError) return false;
-  if (error instanceof ApiStatusError) return !(error.status === 410 || error.status === 429 || error.status >= 500);
-  return true;
+  return !isTransient(error) && !isExpired(error);
 }
 
 export class Reflector<T extends {readonly metadata: ObjectMeta}> {
@@ -54,6 +64,8 @@ export class Reflector<T extends {readonly metadata: ObjectMeta}> {
   /** Lists made (the first one included), for tests. */
   lists = 0;
   private resourceVersion: string | undefined;
+  /** Failures to follow in a row; a watch that starts, or a list that succeeds, ends the run. */
+  private failures = 0;
   private stopped = false;
   private current: {abort(): void} | undefined;
   private wake: (() => void) | undefined;
@@ -73,15 +85,25 @@ export class Reflector<T extends {readonly metadata: ObjectMeta}> {
     this.wake?.();
   }
 
+  /** Drops the current stream and watches again from the last resourceVersion (a stream open through an outage may be dead). */
+  reconnect(): void {
+    this.current?.abort();
+    this.wake?.();
+  }
+
   private async run(): Promise<void> {
-    let failures = 0;
     while (!this.stopped) {
+      let listing = false;
       try {
-        if (this.resourceVersion === undefined) await this.relist();
+        if (this.resourceVersion === undefined) {
+          listing = true;
+          await this.relist();
+          listing = false;
+        }
         if (this.stopped) return;
         const ended = await this.watchOnce(this.resourceVersion!);
         if (ended === undefined) {
-          failures = 0;
+          this.failures = 0;
           continue; // the server closed the stream (timeoutSeconds): resume from the last resourceVersion
         }
         if (isExpired(ended)) {
@@ -98,11 +120,13 @@ export class Reflector<T extends {readonly metadata: ObjectMeta}> {
           this.options.onError(error as DsRolloutError);
           return;
         }
-        failures++;
+        // A list is a read the client has tried under the retry policy already: it counts as every try.
+        this.failures = listing ? Math.max(this.failures + 1, RETRY_ATTEMPTS) : this.failures + 1;
         this.options.onConnection?.(false);
-        await this.delay(Math.min(5000, 250 * 2 ** (failures - 1)));
+        this.options.onTrouble?.(error as DsRolloutError, this.failures);
+        await this.delay(retryDelayMs(this.failures));
         // A dropped connection may have lost events: re-list after repeated failures rather than trust the position.
-        if (failures >= 3) this.resourceVersion = undefined;
+        if (this.failures >= RETRY_ATTEMPTS - 1) this.resourceVersion = undefined;
       }
     }
   }
@@ -115,6 +139,8 @@ export class Reflector<T extends {readonly metadata: ObjectMeta}> {
     for (const item of items) this.items.set(keyOf(item.metadata), item);
     this.resourceVersion = resourceVersion;
     this.synced = true;
+    this.failures = 0;
+    this.options.onContact?.();
     this.options.onConnection?.(true);
     this.options.onChange();
   }
@@ -143,6 +169,7 @@ export class Reflector<T extends {readonly metadata: ObjectMeta}> {
               finish(undefined);
               return;
             }
+            this.options.onContact?.();
             const meta = (object as {metadata?: ObjectMeta} | undefined)?.metadata;
             if (meta?.resourceVersion) this.resourceVersion = meta.resourceVersion;
             if (type === 'BOOKMARK') return;
@@ -156,7 +183,11 @@ export class Reflector<T extends {readonly metadata: ObjectMeta}> {
         .then(
           (handle) => {
             this.current = handle;
-            if (!settled) this.options.onConnection?.(true);
+            if (!settled) {
+              this.failures = 0;
+              this.options.onContact?.();
+              this.options.onConnection?.(true);
+            }
             if (settled || this.stopped) handle.abort();
           },
           (error: unknown) => finish(error as DsRolloutError),
@@ -178,35 +209,42 @@ export function clientNodeWatch(client: KubeClient, path: string, request: Reque
     );
 }
 
-export interface ClusterWatchOptions {
-  /** Reported after the first full read and after each burst of changes. */
-  readonly onState: (state: ClusterState) => void;
-  /** Reported once when following is no longer possible; the watch is stopped then. */
-  readonly onError: (error: DsRolloutError) => void;
-  /** `reconnecting` while any watch is retrying or re-listing, `live` again once all follow (for the dashboard). */
-  readonly onConnection?: (connection: 'live' | 'reconnecting') => void;
+export interface ClusterWatchOptions extends FollowHandlers {
   /** Changes within this many ms are reported together (default 100). */
   readonly throttleMs?: number;
   readonly pageSize?: number;
+  /** Without any sign of life from the server for this long, ask it whether it is there (default 5 s). */
+  readonly probeEveryMs?: number;
+  /** How long one probe waits without --request-timeout (default 10 s). */
+  readonly probeTimeoutMs?: number;
 }
 
 export interface ClusterWatch {
   stop(): void;
 }
 
+const DEFAULT_PROBE_EVERY_MS = 5_000;
+const DEFAULT_PROBE_TIMEOUT_MS = 10_000;
+
 /** Follows the DaemonSet, the nodes, and the pods and revisions of its namespace until stopped. */
 export function watchClusterState(client: KubeClient, ref: DaemonSetRef, options: ClusterWatchOptions): ClusterWatch {
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   const throttleMs = options.throttleMs ?? 100;
+  // With a short --request-timeout, a frozen server is noticed as soon as one request of that length would be.
+  const probeEveryMs = options.probeEveryMs ?? Math.min(DEFAULT_PROBE_EVERY_MS, client.timeoutMs ?? DEFAULT_PROBE_EVERY_MS);
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
+  let lastContact = Date.now();
+  let probing = false;
+  let unreachable = false;
 
   const stop = () => {
     stopped = true;
     if (timer) clearTimeout(timer);
+    clearInterval(health);
     for (const reflector of reflectors) reflector.stop();
   };
-  const fail = (error: DsRolloutError) => {
+  const fail = (error: DsRolloutError | Error) => {
     if (stopped) return;
     stop();
     options.onError(error);
@@ -223,15 +261,59 @@ export function watchClusterState(client: KubeClient, ref: DaemonSetRef, options
   };
 
   const broken = new Set<string>();
-  let reported: 'live' | 'reconnecting' = 'live';
-  const connection = (resource: string, connected: boolean) => {
-    if (connected) broken.delete(resource);
-    else broken.add(resource);
-    const now = broken.size > 0 ? 'reconnecting' : 'live';
+  let reported: Connection = 'live';
+  const report = (now: Connection) => {
     if (now === reported || stopped) return;
     reported = now;
     options.onConnection?.(now);
   };
+  const connection = (resource: string, connected: boolean) => {
+    if (connected) broken.delete(resource);
+    else broken.add(resource);
+    if (broken.size === 0) unreachable = false;
+    report(broken.size > 0 || unreachable ? 'reconnecting' : 'live');
+  };
+  const contact = () => {
+    lastContact = Date.now();
+  };
+  const gaveUp = (error: DsRolloutError) => {
+    if (stopped || unreachable) return;
+    unreachable = true;
+    report('reconnecting');
+    const why = error instanceof ClusterUnreachableError ? error.message : `the cluster at ${client.server} keeps failing: ${error.message}`;
+    const failure = new ClusterUnreachableError(`${why}; gave up following the rollout after ${RETRY_ATTEMPTS} tries`, {cause: error});
+    if (!options.onUnreachable) return fail(failure);
+    options.onUnreachable(failure);
+    for (const r of reflectors) r.reconnect();
+  };
+  const trouble = (error: DsRolloutError, failures: number) => {
+    if (failures >= RETRY_ATTEMPTS) gaveUp(error);
+  };
+
+  // A frozen server keeps its watch streams open and silent: only a request can tell it from a quiet cluster.
+  const health = setInterval(
+    () => {
+      if (stopped || probing || Date.now() - lastContact < probeEveryMs) return;
+      probing = true;
+      client.probe(options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS).then(
+        () => {
+          probing = false;
+          contact();
+          if (unreachable && broken.size === 0) {
+            unreachable = false;
+            report('live');
+          }
+        },
+        (error: unknown) => {
+          probing = false;
+          if (isTransient(error)) gaveUp(error as DsRolloutError);
+          else contact(); // it answered, if oddly (a proxy that refuses /version): alive
+        },
+      );
+    },
+    Math.max(50, Math.min(1000, probeEveryMs / 2)),
+  );
+  health.unref();
 
   function reflector<T extends {readonly metadata: ObjectMeta}>(
     path: string,
@@ -248,6 +330,8 @@ export function watchClusterState(client: KubeClient, ref: DaemonSetRef, options
       onChange,
       onError: fail,
       onConnection: (connected) => connection(resource, connected),
+      onTrouble: trouble,
+      onContact: contact,
     });
   }
 

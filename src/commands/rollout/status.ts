@@ -16,7 +16,7 @@ With --watch it follows the rollout through watches (no polling) until it comple
 Exit status:
   0  the rollout is complete
   1  usage or input error (bad flags, unknown DaemonSet)
-  2  the cluster cannot be reached or refuses (RBAC)
+  2  the cluster cannot be reached or refuses (RBAC); with --watch also when it stops answering (connection refused, or no answer within --request-timeout, each tried 4 times)
   3  the rollout is stuck: no progress is possible without a change
   4  the rollout is still progressing: at the --timeout, or now (without --watch)
   5  the rollout is paused by ds-rollout pause (with --watch: once nothing is in flight for --stuck-after)`;

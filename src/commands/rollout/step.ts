@@ -9,7 +9,11 @@ export default class Step extends BaseCommand {
 
   static override description = `On a DaemonSet paused with \`ds-rollout pause\`, computes the next wave with the controller's own rolling-update rule (the same code as ds-plan and the controller): the recorded maxUnavailable (or --max-unavailable) scaled against the nodes that should run the daemon, minus what is unavailable already (missing pods, terminating pods, new pods not yet available, old pods not ready: counted exactly as the controller counts them). Unavailable old pods in scope go whatever the budget, as the controller does.
 
-It shows the wave and, on a terminal, asks before deleting (y: this wave, a: all waves, N: stop); without a terminal it needs --yes. Each deletion is decided again on a fresh read and sent with the pod's uid and resourceVersion as preconditions: a pod that changed meanwhile is never deleted blindly, and only pods of the wave shown are ever deleted, so a node going NotReady can make a wave smaller, never larger. It then waits, following the cluster through watches, until the controller's replacements of the pods that were available are Ready and Available for minReadySeconds, or --timeout (a node whose old pod was unavailable already, say on a NotReady node, gets its replacement too but stays counted against the budget until it is available). Each wave sets kubernetes.io/change-cause ("ds-rollout step 3/8"; the total is an estimate).
+It shows the wave and, on a terminal, asks before deleting (y: this wave, a: all waves, N: stop); without a terminal it needs --yes. Each deletion is decided again on a fresh read and sent with the pod's uid and resourceVersion as preconditions: a pod that changed meanwhile is never deleted blindly, and only pods of the wave shown are ever deleted, so a node going NotReady can make a wave smaller, never larger. It then waits, following the cluster through watches, until the controller's replacements of the pods that were available are Ready and Available for minReadySeconds, or --timeout (a node whose old pod was unavailable already, say on a NotReady node, gets its replacement too but stays counted against the budget until it is available). A wave that deleted something is recorded in the DaemonSet's own annotation ds-rollout.io/step ({"step":3,"of":8,"at":...}; the total is an estimate) and in the pause record's step count; step never sets kubernetes.io/change-cause (the next revision would inherit it). A dry run, a declined or refused step, and a wave that deleted nothing record nothing.
+
+While it changes things, a step holds a lease on the DaemonSet (annotation ds-rollout.io/step-lease: holder, acquire and renew times on the server's clock), renewed every 7.5s and lapsing 30s after the last renewal (or at once when its process on this host is gone); it is given back at the end. A second step that finds the lease held refuses (exit 2) naming the holder; --force takes it over, and the step that lost it stops at its next check (exit 2).
+
+Every wait follows the cluster through watches; when the cluster stops answering (connection refused, or no answer within --request-timeout, each tried 4 times), the step says so in one line naming the server and exits 2 instead of waiting for --timeout.
 
 --nodes and --selector choose which nodes go next (a canary): the budget still counts unavailability over the whole DaemonSet. --until-complete repeats waves until no old pod is left in scope, stopping at the first wave that does not become available.
 
@@ -19,7 +23,7 @@ A recorded strategy with maxSurge > 0 cannot surge while paused (the controller 
 
 Needs RBAC: get, list, watch and patch daemonsets; list and watch pods, nodes and controllerrevisions; delete pods.
 
-Exit status: 0 the wave (or every wave) landed, or nothing to do; 1 usage or input error (not paused, unknown node, no confirmation); 2 the cluster cannot be reached or refuses; 3 a wave did not become available within --timeout, no wave can start because unavailable pods hold the budget, or the DaemonSet changed under the step; 130 interrupted.`;
+Exit status: 0 the wave (or every wave) landed, or nothing to do; 1 usage or input error (not paused, unknown node, no confirmation); 2 the cluster cannot be reached, stopped answering, or refuses, or another step holds the lease; 3 a wave did not become available within --timeout, no wave can start because unavailable pods hold the budget, or the DaemonSet changed under the step; 130 interrupted.`;
 
   static override examples = [
     {description: 'Show the next wave, change nothing:', command: 'kubectl ds-rollout step fluentd -n kube-system --dry-run'},
@@ -57,6 +61,7 @@ Exit status: 0 the wave (or every wave) landed, or nothing to do; 1 usage or inp
     timeout: durationFlag('timeout', {summary: 'How long one wave may take to become available, or wait for budget (0: no limit; default 5m).'}),
     controller: Flags.boolean({summary: 'For a recorded maxSurge > 0: let the controller run one surge wave, then pause again.'}),
     'dry-run': Flags.boolean({summary: 'Show the next wave and change nothing.'}),
+    force: Flags.boolean({summary: 'Take the step lease over from another step that still holds it (that step stops).'}),
     yes: Flags.boolean({char: 'y', summary: 'Do not ask for confirmation (needed without a terminal).'}),
     output: outputFlag,
   };
@@ -122,6 +127,7 @@ Exit status: 0 the wave (or every wave) landed, or nothing to do; 1 usage or inp
         timeoutMs: flags.timeout ?? 5 * 60_000,
         dryRun: flags['dry-run'],
         controller: flags.controller,
+        force: flags.force,
         ...(ask ? {confirm: (request) => confirm(request, out)} : {}),
         onEvent: (event) => {
           const line = view.renderStepEvent(event, ref, color);

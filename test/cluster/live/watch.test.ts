@@ -5,7 +5,8 @@ import {ApiStatusError} from '../../../src/cluster/live/errors.js';
 import {connectLiveCluster} from '../../../src/cluster/live/index.js';
 import {Reflector, type StartWatch, type WatchEventType} from '../../../src/cluster/live/watch.js';
 import type {ClusterState, ObjectMeta} from '../../../src/core/index.js';
-import {ClusterForbiddenError, type DsRolloutError} from '../../../src/errors.js';
+import {ClusterForbiddenError, ClusterUnreachableError, type DsRolloutError} from '../../../src/errors.js';
+import {RETRY_ATTEMPTS} from '../../../src/cluster/live/retry.js';
 import {startTestCluster, type TestCluster} from '../../helpers/sim-cluster.js';
 
 interface Item {
@@ -85,6 +86,38 @@ describe('Reflector', () => {
     await until(() => errors.length === 1);
     expect(errors[0]).toBe(forbidden);
     expect(starts).toEqual(['5', '5']);
+  });
+});
+
+describe('Reflector health', () => {
+  test('failures in a row are counted for the follower: each failed watch one, a failed re-list every try; a watch that starts ends the run', async () => {
+    const down = () => new ClusterUnreachableError('cannot reach the cluster at http://x: connection refused');
+    const {watch, starts} = fakeWatch([
+      (_emit, done) => done(down()),
+      (_emit, done) => done(down()),
+      (_emit, done) => done(down()), // third failure: the position is no longer trusted, re-list
+      () => undefined, // after the re-list: a watch that starts and stays open
+    ]);
+    let lists = 0;
+    const trouble: number[] = [];
+    const reflector = new Reflector<Item>({
+      list: async () => {
+        lists++;
+        if (lists === 2) throw down(); // the re-list fails (the client tried it RETRY_ATTEMPTS times)
+        return {items: [], resourceVersion: String(lists)};
+      },
+      watch,
+      project: (raw) => raw as Item,
+      onChange: () => undefined,
+      onError: () => undefined,
+      onTrouble: (_error, failures) => trouble.push(failures),
+      delay: async () => undefined,
+    });
+    reflector.start();
+    await until(() => starts.length === 4);
+    reflector.stop();
+    expect(trouble).toEqual([1, 2, 3, RETRY_ATTEMPTS]);
+    expect(starts).toEqual(['1', '1', '1', '3']);
   });
 });
 

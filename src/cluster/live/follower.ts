@@ -1,0 +1,125 @@
+// Waiting on a followed cluster: `Follower` keeps the latest state of any source of states (live: the watches of
+// watch.ts, which retry passing trouble under the retry policy and report a cluster that stays unreachable or
+// frozen) and answers "wait until". `step`, `status --watch` and the dashboard feed all follow through it. No
+// client library here, so services can hold one without loading the live adapter.
+import type {ClusterState} from '../../core/index.js';
+import type {ClusterUnreachableError, DsRolloutError} from '../../errors.js';
+
+export type Connection = 'live' | 'reconnecting';
+
+export interface FollowHandlers {
+  /** Reported after the first full read and after each burst of changes. */
+  onState(state: ClusterState): void;
+  /**
+   * Reported once when following is no longer possible (RBAC, the DaemonSet deleted, a cluster that never
+   * answered, or, without onUnreachable, one that stopped answering); the follower has stopped then.
+   */
+  onError(error: DsRolloutError | Error): void;
+  /** `reconnecting` while any watch is retrying or re-listing, `live` again once all follow. */
+  onConnection?(connection: Connection): void;
+  /**
+   * The cluster stopped answering (past the request timeout and the retry policy's tries). Given: the follower
+   * keeps trying and reports `live` once it answers again (the dashboard). Not given: it is an onError.
+   */
+  onUnreachable?(error: ClusterUnreachableError): void;
+}
+
+/** Starts following; live: `watchClusterState`, tests: anything that calls the handlers. */
+export type Follow = (handlers: FollowHandlers) => {stop(): void};
+
+// ---------------------------------------------------------------------------------------------------------------
+
+export interface UntilOptions {
+  /** Resolve with 'timeout' after this many ms (0: no limit). */
+  readonly timeoutMs: number;
+  /** Re-evaluate the latest state this often without an event (time-dependent verdicts: minReadySeconds). */
+  readonly tickMs: number;
+  readonly signal?: AbortSignal;
+  /** The error an abort rejects with; undefined: aborts are ignored (keep waiting through Ctrl-C). */
+  readonly onAbort?: () => Error;
+  /** Runs before each tick's evaluation (the step refreshes the server's clock there). */
+  readonly onTick?: () => Promise<void>;
+}
+
+/** The latest state of a followed cluster, and "wait until" over it; stops following when stopped. */
+export class Follower {
+  latest: ClusterState | undefined;
+  private error: unknown;
+  private readonly handle: {stop(): void} | undefined;
+  private readonly listeners = new Set<() => void>();
+  private stopped = false;
+
+  constructor(follow: Follow) {
+    this.handle = follow({
+      onState: (state) => {
+        this.latest = state;
+        this.notify();
+      },
+      onError: (error) => {
+        this.error = error;
+        // May run inside follow() (an error at once): stop what it started once it returned.
+        if (this.handle) this.stop();
+        this.notify();
+      },
+    });
+    if (this.error) this.stop();
+  }
+
+  stop(): void {
+    if (this.stopped || !this.handle) return;
+    this.stopped = true;
+    this.handle.stop();
+  }
+
+  private notify(): void {
+    for (const listener of [...this.listeners]) listener();
+  }
+
+  /**
+   * Resolves with the first value `evaluate` returns for a state (or 'timeout'); rejects with what it throws, and
+   * with the follower's error (a cluster that stopped answering, RBAC, the DaemonSet deleted).
+   */
+  until<T>(evaluate: (state: ClusterState) => T | undefined, options: UntilOptions): Promise<T | 'timeout'> {
+    return new Promise<T | 'timeout'>((resolve, reject) => {
+      let done = false;
+      let ticking = false;
+      const finish = (fn: () => void) => {
+        if (done) return;
+        done = true;
+        this.listeners.delete(check);
+        clearInterval(tick);
+        if (timer) clearTimeout(timer);
+        options.signal?.removeEventListener('abort', onAbort);
+        fn();
+      };
+      const check = () => {
+        if (done) return;
+        if (this.error) return finish(() => reject(this.error));
+        if (!this.latest) return;
+        try {
+          const value = evaluate(this.latest);
+          if (value !== undefined) finish(() => resolve(value));
+        } catch (error) {
+          finish(() => reject(error));
+        }
+      };
+      const onAbort = () => {
+        const error = options.onAbort?.();
+        if (error) finish(() => reject(error));
+      };
+      const tick = setInterval(() => {
+        if (ticking || done) return;
+        ticking = true;
+        void (options.onTick?.() ?? Promise.resolve()).finally(() => {
+          ticking = false;
+          check();
+        });
+      }, options.tickMs);
+      const timer = options.timeoutMs > 0 ? setTimeout(() => finish(() => resolve('timeout')), options.timeoutMs) : undefined;
+      options.signal?.addEventListener('abort', onAbort);
+      if (options.signal?.aborted) onAbort();
+      this.listeners.add(check);
+      check();
+    });
+  }
+}

@@ -1,0 +1,197 @@
+// `step --controller`: one surge wave run by the controller itself. The recorded strategy is resumed for one
+// wave, the plugin follows it until the wave's nodes run an available new pod, and pauses again whatever happens
+// (Ctrl-C included). The only part of `step` that changes the strategy.
+import {
+  allowsSurge,
+  type ClusterState,
+  formatPausedStrategy,
+  type NodeLanding,
+  pauseBody,
+  pauseStateOf,
+  type PausedStrategy,
+  resumeBody,
+  type StepDeletion,
+  stepProgressBody,
+  syncDaemonSet,
+  type WaveLanding,
+  waveLanding,
+  withStrategy,
+} from '../../core/index.js';
+import {ConflictError, InputError, NotFoundError, RolloutStuckError} from '../../errors.js';
+import {describeRef} from '../pause.js';
+import {stepsSoFar, type StepRun} from './run.js';
+import type {StepResult} from './types.js';
+import {describeLanding, formatMs, problemError} from './words.js';
+
+/** How long (server clock) a surge pod is available before the plugin retires the old pod next to it itself. */
+const RETIRE_GRACE_MS = 2_000;
+
+function remaining(deadline: number): number {
+  return deadline === Number.POSITIVE_INFINITY ? 0 : Math.max(1, deadline - Date.now());
+}
+
+export async function runControllerWave(run: StepRun, state: ClusterState): Promise<StepResult> {
+  const {ref} = run;
+  const ds = state.daemonSet;
+  const pause = pauseStateOf(ds);
+  if (pause.kind !== 'paused')
+    throw problemError(
+      ref,
+      pause.kind === 'invalid' ? {kind: 'invalid-record', error: pause.error} : {kind: 'not-paused', type: ds.spec.updateStrategy?.type ?? ''},
+    );
+  const record = pause.strategy;
+  if (!allowsSurge(withStrategy(ds, record))) {
+    throw new InputError(
+      `--controller hands a surge wave to the controller, but the recorded strategy of ${describeRef(ref)} has maxSurge ${record.rollingUpdate.maxSurge}: step without --controller`,
+    );
+  }
+  // What one sync of the controller under the recorded strategy would create: the wave, as far as it can be told
+  // (upstream picks surge nodes in map order, so the live controller may pick others; the count holds).
+  const sync = syncDaemonSet({...state, daemonSet: withStrategy(ds, record)}, {now: run.cluster.now()});
+  const predicted = sync.actions.create.map((c) => c.node);
+  // Only for counting old pods and what holds the budget: any in-place budget will do.
+  const inPlace = run.plan(state, 1);
+  const total = stepsSoFar(ds) + 1 + Math.ceil(Math.max(0, inPlace.allOldLeft - predicted.length) / Math.max(1, predicted.length));
+  const number = stepsSoFar(ds) + 1;
+  if (predicted.length === 0) {
+    if (inPlace.done) return {kind: 'DaemonSetStep', daemonSet: ref, outcome: 'done', waves: [], oldLeft: 0};
+    throw new RolloutStuckError(
+      `the controller would start no surge pod for ${describeRef(ref)} under the recorded strategy (maxSurge ${record.rollingUpdate.maxSurge}): ${inPlace.unavailable.map((u) => `${u.node} (${u.reason})`).join('; ') || 'nothing to do'}`,
+    );
+  }
+  run.emit({kind: 'controller-plan', number, total, nodes: predicted, strategy: record, dryRun: run.options.dryRun === true});
+  if (run.options.dryRun) return {kind: 'DaemonSetStep', daemonSet: ref, outcome: 'dry-run', waves: [], oldLeft: inPlace.oldLeft, controllerNodes: predicted};
+  if (!(await run.confirmed({number, total, deletions: predicted.length, controller: true}))) {
+    return {kind: 'DaemonSetStep', daemonSet: ref, outcome: 'declined', waves: [], oldLeft: inPlace.oldLeft};
+  }
+  run.checkAbort('before the wave started; nothing was changed');
+  await run.lease.acquire();
+
+  // Pods there before the resume; any other pod that appears belongs to the controller's wave.
+  const before = await run.read();
+  const known = new Set(before.pods.map((pod) => pod.metadata.uid ?? pod.metadata.name));
+  const started = Date.now();
+  await run.retryingWrite('resume the DaemonSet for one controller wave', () =>
+    run.cluster.patchDaemonSet(ref, (current) => {
+      run.checkDaemonSet(current);
+      return {type: 'merge', body: resumeBody(record.rollingUpdate)};
+    }),
+  );
+  run.emit({kind: 'resumed'});
+
+  let landing: WaveLanding | undefined;
+  let failure: unknown;
+  const waveNodes: string[] = [];
+  const reported = new Map<string, string>();
+  const reportNode = (node: NodeLanding) => {
+    const key = `${node.state}/${node.pod ?? ''}/${node.problem ?? ''}`;
+    if (reported.get(node.node) === key) return;
+    reported.set(node.node, key);
+    run.emit({kind: 'node', landing: node});
+  };
+  const deadline = run.options.timeoutMs > 0 ? Date.now() + run.options.timeoutMs : Number.POSITIVE_INFINITY;
+  try {
+    for (;;) {
+      // Not run.checkDaemonSet: the DaemonSet is RollingUpdate on purpose now; only the template must hold.
+      const outcome = await run.follow().until<WaveLanding | {retire: NodeLanding[]}>(
+        (current) => {
+          run.checkTemplate(current.daemonSet);
+          // The wave: the first nodes where a pod that was not there at resume time appears, as many as predicted.
+          const fresh = current.pods
+            .filter((pod) => !known.has(pod.metadata.uid ?? pod.metadata.name) && pod.spec.nodeName)
+            .map((pod) => pod.spec.nodeName!)
+            .filter((node) => !waveNodes.includes(node))
+            .sort();
+          for (const node of fresh) if (waveNodes.length < predicted.length) waveNodes.push(node);
+          const now = run.cluster.now();
+          landing = waveLanding(current, waveNodes, now);
+          for (const node of landing.nodes) reportNode(node);
+          if (waveNodes.length >= predicted.length && landing.landed) return landing;
+          const retire = landing.nodes.filter((n) => n.state === 'surging' && n.availableAt !== undefined && n.availableAt + RETIRE_GRACE_MS <= now);
+          return retire.length > 0 ? {retire} : undefined;
+        },
+        {...run.waitOptions(() => landing?.nodes.some((n) => n.state === 'ready' || n.state === 'surging') === true), timeoutMs: remaining(deadline)},
+      );
+      if (outcome === 'timeout') {
+        const pending = (landing?.nodes ?? []).filter((n) => n.state !== 'available' && n.state !== 'gone');
+        failure = new RolloutStuckError(
+          `the controller's wave did not become available within ${formatMs(run.options.timeoutMs)}: ${pending.map(describeLanding).join('; ') || `${waveNodes.length} of ${predicted.length} surge pods started`}; the DaemonSet was paused again`,
+        );
+        break;
+      }
+      if ('retire' in outcome) {
+        await retireOldPods(run, outcome.retire);
+        continue;
+      }
+      break;
+    }
+  } catch (error) {
+    failure = error;
+  }
+  // Whatever happened (Ctrl-C included), pause again before anything else; the wave is recorded only if the
+  // controller started something.
+  await repause(run, record, waveNodes.length > 0 ? {number, total} : undefined);
+  run.emit({kind: 'repaused'});
+  if (waveNodes.length > 0) run.emit({kind: 'recorded', step: number, of: total});
+  if (failure) throw failure;
+
+  // Paused again, the controller removes surge pods it started meanwhile (OnDelete keeps the oldest pod of a node).
+  let crowded: readonly string[] = [];
+  const settled = await run.follow().until(
+    (current) => {
+      const now = waveLanding(current, [], run.cluster.now());
+      if (now.crowded.length > 0 && now.crowded.join() !== crowded.join()) run.emit({kind: 'pruning', nodes: now.crowded});
+      crowded = now.crowded;
+      // Judged on a state that already shows the pause (the watch may lag behind the patch).
+      return now.crowded.length === 0 && current.daemonSet.spec.updateStrategy?.type === 'OnDelete' ? true : undefined;
+    },
+    // Not abortable: Ctrl-C during this wait would leave two pods on a node for the controller to sort out.
+    {timeoutMs: run.options.timeoutMs, tickMs: run.tickMs},
+  );
+  if (settled === 'timeout')
+    throw new RolloutStuckError(`paused again, but nodes still run two pods after ${formatMs(run.options.timeoutMs)}: ${crowded.join(', ')}`);
+
+  const after = run.plan(await run.read(), 1);
+  const seconds = Math.round((Date.now() - started) / 1000);
+  const planned: StepDeletion[] = [];
+  run.reports.push({number, total, planned, deleted: [], kept: [], nodes: landing?.nodes ?? [], landed: true, seconds});
+  run.emit({kind: 'landed', number, seconds, oldLeft: after.allOldLeft});
+  return {kind: 'DaemonSetStep', daemonSet: ref, outcome: after.done ? 'done' : 'stepped', waves: run.reports, oldLeft: after.oldLeft};
+}
+
+/**
+ * The controller's own surge rule (reconcile-spec 8.4: an old pod goes once the new pod of its node is available),
+ * applied by the plugin when the controller has not looked again: upstream re-syncs after minReadySeconds only
+ * while the oldest pod of a node is not yet available, which a surge pod never is. Availability-neutral: the
+ * node keeps its available new pod. Same preconditions as every deletion.
+ */
+async function retireOldPods(run: StepRun, nodes: readonly NodeLanding[]): Promise<void> {
+  for (const node of nodes) {
+    const old = node.oldPod!;
+    try {
+      await run.retryingWrite(`delete pod ${old.name}`, () =>
+        run.cluster.deletePod(run.ref.namespace, old.name, {uid: old.uid ?? '', ...(old.resourceVersion ? {resourceVersion: old.resourceVersion} : {})}),
+      );
+      run.emit({kind: 'deleted', pod: old.name, node: node.node});
+    } catch (error) {
+      // Gone already, or changed since the read: the next state decides again.
+      if (!(error instanceof NotFoundError) && !(error instanceof ConflictError)) throw error;
+    }
+  }
+}
+
+/** Pauses again with the record (its step count advanced when the wave is recorded) and the progress annotation. */
+async function repause(run: StepRun, record: PausedStrategy, progress: {number: number; total: number} | undefined): Promise<void> {
+  await run.retryingWrite('pause the DaemonSet again', () =>
+    run.cluster.patchDaemonSet(run.ref, (current) => {
+      const state = pauseStateOf(current);
+      if (state.kind === 'paused' && !progress) return undefined;
+      const spec = state.kind === 'paused' ? {} : {spec: pauseBody(record)['spec']};
+      if (!progress) return {type: 'merge', body: pauseBody(record)};
+      const strategy = state.kind === 'paused' ? state.strategy : record;
+      const at = new Date(run.cluster.now()).toISOString();
+      const body = stepProgressBody({step: progress.number, of: progress.total, at}, formatPausedStrategy({...strategy, steps: progress.number}));
+      return {type: 'merge', body: {...body, ...spec}};
+    }),
+  );
+}
