@@ -176,6 +176,8 @@ class Stepper {
   /** Set once a wave has begun: from then on a resumed DaemonSet or a new template stops the step. */
   private started = false;
   private askEveryWave: boolean;
+  /** `a` at the prompt: every wave, as --until-complete. */
+  private allWaves = false;
   private readonly reports: WaveReport[] = [];
 
   constructor(private readonly options: StepOptions) {
@@ -245,7 +247,7 @@ class Stepper {
       const after = this.plan(state);
       this.reports.push({number, total, planned: wave.delete, deleted, kept, nodes: landing.nodes, landed: true, seconds});
       this.emit({kind: 'landed', number, seconds, oldLeft: after.allOldLeft, ...(after.scope ? {scopeOldLeft: after.oldLeft} : {})});
-      if (!this.options.untilComplete || after.done) return this.result(after.done ? 'done' : 'stepped', after);
+      if (!(this.options.untilComplete || this.allWaves) || after.done) return this.result(after.done ? 'done' : 'stepped', after);
       pending = after;
     }
   }
@@ -309,7 +311,10 @@ class Stepper {
   private async confirmed(request: ConfirmRequest): Promise<boolean> {
     if (!this.askEveryWave || !this.options.confirm) return true;
     const answer = await this.options.confirm(request);
-    if (answer === 'all') this.askEveryWave = false;
+    if (answer === 'all') {
+      this.askEveryWave = false;
+      this.allWaves = true;
+    }
     return answer !== 'no';
   }
 
