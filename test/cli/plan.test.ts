@@ -73,7 +73,18 @@ describe('kubectl ds-plan output', () => {
 
   test('json follows the contract key order', async () => {
     const plan = JSON.parse((await runCli([...example, '-o', 'json'])).stdout) as Record<string, any>;
-    expect(Object.keys(plan).slice(0, 10)).toEqual(['apiVersion', 'kind', 'daemonSet', 'strategy', 'revisions', 'status', 'nodes', 'nextSync', 'waves', 'complete']);
+    expect(Object.keys(plan).slice(0, 10)).toEqual([
+      'apiVersion',
+      'kind',
+      'daemonSet',
+      'strategy',
+      'revisions',
+      'status',
+      'nodes',
+      'nextSync',
+      'waves',
+      'complete',
+    ]);
     expect(plan.kind).toBe('DaemonSetRolloutPlan');
     expect(Object.keys(plan.nodes[0]).slice(0, 5)).toEqual(['name', 'shouldRun', 'shouldContinueRunning', 'reason', 'pods']);
     expect(plan.nodes.map((n: {name: string}) => n.name)).toEqual([...plan.nodes.map((n: {name: string}) => n.name)].sort());

@@ -93,7 +93,7 @@ describe.skipIf(!existsSync('/usr/bin/script'))('on a terminal, undo asks first'
       const args = ['undo', 'fluentd', '-n', 'kube-system', '--kubeconfig', cluster.kubeconfig];
       const no = await onTerminal(args, 'n\n');
       expect(no.code).toBe(1);
-      expect(no.output).toContain('Roll back daemonset.apps/fluentd to revision 1? [y/N] ');
+      expect(no.output).toContain(`Roll back kube-system/fluentd to revision 1 on context ds-rollout-sim (${cluster.cluster.url})? [y/N] `);
       expect(no.output).toContain('error: rollback cancelled: nothing was changed');
       expect(cluster.cluster.requestLog.countMatching({verb: 'patch'})).toBe(0);
       const yes = await onTerminal(args, 'y\n');

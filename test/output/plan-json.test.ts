@@ -73,7 +73,12 @@ describe('renderPlanYaml', () => {
   test('is the JSON document as YAML, in the same order', () => {
     const yaml = renderPlanYaml(scrambled(samplePlan()) as RolloutPlan);
     expect(load(yaml)).toEqual(JSON.parse(renderPlanJson(samplePlan())));
-    expect(yaml.split('\n').slice(0, 4)).toEqual(['apiVersion: ds-rollout.io/v1alpha1', 'kind: DaemonSetRolloutPlan', 'daemonSet:', '  namespace: kube-system']);
+    expect(yaml.split('\n').slice(0, 4)).toEqual([
+      'apiVersion: ds-rollout.io/v1alpha1',
+      'kind: DaemonSetRolloutPlan',
+      'daemonSet:',
+      '  namespace: kube-system',
+    ]);
   });
 
   test('does not fold long messages', () => {

@@ -83,7 +83,13 @@ Exit status:
     const color = colorEnabled(process.stdout.isTTY, process.env);
     const text = flags.output === 'text' || flags.output === 'wide';
     const now = flags.now ?? (live ? () => live.client.serverNow() : Date.now);
-    if (text && live) process.stdout.write(clusterHeader(live));
+    // Text names the cluster first, once there is something to show (an error leaves stdout empty).
+    let headerShown = !text || live === undefined;
+    const write = (output: string) => {
+      if (!headerShown) process.stdout.write(clusterHeader(live!));
+      headerShown = true;
+      process.stdout.write(output);
+    };
     // Without --watch, --timeout bounds the one look (a slow or hung cluster).
     const bounded = <T>(work: Promise<T>): Promise<T> => {
       const limit = flags.timeout;
@@ -116,9 +122,9 @@ Exit status:
             ? (update) => {
                 const table = render(update);
                 // On a terminal the table is redrawn in place; in a pipe each change is printed after a blank line.
-                if (tty && shownLines > 0) process.stdout.write(`\u001B[${shownLines}F\u001B[J`);
-                else if (shownLines > 0) process.stdout.write('\n');
-                process.stdout.write(table);
+                if (tty && shownLines > 0) write(`\u001B[${shownLines}F\u001B[J`);
+                else if (shownLines > 0) write('\n');
+                write(table);
                 shownLines = table.split('\n').length - 1;
               }
             : undefined,
@@ -128,7 +134,7 @@ Exit status:
         if (result.outcome === 'timeout') failure = `timed out after ${(flags.timeout ?? 0) / 1000}s waiting for every DaemonSet to finish its rollout`;
       } else {
         report = await bounded(list.readStatusList({source: opened.objects, namespace, now}));
-        if (text) process.stdout.write(render(report));
+        if (text) write(render(report));
       }
       if (isDocumentFormat(flags.output)) process.stdout.write(await (await import('../../output/document.js')).renderDocument(report, flags.output));
       if (failure !== undefined) process.stderr.write(`error: ${failure}\n`);
@@ -148,15 +154,15 @@ Exit status:
         follow: watch ? (handlers) => live!.watch(ref, handlers) : undefined,
         timeoutMs: flags.timeout,
         stuckAfterMs: flags['stuck-after'],
-        onReport: text ? (update) => process.stdout.write(renderStatusProgress(update, {color})) : undefined,
+        onReport: text ? (update) => write(renderStatusProgress(update, {color})) : undefined,
       }),
     );
-    if (watch && text) process.stdout.write('\n');
+    if (watch && text) write('\n');
 
     if (isDocumentFormat(flags.output)) process.stdout.write(await (await import('../../output/document.js')).renderDocument(report, flags.output));
     else {
       // A watch has already printed kubectl's line and the verdict as they changed: print them once.
-      process.stdout.write(
+      write(
         renderStatusText(report, {
           color,
           width: process.stdout.isTTY ? process.stdout.columns : undefined,
