@@ -2,8 +2,9 @@
 // them, and oclif's own parse errors, into ONE stderr line and the contract's exit code, with stdout left empty.
 // Lives outside src/commands so that oclif does not take it for a command. Imports nothing but @oclif/core and the
 // dependency-free colour helpers.
-import {Command} from '@oclif/core';
+import {Command, type Interfaces} from '@oclif/core';
 import {stripAnsi} from './output/color.js';
+import {nearest} from './suggest.js';
 
 interface FailureLike {
   readonly message?: unknown;
@@ -22,7 +23,7 @@ export interface Failure {
 // oclif's parse errors are multi-line and title-cased; kubectl's are one lower-case line.
 
 /** The stderr line (without `error: `) and the exit code for anything `run()` threw. Exported for tests. */
-export function describeFailure(error: unknown, helpCommand: string): Failure {
+export function describeFailure(error: unknown, helpCommand: string, flagNames: readonly string[] = []): Failure {
   const failure = (typeof error === 'object' && error !== null ? error : {message: String(error)}) as FailureLike;
   const raw = stripAnsi(String(failure.message ?? ''));
 
@@ -31,7 +32,7 @@ export function describeFailure(error: unknown, helpCommand: string): Failure {
 
   if (failure.oclif !== undefined || failure.name === 'CLIError') {
     const exit = typeof failure.oclif?.exit === 'number' ? failure.oclif.exit : 1;
-    return {line: `${usageLine(raw, failure)}; see '${helpCommand} --help'`, exitCode: exit};
+    return {line: `${usageLine(raw, failure, flagNames)}; see '${helpCommand} --help'`, exitCode: exit};
   }
   // Anything else is a bug in this program: say so rather than pretend it is the user's input.
   return {line: `internal error: ${oneLine(raw) || String(failure.name ?? 'unknown')} (set DEBUG=1 for details)`, exitCode: 1};
@@ -43,7 +44,7 @@ function unwrapFlagParsing(message: string): string {
   return oneLine(parsing ? parsing[1]! : message);
 }
 
-function usageLine(message: string, failure: FailureLike): string {
+function usageLine(message: string, failure: FailureLike, flagNames: readonly string[]): string {
   const text = unwrapFlagParsing(message.replace(/\nSee more help with --help\s*$/, ''));
   if (/^Missing \d+ required args?/.test(text)) {
     // Upper case, as the usage line prints arguments (`kubectl ds-plan NAME`).
@@ -51,7 +52,11 @@ function usageLine(message: string, failure: FailureLike): string {
     return names.length > 0 ? `missing required argument ${names.join(', ')}` : 'missing required argument';
   }
   const unknown = /^Nonexistent flags?: (.*)$/.exec(text);
-  if (unknown) return `unknown flag: ${unknown[1]}`;
+  if (unknown) {
+    const typed = unknown[1]!.split(',')[0]!.trim();
+    const suggestion = typed.startsWith('--') ? nearest(typed.slice(2).split('=')[0]!, flagNames) : undefined;
+    return `unknown flag: ${unknown[1]}${suggestion ? ` (did you mean --${suggestion}?)` : ''}`;
+  }
   const failed = /^The following errors? occurred:;\s*(.*)$/.exec(text);
   return lowerFirst(failed ? failed[1]! : text);
 }
@@ -84,11 +89,69 @@ export abstract class BaseCommand extends Command {
     });
   }
 
+  /** kubectl's (pflag's) spellings oclif lacks, rewritten before oclif parses: see normalizeArgv. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- oclif's own FlagOutput/ArgOutput, which it does not export
+  protected override async parse<F extends Record<string, any>, B extends Record<string, any>, A extends Record<string, any>>(
+    options?: Interfaces.Input<F, B, A>,
+    argv: string[] = this.argv,
+  ): Promise<Interfaces.ParserOutput<F, B, A>> {
+    return super.parse(options, normalizeArgv(argv, (options?.flags ?? {}) as Record<string, FlagShape>));
+  }
+
   protected override async catch(error: Error): Promise<void> {
-    const {line, exitCode} = describeFailure(error, this.helpCommand());
+    const flags = (this.constructor as {flags?: Record<string, unknown>}).flags ?? {};
+    const {line, exitCode} = describeFailure(error, this.helpCommand(), Object.keys(flags));
     process.stderr.write(`error: ${line}\n`);
     if (process.env.DEBUG && error?.stack) process.stderr.write(`${error.stack}\n`);
     // Returning (rather than rethrowing) keeps oclif's handler from printing a second, multi-line copy.
     process.exitCode = exitCode;
   }
+}
+
+interface FlagShape {
+  readonly type?: string;
+  readonly char?: string;
+  readonly allowNo?: boolean;
+}
+
+// strconv.ParseBool, which pflag uses for `--flag=value` on a boolean flag.
+const TRUE_WORDS = new Set(['1', 't', 'T', 'true', 'TRUE', 'True']);
+const FALSE_WORDS = new Set(['0', 'f', 'F', 'false', 'FALSE', 'False']);
+
+/**
+ * Rewrites pflag spellings oclif does not take: `--watch=false` and `-w=false` (a boolean with a value: `--no-watch`
+ * when the flag has one, else nothing, the default), `--watch=true` (`--watch`), and a bare `--dry-run` (kubectl's
+ * client dry run). Tokens after `--` are left alone. Exported for tests.
+ */
+export function normalizeArgv(argv: readonly string[], flags: Readonly<Record<string, FlagShape>>): string[] {
+  const byChar = new Map(Object.entries(flags).flatMap(([name, flag]) => (flag.char ? [[flag.char, name] as const] : [])));
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!;
+    if (token === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    if (token === '--dry-run' && 'dry-run' in flags) {
+      out.push('--dry-run=client');
+      continue;
+    }
+    const match = /^(?:--([\w-]+)|-(\w))=(.*)$/s.exec(token);
+    const name = match ? (match[1] ?? byChar.get(match[2]!)) : undefined;
+    const flag = name === undefined ? undefined : flags[name];
+    if (match && flag?.type === 'boolean') {
+      const value = match[3]!;
+      if (TRUE_WORDS.has(value)) out.push(`--${name}`);
+      else if (FALSE_WORDS.has(value)) {
+        if (flag.allowNo) out.push(`--no-${name}`);
+      } else throw new BooleanValueError(`invalid argument "${value.slice(0, 40)}" for "${token.split('=')[0]}" flag: want true or false`);
+      continue;
+    }
+    out.push(token);
+  }
+  return out;
+}
+
+class BooleanValueError extends Error {
+  readonly exitCode = 1;
 }

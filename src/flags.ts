@@ -2,6 +2,11 @@
 // Imported at the top of command files, so it may import nothing but @oclif/core.
 import {Args, Flags} from '@oclif/core';
 
+/** A bad argument or flag value: one line, exit 1 (base-command prints anything with an exitCode as it is). */
+class ArgumentError extends Error {
+  readonly exitCode = 1;
+}
+
 /** Milliseconds since the epoch for an RFC3339 time (a real date: 2024-02-30 is refused); throws with a one-line reason otherwise. */
 export async function parseRfc3339(input: string, flag = '--now'): Promise<number> {
   // Loaded here, not at the top: this file is imported by every command before it runs.
@@ -53,12 +58,48 @@ export const kubeconfigFlag = Flags.string({
   helpValue: 'FILE',
 });
 
-export const outputFlag = Flags.option({
-  char: 'o',
-  options: ['text', 'json', 'yaml'] as const,
-  default: 'text' as const,
-  summary: 'Output format.',
-})();
+/** `-o`: text, or a document format (`jsonpath=TEMPLATE` keeps its template). */
+export type OutputFormat = 'text' | 'wide' | 'json' | 'yaml' | 'name' | `jsonpath=${string}`;
+
+/** A format that prints a document (json, yaml, name, jsonpath) rather than text or a table. */
+export type DocumentFormat = Exclude<OutputFormat, 'text' | 'wide'>;
+
+export function isDocumentFormat(format: OutputFormat): format is DocumentFormat {
+  return format !== 'text' && format !== 'wide';
+}
+
+/** Parses `-o` against the formats a command offers (kubectl's spellings; `jsonpath='{...}'` quotes are dropped). */
+export function parseOutputFormat(input: string, offered: readonly string[]): OutputFormat {
+  const jsonpath = /^jsonpath=(.*)$/s.exec(input);
+  if (jsonpath && offered.includes('jsonpath')) {
+    const template = jsonpath[1]!.replace(/^'(.*)'$/s, '$1');
+    if (template === '') throw new Error('-o jsonpath= needs a template, such as jsonpath={.verdict}');
+    return `jsonpath=${template}`;
+  }
+  if (offered.includes(input) && input !== 'jsonpath') return input as OutputFormat;
+  const shown = offered.map((format) => (format === 'jsonpath' ? 'jsonpath=TEMPLATE' : format));
+  throw new Error(`unable to match a printer suitable for the output format "${truncate(input, 40)}", allowed formats are: ${shown.join(', ')}`);
+}
+
+/** The `-o` flag offering `formats` (text is the default). */
+export function outputFlagOf(formats: ReadonlyArray<'text' | 'wide' | 'json' | 'yaml' | 'name' | 'jsonpath'>) {
+  return Flags.custom<OutputFormat>({
+    char: 'o',
+    summary: `Output format: ${formats.map((format) => (format === 'jsonpath' ? 'jsonpath=TEMPLATE' : format)).join(', ')}.`,
+    helpValue: 'FORMAT',
+    default: 'text',
+    parse: async (input) => parseOutputFormat(input, formats),
+  })();
+}
+
+/** Commands that print one document: text, json, yaml, name and jsonpath (as kubectl's rollout commands). */
+export const outputFlag = outputFlagOf(['text', 'json', 'yaml', 'name', 'jsonpath']);
+
+/** A long argument cut for an error message (a mistyped pipe can pass a whole file as one argument). */
+export function truncate(text: string, max: number): string {
+  const line = text.split('\n')[0]!;
+  return line.length > max || line !== text ? `${line.slice(0, max)}...` : line;
+}
 
 export const nowFlag = Flags.custom<number>({
   summary: 'Judge readiness and minReadySeconds availability at this RFC3339 time (default: now).',
@@ -88,10 +129,17 @@ export const filenameFlag = Flags.string({
   helpValue: 'MANIFEST',
 });
 
-export const dryRunFlag = Flags.option({
-  options: ['none', 'client', 'server'] as const,
-  default: 'none' as const,
-  summary: 'Only show what would be done: client (nothing is sent) or server (sent with dryRun=All).',
+export type DryRun = 'none' | 'client' | 'server';
+
+/** kubectl's --dry-run: bare means client; server sends the writes with dryRun=All (validated, not stored). */
+export const dryRunFlag = Flags.custom<DryRun>({
+  summary: 'none, client (nothing is sent) or server (the writes are sent with dryRun=All: validated by the server, not stored). Bare --dry-run is client.',
+  helpValue: 'none|client|server',
+  default: 'none',
+  parse: async (input) => {
+    if (input === 'none' || input === 'client' || input === 'server') return input;
+    throw new Error(`invalid --dry-run "${truncate(input, 40)}": want none, client or server`);
+  },
 })();
 
 export const requestTimeoutFlag = Flags.custom<number>({
@@ -163,5 +211,40 @@ export function intOrPercentFlag(name: string, options: {summary: string}) {
   return Flags.custom<number | string>({summary: options.summary, helpValue: 'N|P%', parse: async (input) => parseIntOrPercent(input, `--${name}`)})();
 }
 
-/** The DaemonSet a command works on. */
-export const daemonSetArg = Args.string({required: true, description: 'Name of the DaemonSet.'});
+// The spellings of the DaemonSet resource kubectl accepts in TYPE/NAME (short name, kind, plural, with group/version).
+const DAEMONSET_TYPES = new Set(['ds', 'daemonset', 'daemonsets']);
+const DAEMONSET_GROUPS = new Set(['', '.apps', '.v1.apps']);
+
+/** NAME or TYPE/NAME (`ds/x`, `daemonset/x`, `daemonsets.apps/x`, ...) to NAME; any other type is a one-line error. */
+export function parseDaemonSetName(input: string): string {
+  const slash = input.indexOf('/');
+  const name = slash === -1 ? input : input.slice(slash + 1);
+  if (slash !== -1) {
+    const type = input.slice(0, slash).toLowerCase();
+    const dot = type.indexOf('.');
+    const [kind, group] = dot === -1 ? [type, ''] : [type.slice(0, dot), type.slice(dot)];
+    if (!DAEMONSET_TYPES.has(kind) || !DAEMONSET_GROUPS.has(group)) {
+      throw new ArgumentError(`"${truncate(input, 60)}" is not a DaemonSet: ds-rollout works on daemonsets (NAME, ds/NAME or daemonset.apps/NAME)`);
+    }
+  }
+  // A DNS subdomain (RFC 1123), as the API server requires of a DaemonSet's name.
+  if (!/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(name)) {
+    throw new ArgumentError(`invalid DaemonSet name "${truncate(name, 60)}": want a lower-case DNS name such as fluentd`);
+  }
+  return name;
+}
+
+/** The DaemonSet a command works on: NAME or TYPE/NAME. Never read from stdin (stdin is for -f - and --snapshot -). */
+export const daemonSetArg = Args.string({
+  required: true,
+  description: 'Name of the DaemonSet: NAME or ds/NAME.',
+  ignoreStdin: true,
+  parse: async (input) => parseDaemonSetName(input),
+});
+
+/** The same, optional (ds-plan -f, --snapshot holding one DaemonSet, status of every DaemonSet). */
+export const optionalDaemonSetArg = Args.string({
+  description: 'Name of the DaemonSet: NAME or ds/NAME.',
+  ignoreStdin: true,
+  parse: async (input) => parseDaemonSetName(input),
+});

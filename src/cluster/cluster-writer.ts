@@ -21,6 +21,9 @@ export interface PatchResult {
   readonly attempts: number;
 }
 
+/** kubectl's --dry-run modes that change nothing: client sends no write; server sends it with dryRun=All. */
+export type DryRunMode = 'client' | 'server';
+
 export interface WriteOptions {
   /** Sent with dryRun=All: validated, defaulted and answered, but not stored. */
   readonly dryRun?: boolean;

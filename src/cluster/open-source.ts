@@ -2,6 +2,8 @@
 import {UsageError} from '../errors.js';
 import type {ClusterSource} from './cluster-source.js';
 import type {LiveCluster} from './live/index.js';
+import type {SnapshotClusterSource} from './snapshot/snapshot-source.js';
+import type {ClusterObjectsSource, DaemonSetRef} from './cluster-source.js';
 
 export interface SourceOptions {
   /** `--snapshot FILE` (`-` for stdin): offline mode. */
@@ -41,6 +43,10 @@ const LIVE_ONLY = [
 export interface OpenedSource {
   readonly source: ClusterSource;
   readonly namespace: string;
+  /** Set when the source is a snapshot: its DaemonSets, for a command run without NAME. */
+  readonly snapshot?: SnapshotClusterSource;
+  /** The same cluster read a whole scope at a time (status -A). */
+  readonly objects: ClusterObjectsSource;
   /** Present in live mode: what watches and writes need. */
   readonly live?: LiveCluster;
 }
@@ -55,10 +61,11 @@ export async function openClusterSource(options: SourceOptions): Promise<OpenedS
       }
     }
     const {SnapshotClusterSource} = await import('./snapshot/snapshot-source.js');
-    return {source: await SnapshotClusterSource.fromFile(options.snapshot), namespace: options.namespace ?? 'default'};
+    const snapshot = await SnapshotClusterSource.fromFile(options.snapshot);
+    return {source: snapshot, namespace: options.namespace ?? 'default', snapshot, objects: snapshot};
   }
   const live = await openLiveCluster(options);
-  return {source: live.source, namespace: live.namespace, live};
+  return {source: live.source, namespace: live.namespace, live, objects: live.source};
 }
 
 /** A live cluster only: for commands that write (a snapshot cannot be changed) or follow watches. */
@@ -80,4 +87,20 @@ export async function openLiveCluster(options: SourceOptions, purpose?: string):
     tlsServerName: options['tls-server-name'],
     timeoutMs: options['request-timeout'],
   });
+}
+
+/**
+ * The DaemonSet a command names; without NAME, the one DaemonSet of a snapshot (in -n NAMESPACE when given). Several:
+ * the error lists them (ten at most), so the user can pick one.
+ */
+export function chooseDaemonSet(opened: OpenedSource, name: string | undefined, flagNamespace: string | undefined, usage: string): DaemonSetRef {
+  if (name !== undefined) return {namespace: opened.namespace, name};
+  if (opened.snapshot === undefined) throw new UsageError(`missing required argument NAME; see '${usage} --help'`);
+  const refs = opened.snapshot.daemonSetRefs(flagNamespace);
+  if (refs.length === 1) return refs[0]!;
+  const where = `snapshot ${opened.snapshot.name}${flagNamespace === undefined ? '' : ` (namespace "${flagNamespace}")`}`;
+  if (refs.length === 0) throw new UsageError(`${where} holds no DaemonSet`);
+  const shown = refs.slice(0, 10).map((ref) => `${ref.namespace}/${ref.name}`);
+  const more = refs.length > shown.length ? ` and ${refs.length - shown.length} more` : '';
+  throw new UsageError(`${where} holds ${refs.length} DaemonSets: name one (${shown.join(', ')}${more})`);
 }

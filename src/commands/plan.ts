@@ -1,8 +1,8 @@
 // `kubectl ds-plan NAME`: parse flags, call the plan service, render. Only @oclif/core and the flag/base modules
 // (which import nothing else) load at start-up; everything else is imported inside run() to keep --help fast.
-import {Args, Flags} from '@oclif/core';
+import {Flags} from '@oclif/core';
 import {BaseCommand} from '../base-command.js';
-import {clusterFlags, filenameFlag, kubeVersionFlag, nowFlag, outputFlag} from '../flags.js';
+import {clusterFlags, filenameFlag, isDocumentFormat, kubeVersionFlag, nowFlag, optionalDaemonSetArg, outputFlag} from '../flags.js';
 
 export default class Plan extends BaseCommand {
   static override summary = 'Preview what the DaemonSet controller does next and how the whole rollout unfolds.';
@@ -55,8 +55,7 @@ Exit status: 0 for a plan, 1 for a usage or input error, 2 when the cluster cann
   ];
 
   static override args = {
-    // ignoreStdin: oclif otherwise reads a piped stdin for a missing optional argument, eating `-f -`'s manifest.
-    name: Args.string({description: 'Name of the DaemonSet (with -f: taken from the manifest when omitted).', ignoreStdin: true}),
+    name: {...optionalDaemonSetArg, description: 'NAME or ds/NAME (taken from -f MANIFEST, or a --snapshot holding one DaemonSet, when omitted).'},
   };
 
   static override flags = {
@@ -72,18 +71,16 @@ Exit status: 0 for a plan, 1 for a usage or input error, 2 when the cluster cann
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Plan);
-    if (args.name === undefined && flags.filename === undefined) {
-      const {UsageError} = await import('../errors.js');
-      throw new UsageError(`missing required argument NAME (or -f MANIFEST); see '${this.helpCommand()} --help'`);
-    }
     if (flags.filename === '-' && flags.snapshot === '-') {
       const {UsageError} = await import('../errors.js');
       throw new UsageError('-f - and --snapshot - cannot both read stdin');
     }
-    const [{openClusterSource}, service] = await Promise.all([import('../cluster/open-source.js'), import('../services/plan.js')]);
+    const [{openClusterSource, chooseDaemonSet}, service] = await Promise.all([import('../cluster/open-source.js'), import('../services/plan.js')]);
     const manifest = flags.filename === undefined ? undefined : await service.readManifest(flags.filename, args.name);
     const opened = await openClusterSource(manifest ? {...flags, namespace: service.manifestNamespace(manifest, flags.namespace)} : flags);
-    const ref = {namespace: opened.namespace, name: args.name ?? manifest!.metadata.name};
+    const ref = manifest
+      ? {namespace: opened.namespace, name: args.name ?? manifest.metadata.name}
+      : chooseDaemonSet(opened, args.name, flags.namespace, this.helpCommand());
     // Live: judge availability on the cluster's clock (read after its first answer).
     const live = opened.live;
     const now = flags.now ?? (live ? () => live.client.serverNow() : Date.now);
@@ -95,27 +92,21 @@ Exit status: 0 for a plan, 1 for a usage or input error, 2 when the cluster cann
     const update = manifest ? await service.planUpdate({...base, manifest, manifestPath: flags.filename!, ...(serverDryRun ? {serverDryRun} : {})}) : undefined;
     const {plan, daemonSet} = update ?? (await service.planDaemonSet(base));
 
-    if (flags.output === 'json' && !update) {
-      const {renderPlanJson} = await import('../output/plan-json.js');
-      process.stdout.write(renderPlanJson(plan));
-      return;
-    }
-    if (flags.output === 'yaml' && !update) {
-      const {renderPlanYaml} = await import('../output/plan-yaml.js');
-      process.stdout.write(renderPlanYaml(plan));
-      return;
-    }
-    if (update && flags.output !== 'text') {
-      // The plan contract's document, grown by one field.
-      const [{toPlanDocument}, {manifestDocument}] = await Promise.all([import('../output/plan-json.js'), import('../output/manifest-text.js')]);
-      const document = {...toPlanDocument(plan), update: manifestDocument(update)};
-      if (flags.output === 'json') process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
-      else process.stdout.write((await import('js-yaml')).dump(document, {noRefs: true, lineWidth: -1}));
+    if (isDocumentFormat(flags.output)) {
+      // The plan contract's document (with -f grown by one field, update).
+      const [{toPlanDocument}, {manifestDocument}, {renderDocument}] = await Promise.all([
+        import('../output/plan-json.js'),
+        import('../output/manifest-text.js'),
+        import('../output/document.js'),
+      ]);
+      const document = {...toPlanDocument(plan), ...(update ? {update: manifestDocument(update)} : {})} as {kind: string};
+      process.stdout.write(await renderDocument(document, flags.output));
       return;
     }
     const [{renderPlanText}, {colorEnabled}] = await Promise.all([import('../output/plan-text.js'), import('../output/color.js')]);
     const color = colorEnabled(process.stdout.isTTY, process.env);
     const width = process.stdout.isTTY ? process.stdout.columns : undefined;
+    if (live) process.stdout.write((await import('../output/format.js')).clusterHeader(live));
     if (update) {
       const {renderManifestPreamble} = await import('../output/manifest-text.js');
       process.stdout.write(renderManifestPreamble(update, {color, width}));

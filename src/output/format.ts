@@ -32,3 +32,13 @@ export function formatList(items: readonly string[], max: number): string {
 export function plural(n: number, singular: string, pluralForm = `${singular}s`): string {
   return `${formatCount(n)} ${n === 1 ? singular : pluralForm}`;
 }
+
+/** Which cluster a command acts on, as headers and prompts name it: `context prod-eu (https://10.0.0.1:6443)`. */
+export function clusterLabel(cluster: {readonly context: string; readonly server: string}): string {
+  return `context ${cluster.context || '(none)'} (${cluster.server})`;
+}
+
+/** The first line of a live command's text output: which cluster it read. */
+export function clusterHeader(cluster: {readonly context: string; readonly server: string}): string {
+  return `Cluster: ${clusterLabel(cluster)}\n`;
+}

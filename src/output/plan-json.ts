@@ -1,5 +1,6 @@
 // ds-plan's machine-readable output. Key order follows plan-contract.md exactly; fields the contract does not
 // list (RolloutPlan grows) follow the contract's fields, so the output only ever grows.
+import {API_VERSION} from './document.js';
 import {type NodePlan, type PodDeletion, type PodSummary, type RolloutPlan, STATUS_KEYS, type Wave} from '../core/index.js';
 
 type Plain = Record<string, unknown>;
@@ -40,6 +41,7 @@ function wave(value: Wave): Plain {
 /** The plan as a plain object in contract order (what JSON and YAML print). */
 export function toPlanDocument(plan: RolloutPlan): Plain {
   return {
+    apiVersion: API_VERSION,
     ...ordered(plan, ['kind', 'daemonSet', 'strategy', 'revisions', 'status', 'nodes', 'nextSync', 'waves', 'complete']),
     daemonSet: ordered(plan.daemonSet, ['namespace', 'name']),
     strategy: ordered(plan.strategy, ['type', 'maxUnavailable', 'maxSurge']),

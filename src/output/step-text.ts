@@ -198,10 +198,3 @@ export function renderStepSummary(result: StepResultView, scoped: boolean, color
       return undefined;
   }
 }
-
-/** `-o json|yaml` of pause, resume and step: the result as a document (js-yaml loads only for yaml). */
-export async function renderDocument(document: unknown, format: 'json' | 'yaml'): Promise<string> {
-  if (format === 'json') return `${JSON.stringify(document, null, 2)}\n`;
-  const {dump} = await import('js-yaml');
-  return dump(document, {noRefs: true, lineWidth: -1});
-}

@@ -69,7 +69,7 @@ export function renderUndoPreview(view: UndoView, options: {color: boolean; widt
 }
 
 /** The machine-readable preview (and outcome) of an undo. */
-export function undoDocument(view: UndoView, outcome: {applied: boolean; dryRun: boolean}): Record<string, unknown> {
+export function undoDocument(view: UndoView, outcome: {applied: boolean; dryRun: boolean}): {kind: string} & Record<string, unknown> {
   return {
     kind: 'DaemonSetRollback',
     daemonSet: view.ref,

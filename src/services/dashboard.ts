@@ -29,6 +29,7 @@ import type {
   UndoRequest,
 } from '../ui/dashboard/feed.js';
 import {toRevisionEntries} from '../ui/dashboard/revision-entries.js';
+import {versioned} from '../output/document.js';
 import {type RolloutStatusReport, rolloutStatusOf, runStatus} from './status.js';
 import type {StepCluster} from './step.js';
 
@@ -362,8 +363,9 @@ async function plainStatus(options: DashboardOptions): Promise<number> {
   const now = live ? () => live.client.serverNow() : Date.now;
   const write = (chunk: string) => options.stdout.write(chunk);
   const print = async (report: RolloutStatusReport, final: boolean) => {
-    if (options.output === 'json') write(options.watch ? `${JSON.stringify(report)}\n` : `${JSON.stringify(report, null, 2)}\n`);
-    else if (options.output === 'yaml') write(`${options.watch ? '---\n' : ''}${(await import('js-yaml')).dump(report, {noRefs: true, lineWidth: -1})}`);
+    const document = versioned(report);
+    if (options.output === 'json') write(options.watch ? `${JSON.stringify(document)}\n` : `${JSON.stringify(document, null, 2)}\n`);
+    else if (options.output === 'yaml') write(`${options.watch ? '---\n' : ''}${(await import('js-yaml')).dump(document, {noRefs: true, lineWidth: -1})}`);
     else if (final) write(text.renderStatusText(report, {color, width: options.stdout.isTTY ? options.stdout.columns : undefined, headline: !options.watch}));
     else write(text.renderStatusProgress(report, {color}));
   };
@@ -421,7 +423,7 @@ async function interactiveDashboard(options: DashboardOptions): Promise<number> 
   const actions = readonly
     ? READ_ONLY_ACTIONS
     : clusterActions({source, writer: live!.writer, ref, now, stepCluster: (await import('./step.js')).stepClusterOf(live!), signal: closing.signal});
-  const context = {name: options.name, namespace, kubeContext: live?.context ?? `snapshot ${options.snapshot}`};
+  const context = {name: options.name, namespace, kubeContext: live?.context ?? `snapshot ${options.snapshot}`, ...(live ? {server: live.server} : {})};
 
   options.stdout.write(ENTER_ALTERNATE_SCREEN);
   try {

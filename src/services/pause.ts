@@ -1,7 +1,7 @@
 // `ds-rollout pause`: record the RollingUpdate settings and switch the DaemonSet to OnDelete, in one patch made
 // against the resourceVersion it was decided on. No oclif here; the command renders the result.
 import type {DaemonSetRef} from '../cluster/cluster-source.js';
-import type {ClusterWriter} from '../cluster/cluster-writer.js';
+import type {ClusterWriter, DryRunMode} from '../cluster/cluster-writer.js';
 import {type DaemonSet, PAUSED_STRATEGY_ANNOTATION, type PauseDecision, type PausedStrategy, pauseDecision} from '../core/index.js';
 import {InputError} from '../errors.js';
 
@@ -10,8 +10,8 @@ export interface PauseOptions {
   readonly ref: DaemonSetRef;
   /** The server's clock (ms since the epoch), asked when the patch is built: the record's pausedAt. */
   readonly now: () => number;
-  /** Decide and report, send nothing. */
-  readonly dryRun?: boolean;
+  /** Decide and report, store nothing: client sends nothing, server sends the patch with dryRun=All. */
+  readonly dryRun?: DryRunMode;
 }
 
 export interface PauseResult {
@@ -37,16 +37,20 @@ export async function pauseDaemonSet(options: PauseOptions): Promise<PauseResult
   const {ref} = options;
   let decision: PauseDecision | undefined;
   // The writer may call build again after a conflict: the last decision is the one that was sent.
-  await options.writer.patchDaemonSet(ref, (current: DaemonSet) => {
-    decision = pauseDecision(current, rfc3339(options.now()));
-    return decision.kind === 'patch' && !options.dryRun ? {type: 'merge', body: decision.body} : undefined;
-  });
+  await options.writer.patchDaemonSet(
+    ref,
+    (current: DaemonSet) => {
+      decision = pauseDecision(current, rfc3339(options.now()));
+      return decision.kind === 'patch' && options.dryRun !== 'client' ? {type: 'merge', body: decision.body} : undefined;
+    },
+    {dryRun: options.dryRun === 'server'},
+  );
   const final = decision!;
   switch (final.kind) {
     case 'patch':
-      return {daemonSet: ref, outcome: 'paused', strategy: final.strategy, replacedStale: final.replacedStale, dryRun: options.dryRun === true};
+      return {daemonSet: ref, outcome: 'paused', strategy: final.strategy, replacedStale: final.replacedStale, dryRun: options.dryRun !== undefined};
     case 'already-paused':
-      return {daemonSet: ref, outcome: 'already-paused', strategy: final.strategy, replacedStale: false, dryRun: options.dryRun === true};
+      return {daemonSet: ref, outcome: 'already-paused', strategy: final.strategy, replacedStale: false, dryRun: options.dryRun !== undefined};
     case 'on-delete':
       throw new InputError(
         `${describeRef(ref)} already uses updateStrategy OnDelete and was not paused by ds-rollout: the controller replaces pods only when they are deleted, so there is nothing to pause (step it with --max-unavailable)`,

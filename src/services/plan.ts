@@ -101,8 +101,15 @@ export async function readManifest(path: string, name: string | undefined, stdin
   if (wanted.length === 1) return wanted[0]!;
   if (daemonSets.length === 0) throw new InputError(`manifest "${path}" holds no DaemonSet`);
   if (wanted.length === 0)
-    throw new UsageError(`manifest "${path}" holds no DaemonSet named "${name}" (it has ${daemonSets.map((ds) => `"${ds.metadata.name}"`).join(', ')})`);
-  throw new UsageError(`manifest "${path}" holds ${wanted.length} DaemonSets: name the one to plan (kubectl ds-plan NAME -f ${path})`);
+    throw new UsageError(
+      `manifest "${path}" holds no DaemonSet named "${name}" (it has ${daemonSets
+        .slice(0, 10)
+        .map((ds) => `"${ds.metadata.name}"`)
+        .join(', ')}${daemonSets.length > 10 ? ` and ${daemonSets.length - 10} more` : ''})`,
+    );
+  const names = wanted.slice(0, 10).map((ds) => ds.metadata.name);
+  const more = wanted.length > names.length ? ` and ${wanted.length - names.length} more` : '';
+  throw new UsageError(`manifest "${path}" holds ${wanted.length} DaemonSets: name the one to plan (${names.join(', ')}${more})`);
 }
 
 /** A manifest's DaemonSet with the types the API server's decoder wants (field values are judged later, as admission judges them). */

@@ -1,7 +1,7 @@
 // `ds-rollout resume`: restore the recorded RollingUpdate settings and drop the record, in one patch. A DaemonSet
 // the tool did not pause is switched to RollingUpdate only with an explicit strategy (--force).
 import type {DaemonSetRef} from '../cluster/cluster-source.js';
-import type {ClusterWriter} from '../cluster/cluster-writer.js';
+import type {ClusterWriter, DryRunMode} from '../cluster/cluster-writer.js';
 import {type DaemonSet, type IntOrString, pauseStateOf, type RecordedRollingUpdate, type ResumeDecision, resumeDecision} from '../core/index.js';
 import {InputError} from '../errors.js';
 import {describeRef} from './pause.js';
@@ -11,7 +11,8 @@ export interface ResumeOptions {
   readonly ref: DaemonSetRef;
   /** `--force --max-unavailable X [--max-surge Y]`: this strategy instead of the record. */
   readonly force?: {readonly maxUnavailable: IntOrString; readonly maxSurge?: IntOrString};
-  readonly dryRun?: boolean;
+  /** Store nothing: client sends nothing, server sends the patch with dryRun=All. */
+  readonly dryRun?: DryRunMode;
 }
 
 export interface ResumeResult {
@@ -30,15 +31,19 @@ export async function resumeDaemonSet(options: ResumeOptions): Promise<ResumeRes
   const {ref} = options;
   let decision: ResumeDecision | undefined;
   let pausedAt: string | undefined;
-  await options.writer.patchDaemonSet(ref, (current: DaemonSet) => {
-    decision = resumeDecision(current, options.force);
-    const state = pauseStateOf(current);
-    pausedAt = state.kind === 'paused' ? state.strategy.pausedAt : undefined;
-    if (options.dryRun) return undefined;
-    return decision.kind === 'patch' || decision.kind === 'stale' ? {type: 'merge', body: decision.body} : undefined;
-  });
+  await options.writer.patchDaemonSet(
+    ref,
+    (current: DaemonSet) => {
+      decision = resumeDecision(current, options.force);
+      const state = pauseStateOf(current);
+      pausedAt = state.kind === 'paused' ? state.strategy.pausedAt : undefined;
+      if (options.dryRun === 'client') return undefined;
+      return decision.kind === 'patch' || decision.kind === 'stale' ? {type: 'merge', body: decision.body} : undefined;
+    },
+    {dryRun: options.dryRun === 'server'},
+  );
   const final = decision!;
-  const dryRun = options.dryRun === true;
+  const dryRun = options.dryRun !== undefined;
   switch (final.kind) {
     case 'patch':
       return {daemonSet: ref, outcome: 'resumed', restored: final.restored, from: final.from, ...(pausedAt ? {pausedAt} : {}), dryRun};

@@ -1,7 +1,7 @@
 // `kubectl ds-rollout history` end to end (BUILT bin/kubectl-ds_rollout) on a ManualClock cluster, with goldens
 // (test/fixtures/golden/history/), and side by side with the real `kubectl rollout history`.
 import {afterAll, beforeAll, describe, expect, test, vi} from 'vitest';
-import {runCli, type CliResult} from '../helpers/run-cli.js';
+import {afterClusterHeader, runCli, type CliResult} from '../helpers/run-cli.js';
 import {kubectlSession, skipWithoutKubectl, table, type KubectlSession} from '../helpers/kubectl.js';
 import {START, startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
 
@@ -47,15 +47,15 @@ describe('kubectl ds-rollout history', () => {
     const [text, json] = await Promise.all([history(), history('-o', 'json')]);
     expect(text.stderr).toBe('');
     expect(text.code).toBe(0);
-    await expect(text.stdout).toMatchFileSnapshot('../fixtures/golden/history/demo.txt');
+    await expect(afterClusterHeader(text.stdout, t.cluster.url)).toMatchFileSnapshot('../fixtures/golden/history/demo.txt');
     await expect(json.stdout).toMatchFileSnapshot('../fixtures/golden/history/demo.json');
   });
 
   test('--revision N prints the template; --diff A B the diff, images first', async () => {
     const [revision, diff, yaml] = await Promise.all([history('--revision', '1'), history('--diff', '1', '3'), history('--revision', '3', '-o', 'yaml')]);
-    await expect(revision.stdout).toMatchFileSnapshot('../fixtures/golden/history/revision-1.txt');
+    await expect(afterClusterHeader(revision.stdout, t.cluster.url)).toMatchFileSnapshot('../fixtures/golden/history/revision-1.txt');
     await expect(diff.stdout).toMatchFileSnapshot('../fixtures/golden/history/diff-1-3.txt');
-    expect(yaml.stdout).toMatch(/^kind: DaemonSetRevision\n/);
+    expect(yaml.stdout).toMatch(/^apiVersion: ds-rollout.io\/v1alpha1\nkind: DaemonSetRevision\n/);
     expect(yaml.stdout).toContain('image: fluent/fluentd:v1.18.0');
   });
 

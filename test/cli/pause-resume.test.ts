@@ -3,7 +3,7 @@ import {readFileSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, test, vi} from 'vitest';
 import {PAUSED_STRATEGY_ANNOTATION} from '../../src/core/index.js';
-import {runCli} from '../helpers/run-cli.js';
+import {afterClusterHeader, runCli} from '../helpers/run-cli.js';
 import {type RolloutSim, startRolloutSim} from '../safety/rollout-sim.js';
 
 vi.setConfig({testTimeout: 30_000});
@@ -55,14 +55,14 @@ describe('pause, then resume', () => {
       strategy: {rollingUpdate: {maxUnavailable: '50%', maxSurge: 0}},
     });
     const yaml = await cli('pause', 'agent', '-o', 'yaml');
-    expect(yaml.stdout).toMatch(/^kind: DaemonSetPause\n/);
+    expect(yaml.stdout).toMatch(/^apiVersion: ds-rollout.io\/v1alpha1\nkind: DaemonSetPause\n/);
     expect(yaml.stdout).toContain('outcome: already-paused');
   });
 
   test('ds-plan shows "paused by ds-rollout" with the recorded budget', async () => {
     const {stdout, code} = await runCli(['agent', '-n', 'default', '--kubeconfig', sim.kubeconfig]);
     expect(code).toBe(0);
-    expect(stdout.split('\n')[0]).toMatch(/paused by ds-rollout$/);
+    expect(afterClusterHeader(stdout, sim.test.cluster.url).split('\n')[0]).toMatch(/paused by ds-rollout$/);
     expect(stdout).toMatch(/Budgets: paused by ds-rollout since \S+; recorded maxUnavailable 2 \(50% of 3\), maxSurge 0/);
   });
 

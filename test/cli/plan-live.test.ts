@@ -5,7 +5,7 @@ import {join} from 'node:path';
 import {dump} from 'js-yaml';
 import {afterAll, beforeAll, describe, expect, test, vi} from 'vitest';
 import type {DaemonSet} from '../../src/core/index.js';
-import {runCli, type CliResult} from '../helpers/run-cli.js';
+import {afterClusterHeader, runCli, type CliResult} from '../helpers/run-cli.js';
 import {START_TEXT, startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
 
 // Each test spawns the CLI (about 0.5 s per start) and shares two cores with the rest of the suite.
@@ -58,7 +58,8 @@ describe('kubectl ds-plan, live', () => {
       plan('fluentd', '-n', 'kube-system'),
       runCli(['fluentd', '-n', 'kube-system', '--snapshot', snapshot, ...NOW, '--kube-version', '1.32']),
     ]);
-    expect(liveText.stdout).toBe(offlineText.stdout);
+    // Live text names the cluster first; the rest is the same plan.
+    expect(afterClusterHeader(liveText.stdout, t.cluster.url)).toBe(offlineText.stdout);
   });
 
   test('-f MANIFEST: the diff against the current revision, warnings, and the plan of the new version', async () => {
@@ -89,7 +90,7 @@ describe('kubectl ds-plan, live', () => {
     ]);
     expect(text.stderr).toBe('');
     expect(text.code).toBe(0);
-    await expect(text.stdout.replaceAll(t.dir, '<dir>')).toMatchFileSnapshot('../fixtures/golden/plan/live-manifest.txt');
+    await expect(afterClusterHeader(text.stdout, t.cluster.url).replaceAll(t.dir, '<dir>')).toMatchFileSnapshot('../fixtures/golden/plan/live-manifest.txt');
     const document = JSON.parse(json.stdout) as {
       kind: string;
       revisions: {update: {revision: number; exists: boolean}};
@@ -150,7 +151,7 @@ describe('kubectl ds-plan, live', () => {
       1,
       'error: the namespace from the manifest ("kube-system") does not match the namespace "default"; pass --namespace=kube-system\n',
     ]);
-    expect([nothing.code, nothing.stderr]).toEqual([1, "error: missing required argument NAME (or -f MANIFEST); see 'kubectl ds-plan --help'\n"]);
+    expect([nothing.code, nothing.stderr]).toEqual([1, "error: missing required argument NAME; see 'kubectl ds-plan --help'\n"]);
   });
 });
 

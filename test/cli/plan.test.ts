@@ -73,7 +73,18 @@ describe('kubectl ds-plan output', () => {
 
   test('json follows the contract key order', async () => {
     const plan = JSON.parse((await runCli([...example, '-o', 'json'])).stdout) as Record<string, any>;
-    expect(Object.keys(plan).slice(0, 9)).toEqual(['kind', 'daemonSet', 'strategy', 'revisions', 'status', 'nodes', 'nextSync', 'waves', 'complete']);
+    expect(Object.keys(plan).slice(0, 10)).toEqual([
+      'apiVersion',
+      'kind',
+      'daemonSet',
+      'strategy',
+      'revisions',
+      'status',
+      'nodes',
+      'nextSync',
+      'waves',
+      'complete',
+    ]);
     expect(plan.kind).toBe('DaemonSetRolloutPlan');
     expect(Object.keys(plan.nodes[0]).slice(0, 5)).toEqual(['name', 'shouldRun', 'shouldContinueRunning', 'reason', 'pods']);
     expect(plan.nodes.map((n: {name: string}) => n.name)).toEqual([...plan.nodes.map((n: {name: string}) => n.name)].sort());
@@ -129,7 +140,7 @@ describe('kubectl ds-plan --help', () => {
       '--snapshot=FILE',
       '-f, --filename=MANIFEST',
       '--now=RFC3339',
-      '-o, --output=<option>',
+      '-o, --output=FORMAT',
       '--context=CONTEXT',
       '--kubeconfig=FILE',
       '--all-nodes',
@@ -194,12 +205,16 @@ describe('kubectl ds-plan errors: exit 1, one line on stderr, nothing on stdout'
       message: /^error: invalid --now "2026-11-21T12:00:00": /,
     },
     {name: 'an unknown flag', args: ['fluentd', '--snapshot', EXAMPLE, '--bogus'], message: `unknown flag: --bogus; see 'kubectl ds-plan --help'`},
-    {name: 'a missing NAME', args: ['--snapshot', EXAMPLE], message: `missing required argument NAME (or -f MANIFEST); see 'kubectl ds-plan --help'`},
+    {
+      name: 'a missing NAME, with a snapshot of several DaemonSets',
+      args: ['--snapshot', EXAMPLE],
+      message: `snapshot ${EXAMPLE} holds 2 DaemonSets: name one (kube-system/fluentd, kube-system/kube-proxy)`,
+    },
     {name: 'an extra argument', args: ['fluentd', 'fluentbit', '--snapshot', EXAMPLE], message: `unexpected argument: fluentbit; see 'kubectl ds-plan --help'`},
     {
       name: 'an unknown output format',
       args: ['fluentd', '--snapshot', EXAMPLE, '-o', 'xml'],
-      message: `expected --output=xml to be one of: text, json, yaml; see 'kubectl ds-plan --help'`,
+      message: `unable to match a printer suitable for the output format "xml", allowed formats are: text, json, yaml, name, jsonpath=TEMPLATE; see 'kubectl ds-plan --help'`,
     },
     {name: '--snapshot without a value', args: ['fluentd', '--snapshot'], message: `flag --snapshot expects a value; see 'kubectl ds-plan --help'`},
     {

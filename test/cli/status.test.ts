@@ -3,7 +3,7 @@
 // --watch runs against clusters on real (sped-up) time, since the command judges availability by the real clock.
 import {afterAll, beforeAll, describe, expect, test, vi} from 'vitest';
 import type {DaemonSet} from '../../src/core/index.js';
-import {runCli, type CliResult} from '../helpers/run-cli.js';
+import {afterClusterHeader, runCli, type CliResult} from '../helpers/run-cli.js';
 import {START, startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
 
 // Each test spawns the CLI (about 0.5 s per start) and shares two cores with the rest of the suite.
@@ -45,7 +45,7 @@ describe('status of a rollout (ManualClock, fixed --now)', () => {
     const [text, json] = await Promise.all([status(t, 'fluentd', ...at(0)), status(t, 'fluentd', ...at(0), '-o', 'json')]);
     expect(text.stderr).toBe('');
     expect(text.code).toBe(4);
-    await expect(text.stdout).toMatchFileSnapshot('../fixtures/golden/status/demo-progressing.txt');
+    await expect(afterClusterHeader(text.stdout, t.cluster.url)).toMatchFileSnapshot('../fixtures/golden/status/demo-progressing.txt');
     expect(json.code).toBe(4);
     await expect(json.stdout).toMatchFileSnapshot('../fixtures/golden/status/demo-progressing.json');
   });
@@ -55,7 +55,7 @@ describe('status of a rollout (ManualClock, fixed --now)', () => {
     const result = await status(t, 'fluentd', ...at(120_000));
     expect(result.stderr).toBe('');
     expect(result.code).toBe(3);
-    await expect(result.stdout).toMatchFileSnapshot('../fixtures/golden/status/demo-stuck.txt');
+    await expect(afterClusterHeader(result.stdout, t.cluster.url)).toMatchFileSnapshot('../fixtures/golden/status/demo-stuck.txt');
   });
 
   test('errors: unknown DaemonSet (1), RBAC (2), unreachable (2), --watch with --snapshot (1)', async () => {

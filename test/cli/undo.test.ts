@@ -109,7 +109,7 @@ describe.skipIf(!existsSync('/usr/bin/script'))('on a terminal, undo asks first'
       const args = ['undo', 'fluentd', '-n', 'kube-system', '--kubeconfig', cluster.kubeconfig];
       const no = await onTerminal(args, 'n\n');
       expect(no.code).toBe(1);
-      expect(no.output).toContain('Roll back daemonset.apps/fluentd to revision 1? [y/N] ');
+      expect(no.output).toContain(`Roll back kube-system/fluentd to revision 1 on context ds-rollout-sim (${cluster.cluster.url})? [y/N] `);
       expect(no.output).toContain('error: rollback cancelled: nothing was changed');
       expect(cluster.cluster.requestLog.countMatching({verb: 'patch'})).toBe(0);
       // No controller here (agents off): undo waits its 10 s for the renumbering, then records the cause anyway.

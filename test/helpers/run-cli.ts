@@ -44,3 +44,10 @@ export function runCli(args: readonly string[], options: RunOptions = {}): Promi
 export function scenarioPath(name: string): string {
   return `test/fixtures/scenarios/${name}/cluster.yaml`;
 }
+
+/** Live text output starts by naming the cluster: checks that line (context and server) and returns the rest. */
+export function afterClusterHeader(stdout: string, server: string, context = 'ds-rollout-sim'): string {
+  const [first, ...rest] = stdout.split('\n');
+  if (first !== `Cluster: context ${context} (${server})`) throw new Error(`expected the cluster header, got: ${first}`);
+  return rest.join('\n');
+}

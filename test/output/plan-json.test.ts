@@ -33,7 +33,7 @@ describe('renderPlanJson', () => {
   const json = JSON.parse(renderPlanJson(plan)) as Record<string, any>;
 
   test('puts the contract fields first, in the contract order, then the extra fields', () => {
-    expect(Object.keys(json)).toEqual([...TOP, 'budget', 'notes', 'warnings', 'blockers', 'converges', 'controllerVersion']);
+    expect(Object.keys(json)).toEqual(['apiVersion', ...TOP, 'budget', 'notes', 'warnings', 'blockers', 'converges', 'controllerVersion']);
     expect(Object.keys(json.daemonSet)).toEqual(['namespace', 'name']);
     expect(Object.keys(json.strategy)).toEqual(['type', 'maxUnavailable', 'maxSurge']);
     expect(Object.keys(json.revisions)).toEqual(['current', 'update']);
@@ -52,12 +52,12 @@ describe('renderPlanJson', () => {
   });
 
   test('keeps every value', () => {
-    expect(json).toEqual(JSON.parse(JSON.stringify(samplePlan())));
+    expect(json).toEqual({apiVersion: 'ds-rollout.io/v1alpha1', ...JSON.parse(JSON.stringify(samplePlan()))});
   });
 
   test('is indented and ends with a newline', () => {
     const text = renderPlanJson(samplePlan());
-    expect(text.startsWith('{\n  "kind": "DaemonSetRolloutPlan",\n  "daemonSet": {\n')).toBe(true);
+    expect(text.startsWith('{\n  "apiVersion": "ds-rollout.io/v1alpha1",\n  "kind": "DaemonSetRolloutPlan",\n  "daemonSet": {\n')).toBe(true);
     expect(text.endsWith('}\n')).toBe(true);
   });
 
@@ -73,7 +73,12 @@ describe('renderPlanYaml', () => {
   test('is the JSON document as YAML, in the same order', () => {
     const yaml = renderPlanYaml(scrambled(samplePlan()) as RolloutPlan);
     expect(load(yaml)).toEqual(JSON.parse(renderPlanJson(samplePlan())));
-    expect(yaml.split('\n').slice(0, 3)).toEqual(['kind: DaemonSetRolloutPlan', 'daemonSet:', '  namespace: kube-system']);
+    expect(yaml.split('\n').slice(0, 4)).toEqual([
+      'apiVersion: ds-rollout.io/v1alpha1',
+      'kind: DaemonSetRolloutPlan',
+      'daemonSet:',
+      '  namespace: kube-system',
+    ]);
   });
 
   test('does not fold long messages', () => {

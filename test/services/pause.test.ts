@@ -76,7 +76,7 @@ describe('pause', () => {
 
   test('--dry-run sends nothing', async () => {
     sim = await startRolloutSim({unpaused: true});
-    const result = await pauseDaemonSet({writer: sim.live.writer, ref: REF, now: () => Date.now(), dryRun: true});
+    const result = await pauseDaemonSet({writer: sim.live.writer, ref: REF, now: () => Date.now(), dryRun: 'client'});
     expect(result).toMatchObject({outcome: 'paused', dryRun: true});
     expect(patches(sim)).toHaveLength(0);
     expect(sim.daemonSet().spec.updateStrategy?.type).toBe('RollingUpdate');

@@ -4,7 +4,7 @@ import {KubeClient} from './client.js';
 import {Credentials, TransportKubeConfig} from './credentials.js';
 import {type KubeconfigOptions, resolveKubeconfig} from './kubeconfig.js';
 import {LiveClusterSource} from './live-source.js';
-import {type ClusterWatch, type ClusterWatchOptions, watchClusterState} from './watch.js';
+import {type ClusterObjectsWatchOptions, type ClusterWatch, type ClusterWatchOptions, watchClusterObjects, watchClusterState} from './watch.js';
 import {LiveClusterWriter} from './writer.js';
 
 export interface ConnectOptions extends KubeconfigOptions {
@@ -22,6 +22,8 @@ export interface LiveCluster {
   readonly server: string;
   readonly context: string;
   watch(ref: DaemonSetRef, options: ClusterWatchOptions): ClusterWatch;
+  /** Every DaemonSet of a namespace (undefined: all) with what is around them: one watch per resource. */
+  watchObjects(namespace: string | undefined, options: ClusterObjectsWatchOptions): ClusterWatch;
 }
 
 export function connectLiveCluster(options: ConnectOptions): LiveCluster {
@@ -41,6 +43,7 @@ export function connectLiveCluster(options: ConnectOptions): LiveCluster {
     server: config.server,
     context: config.context,
     watch: (ref, watchOptions) => watchClusterState(client, ref, {pageSize: options.pageSize, ...watchOptions}),
+    watchObjects: (namespace, watchOptions) => watchClusterObjects(client, {namespace}, {pageSize: options.pageSize, ...watchOptions}),
   };
 }
 

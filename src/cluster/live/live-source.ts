@@ -2,7 +2,7 @@
 // namespace (the controller's claim rules need orphans and released objects too, reconcile-spec 3 and 16),
 // read in parallel with large pages: four requests for a 5,000-node cluster.
 import type {ClusterState, ControllerRevision, DaemonSet, Node, Pod} from '../../core/index.js';
-import type {ClusterSource, DaemonSetRef} from '../cluster-source.js';
+import type {ClusterObjects, ClusterObjectsSource, ClusterSource, DaemonSetRef} from '../cluster-source.js';
 import type {KubeClient} from './client.js';
 import {daemonSetsPath, describe, nodesPath, podsPath, revisionsPath} from './paths.js';
 import {projectDaemonSet, projectNode, projectPod, projectRevision} from './project.js';
@@ -17,7 +17,7 @@ export interface LiveSourceOptions {
   readonly pageSize?: number;
 }
 
-export class LiveClusterSource implements ClusterSource {
+export class LiveClusterSource implements ClusterSource, ClusterObjectsSource {
   private readonly pageSize: number;
 
   constructor(
@@ -55,6 +55,16 @@ export class LiveClusterSource implements ClusterSource {
     return version.gitVersion ?? `v${version.major ?? ''}.${version.minor ?? ''}`;
   }
 
+  async readObjects(namespace: string | undefined): Promise<ClusterObjects> {
+    const [daemonSets, nodes, pods, revisions] = await Promise.all([
+      this.client.list(daemonSetsPath(namespace), describe('list', 'daemonsets', namespace), projectDaemonSet, {pageSize: this.pageSize}),
+      this.listNodes(),
+      this.listPods(namespace),
+      this.listRevisions(namespace),
+    ]);
+    return {daemonSets: daemonSets.items, nodes, pods, revisions};
+  }
+
   async readDaemonSet(ref: DaemonSetRef): Promise<DaemonSet> {
     const raw = await this.client.get(daemonSetsPath(ref.namespace, ref.name), describe('get', 'daemonsets', ref.namespace, ref.name));
     return projectDaemonSet(raw);
@@ -64,11 +74,11 @@ export class LiveClusterSource implements ClusterSource {
     return (await this.client.list(nodesPath(), describe('list', 'nodes'), projectNode, {pageSize: this.pageSize})).items;
   }
 
-  async listPods(namespace: string): Promise<Pod[]> {
+  async listPods(namespace: string | undefined): Promise<Pod[]> {
     return (await this.client.list(podsPath(namespace), describe('list', 'pods', namespace), projectPod, {pageSize: this.pageSize})).items;
   }
 
-  async listRevisions(namespace: string): Promise<ControllerRevision[]> {
+  async listRevisions(namespace: string | undefined): Promise<ControllerRevision[]> {
     return (await this.client.list(revisionsPath(namespace), describe('list', 'controllerrevisions', namespace), projectRevision, {pageSize: this.pageSize}))
       .items;
   }

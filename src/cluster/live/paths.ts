@@ -3,20 +3,25 @@ import type {RequestDescription} from './errors.js';
 
 const seg = encodeURIComponent;
 
-export function daemonSetsPath(namespace: string, name?: string): string {
-  return `/apis/apps/v1/namespaces/${seg(namespace)}/daemonsets${name === undefined ? '' : `/${seg(name)}`}`;
+// A namespace of undefined: across all namespaces (`-A`).
+function scope(namespace: string | undefined): string {
+  return namespace === undefined ? '' : `/namespaces/${seg(namespace)}`;
 }
 
-export function podsPath(namespace: string, name?: string): string {
-  return `/api/v1/namespaces/${seg(namespace)}/pods${name === undefined ? '' : `/${seg(name)}`}`;
+export function daemonSetsPath(namespace: string | undefined, name?: string): string {
+  return `/apis/apps/v1${scope(namespace)}/daemonsets${name === undefined ? '' : `/${seg(name)}`}`;
+}
+
+export function podsPath(namespace: string | undefined, name?: string): string {
+  return `/api/v1${scope(namespace)}/pods${name === undefined ? '' : `/${seg(name)}`}`;
 }
 
 export function nodesPath(): string {
   return '/api/v1/nodes';
 }
 
-export function revisionsPath(namespace: string, name?: string): string {
-  return `/apis/apps/v1/namespaces/${seg(namespace)}/controllerrevisions${name === undefined ? '' : `/${seg(name)}`}`;
+export function revisionsPath(namespace: string | undefined, name?: string): string {
+  return `/apis/apps/v1${scope(namespace)}/controllerrevisions${name === undefined ? '' : `/${seg(name)}`}`;
 }
 
 export function describe(verb: RequestDescription['verb'], resource: string, namespace?: string, name?: string): RequestDescription {

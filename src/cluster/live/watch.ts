@@ -8,7 +8,7 @@
 import {Watch} from '@kubernetes/client-node';
 import type {ControllerRevision, DaemonSet, Node, ObjectMeta, Pod} from '../../core/index.js';
 import {ClusterUnreachableError, type DsRolloutError, NotFoundError} from '../../errors.js';
-import type {DaemonSetRef} from '../cluster-source.js';
+import type {ClusterObjects, DaemonSetRef} from '../cluster-source.js';
 import type {KubeClient, ListResult} from './client.js';
 import {errorFromResponse, errorFromWatch, isExpired, type RequestDescription} from './errors.js';
 import type {Connection, FollowHandlers} from './follower.js';
@@ -228,6 +228,36 @@ const DEFAULT_PROBE_TIMEOUT_MS = 10_000;
 
 /** Follows the DaemonSet, the nodes, and the pods and revisions of its namespace until stopped. */
 export function watchClusterState(client: KubeClient, ref: DaemonSetRef, options: ClusterWatchOptions): ClusterWatch {
+  const {onState, ...rest} = options;
+  return watchClusterObjects(
+    client,
+    {namespace: ref.namespace, daemonSetName: ref.name},
+    {
+      ...rest,
+      onObjects: ({daemonSets, nodes, pods, revisions}) => {
+        const daemonSet = daemonSets[0];
+        if (!daemonSet) return new NotFoundError(`daemonset "${ref.name}" not found in namespace "${ref.namespace}"`);
+        onState({daemonSet, nodes, pods, revisions});
+        return undefined;
+      },
+    },
+  );
+}
+
+export interface ClusterObjectsWatchOptions extends Omit<ClusterWatchOptions, 'onState'> {
+  /** After the first full read and each burst of changes; an error returned ends the watch with it. */
+  readonly onObjects: (objects: ClusterObjects) => DsRolloutError | undefined;
+}
+
+/**
+ * Follows daemonsets, pods and controllerrevisions of a namespace (undefined: all namespaces) and every node: one
+ * list and one watch per resource, however many DaemonSets there are. `daemonSetName` narrows the DaemonSet watch.
+ */
+export function watchClusterObjects(
+  client: KubeClient,
+  scope: {readonly namespace: string | undefined; readonly daemonSetName?: string},
+  options: ClusterObjectsWatchOptions,
+): ClusterWatch {
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   const throttleMs = options.throttleMs ?? 100;
   // With a short --request-timeout, a frozen server is noticed as soon as one request of that length would be.
@@ -252,9 +282,13 @@ export function watchClusterState(client: KubeClient, ref: DaemonSetRef, options
   const emit = () => {
     timer = undefined;
     if (stopped || !reflectors.every((r) => r.synced)) return;
-    const daemonSet = daemonSets.items.get(`${ref.namespace}/${ref.name}`);
-    if (!daemonSet) return fail(new NotFoundError(`daemonset "${ref.name}" not found in namespace "${ref.namespace}"`));
-    options.onState({daemonSet, nodes: [...nodes.items.values()], pods: [...pods.items.values()], revisions: [...revisions.items.values()]});
+    const error = options.onObjects({
+      daemonSets: [...daemonSets.items.values()],
+      nodes: [...nodes.items.values()],
+      pods: [...pods.items.values()],
+      revisions: [...revisions.items.values()],
+    });
+    if (error) fail(error);
   };
   const onChange = () => {
     if (!stopped && timer === undefined) timer = setTimeout(emit, throttleMs);
@@ -335,10 +369,12 @@ export function watchClusterState(client: KubeClient, ref: DaemonSetRef, options
     });
   }
 
-  const daemonSets = reflector<DaemonSet>(daemonSetsPath(ref.namespace), 'daemonsets', ref.namespace, projectDaemonSet, `metadata.name=${ref.name}`);
+  const {namespace, daemonSetName} = scope;
+  const byName = daemonSetName === undefined ? undefined : `metadata.name=${daemonSetName}`;
+  const daemonSets = reflector<DaemonSet>(daemonSetsPath(namespace), 'daemonsets', namespace, projectDaemonSet, byName);
   const nodes = reflector<Node>(nodesPath(), 'nodes', undefined, projectNode);
-  const pods = reflector<Pod>(podsPath(ref.namespace), 'pods', ref.namespace, projectPod);
-  const revisions = reflector<ControllerRevision>(revisionsPath(ref.namespace), 'controllerrevisions', ref.namespace, projectRevision);
+  const pods = reflector<Pod>(podsPath(namespace), 'pods', namespace, projectPod);
+  const revisions = reflector<ControllerRevision>(revisionsPath(namespace), 'controllerrevisions', namespace, projectRevision);
   const reflectors = [daemonSets, nodes, pods, revisions];
   for (const r of reflectors) r.start();
   return {stop};

@@ -2,7 +2,7 @@
 import {readFile} from 'node:fs/promises';
 import type {ClusterState, DaemonSet, ObjectMeta} from '../../core/index.js';
 import {InputError, NotFoundError, UsageError} from '../../errors.js';
-import type {ClusterSource, DaemonSetRef} from '../cluster-source.js';
+import type {ClusterObjects, ClusterObjectsSource, ClusterSource, DaemonSetRef} from '../cluster-source.js';
 import {parseSnapshot, type SnapshotObjects} from './parse-snapshot.js';
 
 /** The name `--snapshot -` gets in messages. */
@@ -13,7 +13,7 @@ function namespaceOf(metadata: ObjectMeta): string {
   return metadata.namespace ?? 'default';
 }
 
-export class SnapshotClusterSource implements ClusterSource {
+export class SnapshotClusterSource implements ClusterSource, ClusterObjectsSource {
   constructor(
     private readonly objects: SnapshotObjects,
     private readonly sourceName: string,
@@ -41,6 +41,29 @@ export class SnapshotClusterSource implements ClusterSource {
       pods: this.objects.pods.filter((pod) => namespaceOf(pod.metadata) === namespace),
       revisions: this.objects.revisions.filter((revision) => namespaceOf(revision.metadata) === namespace),
     };
+  }
+
+  async readObjects(namespace: string | undefined): Promise<ClusterObjects> {
+    const inScope = (metadata: ObjectMeta) => namespace === undefined || namespaceOf(metadata) === namespace;
+    return {
+      daemonSets: this.objects.daemonSets.filter((ds) => inScope(ds.metadata)).map((ds) => withNamespace(ds, namespaceOf(ds.metadata))),
+      nodes: this.objects.nodes,
+      pods: this.objects.pods.filter((pod) => inScope(pod.metadata)),
+      revisions: this.objects.revisions.filter((revision) => inScope(revision.metadata)),
+    };
+  }
+
+  /** Every DaemonSet of the snapshot (in `namespace` when given), sorted. */
+  daemonSetRefs(namespace?: string): DaemonSetRef[] {
+    return this.objects.daemonSets
+      .map((ds) => ({namespace: namespaceOf(ds.metadata), name: ds.metadata.name}))
+      .filter((ref) => namespace === undefined || ref.namespace === namespace)
+      .sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
+  }
+
+  /** What the snapshot was read from, for messages (`<stdin>` for -). */
+  get name(): string {
+    return this.sourceName;
   }
 
   private notFoundMessage(ref: DaemonSetRef): string {

@@ -3,7 +3,7 @@
 // it will draw.
 import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../base-command.js';
-import {clusterFlags, daemonSetArg, outputFlag} from '../../flags.js';
+import {clusterFlags, daemonSetArg, outputFlagOf} from '../../flags.js';
 
 export default class Dashboard extends BaseCommand {
   static override summary = 'Watch and drive a DaemonSet rollout on one screen.';
@@ -40,7 +40,7 @@ Outside a terminal (stdout or stdin not a TTY, CI set, or -o json|yaml) no scree
     ...clusterFlags,
     readonly: Flags.boolean({summary: 'Disable the keys that change the cluster (step, pause, resume, undo).'}),
     watch: Flags.boolean({char: 'w', summary: 'Without a terminal: print the status on every change until the rollout completes or is stuck.'}),
-    output: outputFlag,
+    output: outputFlagOf(['text', 'json', 'yaml']),
   };
 
   async run(): Promise<void> {
@@ -48,6 +48,8 @@ Outside a terminal (stdout or stdin not a TTY, CI set, or -o json|yaml) no scree
     const {dashboardService} = await import('../../services/dashboard.js');
     process.exitCode = await dashboardService({
       ...flags,
+      // -o offers only these three here.
+      output: flags.output as 'text' | 'json' | 'yaml',
       name: args.name,
       stdout: process.stdout,
       stderr: process.stderr,

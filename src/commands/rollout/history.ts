@@ -1,7 +1,7 @@
 // `kubectl ds-rollout history NAME`: parse flags, call the history service, render. Heavy modules load inside run().
 import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../base-command.js';
-import {clusterFlags, daemonSetArg, nowFlag, outputFlag} from '../../flags.js';
+import {clusterFlags, isDocumentFormat, nowFlag, optionalDaemonSetArg, outputFlag} from '../../flags.js';
 
 export default class History extends BaseCommand {
   static override summary = "List a DaemonSet's revisions, show one, or diff two.";
@@ -25,7 +25,7 @@ Exit status: 0 on success, 1 for a usage or input error (an unknown revision: "u
   ];
 
   static override args = {
-    name: daemonSetArg,
+    name: {...optionalDaemonSetArg, description: 'NAME or ds/NAME (optional with a --snapshot holding one DaemonSet).'},
   };
 
   static override flags = {
@@ -42,16 +42,20 @@ Exit status: 0 on success, 1 for a usage or input error (an unknown revision: "u
     if (flags.diff !== undefined && flags.diff.length !== 2) throw new UsageError('--diff takes two revisions: --diff A B');
     if (flags.diff !== undefined && flags.revision !== undefined) throw new UsageError('--revision and --diff cannot be used together');
 
-    const [{openClusterSource}, history, {colorEnabled}] = await Promise.all([
+    const [{openClusterSource, chooseDaemonSet}, history, {colorEnabled}] = await Promise.all([
       import('../../cluster/open-source.js'),
       import('../../services/history.js'),
       import('../../output/color.js'),
     ]);
-    const {source, namespace} = await openClusterSource(flags);
-    const {report, revisions} = await history.historyService({source, ref: {namespace, name: args.name}, now: flags.now ?? Date.now()});
+    const opened = await openClusterSource(flags);
+    const ref = chooseDaemonSet(opened, args.name, flags.namespace, this.helpCommand());
+    const {report, revisions} = await history.historyService({source: opened.source, ref, now: flags.now ?? Date.now()});
     const color = colorEnabled(process.stdout.isTTY, process.env);
-    const structured = async (document: unknown) =>
-      flags.output === 'json' ? `${JSON.stringify(document, null, 2)}\n` : (await import('js-yaml')).dump(document, {noRefs: true, lineWidth: -1});
+    const output = flags.output;
+    const structured = async <T extends {kind: string}>(document: T) => {
+      if (!isDocumentFormat(output)) throw new Error('text is not a document format');
+      return (await import('../../output/document.js')).renderDocument(document, output);
+    };
 
     if (flags.revision !== undefined) {
       const revision = history.findRevision(revisions, flags.revision);
@@ -62,8 +66,9 @@ Exit status: 0 on success, 1 for a usage or input error (an unknown revision: "u
         return;
       }
       const {templateYaml} = await import('../../output/revision-diff.js');
+      if (opened.live) process.stdout.write((await import('../../output/format.js')).clusterHeader(opened.live));
       process.stdout.write(
-        `daemonset.apps/${args.name} with revision #${entry.revision} (${entry.hash}${entry.current ? ', current' : ''})\n${templateYaml(template, true)}`,
+        `daemonset.apps/${ref.name} with revision #${entry.revision} (${entry.hash}${entry.current ? ', current' : ''})\n${templateYaml(template, true)}`,
       );
       return;
     }
@@ -91,6 +96,7 @@ Exit status: 0 on success, 1 for a usage or input error (an unknown revision: "u
       return;
     }
     const {renderHistoryText} = await import('../../output/history-text.js');
+    if (opened.live) process.stdout.write((await import('../../output/format.js')).clusterHeader(opened.live));
     process.stdout.write(renderHistoryText(report, {color}));
   }
 }

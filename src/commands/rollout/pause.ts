@@ -1,7 +1,6 @@
 // `kubectl ds-rollout pause NAME`: parse flags, call the pause service, print. Heavy modules load inside run().
-import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../base-command.js';
-import {daemonSetArg, liveClusterFlags, outputFlag} from '../../flags.js';
+import {daemonSetArg, dryRunFlag, isDocumentFormat, liveClusterFlags, outputFlag} from '../../flags.js';
 
 export default class Pause extends BaseCommand {
   static override summary = 'Pause a DaemonSet rollout: no more pods are replaced until step or resume.';
@@ -31,7 +30,7 @@ Exit status: 0 paused or already paused; 1 usage or input error (unknown DaemonS
 
   static override flags = {
     ...liveClusterFlags,
-    'dry-run': Flags.boolean({summary: 'Show what would be recorded and change nothing.'}),
+    'dry-run': dryRunFlag,
     output: outputFlag,
   };
 
@@ -43,13 +42,13 @@ Exit status: 0 paused or already paused; 1 usage or input error (unknown DaemonS
       writer: live.writer,
       ref: {namespace: live.namespace, name: args.name},
       now: () => live.client.serverNow(),
-      dryRun: flags['dry-run'],
+      ...(flags['dry-run'] === 'none' ? {} : {dryRun: flags['dry-run']}),
     });
     if (flags.output === 'text') {
       const [{renderPauseText}, {colorEnabled}] = await Promise.all([import('../../output/step-text.js'), import('../../output/color.js')]);
       process.stdout.write(renderPauseText(result, colorEnabled(process.stdout.isTTY, process.env)));
-    } else {
-      const {renderDocument} = await import('../../output/step-text.js');
+    } else if (isDocumentFormat(flags.output)) {
+      const {renderDocument} = await import('../../output/document.js');
       process.stdout.write(await renderDocument({kind: 'DaemonSetPause', ...result}, flags.output));
     }
   }

@@ -1,7 +1,7 @@
 // `kubectl ds-rollout resume NAME`: parse flags, call the resume service, print. Heavy modules load inside run().
 import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../base-command.js';
-import {daemonSetArg, intOrPercentFlag, liveClusterFlags, outputFlag} from '../../flags.js';
+import {daemonSetArg, dryRunFlag, isDocumentFormat, intOrPercentFlag, liveClusterFlags, outputFlag} from '../../flags.js';
 
 export default class Resume extends BaseCommand {
   static override summary = 'Resume a DaemonSet paused by ds-rollout: restore its RollingUpdate settings.';
@@ -35,7 +35,7 @@ Exit status: 0 resumed; 1 usage or input error (not paused, not paused by ds-rol
     force: Flags.boolean({summary: 'Resume with the strategy given by --max-unavailable/--max-surge, also a DaemonSet ds-rollout did not pause.'}),
     'max-unavailable': intOrPercentFlag('max-unavailable', {summary: 'With --force: maxUnavailable of the RollingUpdate strategy.'}),
     'max-surge': intOrPercentFlag('max-surge', {summary: 'With --force: maxSurge of the RollingUpdate strategy (default 0).'}),
-    'dry-run': Flags.boolean({summary: 'Show what would be restored and change nothing.'}),
+    'dry-run': dryRunFlag,
     output: outputFlag,
   };
 
@@ -58,13 +58,13 @@ Exit status: 0 resumed; 1 usage or input error (not paused, not paused by ds-rol
       ...(flags.force && maxUnavailable !== undefined
         ? {force: {maxUnavailable, ...(flags['max-surge'] !== undefined ? {maxSurge: flags['max-surge']} : {})}}
         : {}),
-      dryRun: flags['dry-run'],
+      ...(flags['dry-run'] === 'none' ? {} : {dryRun: flags['dry-run']}),
     });
     if (flags.output === 'text') {
       const [{renderResumeText}, {colorEnabled}] = await Promise.all([import('../../output/step-text.js'), import('../../output/color.js')]);
       process.stdout.write(renderResumeText(result, colorEnabled(process.stdout.isTTY, process.env)));
-    } else {
-      const {renderDocument} = await import('../../output/step-text.js');
+    } else if (isDocumentFormat(flags.output)) {
+      const {renderDocument} = await import('../../output/document.js');
       process.stdout.write(await renderDocument({kind: 'DaemonSetResume', ...result}, flags.output));
     }
   }

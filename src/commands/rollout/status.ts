@@ -2,7 +2,8 @@
 // exit with the verdict's code. Heavy modules load inside run().
 import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../base-command.js';
-import {clusterFlags, daemonSetArg, durationFlag, nowFlag, outputFlag} from '../../flags.js';
+import type {StatusListReport} from '../../services/status-all.js';
+import {clusterFlags, durationFlag, isDocumentFormat, nowFlag, optionalDaemonSetArg, outputFlagOf} from '../../flags.js';
 
 export default class Status extends BaseCommand {
   static override summary = 'Say where a DaemonSet rollout stands, node by node, and whether it can finish.';
@@ -11,83 +12,162 @@ export default class Status extends BaseCommand {
 
 The verdict is "complete" (every node that should run the daemon runs one updated, available pod, and the controller agrees), "progressing" (something is in flight: the controller's next sync has work, pods are starting, terminating or waiting out minReadySeconds), "paused" (paused by \`ds-rollout pause\`: old pods wait for \`ds-rollout step\` or \`resume\`) or "stuck" (nothing can move without a change: a crashing new pod and a NotReady node using the budget, a pod stuck Terminating, OnDelete).
 
-With --watch it follows the rollout through watches (no polling) until it completes, has been stuck for --stuck-after, or --timeout ends. Works for OnDelete DaemonSets too (kubectl refuses them).
+Like \`kubectl rollout status\`, it follows the rollout through watches (no polling) until it completes, has been stuck for --stuck-after, or --timeout ends; --watch=false looks once (so do --snapshot and --now). Works for OnDelete DaemonSets too (kubectl refuses them).
+
+Without NAME it shows every DaemonSet of the namespace (-A: of every namespace) in one table: verdict, revisions (current->update), budget use and the first blocker, read with one list request per resource however many DaemonSets there are. Watching, the table is redrawn on every change until every DaemonSet is complete (or nothing has progressed for --stuck-after, or --timeout). The exit status is the worst verdict: stuck, then paused, then progressing.
 
 Exit status:
   0  the rollout is complete
   1  usage or input error (bad flags, unknown DaemonSet)
   2  the cluster cannot be reached or refuses (RBAC); with --watch also when it stops answering (connection refused, or no answer within --request-timeout, each tried 4 times)
   3  the rollout is stuck: no progress is possible without a change
-  4  the rollout is still progressing: at the --timeout, or now (without --watch)
-  5  the rollout is paused by ds-rollout pause (with --watch: once nothing is in flight for --stuck-after)`;
+  4  the rollout is still progressing: at the --timeout, or now (--watch=false)
+  5  the rollout is paused by ds-rollout pause (watching: once nothing is in flight for --stuck-after)`;
 
   static override examples = [
-    {description: 'Where the fluentd rollout stands, and why each node is not done yet:', command: 'kubectl ds-rollout status fluentd -n kube-system'},
+    {
+      description: 'Follow the fluentd rollout until it completes, and why each node is not done yet:',
+      command: 'kubectl ds-rollout status ds/fluentd -n kube-system',
+    },
+    {description: 'Where it stands now, without waiting:', command: 'kubectl ds-rollout status fluentd -n kube-system --watch=false'},
+    {description: 'Every DaemonSet of the cluster at a glance, kept live (during a cluster upgrade):', command: 'kubectl ds-rollout status -A'},
     {
       description: 'In CI: wait up to 10 minutes; fail fast (exit 3) once it has been stuck for a minute:',
-      command: 'kubectl ds-rollout status fluentd -n kube-system --watch --timeout 10m --stuck-after 1m',
+      command: 'kubectl ds-rollout status fluentd -n kube-system --timeout 10m --stuck-after 1m',
     },
     {
       description: 'The per-node verdict as JSON:',
-      command: 'kubectl ds-rollout status node-exporter -n monitoring -o json | jq \'.nodes[] | select(.state == "blocked")\'',
+      command: 'kubectl ds-rollout status node-exporter -n monitoring --watch=false -o json | jq \'.nodes[] | select(.state == "blocked")\'',
     },
+    {description: 'Just the verdict:', command: "kubectl ds-rollout status fluentd -n kube-system --watch=false -o jsonpath='{.verdict}'"},
     {description: 'From a snapshot (nothing is contacted):', command: 'kubectl ds-rollout status fluentd -n kube-system --snapshot cluster.yaml'},
   ];
 
   static override args = {
-    name: daemonSetArg,
+    name: {...optionalDaemonSetArg, description: 'NAME or ds/NAME; without it, every DaemonSet of the namespace (or of all namespaces with -A).'},
   };
 
   static override flags = {
     ...clusterFlags,
-    watch: Flags.boolean({char: 'w', summary: 'Follow the rollout until it completes, is stuck, or --timeout ends.'}),
-    timeout: durationFlag('timeout', {summary: 'With --watch: give up after this long (exit 4); 0, the default, waits without limit.'}),
-    'stuck-after': durationFlag('stuck-after', {summary: 'With --watch: end once the rollout has been stuck this long (exit 3). Default 10s.'}),
+    'all-namespaces': Flags.boolean({char: 'A', summary: 'Every DaemonSet of every namespace, one row each.'}),
+    watch: Flags.boolean({
+      char: 'w',
+      allowNo: true,
+      summary: 'Follow the rollout until it completes, is stuck, or --timeout ends (the default on a live cluster; --watch=false looks once).',
+    }),
+    timeout: durationFlag('timeout', {
+      summary: 'Give up after this long (exit 4); 0, the default, waits without limit. Without --watch it bounds the one look.',
+    }),
+    'stuck-after': durationFlag('stuck-after', {summary: 'While watching: end once the rollout has been stuck this long (exit 3). Default 10s.'}),
     now: nowFlag,
-    output: outputFlag,
+    output: outputFlagOf(['text', 'wide', 'json', 'yaml', 'name', 'jsonpath']),
     'all-nodes': Flags.boolean({summary: 'In the text output, list updated nodes too, also in large clusters.'}),
   };
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Status);
-    const {UsageError} = await import('../../errors.js');
+    const {UsageError, ClusterUnreachableError} = await import('../../errors.js');
     if (flags.watch && flags.snapshot !== undefined) throw new UsageError('--watch follows a live cluster; it cannot be used with --snapshot');
     if (flags.watch && flags.now !== undefined) throw new UsageError('--now fixes one instant; it cannot be used with --watch');
-    if (!flags.watch && (flags.timeout !== undefined || flags['stuck-after'] !== undefined)) throw new UsageError('--timeout and --stuck-after need --watch');
+    if (flags['all-namespaces'] && args.name !== undefined) throw new UsageError('a DaemonSet cannot be named across all namespaces: drop -A, or NAME');
+    // As kubectl rollout status: watch unless told not to; a snapshot or --now is one instant.
+    const watch = flags.watch ?? (flags.snapshot === undefined && flags.now === undefined);
 
-    const [{openClusterSource}, status, {colorEnabled}] = await Promise.all([
+    const [{openClusterSource}, {colorEnabled}, {clusterHeader}] = await Promise.all([
       import('../../cluster/open-source.js'),
-      import('../../services/status.js'),
       import('../../output/color.js'),
+      import('../../output/format.js'),
     ]);
-    const {source, namespace, live} = await openClusterSource(flags);
-    const ref = {namespace, name: args.name};
+    const opened = await openClusterSource(flags);
+    const {source, live} = opened;
     const color = colorEnabled(process.stdout.isTTY, process.env);
+    const text = flags.output === 'text' || flags.output === 'wide';
+    const now = flags.now ?? (live ? () => live.client.serverNow() : Date.now);
+    // Text names the cluster first, once there is something to show (an error leaves stdout empty).
+    let headerShown = !text || live === undefined;
+    const write = (output: string) => {
+      if (!headerShown) process.stdout.write(clusterHeader(live!));
+      headerShown = true;
+      process.stdout.write(output);
+    };
+    // Without --watch, --timeout bounds the one look (a slow or hung cluster).
+    const bounded = <T>(work: Promise<T>): Promise<T> => {
+      const limit = flags.timeout;
+      if (watch || !limit) return work;
+      let timer: NodeJS.Timeout | undefined;
+      const expired = new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => reject(new ClusterUnreachableError(`timed out after ${limit / 1000}s waiting for the cluster to answer`)), limit);
+      });
+      return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+    };
 
-    const text = flags.output === 'text';
-    const {renderStatusProgress} = await import('../../output/status-text.js');
-    const {report, exitCode, failure} = await status.runStatus({
-      source,
-      ref,
-      now: flags.now ?? (live ? () => live.client.serverNow() : Date.now),
-      follow: flags.watch ? (handlers) => live!.watch(ref, handlers) : undefined,
-      timeoutMs: flags.timeout,
-      stuckAfterMs: flags['stuck-after'],
-      onReport: text ? (update) => process.stdout.write(renderStatusProgress(update, {color})) : undefined,
-    });
-    if (flags.watch && text) process.stdout.write('\n');
+    if (args.name === undefined) {
+      const list = await import('../../services/status-all.js');
+      const {renderStatusListText} = await import('../../output/status-list-text.js');
+      const namespace = flags['all-namespaces'] ? undefined : opened.namespace;
+      const tty = process.stdout.isTTY === true;
+      const width = tty ? process.stdout.columns : undefined;
+      const render = (report: StatusListReport) => renderStatusListText(report, {color, wide: flags.output === 'wide', width});
+      let report;
+      let failure: string | undefined;
+      if (watch) {
+        let shownLines = 0;
+        const result = await list.watchStatusList({
+          follow: (handlers) => live!.watchObjects(namespace, handlers),
+          namespace,
+          now: now as () => number,
+          timeoutMs: flags.timeout,
+          stuckAfterMs: flags['stuck-after'] ?? 10_000,
+          onReport: text
+            ? (update) => {
+                const table = render(update);
+                // On a terminal the table is redrawn in place; in a pipe each change is printed after a blank line.
+                if (tty && shownLines > 0) write(`\u001B[${shownLines}F\u001B[J`);
+                else if (shownLines > 0) write('\n');
+                write(table);
+                shownLines = table.split('\n').length - 1;
+              }
+            : undefined,
+        });
+        if (result.report === undefined) throw new ClusterUnreachableError(`timed out after ${(flags.timeout ?? 0) / 1000}s before the cluster answered`);
+        report = result.report;
+        if (result.outcome === 'timeout') failure = `timed out after ${(flags.timeout ?? 0) / 1000}s waiting for every DaemonSet to finish its rollout`;
+      } else {
+        report = await bounded(list.readStatusList({source: opened.objects, namespace, now}));
+        if (text) write(render(report));
+      }
+      if (isDocumentFormat(flags.output)) process.stdout.write(await (await import('../../output/document.js')).renderDocument(report, flags.output));
+      if (failure !== undefined) process.stderr.write(`error: ${failure}\n`);
+      process.exitCode = list.statusListExit(report);
+      return;
+    }
 
-    if (flags.output === 'json') process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-    else if (flags.output === 'yaml') process.stdout.write((await import('js-yaml')).dump(report, {noRefs: true, lineWidth: -1}));
+    const status = await import('../../services/status.js');
+    const {chooseDaemonSet} = await import('../../cluster/open-source.js');
+    const ref = chooseDaemonSet(opened, args.name, flags.namespace, this.helpCommand());
+    const {renderStatusProgress, renderStatusText} = await import('../../output/status-text.js');
+    const {report, exitCode, failure} = await bounded(
+      status.runStatus({
+        source,
+        ref,
+        now,
+        follow: watch ? (handlers) => live!.watch(ref, handlers) : undefined,
+        timeoutMs: flags.timeout,
+        stuckAfterMs: flags['stuck-after'],
+        onReport: text ? (update) => write(renderStatusProgress(update, {color})) : undefined,
+      }),
+    );
+    if (watch && text) write('\n');
+
+    if (isDocumentFormat(flags.output)) process.stdout.write(await (await import('../../output/document.js')).renderDocument(report, flags.output));
     else {
-      const {renderStatusText} = await import('../../output/status-text.js');
       // A watch has already printed kubectl's line and the verdict as they changed: print them once.
-      process.stdout.write(
+      write(
         renderStatusText(report, {
           color,
           width: process.stdout.isTTY ? process.stdout.columns : undefined,
           allNodes: flags['all-nodes'],
-          headline: !flags.watch,
+          headline: !watch,
         }),
       );
     }

@@ -2,7 +2,7 @@
 // Heavy modules load inside run().
 import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../base-command.js';
-import {daemonSetArg, durationFlag, intOrPercentFlag, liveClusterFlags, outputFlag} from '../../flags.js';
+import {daemonSetArg, dryRunFlag, isDocumentFormat, durationFlag, intOrPercentFlag, liveClusterFlags, outputFlag} from '../../flags.js';
 
 export default class Step extends BaseCommand {
   static override summary = 'Replace the next wave of old pods of a paused DaemonSet, and wait until it is available.';
@@ -60,7 +60,7 @@ Exit status: 0 the wave (or every wave) landed, or nothing to do; 1 usage or inp
     'until-complete': Flags.boolean({summary: 'Repeat waves until no old pod is left (in scope); stop at the first wave that does not become available.'}),
     timeout: durationFlag('timeout', {summary: 'How long one wave may take to become available, or wait for budget (0: no limit; default 5m).'}),
     controller: Flags.boolean({summary: 'For a recorded maxSurge > 0: let the controller run one surge wave, then pause again.'}),
-    'dry-run': Flags.boolean({summary: 'Show the next wave and change nothing.'}),
+    'dry-run': dryRunFlag,
     force: Flags.boolean({summary: 'Take the step lease over from another step that still holds it (that step stops).'}),
     yes: Flags.boolean({char: 'y', summary: 'Do not ask for confirmation (needed without a terminal).'}),
     output: outputFlag,
@@ -80,16 +80,18 @@ Exit status: 0 the wave (or every wave) landed, or nothing to do; 1 usage or inp
             .map((n) => n.trim())
             .filter((n) => n !== '');
     if (nodes !== undefined && nodes.length === 0) throw new errors.UsageError('--nodes needs at least one node name');
-    const ask = !flags.yes && !flags['dry-run'];
+    const dryRun = flags['dry-run'] !== 'none';
+    const ask = !flags.yes && !dryRun;
     if (ask && !process.stdin.isTTY) {
       throw new errors.UsageError('refusing to delete pods without confirmation: there is no terminal to ask on; pass --yes, or --dry-run to only look');
     }
-    const [{openLiveCluster}, step, view, {colorEnabled}, core] = await Promise.all([
+    const [{openLiveCluster}, step, view, {colorEnabled}, core, {clusterLabel}] = await Promise.all([
       import('../../cluster/open-source.js'),
       import('../../services/step.js'),
       import('../../output/step-text.js'),
       import('../../output/color.js'),
       import('../../core/index.js'),
+      import('../../output/format.js'),
     ]);
     let selector;
     if (flags.selector !== undefined) {
@@ -125,21 +127,26 @@ Exit status: 0 the wave (or every wave) landed, or nothing to do; 1 usage or inp
         ...(selector ? {selector} : {}),
         untilComplete: flags['until-complete'],
         timeoutMs: flags.timeout ?? 5 * 60_000,
-        dryRun: flags['dry-run'],
+        dryRun,
         controller: flags.controller,
         force: flags.force,
-        ...(ask ? {confirm: (request) => confirm(request, out)} : {}),
+        ...(ask ? {confirm: (request) => confirm(request, `${ref.namespace}/${ref.name} on ${clusterLabel(live)}`, out)} : {}),
         onEvent: (event) => {
           const line = view.renderStepEvent(event, ref, color);
           if (line !== undefined) out.write(`${line}\n`);
         },
         signal: abort.signal,
       });
+      if (flags['dry-run'] === 'server') {
+        const {sendServerDryRun} = await import('../../services/step-dry-run.js');
+        const sent = await sendServerDryRun(live.writer, ref, result);
+        if (sent > 0) out.write(`The API server accepted the ${sent === 1 ? 'deletion' : `${sent} deletions`} (server dry run: nothing was deleted).\n`);
+      }
       if (flags.output === 'text') {
         const summary = view.renderStepSummary(result, nodes !== undefined || selector !== undefined, color);
         if (summary) process.stdout.write(`${summary}\n`);
-      } else {
-        process.stdout.write(await view.renderDocument(result, flags.output));
+      } else if (isDocumentFormat(flags.output)) {
+        process.stdout.write(await (await import('../../output/document.js')).renderDocument(result, flags.output));
       }
     } finally {
       process.off('SIGINT', onSignal);
@@ -149,12 +156,16 @@ Exit status: 0 the wave (or every wave) landed, or nothing to do; 1 usage or inp
 }
 
 /** Asks on the terminal: y (this wave), a (this and every later wave), anything else stops. */
-async function confirm(request: {number: number; deletions: number; controller: boolean}, out: NodeJS.WriteStream): Promise<'yes' | 'no' | 'all'> {
+async function confirm(
+  request: {number: number; deletions: number; controller: boolean},
+  where: string,
+  out: NodeJS.WriteStream,
+): Promise<'yes' | 'no' | 'all'> {
   const {createInterface} = await import('node:readline/promises');
   const rl = createInterface({input: process.stdin, output: out});
   const what = request.controller
-    ? `Let the controller run wave ${request.number}`
-    : `Delete ${request.deletions === 1 ? 'this pod' : `these ${request.deletions} pods`}`;
+    ? `Let the controller run wave ${request.number} of ${where}`
+    : `Delete ${request.deletions === 1 ? 'this pod' : `these ${request.deletions} pods`} of ${where}`;
   try {
     const answer = (await rl.question(`${what}? [y/N/a(ll waves)] `)).trim().toLowerCase();
     return answer === 'a' || answer === 'all' ? 'all' : /^y(es)?$/.test(answer) ? 'yes' : 'no';

@@ -1,7 +1,7 @@
 // `kubectl ds-rollout undo NAME`: parse flags, preview with the undo service, confirm, apply. Heavy modules load inside run().
 import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../base-command.js';
-import {daemonSetArg, liveClusterFlags, nowFlag, outputFlag} from '../../flags.js';
+import {daemonSetArg, dryRunFlag, isDocumentFormat, liveClusterFlags, nowFlag, outputFlag} from '../../flags.js';
 
 export default class Undo extends BaseCommand {
   static override summary = 'Roll a DaemonSet back to an earlier revision, showing first what will change.';
@@ -27,7 +27,7 @@ Exit status: 0 rolled back, skipped, or dry run; 1 usage or input error (unknown
   static override flags = {
     ...liveClusterFlags,
     'to-revision': Flags.integer({summary: 'The revision to roll back to; 0 (the default) means the one before the highest.', helpValue: 'N', default: 0}),
-    'dry-run': Flags.boolean({summary: 'Show what would change and change nothing.'}),
+    'dry-run': dryRunFlag,
     yes: Flags.boolean({char: 'y', summary: 'Do not ask for confirmation.'}),
     now: nowFlag,
     output: outputFlag,
@@ -49,33 +49,38 @@ Exit status: 0 rolled back, skipped, or dry run; 1 usage or input error (unknown
     const json = flags.output !== 'text';
     const print = async (outcome: {applied: boolean; dryRun: boolean}) => {
       const document = view.undoDocument(preview, outcome);
-      process.stdout.write(
-        flags.output === 'json' ? `${JSON.stringify(document, null, 2)}\n` : (await import('js-yaml')).dump(document, {noRefs: true, lineWidth: -1}),
-      );
+      if (isDocumentFormat(flags.output)) process.stdout.write(await (await import('../../output/document.js')).renderDocument(document, flags.output));
     };
 
+    const dryRun = flags['dry-run'] !== 'none';
     if (preview.skipped) {
-      if (json) await print({applied: false, dryRun: flags['dry-run']});
+      if (json) await print({applied: false, dryRun});
       else process.stdout.write(`${view.skippedLine(preview)}\n`);
       return;
     }
-    const ask = !flags.yes && !flags['dry-run'];
+    const ask = !flags.yes && !dryRun;
     if (ask && !process.stdin.isTTY) {
       throw new errors.UsageError('refusing to roll back without confirmation: there is no terminal to ask on; pass --yes, or --dry-run to only look');
     }
     if (!json) process.stdout.write(view.renderUndoPreview(preview, {color, width: process.stdout.isTTY ? process.stdout.columns : undefined}));
-    if (flags['dry-run']) {
+    if (dryRun) {
+      // server: the API server validates and answers the patch (dryRun=All) but stores nothing.
+      if (flags['dry-run'] === 'server') await undo.applyUndo(live.writer, preview, {dryRun: true});
       if (json) await print({applied: false, dryRun: true});
-      else process.stdout.write(`\ndaemonset.apps/${args.name} rolled back (dry run: nothing was changed)\n`);
+      else
+        process.stdout.write(
+          `\ndaemonset.apps/${ref.name} rolled back (${flags['dry-run'] === 'server' ? 'server dry run' : 'dry run'}: nothing was changed)\n`,
+        );
       return;
     }
-    if (ask && !(await confirm(`\nRoll back daemonset.apps/${args.name} to revision ${preview.to.revision}? [y/N] `))) {
+    const {clusterLabel} = await import('../../output/format.js');
+    if (ask && !(await confirm(`\nRoll back ${ref.namespace}/${ref.name} to revision ${preview.to.revision} on ${clusterLabel(live)}? [y/N] `))) {
       throw new errors.InputError('rollback cancelled: nothing was changed');
     }
     const result = await undo.applyUndo(live.writer, preview);
     if (json) await print({applied: result.applied, dryRun: false});
     else if (!result.applied) process.stdout.write(`\n${view.skippedLine(preview)}\n`);
-    else process.stdout.write(`\ndaemonset.apps/${args.name} rolled back\n`);
+    else process.stdout.write(`\ndaemonset.apps/${ref.name} rolled back\n`);
   }
 }
 

@@ -57,6 +57,8 @@ export class StepRun {
   template: TemplateKey | undefined;
   private follower: Follower | undefined;
   private askEveryWave: boolean;
+  /** `a` at the prompt: every wave, as --until-complete. */
+  allWaves = false;
 
   constructor(readonly options: StepOptions) {
     this.cluster = options.cluster;
@@ -114,7 +116,10 @@ export class StepRun {
   async confirmed(request: ConfirmRequest): Promise<boolean> {
     if (!this.askEveryWave || !this.options.confirm) return true;
     const answer = await this.options.confirm(request);
-    if (answer === 'all') this.askEveryWave = false;
+    if (answer === 'all') {
+      this.askEveryWave = false;
+      this.allWaves = true;
+    }
     return answer !== 'no';
   }
 

@@ -54,7 +54,7 @@ export async function runWaves(run: StepRun, initial: ClusterState): Promise<Ste
     const after = run.plan(state);
     run.reports.push({number, total, planned: wave.delete, deleted, kept, nodes: landing.nodes, landed: true, seconds});
     run.emit({kind: 'landed', number, seconds, oldLeft: after.allOldLeft, ...(after.scope ? {scopeOldLeft: after.oldLeft} : {})});
-    if (!run.options.untilComplete || after.done) return run.result(after.done ? 'done' : 'stepped', after);
+    if (!(run.options.untilComplete || run.allWaves) || after.done) return run.result(after.done ? 'done' : 'stepped', after);
     pending = after;
   }
 }

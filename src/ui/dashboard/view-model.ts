@@ -27,6 +27,8 @@ export interface DashboardContext {
   readonly name: string;
   readonly namespace: string;
   readonly kubeContext: string;
+  /** The API server (live): confirmation prompts name the context and the server they act on. */
+  readonly server?: string;
 }
 
 export interface DashboardInput {
@@ -714,7 +716,7 @@ function clock(at: number): string {
 function confirmPrompt(input: DashboardInput, ui: DashboardState, revisions: readonly RevisionEntry[]): Line {
   const confirm = ui.confirm!;
   const {plan, context} = input;
-  const ds = `${context.namespace}/${context.name}`;
+  const ds = `${context.namespace}/${context.name}${context.server === undefined ? '' : ` on context ${context.kubeContext} (${context.server})`}`;
   const yn = seg('  [y/n]', 'key');
   switch (confirm.action) {
     case 'step': {

@@ -1,0 +1,87 @@
+// `ds-rollout status -A` for people: one row per DaemonSet, kubectl get style (upper-case header, no borders).
+import type {RolloutVerdict} from '../core/index.js';
+import {palette, type Palette, visibleLength} from './color.js';
+import {renderTable} from './table.js';
+
+// What the table shows of the status service's list (services/status-all.ts), declared here as output imports inward.
+type RowVerdict = RolloutVerdict | 'invalid';
+
+interface DaemonSetStatusSummary {
+  readonly daemonSet: {readonly namespace: string; readonly name: string};
+  readonly verdict: RowVerdict;
+  readonly revisions?: {readonly current: number; readonly update: number};
+  readonly strategy?: {readonly type: string; readonly maxUnavailable: number; readonly maxSurge: number};
+  readonly budget?: {readonly spends: 'maxUnavailable' | 'maxSurge'; readonly used: number; readonly limit: number};
+  readonly updated?: number;
+  readonly desired?: number;
+  readonly blocker?: string;
+}
+
+interface StatusListReport {
+  readonly namespace?: string;
+  readonly items: readonly DaemonSetStatusSummary[];
+}
+
+export interface StatusListTextOptions {
+  readonly color: boolean;
+  /** -o wide: strategy, updated/desired and kubectl's line too. */
+  readonly wide?: boolean;
+  /** Terminal width: the blocker column is cut to fit (undefined: not cut). */
+  readonly width?: number;
+}
+
+function tint(verdict: RowVerdict, c: Palette): (text: string) => string {
+  return verdict === 'complete' ? c.green : verdict === 'stuck' || verdict === 'invalid' ? c.red : verdict === 'paused' ? c.yellow : c.cyan;
+}
+
+function revisions(item: DaemonSetStatusSummary): string {
+  if (!item.revisions) return '-';
+  const {current, update} = item.revisions;
+  return current === update ? `${update}` : `${current}->${update}`;
+}
+
+function budget(item: DaemonSetStatusSummary): string {
+  if (!item.budget) return '-';
+  return `${item.budget.used}/${item.budget.limit} ${item.budget.spends === 'maxSurge' ? 'surge' : 'unavailable'}`;
+}
+
+function strategy(item: DaemonSetStatusSummary): string {
+  const s = item.strategy;
+  if (!s) return '-';
+  return s.type === 'RollingUpdate' ? `RollingUpdate ${s.maxUnavailable}/${s.maxSurge}` : s.type;
+}
+
+function cut(text: string, room: number | undefined): string {
+  const line = text.split('\n')[0]!;
+  if (room === undefined || line.length <= room) return line;
+  return room <= 1 ? '' : `${line.slice(0, room - 1)}…`;
+}
+
+export function renderStatusListText(report: StatusListReport, options: StatusListTextOptions): string {
+  if (report.items.length === 0) {
+    return report.namespace === undefined ? 'No DaemonSets found.\n' : `No DaemonSets found in ${report.namespace} namespace.\n`;
+  }
+  const c = palette(options.color);
+  const header = ['NAMESPACE', 'NAME', 'VERDICT', 'REVISION', 'BUDGET', ...(options.wide ? ['STRATEGY', 'UPDATED'] : []), 'BLOCKER'];
+  const rows = report.items.map((item) => [
+    item.daemonSet.namespace,
+    item.daemonSet.name,
+    tint(item.verdict, c)(item.verdict),
+    revisions(item),
+    budget(item),
+    ...(options.wide ? [strategy(item), item.desired === undefined ? '-' : `${item.updated}/${item.desired}`] : []),
+    item.blocker ?? '',
+  ]);
+  // Cut only the last column, to what the others leave of the terminal.
+  const lines = renderTable(
+    rows.map((row) => [...row.slice(0, -1), '']),
+    {header: [...header.slice(0, -1), '']},
+  );
+  const used = Math.max(...lines.map(visibleLength)) + 2;
+  const room = options.width === undefined || options.wide ? undefined : Math.max(20, options.width - used);
+  const full = renderTable(
+    rows.map((row) => [...row.slice(0, -1), cut(row.at(-1)!, room)]),
+    {header},
+  );
+  return `${full.join('\n')}\n`;
+}

@@ -1,0 +1,171 @@
+// `ds-rollout status -A` (and `-n NS` without NAME): every DaemonSet in scope at a glance, from one list of each
+// resource however many DaemonSets there are, each judged by core's rollout report (the same function as `status NAME`).
+// Followed live, the same pure evaluation runs again on every change the watches report.
+import type {ClusterObjects, ClusterObjectsSource} from '../cluster/cluster-source.js';
+import type {ControllerRevision, Pod, RolloutStatusReport} from '../core/index.js';
+import type {DsRolloutError} from '../errors.js';
+import {resolveNow} from './plan.js';
+import {rolloutStatusOf, STATUS_EXIT} from './status.js';
+
+/** A row's verdict: the report's, or `invalid` for a DaemonSet the API server would not admit (nothing can roll it). */
+export type RowVerdict = RolloutStatusReport['verdict'] | 'invalid';
+
+export interface DaemonSetStatusSummary {
+  readonly daemonSet: {readonly namespace: string; readonly name: string};
+  readonly verdict: RowVerdict;
+  /** kubectl rollout status's line. */
+  readonly message: string;
+  readonly detail: string;
+  /** Revision numbers: the one most pods run, and the one being rolled out. */
+  readonly revisions?: {readonly current: number; readonly update: number};
+  readonly strategy?: RolloutStatusReport['strategy'];
+  /** The budget the rolling update spends, and how much of it is used. */
+  readonly budget?: {readonly spends: 'maxUnavailable' | 'maxSurge'; readonly used: number; readonly limit: number};
+  readonly updated?: number;
+  readonly desired?: number;
+  /** The first thing that holds the rollout, when something does. */
+  readonly blocker?: string;
+}
+
+export interface StatusListReport {
+  readonly kind: 'DaemonSetRolloutStatusList';
+  /** The namespace in scope; absent for all namespaces. */
+  readonly namespace?: string;
+  /** The worst verdict of all (complete when there is no DaemonSet). */
+  readonly verdict: RowVerdict;
+  readonly items: readonly DaemonSetStatusSummary[];
+}
+
+// Worst first: what needs a change, then what needs a person (paused), then what is still moving.
+const SEVERITY: Readonly<Record<RowVerdict, number>> = {invalid: 4, stuck: 3, paused: 2, progressing: 1, complete: 0};
+
+/** The exit code of a list: the worst verdict's, as `status NAME` documents them (invalid counts as stuck). */
+export function statusListExit(report: StatusListReport): number {
+  return report.verdict === 'invalid' ? STATUS_EXIT.stuck : STATUS_EXIT[report.verdict];
+}
+
+function byNamespace<T extends Pod | ControllerRevision>(items: readonly T[]): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const item of items) {
+    const namespace = item.metadata.namespace ?? 'default';
+    const list = out.get(namespace);
+    if (list) list.push(item);
+    else out.set(namespace, [item]);
+  }
+  return out;
+}
+
+/** Every DaemonSet's summary, sorted by namespace and name. Pure: objects and a clock in, the list out. */
+export function statusList(objects: ClusterObjects, now: number, namespace: string | undefined): StatusListReport {
+  const pods = byNamespace(objects.pods);
+  const revisions = byNamespace(objects.revisions);
+  const items = objects.daemonSets
+    .map((daemonSet): DaemonSetStatusSummary => {
+      const ns = daemonSet.metadata.namespace ?? 'default';
+      const ref = {namespace: ns, name: daemonSet.metadata.name};
+      try {
+        const state = {daemonSet, nodes: objects.nodes, pods: pods.get(ns) ?? [], revisions: revisions.get(ns) ?? []};
+        return summarize(rolloutStatusOf(state, now));
+      } catch (error) {
+        return {daemonSet: ref, verdict: 'invalid', message: '', detail: (error as Error).message, blocker: (error as Error).message};
+      }
+    })
+    .sort((a, b) => a.daemonSet.namespace.localeCompare(b.daemonSet.namespace) || a.daemonSet.name.localeCompare(b.daemonSet.name));
+  const verdict = items.reduce<RowVerdict>((worst, item) => (SEVERITY[item.verdict] > SEVERITY[worst] ? item.verdict : worst), 'complete');
+  return {kind: 'DaemonSetRolloutStatusList', ...(namespace === undefined ? {} : {namespace}), verdict, items};
+}
+
+function summarize(report: RolloutStatusReport): DaemonSetStatusSummary {
+  const spends = report.budget.spends;
+  const first = report.blockers[0]?.message ?? (report.verdict === 'stuck' || report.verdict === 'paused' ? report.detail : undefined);
+  return {
+    daemonSet: report.daemonSet,
+    verdict: report.verdict,
+    message: report.message,
+    detail: report.detail,
+    revisions: {current: report.revisions.current.revision, update: report.revisions.update.revision},
+    strategy: report.strategy,
+    budget: {spends, used: report.budget[spends].used, limit: report.budget[spends].limit},
+    updated: report.counts.updated,
+    desired: report.status.desiredNumberScheduled,
+    ...(first ? {blocker: first} : {}),
+  };
+}
+
+export interface StatusListOptions {
+  readonly source: ClusterObjectsSource;
+  /** undefined: every namespace (-A). */
+  readonly namespace: string | undefined;
+  readonly now: number | (() => number);
+}
+
+/** One look: four list requests (daemonsets, pods, nodes, controllerrevisions), whatever the number of DaemonSets. */
+export async function readStatusList(options: StatusListOptions): Promise<StatusListReport> {
+  const objects = await options.source.readObjects(options.namespace);
+  return statusList(objects, resolveNow(options.now), options.namespace);
+}
+
+/** How a followed list ends: every DaemonSet complete; nothing progressing for stuckAfterMs; the timeout. */
+export type ListWatchOutcome = 'complete' | 'settled' | 'timeout';
+
+export interface WatchStatusListOptions {
+  /** Starts the watches (live.watchObjects); every set of objects after the first full read and each change. */
+  readonly follow: (handlers: {onObjects(objects: ClusterObjects): undefined; onError(error: DsRolloutError): void}) => {stop(): void};
+  readonly namespace: string | undefined;
+  readonly now: () => number;
+  readonly timeoutMs?: number;
+  /** How long nothing may be progressing (everything complete, stuck or paused) before the watch ends. */
+  readonly stuckAfterMs: number;
+  /** Each list that differs from the last one reported. */
+  readonly onReport?: (report: StatusListReport) => void;
+  /** Re-evaluation without events (minReadySeconds, starting pods growing old); default 2,000 ms. */
+  readonly tickMs?: number;
+}
+
+/** Follows every DaemonSet in scope until all are complete, none has moved for stuckAfterMs, or the timeout ends. */
+export function watchStatusList(options: WatchStatusListOptions): Promise<{report: StatusListReport | undefined; outcome: ListWatchOutcome}> {
+  return new Promise((resolve, reject) => {
+    let latest: ClusterObjects | undefined;
+    let report: StatusListReport | undefined;
+    let lastKey = '';
+    let stillSince: number | undefined;
+    let finished = false;
+    let handle: {stop(): void} | undefined;
+    const finish = (outcome: ListWatchOutcome | Error) => {
+      if (finished) return;
+      finished = true;
+      clearInterval(tick);
+      clearTimeout(deadline);
+      handle?.stop();
+      if (outcome instanceof Error) reject(outcome);
+      else resolve({report, outcome});
+    };
+    const evaluate = () => {
+      if (finished || latest === undefined) return;
+      report = statusList(latest, options.now(), options.namespace);
+      const key = JSON.stringify(report.items.map((item) => [item.daemonSet, item.verdict, item.message, item.budget, item.revisions, item.blocker]));
+      if (key !== lastKey) {
+        lastKey = key;
+        options.onReport?.(report);
+      }
+      if (report.items.every((item) => item.verdict === 'complete')) return finish('complete');
+      if (report.items.some((item) => item.verdict === 'progressing')) {
+        stillSince = undefined;
+        return;
+      }
+      stillSince ??= Date.now();
+      if (Date.now() - stillSince >= options.stuckAfterMs) finish('settled');
+    };
+    const tick = setInterval(evaluate, options.tickMs ?? 2000);
+    const deadline = options.timeoutMs ? setTimeout(() => finish('timeout'), options.timeoutMs) : undefined;
+    handle = options.follow({
+      onObjects: (objects) => {
+        latest = objects;
+        evaluate();
+        return undefined;
+      },
+      onError: (error) => finish(error),
+    });
+    if (finished) handle.stop();
+  });
+}
