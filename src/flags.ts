@@ -84,13 +84,18 @@ export const dryRunFlag = Flags.option({
   summary: 'Only show what would be done: client (nothing is sent) or server (sent with dryRun=All).',
 })();
 
-export const requestTimeoutFlag = Flags.custom<number>({
-  summary: 'How long one API request may take before the cluster counts as unreachable (0: no limit).',
-  helpValue: 'DURATION',
-  default: 30_000,
-  defaultHelp: async () => '30s',
-  parse: async (input) => parseDuration(input, '--request-timeout'),
-})();
+/** `--request-timeout`, with its default in whole seconds. */
+export function requestTimeoutFlagDefaulting(seconds: number) {
+  return Flags.custom<number>({
+    summary: 'How long one API request may take before the cluster counts as unreachable (0: no limit).',
+    helpValue: 'DURATION',
+    default: seconds * 1000,
+    defaultHelp: async () => `${seconds}s`,
+    parse: async (input) => parseDuration(input, '--request-timeout'),
+  })();
+}
+
+export const requestTimeoutFlag = requestTimeoutFlagDefaulting(30);
 
 /** The flags that choose a live cluster and the namespace (commands that write, or need watches). */
 export const liveClusterFlags = {

@@ -41,6 +41,7 @@ export function connectLiveCluster(options: ConnectOptions): LiveCluster {
 }
 
 export {KubeClient} from './client.js';
+export {loadKubeconfig, resolveKubeconfig} from './kubeconfig.js';
 export {LiveClusterSource, DEFAULT_PAGE_SIZE} from './live-source.js';
 export {LiveClusterWriter} from './writer.js';
 export {Reflector, watchClusterState, type ClusterWatch, type ClusterWatchOptions} from './watch.js';

@@ -19,7 +19,8 @@ export interface ResolvedKubeconfig {
   readonly namespace: string;
 }
 
-export function resolveKubeconfig(options: KubeconfigOptions): ResolvedKubeconfig {
+/** The kubeconfig as kubectl would load it (--kubeconfig, else $KUBECONFIG, else ~/.kube/config), not yet checked for a current context. */
+export function loadKubeconfig(options: Pick<KubeconfigOptions, 'kubeconfig'>): KubeConfig {
   let kubeConfig = new KubeConfig();
   try {
     if (options.kubeconfig !== undefined) kubeConfig.loadFromFile(options.kubeconfig);
@@ -41,6 +42,11 @@ export function resolveKubeconfig(options: KubeconfigOptions): ResolvedKubeconfi
           : firstLine((error as Error).message);
     throw new InputError(`cannot load kubeconfig "${where}": ${why}`, {cause: error});
   }
+  return kubeConfig;
+}
+
+export function resolveKubeconfig(options: KubeconfigOptions): ResolvedKubeconfig {
+  const kubeConfig = loadKubeconfig(options);
   if (options.context !== undefined) {
     if (kubeConfig.getContextObject(options.context) === null) throw new InputError(`context "${options.context}" does not exist in the kubeconfig`);
     kubeConfig.setCurrentContext(options.context);
