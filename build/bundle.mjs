@@ -14,18 +14,33 @@ const define = {
   'process.env.NODE_ENV': '"production"',
 };
 
-// Ink awaits `import('./devtools.js')` at the top of reconciler.js when DEV=true: React devtools are not shipped,
-// so the bundle fails that import the way a missing react-devtools-core would (Ink then prints its own hint).
+// Ink awaits `import('./devtools.js')` and its own package.json at the top of reconciler.js when DEV=true. React
+// devtools are not shipped, so the bundle fails that import the way a missing react-devtools-core would.
 const inkWithoutDevtools = {
   name: 'ink-without-devtools',
   setup(esbuild) {
     esbuild.onLoad({filter: /[\\/]ink[\\/]build[\\/]reconciler\.js$/}, ({path}) => {
+      const rewritten = readFileSync(path, 'utf8')
+        .replace("await import('./devtools.js');", "throw Object.assign(new Error('react-devtools-core is not bundled'), {code: 'ERR_MODULE_NOT_FOUND'});")
+        .replace('? await loadPackageJson()', '? {name: undefined, version: undefined}');
+      if (!rewritten.includes('react-devtools-core is not bundled') || rewritten.includes('await loadPackageJson')) {
+        throw new Error(`ink-without-devtools: Ink's top-level awaits moved in ${path}`);
+      }
+      return {contents: rewritten, loader: 'js'};
+    });
+  },
+};
+
+// oclif checks the running Node against its own package.json's engines at import, reading that file by path:
+// it is not next to the bundle (and in the single executable, Node is the one built in). package.json's engines
+// field says which Node the plugins need.
+const oclifWithoutEngineCheck = {
+  name: 'oclif-without-engine-check',
+  setup(esbuild) {
+    esbuild.onLoad({filter: /[\\/]@oclif[\\/]core[\\/]lib[\\/]index\.js$/}, ({path}) => {
       const source = readFileSync(path, 'utf8');
-      const rewritten = source.replace(
-        "await import('./devtools.js');",
-        "throw Object.assign(new Error('react-devtools-core is not bundled'), {code: 'ERR_MODULE_NOT_FOUND'});",
-      );
-      if (rewritten === source) throw new Error(`ink-without-devtools: the devtools import moved in ${path}`);
+      const rewritten = source.replace(/^checkNodeVersion\(\);$/m, '');
+      if (rewritten === source) throw new Error(`oclif-without-engine-check: checkNodeVersion() moved in ${path}`);
       return {contents: rewritten, loader: 'js'};
     });
   },
@@ -67,6 +82,21 @@ export * from './generated/YGEnums.js';
   },
 };
 
+// The single executable's require() loads only Node's built-ins, and warns on the first try at anything else.
+// The optional modules that dependencies probe for in try/catch (oclif: typescript, for development only; ws:
+// native speed-ups) are absent from it on purpose: they fail here the way a missing package fails.
+const OPTIONAL = /^(typescript|bufferutil|utf-8-validate)$/;
+const optionalModulesAbsent = {
+  name: 'optional-modules-absent',
+  setup(esbuild) {
+    esbuild.onResolve({filter: OPTIONAL}, ({path}) => ({path, namespace: 'absent'}));
+    esbuild.onLoad({filter: /.*/, namespace: 'absent'}, ({path}) => ({
+      loader: 'js',
+      contents: `throw Object.assign(new Error(${JSON.stringify(`Cannot find module '${path}'`)}), {code: 'MODULE_NOT_FOUND'});`,
+    }));
+  },
+};
+
 const common = {
   bundle: true,
   platform: 'node',
@@ -90,7 +120,7 @@ const esm = await build({
   chunkNames: 'chunks/[name]-[hash]',
   format: 'esm',
   splitting: true,
-  plugins: [inkWithoutDevtools],
+  plugins: [inkWithoutDevtools, oclifWithoutEngineCheck],
   // client-node's CommonJS dependencies `require()` Node's built-ins, which ESM has no `require` for.
   banner: {js: "import {createRequire as __dsCreateRequire} from 'node:module'; const require = __dsCreateRequire(import.meta.url);"},
 });
@@ -103,6 +133,7 @@ if (process.argv.includes('--sea')) {
     entryPoints: ['build/sea-entry.mjs'],
     outfile: 'dist-sea/main.cjs',
     format: 'cjs',
-    plugins: [inkWithoutDevtools, yogaWithoutAwait],
+    external: [],
+    plugins: [inkWithoutDevtools, oclifWithoutEngineCheck, yogaWithoutAwait, optionalModulesAbsent],
   });
 }

@@ -4,4 +4,4 @@ import {basename, dirname} from 'node:path';
 import {run} from './entry.mjs';
 
 const plugin = basename(process.execPath).includes('ds_plan') ? 'plan' : 'rollout';
-await run(plugin, dirname(process.execPath));
+void run(plugin, dirname(process.execPath));
