@@ -10,7 +10,7 @@ const noServices = {group: ['**/services/*', '**/commands/*'], message: 'Imports
 const noClusterAccess = {group: ['**/cluster/*', '**/sim/*'], message: 'Imports point inward: output and ui render; they do not reach the cluster.'};
 
 export default tseslint.config(
-  {ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test/fixtures/**', 'oclif.manifest.json']},
+  {ignores: ['dist/**', 'dist-sea/**', 'dist-release/**', 'node_modules/**', 'coverage/**', 'test/fixtures/**', 'oclif.manifest.json']},
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

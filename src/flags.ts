@@ -142,13 +142,18 @@ export const dryRunFlag = Flags.custom<DryRun>({
   },
 })();
 
-export const requestTimeoutFlag = Flags.custom<number>({
-  summary: 'How long one API request may take before the cluster counts as unreachable (0: no limit).',
-  helpValue: 'DURATION',
-  default: 30_000,
-  defaultHelp: async () => '30s',
-  parse: async (input) => parseDuration(input, '--request-timeout'),
-})();
+/** `--request-timeout`, with its default in whole seconds. */
+export function requestTimeoutFlagDefaulting(seconds: number) {
+  return Flags.custom<number>({
+    summary: 'How long one API request may take before the cluster counts as unreachable (0: no limit).',
+    helpValue: 'DURATION',
+    default: seconds * 1000,
+    defaultHelp: async () => `${seconds}s`,
+    parse: async (input) => parseDuration(input, '--request-timeout'),
+  })();
+}
+
+export const requestTimeoutFlag = requestTimeoutFlagDefaulting(30);
 
 // kubectl's global flags that pick the cluster and the credentials. kubectl passes none of them to a plugin, so
 // each command defines them, with kubectl's names and meanings (they override the kubeconfig's context).

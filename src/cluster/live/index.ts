@@ -11,6 +11,8 @@ export interface ConnectOptions extends KubeconfigOptions {
   /** Per-request limit in ms (and an exec credential plugin's); 0 or undefined: none. */
   readonly timeoutMs?: number;
   readonly pageSize?: number;
+  /** Tries of one request (default: the retry policy's); completion asks once. */
+  readonly attempts?: number;
 }
 
 export interface LiveCluster {
@@ -34,6 +36,7 @@ export function connectLiveCluster(options: ConnectOptions): LiveCluster {
   });
   const client = new KubeClient(credentials, new TransportKubeConfig(credentials, config.server), config.server, config.context, {
     timeoutMs: options.timeoutMs,
+    ...(options.attempts === undefined ? {} : {attempts: options.attempts}),
   });
   return {
     client,
@@ -49,6 +52,7 @@ export function connectLiveCluster(options: ConnectOptions): LiveCluster {
 
 export {KubeClient} from './client.js';
 export {Credentials, TransportKubeConfig} from './credentials.js';
+export {kubeconfigContextNames, resolveKubeconfig} from './kubeconfig.js';
 export {LiveClusterSource, DEFAULT_PAGE_SIZE} from './live-source.js';
 export {LiveClusterWriter} from './writer.js';
 export {Reflector, watchClusterState, type ClusterWatch, type ClusterWatchOptions} from './watch.js';

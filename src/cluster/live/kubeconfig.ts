@@ -168,6 +168,11 @@ function defaultData(): KubeconfigData {
   };
 }
 
+/** The context names of the kubeconfig kubectl would load (for completion); none where it cannot be read. */
+export function kubeconfigContextNames(options: Pick<KubeconfigOptions, 'kubeconfig'>): string[] {
+  return [...(loadData(options) ?? defaultData()).contexts.keys()];
+}
+
 export function resolveKubeconfig(options: KubeconfigOptions): ResolvedKubeconfig {
   const data = loadData(options) ?? defaultData();
   const contextName = options.context ?? data.currentContext ?? '';

@@ -1,0 +1,139 @@
+// Bundles the CLI with esbuild, after tsc (npm run build):
+// * dist/cli.mjs: ESM, what bin/kubectl-ds_plan and bin/kubectl-ds_rollout load. @oclif/core and the command
+//   classes are in it; client-node, Ink, React, js-yaml and the services are split into dist/chunks/, loaded by
+//   the commands that need them (the commands import them with `await import()`).
+// * dist-sea/main.cjs (with --sea): one CommonJS file for Node's single executable, which can `require` only
+//   Node's built-ins. Two dependencies use top-level await, which CommonJS cannot hold; both are rewritten here.
+import {analyzeMetafile, build} from 'esbuild';
+import {readFileSync} from 'node:fs';
+
+const pjson = JSON.parse(readFileSync('package.json', 'utf8'));
+const define = {
+  __DS_ROLLOUT_PJSON__: JSON.stringify({name: pjson.name, version: pjson.version, type: pjson.type, oclif: pjson.oclif}),
+  // React's production build: smaller, and no development warnings on a user's terminal.
+  'process.env.NODE_ENV': '"production"',
+};
+
+// Ink awaits `import('./devtools.js')` and its own package.json at the top of reconciler.js when DEV=true. React
+// devtools are not shipped, so the bundle fails that import the way a missing react-devtools-core would.
+const inkWithoutDevtools = {
+  name: 'ink-without-devtools',
+  setup(esbuild) {
+    esbuild.onLoad({filter: /[\\/]ink[\\/]build[\\/]reconciler\.js$/}, ({path}) => {
+      const rewritten = readFileSync(path, 'utf8')
+        .replace("await import('./devtools.js');", "throw Object.assign(new Error('react-devtools-core is not bundled'), {code: 'ERR_MODULE_NOT_FOUND'});")
+        .replace('? await loadPackageJson()', '? {name: undefined, version: undefined}');
+      if (!rewritten.includes('react-devtools-core is not bundled') || rewritten.includes('await loadPackageJson')) {
+        throw new Error(`ink-without-devtools: Ink's top-level awaits moved in ${path}`);
+      }
+      return {contents: rewritten, loader: 'js'};
+    });
+  },
+};
+
+// oclif checks the running Node against its own package.json's engines at import, reading that file by path:
+// it is not next to the bundle (and in the single executable, Node is the one built in). package.json's engines
+// field says which Node the plugins need.
+const oclifWithoutEngineCheck = {
+  name: 'oclif-without-engine-check',
+  setup(esbuild) {
+    esbuild.onLoad({filter: /[\\/]@oclif[\\/]core[\\/]lib[\\/]index\.js$/}, ({path}) => {
+      const source = readFileSync(path, 'utf8');
+      const rewritten = source.replace(/^checkNodeVersion\(\);$/m, '');
+      if (rewritten === source) throw new Error(`oclif-without-engine-check: checkNodeVersion() moved in ${path}`);
+      return {contents: rewritten, loader: 'js'};
+    });
+  },
+};
+
+// yoga-layout (Ink's layout engine) compiles its WebAssembly with top-level await. Node compiles and
+// instantiates WebAssembly synchronously too, and Emscripten's `instantiateWasm` hook lets the caller do it:
+// the same module, ready when the import returns, with no await.
+const yogaWithoutAwait = {
+  name: 'yoga-without-await',
+  setup(esbuild) {
+    esbuild.onLoad({filter: /[\\/]yoga-layout[\\/]dist[\\/]src[\\/]index\.js$/}, () => ({
+      loader: 'js',
+      resolveDir: new URL('../node_modules/yoga-layout/dist/src/', import.meta.url).pathname,
+      contents: `
+import loadYoga from '../binaries/yoga-wasm-base64-esm.js';
+import wrapAssembly from './wrapAssembly.js';
+import {wasmBytes} from 'yoga-wasm-bytes';
+const module = {
+  instantiateWasm(imports, receive) {
+    const instance = new WebAssembly.Instance(new WebAssembly.Module(wasmBytes()), imports);
+    receive(instance);
+    return instance.exports;
+  },
+};
+loadYoga(module);
+const Yoga = wrapAssembly(module);
+export default Yoga;
+export * from './generated/YGEnums.js';
+`,
+    }));
+    esbuild.onResolve({filter: /^yoga-wasm-bytes$/}, () => ({path: 'yoga-wasm-bytes', namespace: 'yoga'}));
+    esbuild.onLoad({filter: /.*/, namespace: 'yoga'}, () => {
+      const binary = readFileSync(new URL('../node_modules/yoga-layout/dist/binaries/yoga-wasm-base64-esm.js', import.meta.url), 'utf8');
+      const base64 = /data:application\/octet-stream;base64,([A-Za-z0-9+/=]+)/.exec(binary)?.[1];
+      if (!base64) throw new Error('yoga-without-await: no inlined WebAssembly in yoga-layout');
+      return {loader: 'js', contents: `export const wasmBytes = () => Buffer.from(${JSON.stringify(base64)}, 'base64');`};
+    });
+  },
+};
+
+// The single executable's require() loads only Node's built-ins, and warns on the first try at anything else.
+// The optional modules that dependencies probe for in try/catch (oclif: typescript, for development only; ws:
+// native speed-ups) are absent from it on purpose: they fail here the way a missing package fails.
+const OPTIONAL = /^(typescript|bufferutil|utf-8-validate)$/;
+const optionalModulesAbsent = {
+  name: 'optional-modules-absent',
+  setup(esbuild) {
+    esbuild.onResolve({filter: OPTIONAL}, ({path}) => ({path, namespace: 'absent'}));
+    esbuild.onLoad({filter: /.*/, namespace: 'absent'}, ({path}) => ({
+      loader: 'js',
+      contents: `throw Object.assign(new Error(${JSON.stringify(`Cannot find module '${path}'`)}), {code: 'MODULE_NOT_FOUND'});`,
+    }));
+  },
+};
+
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  define,
+  legalComments: 'none',
+  logLevel: 'warning',
+  // The dashboard sets NODE_ENV itself for the unbundled build; here it is fixed at build time.
+  logOverride: {'assign-to-define': 'silent'},
+  // Kubernetes' JavaScript client brings optional transports (websockets' native speedups) it can run without.
+  // oclif looks for typescript only to run a plugin's sources in development; neither bundle needs it.
+  external: ['bufferutil', 'utf-8-validate', 'typescript'],
+};
+
+const esm = await build({
+  ...common,
+  metafile: true,
+  entryPoints: {cli: 'build/entry.mjs'},
+  outdir: 'dist',
+  outExtension: {'.js': '.mjs'},
+  chunkNames: 'chunks/[name]-[hash]',
+  format: 'esm',
+  splitting: true,
+  plugins: [inkWithoutDevtools, oclifWithoutEngineCheck],
+  // client-node's CommonJS dependencies `require()` Node's built-ins, which ESM has no `require` for.
+  banner: {js: "import {createRequire as __dsCreateRequire} from 'node:module'; const require = __dsCreateRequire(import.meta.url);"},
+});
+
+if (process.argv.includes('--analyze')) process.stdout.write(await analyzeMetafile(esm.metafile));
+
+if (process.argv.includes('--sea')) {
+  await build({
+    ...common,
+    entryPoints: ['build/sea-entry.mjs'],
+    outfile: 'dist-sea/main.cjs',
+    format: 'cjs',
+    external: [],
+    plugins: [inkWithoutDevtools, oclifWithoutEngineCheck, yogaWithoutAwait, optionalModulesAbsent],
+  });
+}

@@ -1,0 +1,118 @@
+// `npm run package`: standalone linux-amd64 executables and the krew archive and manifests.
+// The executables are this machine's own node binary with dist-sea/main.cjs (node build/bundle.mjs --sea)
+// injected as a single executable application (Node 20: --experimental-sea-config, then postject). Nothing
+// is downloaded, so the archive is only built for the platform this runs on; darwin and windows entries are
+// added to the manifests by a release pipeline that builds on those systems (see `platform` below).
+import {execFileSync} from 'node:child_process';
+import {createHash} from 'node:crypto';
+import {chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
+import {join} from 'node:path';
+import {inject} from 'postject';
+
+const pjson = JSON.parse(readFileSync('package.json', 'utf8'));
+const version = pjson.version;
+const GOARCH = {x64: 'amd64', arm64: 'arm64'};
+const os = process.platform;
+const arch = GOARCH[process.arch] ?? process.arch;
+if (os !== 'linux') throw new Error(`npm run package builds on linux only (this is ${os}): the archive holds this machine's node binary`);
+
+const PLUGINS = [
+  {
+    name: 'ds-plan',
+    binary: 'kubectl-ds_plan',
+    shortDescription: 'Preview a DaemonSet rollout, wave by wave, with the controller’s rules',
+    description: `Shows what the DaemonSet controller does next and how the whole rollout unfolds:
+the waves of nodes, the budget (maxUnavailable, maxSurge) each one uses, and what
+blocks it. Reads a live cluster or a \`kubectl get -o yaml\` snapshot; -f plans a new
+manifest before it is applied. Text, JSON or YAML.`,
+  },
+  {
+    name: 'ds-rollout',
+    binary: 'kubectl-ds_rollout',
+    shortDescription: 'Status, history, undo, pause, step and resume for DaemonSet rollouts',
+    description: `kubectl rollout for DaemonSets, and what it lacks: status node by node, history
+with template diffs, undo, pause (which kubectl refuses for DaemonSets), step (one
+wave of old pods at a time) and resume, and a live terminal dashboard.`,
+  },
+];
+
+const RELEASE_URL = process.env.DS_ROLLOUT_RELEASE_URL ?? `https://github.com/ds-rollout/ds-rollout/releases/download/v${version}`;
+const archiveName = `ds-rollout_${version}_${os}_${arch}.tar.gz`;
+const work = 'dist-sea';
+const stage = join(work, 'stage');
+rmSync(stage, {recursive: true, force: true});
+mkdirSync(stage, {recursive: true});
+
+// 1. The blob: the CommonJS bundle, with V8's code cache so start-up skips compiling it.
+const seaConfig = join(work, 'sea-config.json');
+const blob = join(work, 'sea-prep.blob');
+writeFileSync(seaConfig, JSON.stringify({main: join(work, 'main.cjs'), output: blob, disableExperimentalSEAWarning: true, useCodeCache: true}));
+execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], {stdio: ['ignore', 'ignore', 'inherit']});
+const blobBytes = readFileSync(blob);
+
+// 2. One executable per plugin (krew links one binary per plugin name); each finds its plugin from its name.
+for (const plugin of PLUGINS) {
+  const target = join(stage, plugin.binary);
+  copyFileSync(process.execPath, target);
+  chmodSync(target, 0o755);
+  await inject(target, 'NODE_SEA_BLOB', blobBytes, {sentinelFuse: 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'});
+  // kubectl 1.26+ runs kubectl_complete-<plugin> for `kubectl <plugin> <TAB>`.
+  const completer = join(stage, plugin.binary.replace('kubectl-', 'kubectl_complete-'));
+  writeFileSync(completer, `#!/bin/sh\n# kubectl 1.26+ runs this for \`kubectl ${plugin.name} <TAB>\`.\nexec ${plugin.binary} __complete "$@"\n`);
+  chmodSync(completer, 0o755);
+}
+copyFileSync('LICENSE', join(stage, 'LICENSE'));
+
+// 3. The archive, byte for byte the same from the same inputs (sorted, no owners, no times).
+mkdirSync('dist-release', {recursive: true});
+const archive = join('dist-release', archiveName);
+const files = ['LICENSE', ...PLUGINS.flatMap((p) => [p.binary, p.binary.replace('kubectl-', 'kubectl_complete-')])].sort();
+const tar = execFileSync('tar', ['--create', '--sort=name', '--mtime=@0', '--owner=0', '--group=0', '--numeric-owner', '-C', stage, ...files], {
+  maxBuffer: 1 << 30,
+});
+writeFileSync(archive, execFileSync('gzip', ['-n', '-6'], {input: tar, maxBuffer: 1 << 30}));
+const sha256 = createHash('sha256').update(readFileSync(archive)).digest('hex');
+
+// 4. The krew manifests: one per plugin name, both pointing at the same archive.
+const indent = (text, spaces) => text.replace(/^/gm, ' '.repeat(spaces));
+function platform(plugin) {
+  const completer = plugin.binary.replace('kubectl-', 'kubectl_complete-');
+  return `  - selector:
+      matchLabels:
+        os: ${os}
+        arch: ${arch}
+    uri: ${RELEASE_URL}/${archiveName}
+    sha256: ${sha256}
+    files:
+      - from: ${plugin.binary}
+        to: .
+      - from: ${completer}
+        to: .
+      - from: LICENSE
+        to: .
+    bin: ${plugin.binary}
+`;
+}
+mkdirSync(join('dist-release', 'plugins'), {recursive: true});
+for (const plugin of PLUGINS) {
+  const manifest = `apiVersion: krew.googlecontainertools.github.com/v1alpha2
+kind: Plugin
+metadata:
+  name: ${plugin.name}
+spec:
+  version: v${version}
+  shortDescription: ${plugin.shortDescription}
+  description: |
+${indent(plugin.description, 4)}
+  caveats: |
+    A standalone executable (Node.js ${process.version} inside; needs glibc and libstdc++).
+    Shell completion through kubectl (1.26+) needs ${plugin.binary.replace('kubectl-', 'kubectl_complete-')} on
+    your PATH; krew does not link it yet (kubernetes-sigs/krew#812):
+      ln -s "\${KREW_ROOT:-$HOME/.krew}/store/${plugin.name}/v${version}/${plugin.binary.replace('kubectl-', 'kubectl_complete-')}" "\${KREW_ROOT:-$HOME/.krew}/bin/"
+    Live commands use your kubeconfig (--kubeconfig, $KUBECONFIG, ~/.kube/config) and need
+    RBAC to read nodes, pods, daemonsets and controllerrevisions; see --help of each command.
+  platforms:
+${platform(plugin)}`;
+  writeFileSync(join('dist-release', 'plugins', `${plugin.name}.yaml`), manifest);
+}
+process.stdout.write(`${archive}\nsha256 ${sha256}\n${PLUGINS.map((p) => `dist-release/plugins/${p.name}.yaml`).join('\n')}\n`);

@@ -1,0 +1,101 @@
+// The bundled entry of both plugins (build/bundle.mjs): every command class is imported here, so oclif finds
+// them in memory instead of importing files. That is what lets one bundle file (and the single executable,
+// which can `require` nothing but Node's built-ins) hold the CLI. Mirrors oclif's own `run` (main.ts): version
+// and help flags first, a topic alone shows its help, anything else runs the command.
+import {Config, type Command, flush, handle, type Interfaces, Plugin} from '@oclif/core';
+import Plan from './commands/plan.js';
+import Completion from './commands/rollout/completion.js';
+import Dashboard from './commands/rollout/dashboard.js';
+import History from './commands/rollout/history.js';
+import Pause from './commands/rollout/pause.js';
+import Resume from './commands/rollout/resume.js';
+import SimKubelets from './commands/rollout/sim/kubelets.js';
+import SimStart from './commands/rollout/sim/start.js';
+import Status from './commands/rollout/status.js';
+import Step from './commands/rollout/step.js';
+import Undo from './commands/rollout/undo.js';
+import Version from './commands/rollout/version.js';
+import {DsRolloutError, UsageError} from './errors.js';
+import KubectlHelp from './help.js';
+
+/** Command ids as oclif names them (topic:command); the same set oclif.manifest.json lists. */
+export const COMMANDS: Readonly<Record<string, Command.Class>> = {
+  plan: Plan,
+  'rollout:completion': Completion,
+  'rollout:dashboard': Dashboard,
+  'rollout:history': History,
+  'rollout:pause': Pause,
+  'rollout:resume': Resume,
+  'rollout:sim:kubelets': SimKubelets,
+  'rollout:sim:start': SimStart,
+  'rollout:status': Status,
+  'rollout:step': Step,
+  'rollout:undo': Undo,
+  'rollout:version': Version,
+};
+
+export type PluginName = 'plan' | 'rollout';
+
+export interface PackageInfo {
+  /** Where the package (or the executable) lives: oclif's root. */
+  readonly root: string;
+  /** package.json's name, version, type and oclif sections, built into the bundle. */
+  readonly pjson: Interfaces.PJSON;
+}
+
+async function loadConfig(info: PackageInfo): Promise<Config> {
+  // The commands are in memory: tell oclif so (explicit strategy, cache filled) rather than let it read
+  // oclif.manifest.json and import ./dist/commands.
+  const pjson = {...info.pjson, oclif: {...info.pjson.oclif, commands: {strategy: 'explicit', target: './dist/cli.mjs', identifier: 'COMMANDS'}}};
+  const plugin = new Plugin({root: info.root, isRoot: true, pjson: pjson as Interfaces.PJSON, ignoreManifest: true});
+  (plugin as unknown as {commandCache: Record<string, Command.Class>}).commandCache = {...COMMANDS};
+  await plugin.load();
+  return Config.load({root: info.root, pjson: pjson as Interfaces.PJSON, plugins: new Map([[plugin.name, plugin]])});
+}
+
+const HELP_FLAGS = new Set(['--help', '-h']);
+
+/** `kubectl ds-plan ARGS` (plugin "plan") or `kubectl ds-rollout ARGS` (plugin "rollout"). */
+export async function runPlugin(plugin: PluginName, args: readonly string[], info: PackageInfo): Promise<void> {
+  process.env.KUBECTL_DS_INVOKED_AS ??= 'kubectl';
+  try {
+    if (args[0] === '__complete') {
+      const {complete} = await import('./completion/complete.js');
+      await complete(plugin, args.slice(1), COMMANDS);
+      return;
+    }
+    const argv = [plugin, ...args];
+    const config = await loadConfig(info);
+    if (args[0] === '--version') {
+      await config.runCommand('rollout:version', ['--client']);
+      return;
+    }
+    const [id, ...rest] = idAndArgs(config, argv);
+    if (config.findCommand(id) === undefined && rest[0] !== undefined && !rest[0].startsWith('-')) {
+      throw new UsageError(`unknown command "${rest[0]}" for "kubectl ds-${argv.slice(0, -rest.length).join(' ')}"; see 'kubectl ds-${plugin} --help'`);
+    }
+    const beforeDashes = argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length);
+    if (beforeDashes.some((arg) => HELP_FLAGS.has(arg)) || (config.findCommand(id) === undefined && config.findTopic(id) !== undefined)) {
+      await new KubectlHelp(config).showHelp(argv.filter((arg) => !HELP_FLAGS.has(arg)));
+      return;
+    }
+    await config.runCommand(id, rest);
+  } catch (error) {
+    // Commands print their own failures (BaseCommand.catch); this is for what fails before one runs.
+    if (error instanceof DsRolloutError) {
+      process.stderr.write(`error: ${error.message}\n`);
+      process.exitCode = error.exitCode;
+    } else await handle(error as Error);
+  } finally {
+    flush();
+  }
+}
+
+/** The longest known command id that the leading words spell (`rollout sim start` is rollout:sim:start). */
+function idAndArgs(config: Config, argv: readonly string[]): [string, ...string[]] {
+  for (let words = argv.length; words > 1; words--) {
+    const id = argv.slice(0, words).join(':');
+    if (config.findCommand(id) !== undefined) return [id, ...argv.slice(words)];
+  }
+  return [argv[0]!, ...argv.slice(1)];
+}

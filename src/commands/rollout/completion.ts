@@ -1,0 +1,25 @@
+// `kubectl ds-rollout completion bash|zsh|fish`: a completion script for the two binaries run directly.
+import {Args} from '@oclif/core';
+import {BaseCommand} from '../../base-command.js';
+
+export default class Completion extends BaseCommand {
+  static override summary = 'Print a shell completion script for kubectl-ds_plan and kubectl-ds_rollout run directly.';
+
+  static override description = `Through kubectl (1.26 and later), completion needs no script: kubectl runs the kubectl_complete-ds_plan and kubectl_complete-ds_rollout executables that come with the plugins. This script is for calling the binaries directly. It completes subcommands, flags, -o values, --context from the kubeconfig, and -n, DaemonSet names, revisions and --nodes from the current context's cluster.`;
+
+  static override examples = [
+    {description: 'bash, for this shell:', command: 'source <(kubectl ds-rollout completion bash)'},
+    {description: 'zsh (after compinit):', command: 'source <(kubectl ds-rollout completion zsh)'},
+    {description: 'fish:', command: 'kubectl ds-rollout completion fish > ~/.config/fish/completions/kubectl-ds_rollout.fish'},
+  ];
+
+  static override args = {
+    shell: Args.string({required: true, options: ['bash', 'zsh', 'fish'], description: 'The shell: bash, zsh or fish.'}),
+  };
+
+  async run(): Promise<void> {
+    const {args} = await this.parse(Completion);
+    const {completionScript} = await import('../../output/completion-scripts.js');
+    process.stdout.write(completionScript(args.shell as 'bash' | 'zsh' | 'fish'));
+  }
+}

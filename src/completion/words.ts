@@ -1,0 +1,157 @@
+// What the word under the cursor is, from the words before it and the commands' own flag definitions:
+// a subcommand, a flag name, a flag's value or the DaemonSet argument. Pure: no cluster, no files.
+import type {Command} from '@oclif/core';
+
+/** Cobra's directives, which `kubectl __complete` relays to the shell (a bit set). */
+export const Directive = {Default: 0, Error: 1, NoSpace: 2, NoFileComp: 4} as const;
+
+export interface Candidate {
+  readonly value: string;
+  readonly description?: string;
+}
+
+/** The flags already typed that choose the cluster and namespace of the lookups. */
+export interface ClusterChoice {
+  readonly kubeconfig?: string;
+  readonly context?: string;
+  readonly namespace?: string;
+}
+
+export type Wanted =
+  | {readonly kind: 'fixed'; readonly candidates: readonly Candidate[]}
+  | {readonly kind: 'files'}
+  | {readonly kind: 'contexts'; readonly cluster: ClusterChoice}
+  | {readonly kind: 'namespaces'; readonly cluster: ClusterChoice}
+  | {readonly kind: 'daemonsets'; readonly cluster: ClusterChoice}
+  | {readonly kind: 'revisions'; readonly cluster: ClusterChoice; readonly daemonSet: string}
+  | {readonly kind: 'nodes'; readonly cluster: ClusterChoice; readonly before: string};
+
+interface FlagSpec {
+  readonly name: string;
+  readonly type: string;
+  readonly char?: string;
+  readonly options?: readonly string[];
+  readonly summary?: string;
+  readonly hidden?: boolean;
+  readonly helpValue?: string;
+}
+
+const FILE_FLAGS = new Set(['kubeconfig', 'snapshot', 'filename']);
+const REVISION_FLAGS = new Set(['to-revision', 'revision']);
+
+/** The command (or topic) the leading words name, and how many words that took. */
+function findCommand(plugin: string, words: readonly string[], commands: Readonly<Record<string, Command.Class>>) {
+  const isTopic = (id: string) => Object.keys(commands).some((key) => key.startsWith(`${id}:`));
+  let id = plugin;
+  let used = 0;
+  while (commands[id] === undefined && used < words.length && (commands[`${id}:${words[used]}`] !== undefined || isTopic(`${id}:${words[used]}`))) {
+    id = `${id}:${words[used++]}`;
+  }
+  return {id, used};
+}
+
+/** What to offer for `toComplete`, the last word; `words` are the plugin's arguments before it. */
+export function wantedCompletion(plugin: string, words: readonly string[], toComplete: string, commands: Readonly<Record<string, Command.Class>>): Wanted {
+  const {id, used} = findCommand(plugin, words, commands);
+  const command = commands[id];
+  if (command === undefined) {
+    if (used < words.length) return none();
+    // A topic (ds-rollout, ds-rollout sim): its next words.
+    const next = new Map<string, string>();
+    for (const [key, cls] of Object.entries(commands)) {
+      if (!key.startsWith(`${id}:`) || cls.hidden) continue;
+      const rest = key.slice(id.length + 1).split(':');
+      if (!next.has(rest[0]!)) next.set(rest[0]!, rest.length === 1 ? (cls.summary ?? '') : '');
+    }
+    return fixed(
+      [...next].map(([value, description]) => ({value, description})),
+      toComplete,
+    );
+  }
+
+  const flags = Object.entries(command.flags ?? {}).map(([name, flag]) => ({...(flag as object), name}) as FlagSpec);
+  const byLong = new Map(flags.map((flag) => [flag.name, flag]));
+  const byChar = new Map(flags.filter((flag) => flag.char).map((flag) => [flag.char!, flag]));
+  const values: Record<string, string> = {};
+  const positional: string[] = [];
+  let pending: FlagSpec | undefined;
+  for (const word of words.slice(used)) {
+    if (pending) {
+      values[pending.name] = word;
+      pending = undefined;
+    } else if (word.startsWith('--')) {
+      const [name, value] = splitOnce(word.slice(2));
+      const flag = byLong.get(name);
+      if (flag && flag.type !== 'boolean') {
+        if (value === undefined) pending = flag;
+        else values[flag.name] = value;
+      }
+    } else if (word.startsWith('-') && word.length > 1) {
+      const flag = byChar.get(word[1]!);
+      if (flag && flag.type !== 'boolean') {
+        if (word.length > 2) values[flag.name] = word.slice(2).replace(/^=/, '');
+        else pending = flag;
+      }
+    } else positional.push(word);
+  }
+  const cluster: ClusterChoice = {kubeconfig: values['kubeconfig'], context: values['context'], namespace: values['namespace']};
+
+  if (pending) return flagValue(pending, toComplete, '', cluster, positional);
+  if (toComplete.startsWith('--') && toComplete.includes('=')) {
+    const [name, value] = splitOnce(toComplete.slice(2));
+    const flag = byLong.get(name);
+    return flag && flag.type !== 'boolean' ? flagValue(flag, value ?? '', `--${name}=`, cluster, positional) : none();
+  }
+  if (toComplete.startsWith('-')) {
+    const names = flags
+      .filter((flag) => !flag.hidden)
+      .flatMap((flag) => [{value: `--${flag.name}`, description: flag.summary}, ...(flag.char ? [{value: `-${flag.char}`, description: flag.summary}] : [])]);
+    return fixed([...names, {value: '--help', description: 'Show help for this command.'}], toComplete);
+  }
+  // Every command's one argument is the DaemonSet's name, but for `completion SHELL`.
+  const argument = Object.values(command.args ?? {})[0] as {readonly options?: readonly string[]} | undefined;
+  if (argument === undefined || positional.length > 0) return none();
+  if (argument.options)
+    return fixed(
+      argument.options.map((value) => ({value})),
+      toComplete,
+    );
+  return {kind: 'daemonsets', cluster};
+}
+
+function flagValue(flag: FlagSpec, value: string, prefix: string, cluster: ClusterChoice, positional: readonly string[]): Wanted {
+  if (flag.options)
+    return fixed(
+      flag.options.map((option) => ({value: `${prefix}${option}`})),
+      `${prefix}${value}`,
+    );
+  if (FILE_FLAGS.has(flag.name)) return {kind: 'files'};
+  if (flag.name === 'context') return {kind: 'contexts', cluster};
+  if (flag.name === 'namespace') return {kind: 'namespaces', cluster};
+  if (REVISION_FLAGS.has(flag.name) && positional[0] !== undefined) return {kind: 'revisions', cluster, daemonSet: positional[0]};
+  if (flag.helpValue?.startsWith('NODE')) {
+    // A comma-separated list: complete its last element, keeping the ones before.
+    const before = value.includes(',') ? value.slice(0, value.lastIndexOf(',') + 1) : '';
+    return {kind: 'nodes', cluster, before: `${prefix}${before}`};
+  }
+  return none();
+}
+
+function fixed(candidates: readonly Candidate[], toComplete: string): Wanted {
+  return {kind: 'fixed', candidates: candidates.filter((candidate) => candidate.value.startsWith(toComplete))};
+}
+
+function none(): Wanted {
+  return {kind: 'fixed', candidates: []};
+}
+
+function splitOnce(text: string): [string, string | undefined] {
+  const at = text.indexOf('=');
+  return at < 0 ? [text, undefined] : [text.slice(0, at), text.slice(at + 1)];
+}
+
+/** Cobra's `__complete` output: one candidate a line (value, tab, description), then `:directive`. */
+export function renderCompletion(candidates: readonly Candidate[], directive: number): string {
+  const lines = candidates.map((candidate) => (candidate.description ? `${candidate.value}\t${candidate.description.split('\n')[0]}` : candidate.value));
+  return [...lines, `:${directive}`].join('\n') + '\n';
+}

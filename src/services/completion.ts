@@ -1,0 +1,61 @@
+// Live names for shell completion, fetched through the kubeconfig's context the way the commands connect:
+// one short try per lookup (no retries), so a slow or absent cluster costs the shell a second, not thirty.
+import {type KubeClient, connectLiveCluster, kubeconfigContextNames} from '../cluster/live/index.js';
+import type {Candidate, ClusterChoice} from '../completion/words.js';
+
+/** Per lookup; the completion's own deadline (complete.ts) bounds the whole. */
+const TIMEOUT_MS = 2000;
+
+interface NamedList {
+  readonly items?: ReadonlyArray<{readonly metadata?: {readonly name?: string}}>;
+}
+
+function connect(choice: ClusterChoice): {client: KubeClient; namespace: string} {
+  const live = connectLiveCluster({...choice, timeoutMs: TIMEOUT_MS, attempts: 1});
+  return {client: live.client, namespace: live.namespace};
+}
+
+async function names(client: KubeClient, path: string, resource: string, namespace?: string): Promise<string[]> {
+  const list = await client.get<NamedList>(path, {verb: 'list', resource, ...(namespace ? {namespace} : {})}, {query: {limit: 500}});
+  return (list.items ?? []).flatMap((item) => (item.metadata?.name ? [item.metadata.name] : []));
+}
+
+export function contextNames(choice: ClusterChoice): Candidate[] {
+  return kubeconfigContextNames(choice).map((value) => ({value}));
+}
+
+export async function namespaceNames(choice: ClusterChoice): Promise<Candidate[]> {
+  const {client} = connect(choice);
+  return (await names(client, '/api/v1/namespaces', 'namespaces')).map((value) => ({value}));
+}
+
+export async function daemonSetNames(choice: ClusterChoice): Promise<Candidate[]> {
+  const {client, namespace} = connect(choice);
+  return (await names(client, `/apis/apps/v1/namespaces/${encodeURIComponent(namespace)}/daemonsets`, 'daemonsets', namespace)).map((value) => ({value}));
+}
+
+export async function nodeNames(choice: ClusterChoice): Promise<Candidate[]> {
+  const {client} = connect(choice);
+  return (await names(client, '/api/v1/nodes', 'nodes')).map((value) => ({value}));
+}
+
+interface RevisionList {
+  readonly items?: ReadonlyArray<{
+    readonly revision?: number;
+    readonly metadata?: {readonly ownerReferences?: ReadonlyArray<{readonly kind?: string; readonly name?: string}>};
+  }>;
+}
+
+/** The revision numbers of one DaemonSet's ControllerRevisions (those it owns), newest first. */
+export async function revisionNumbers(choice: ClusterChoice, daemonSet: string): Promise<Candidate[]> {
+  const {client, namespace} = connect(choice);
+  const path = `/apis/apps/v1/namespaces/${encodeURIComponent(namespace)}/controllerrevisions`;
+  const list = await client.get<RevisionList>(path, {verb: 'list', resource: 'controllerrevisions', namespace}, {query: {limit: 500}});
+  const owned = (list.items ?? []).filter((item) =>
+    (item.metadata?.ownerReferences ?? []).some((owner) => owner.kind === 'DaemonSet' && owner.name === daemonSet),
+  );
+  return owned
+    .flatMap((item) => (typeof item.revision === 'number' ? [item.revision] : []))
+    .sort((a, b) => b - a)
+    .map((revision) => ({value: String(revision)}));
+}
