@@ -73,3 +73,27 @@ export {type BudgetCount, type BudgetInUse, type BudgetUse, budgetInUse} from '.
 export {type BackoffEntry} from './manage.js';
 export {MinHeap} from './min-heap.js';
 export {SelectorError} from './selectors.js';
+export {
+  type CanarySpec,
+  type GatedPhase,
+  type GatedProgress,
+  type GatedRecord,
+  type GatedRecordState,
+  type GatedStage,
+  type GatedStrategy,
+  type GateFailure,
+  type GateInput,
+  type GateVerdict,
+  type OnFailure,
+  GATED_ROLLOUT_ANNOTATION,
+  formatGatedRecord,
+  gatedProgress,
+  gatedRecordBody,
+  gatedRecordOf,
+  judgeGate,
+  planGatedStages,
+  type StrategyPath,
+  type StrategyProblem,
+  strategyFromDocument,
+  strategyLine,
+} from './gates.js';
