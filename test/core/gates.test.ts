@@ -51,7 +51,7 @@ describe('judgeGate', () => {
   const recent = new Date(NOW - 5_000).toISOString();
   const old = new Date(NOW - 600_000).toISOString();
   function withContainer(pod: Pod, status: Record<string, unknown>): Pod {
-    return {...pod, status: {...pod.status, containerStatuses: [{name: 'main', ready: false, restartCount: 0, image: 'a:2', imageID: '', ...status}]}} as Pod;
+    return {...pod, status: {...pod.status, containerStatuses: [{name: 'main', ready: false, restartCount: 0, image: 'a:2', ...status}]}} as Pod;
   }
   const cases: {name: string; pod: (node: string) => Pod; seen?: string[]; want: string | undefined}[] = [
     {name: 'ready and available', pod: (n) => newPod('new', n, ds, {hash: 'h2'}), want: undefined},
