@@ -1,0 +1,156 @@
+// Gated rollouts in the core (core/gates.ts): the stage plan, the health gate's verdict per pod state, and the
+// strategy document's validation with the line of each problem.
+import {describe, expect, test} from 'vitest';
+import {type GatedStrategy, judgeGate, planGatedStages, strategyFromDocument, strategyLine} from '../../src/core/index.js';
+import type {ClusterState, DaemonSet, Pod} from '../../src/core/types.js';
+import {NOW, newDaemonSet, newNode, newNodes, newPod, newRevision} from '../helpers/builders.js';
+
+const base = newDaemonSet('agent', {maxUnavailable: 1});
+const ds: DaemonSet = {
+  ...base,
+  spec: {...base.spec, template: {...base.spec.template, spec: {...base.spec.template.spec, containers: [{name: 'main', image: 'a:2'}]}}},
+};
+
+function cluster(count: number, podFor: (node: string, i: number) => Pod[] = (node, i) => [newPod(`old-${i}`, node, ds, {hash: 'h1'})]): ClusterState {
+  const nodes = newNodes(count);
+  return {daemonSet: ds, nodes, pods: nodes.flatMap((n, i) => podFor(n.metadata.name, i)), revisions: [newRevision(base, 'h1', 1), newRevision(ds, 'h2', 2)]};
+}
+
+const strategy: GatedStrategy = {canaryBakeMs: 60_000, waves: [], bakeMs: 0, approve: false, maxRestarts: 0, progressDeadlineMs: 300_000, onFailure: 'pause'};
+
+describe('planGatedStages', () => {
+  test.each([
+    {
+      name: 'count',
+      canary: {kind: 'count', count: 2} as const,
+      waves: [50, 100],
+      want: [['node-0', 'node-1'], ['node-0', 'node-1', 'node-2', 'node-3', 'node-4'], undefined],
+    },
+    {name: 'percent rounds up', canary: {kind: 'percent', percent: 15} as const, waves: [], want: [['node-0', 'node-1'], undefined]},
+    {name: 'chosen nodes', canary: {kind: 'nodes', nodes: ['node-7']} as const, waves: [20], want: [['node-7'], undefined]},
+    {name: 'no canary', canary: undefined, waves: [30, 100], want: [['node-0', 'node-1', 'node-2'], undefined]},
+  ])('$name', ({canary, waves, want}) => {
+    const stages = planGatedStages(cluster(10), {...strategy, ...(canary ? {canary} : {}), waves});
+    expect(stages.map((s) => s.nodes)).toEqual(want);
+  });
+
+  test('nodes already on the new revision are the canary (a rerun picks the same ones)', () => {
+    const state = cluster(4, (node, i) => [newPod(`p-${i}`, node, ds, {hash: i === 2 ? 'h2' : 'h1'})]);
+    expect(planGatedStages(state, {...strategy, canary: {kind: 'count', count: 1}})[0]!.nodes).toEqual(['node-2']);
+  });
+
+  test('a selector picks labelled nodes; none matching is an error', () => {
+    const state = {...cluster(3), nodes: [newNode('a', {pool: 'canary'}), newNode('b'), newNode('c', {pool: 'canary'})]};
+    expect(planGatedStages(state, {...strategy, canary: {kind: 'selector', selector: 'pool=canary'}})[0]!.nodes).toEqual(['a', 'c']);
+    expect(() => planGatedStages(state, {...strategy, canary: {kind: 'selector', selector: 'pool=none'}})).toThrow('no node that runs the daemon matches');
+    expect(() => planGatedStages(state, {...strategy, canary: {kind: 'nodes', nodes: ['z']}})).toThrow('canary node does not run the daemon: z');
+  });
+});
+
+describe('judgeGate', () => {
+  const recent = new Date(NOW - 5_000).toISOString();
+  const old = new Date(NOW - 600_000).toISOString();
+  function withContainer(pod: Pod, status: Record<string, unknown>): Pod {
+    return {...pod, status: {...pod.status, containerStatuses: [{name: 'main', ready: false, restartCount: 0, image: 'a:2', ...status}]}} as Pod;
+  }
+  const cases: {name: string; pod: (node: string) => Pod; seen?: string[]; want: string | undefined}[] = [
+    {name: 'ready and available', pod: (n) => newPod('new', n, ds, {hash: 'h2'}), want: undefined},
+    {name: 'starting within the deadline', pod: (n) => newPod('new', n, ds, {hash: 'h2', ready: false, created: recent}), want: undefined},
+    {name: 'pending past the deadline', pod: (n) => newPod('new', n, ds, {hash: 'h2', ready: false, created: old}), want: 'Pending past the progress deadline'},
+    {
+      name: 'running, not ready past the deadline',
+      pod: (n) => newPod('new', n, ds, {hash: 'h2', ready: false, phase: 'Running', created: old}),
+      want: 'not Ready past the progress deadline',
+    },
+    {
+      name: 'crash loop',
+      pod: (n) =>
+        withContainer(newPod('new', n, ds, {hash: 'h2', ready: false, created: recent}), {restartCount: 3, state: {waiting: {reason: 'CrashLoopBackOff'}}}),
+      want: 'CrashLoopBackOff (3 restarts)',
+    },
+    {
+      name: 'image pull',
+      pod: (n) => withContainer(newPod('new', n, ds, {hash: 'h2', ready: false, created: recent}), {state: {waiting: {reason: 'ImagePullBackOff'}}}),
+      want: 'ImagePullBackOff',
+    },
+    {
+      name: 'err image pull',
+      pod: (n) => withContainer(newPod('new', n, ds, {hash: 'h2', ready: false, created: recent}), {state: {waiting: {reason: 'ErrImagePull'}}}),
+      want: 'ErrImagePull',
+    },
+    {
+      name: 'restarts above the limit',
+      pod: (n) => withContainer(newPod('new', n, ds, {hash: 'h2'}), {ready: true, restartCount: 1, state: {running: {}}}),
+      want: '1 container restarts (--max-restarts 0)',
+    },
+    {
+      name: 'lost Ready',
+      pod: (n) => newPod('new', n, ds, {hash: 'h2', ready: false, phase: 'Running', created: recent}),
+      seen: ['pod-uid-new'],
+      want: 'lost Ready after being Ready',
+    },
+    {name: 'an old pod is not judged', pod: (n) => newPod('old', n, ds, {hash: 'h1', ready: false, created: old}), want: undefined},
+  ];
+  test.each(cases)('$name', ({pod, seen, want}) => {
+    const state = cluster(2, (node, i) => [i === 0 ? pod(node) : newPod(`old-${i}`, node, ds, {hash: 'h1'})]);
+    const verdict = judgeGate({state, nodes: ['node-0', 'node-1'], now: NOW, maxRestarts: 0, progressDeadlineMs: 300_000, seenReady: seen ?? []});
+    expect(verdict.failures).toEqual(want === undefined ? [] : [{pod: state.pods[0]!.metadata.name, node: 'node-0', reason: want}]);
+  });
+
+  test('nodes outside the stage are not judged; Ready pods are remembered', () => {
+    const state = cluster(2, (node, i) => [
+      i === 0 ? newPod('new', node, ds, {hash: 'h2'}) : newPod('bad', node, ds, {hash: 'h2', ready: false, created: new Date(NOW - 600_000).toISOString()}),
+    ]);
+    const verdict = judgeGate({state, nodes: ['node-0'], now: NOW, maxRestarts: 0, progressDeadlineMs: 300_000, seenReady: []});
+    expect(verdict).toEqual({failures: [], seenReady: ['pod-uid-new']});
+  });
+});
+
+describe('strategy documents', () => {
+  const duration = (text: string) => {
+    const match = /^(\d+)(s|m)$/.exec(text);
+    if (!match) throw new Error(`invalid duration "${text}"`);
+    return Number(match[1]) * (match[2] === 's' ? 1000 : 60_000);
+  };
+  test('a full document', () => {
+    const doc = {
+      canary: 2,
+      canaryBake: '10m',
+      approve: true,
+      waves: ['10%', '25%', '100%'],
+      bake: '30s',
+      maxRestarts: 1,
+      progressDeadline: 60,
+      onFailure: 'undo',
+    };
+    expect(strategyFromDocument(doc, duration)).toEqual({
+      strategy: {
+        canary: {kind: 'count', count: 2},
+        canaryBakeMs: 600_000,
+        approve: true,
+        waves: [10, 25, 100],
+        bakeMs: 30_000,
+        maxRestarts: 1,
+        progressDeadlineMs: 60_000,
+        onFailure: 'undo',
+      },
+    });
+    expect(strategyFromDocument({canary: {selector: 'pool=canary'}}, duration)).toEqual({strategy: {canary: {kind: 'selector', selector: 'pool=canary'}}});
+    expect(strategyFromDocument({canary: '5%'}, duration)).toEqual({strategy: {canary: {kind: 'percent', percent: 5}}});
+  });
+  const text = ['# a strategy', 'canary: 2', 'canaryBake: 10x', 'waves:', '  - 10%', '  - 5%', 'onFailure: retry', 'colour: blue'].join('\n');
+  test.each([
+    {doc: {canary: 0}, path: ['canary'], line: 2, message: 'canary: want a node count of at least 1'},
+    {doc: {canaryBake: '10x'}, path: ['canaryBake'], line: 3, message: 'canaryBake: invalid duration "10x"'},
+    {doc: {waves: ['10%', '5%']}, path: ['waves', 1], line: 6, message: 'waves[1]: 5% does not grow on the wave before it (10%)'},
+    {doc: {waves: ['ten']}, path: ['waves', 0], line: 5, message: 'waves[0]: "ten" is not a percentage'},
+    {doc: {onFailure: 'retry'}, path: ['onFailure'], line: 7, message: 'onFailure: want pause or undo'},
+    {doc: {colour: 'blue'}, path: ['colour'], line: 8, message: 'unknown field "colour"'},
+    {doc: ['a'], path: [], line: 2, message: 'a strategy is a mapping'},
+  ])('$message (line $line)', ({doc, path, line, message}) => {
+    const result = strategyFromDocument(doc, duration);
+    expect('problem' in result && result.problem.path).toEqual(path);
+    expect('problem' in result && result.problem.message).toContain(message);
+    expect(strategyLine(text, path)).toBe(line);
+  });
+});
