@@ -73,3 +73,4 @@ export {type BudgetCount, type BudgetInUse, type BudgetUse, budgetInUse} from '.
 export {type BackoffEntry} from './manage.js';
 export {MinHeap} from './min-heap.js';
 export {SelectorError} from './selectors.js';
+export {plural} from './words.js';

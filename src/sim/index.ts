@@ -5,6 +5,8 @@ import {DaemonSetController} from './controller.js';
 import {GarbageCollector} from './gc.js';
 import {SimulatedKubelets, type KubeletOptions} from './kubelet.js';
 import {loadScenario, type Scenario, type ScenarioName, type ScenarioOptions} from './scenarios.js';
+import {loadSnapshot} from './snapshot.js';
+import type {SnapshotObjects} from '../cluster/snapshot/parse-snapshot.js';
 import type {DelayRule, FaultOptions, RequestLog, RequestMatcher} from './hooks.js';
 import {kubeconfigYaml, writeKubeconfig, type KubeconfigOptions} from './kubeconfig.js';
 import {seed, type SeedOptions, type SeedResult} from './seed.js';
@@ -39,6 +41,8 @@ export interface SimulatedClusterOptions {
   /** Load a ready-made cluster (demo, empty, large) before the agents start. */
   readonly scenario?: ScenarioName;
   readonly scenarioOptions?: ScenarioOptions;
+  /** Load a parsed dump of a real cluster instead of a scenario (see snapshot.ts: ages kept relative to the dump). */
+  readonly snapshot?: SnapshotObjects;
 }
 
 export const INITIAL_NAMESPACES: readonly string[] = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -66,7 +70,8 @@ export class SimulatedCluster {
     for (const name of options.namespaces ?? INITIAL_NAMESPACES) {
       this.store.create({kind: 'Namespace', apiVersion: 'v1', metadata: {name}});
     }
-    this.scenario = options.scenario ? loadScenario(this.store, options.scenario, this.clock.now(), options.scenarioOptions) : undefined;
+    const snapshot = options.snapshot ? loadSnapshot(this.store, options.snapshot, this.clock.now()) : undefined;
+    this.scenario = snapshot ?? (options.scenario ? loadScenario(this.store, options.scenario, this.clock.now(), options.scenarioOptions) : undefined);
     if (options.agents) {
       this.controller = new DaemonSetController(this.store, this.clock);
       this.kubelets = new SimulatedKubelets(this.store, this.clock, {
@@ -79,6 +84,8 @@ export class SimulatedCluster {
       this.controller = undefined;
       this.kubelets = undefined;
     }
+    // With kubelets, theirs finish these; without, the store's default timer does.
+    for (const pod of snapshot?.terminating ?? []) this.store.resumePodTermination(pod.namespace, pod.name);
     this.server = new SimServer({
       store: this.store,
       host: options.host,
@@ -178,4 +185,5 @@ export type {KubeEvent, KubeObject, Namespace, ObjectOf, ObjectReference, Resour
 export {GarbageCollector} from './gc.js';
 export {DaemonSetController} from './controller.js';
 export {SimulatedKubelets, type FailureMode, type FailureRule, type KubeletOptions} from './kubelet.js';
+export {loadSnapshot, snapshotTime, type LoadedSnapshot} from './snapshot.js';
 export {SCENARIOS, loadScenario, type Scenario, type ScenarioName, type ScenarioOptions} from './scenarios.js';
