@@ -2,7 +2,7 @@
 // (which import nothing else) load at start-up; everything else is imported inside run() to keep --help fast.
 import {Args, Flags} from '@oclif/core';
 import {BaseCommand} from '../base-command.js';
-import {clusterFlags, filenameFlag, nowFlag, outputFlag} from '../flags.js';
+import {clusterFlags, durationFlag, filenameFlag, nowFlag, outputFlag} from '../flags.js';
 
 export default class Plan extends BaseCommand {
   static override summary = 'Preview what the DaemonSet controller does next and how the whole rollout unfolds.';
@@ -60,6 +60,9 @@ Exit status: 0 for a plan, 1 for a usage or input error, 2 when the cluster cann
     ...clusterFlags,
     filename: filenameFlag,
     now: nowFlag,
+    'pod-start': durationFlag('pod-start', {
+      summary: "How long a new pod takes from creation to Ready, for the wave times (default: the median of this DaemonSet's recent pods, or 10s without any).",
+    }),
     output: outputFlag,
     'all-nodes': Flags.boolean({
       summary: 'In the text output, list every node, also in large clusters (by default only nodes that still need something are listed above 40 nodes).',
@@ -83,8 +86,9 @@ Exit status: 0 for a plan, 1 for a usage or input error, 2 when the cluster cann
     // Live: judge availability on the cluster's clock (read after its first answer).
     const live = opened.live;
     const now = flags.now ?? (live ? () => live.client.serverNow() : Date.now);
-    const update = manifest ? await service.planUpdate({source: opened.source, ref, now, manifest, manifestPath: flags.filename!}) : undefined;
-    const {plan, daemonSet} = update ?? (await service.planDaemonSet({source: opened.source, ref, now}));
+    const podStart = flags['pod-start'] !== undefined ? {podStartMs: flags['pod-start']} : {};
+    const update = manifest ? await service.planUpdate({source: opened.source, ref, now, manifest, manifestPath: flags.filename!, ...podStart}) : undefined;
+    const {plan, daemonSet} = update ?? (await service.planDaemonSet({source: opened.source, ref, now, ...podStart}));
 
     if (flags.output === 'json' && !update) {
       const {renderPlanJson} = await import('../output/plan-json.js');

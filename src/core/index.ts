@@ -74,3 +74,4 @@ export {type BackoffEntry} from './manage.js';
 export {MinHeap} from './min-heap.js';
 export {SelectorError} from './selectors.js';
 export {plural} from './words.js';
+export {DEFAULT_POD_DELETION_MS, DEFAULT_POD_START_MS, observePodTimings, observedStartMs, type DurationEstimate, type PodTimings} from './timing.js';

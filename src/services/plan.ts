@@ -11,6 +11,7 @@ import {
   prepareDaemonSetUpdate,
   formatInvalid,
   nodeShouldRunDaemonPod,
+  observePodTimings,
   planRollout,
   type PodTemplateSpec,
   revisionMatchesTemplate,
@@ -31,6 +32,14 @@ export interface PlanOptions {
    * after the cluster answered (live mode judges on the cluster's own clock, which need not match this machine's).
    */
   readonly now: number | (() => number);
+  /** ds-plan --pod-start: how long a new pod takes to become Ready, instead of what the cluster shows (ms). */
+  readonly podStartMs?: number;
+}
+
+/** The plan, its wave times from the durations this DaemonSet's own pods show (or the stated defaults, or --pod-start). */
+function planWithTimings(state: ClusterState, now: number, podStartMs: number | undefined): RolloutPlan {
+  const timings = observePodTimings(state, {now, ...(podStartMs !== undefined ? {podStartMs} : {})});
+  return planRollout(state, {now, timings});
 }
 
 /** The `now` of an options object, read after the state was fetched. */
@@ -55,7 +64,7 @@ export async function planDaemonSet(options: PlanOptions): Promise<PlanResult> {
   if (errors.length > 0) {
     throw new InputError(formatInvalid('daemonset', `${options.ref.namespace}/${options.ref.name}`, errors));
   }
-  return {plan: planRollout(state, {now: resolveNow(options.now)}), daemonSet: state.daemonSet};
+  return {plan: planWithTimings(state, resolveNow(options.now), options.podStartMs), daemonSet: state.daemonSet};
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -157,7 +166,7 @@ export async function planUpdate(options: PlanUpdateOptions): Promise<PlanUpdate
   }
   const nextState: ClusterState = {...state, daemonSet: next};
   const now = resolveNow(options.now);
-  const plan = planRollout(nextState, {now});
+  const plan = planWithTimings(nextState, now, options.podStartMs);
   const revision = controlledRevisions(current, state.revisions).find((r) => revisionMatchesTemplate(r, current.spec.template));
   return {
     plan,
@@ -188,7 +197,7 @@ async function planCreate(options: PlanUpdateOptions): Promise<PlanUpdateResult>
   if (errors.length > 0) throw new InputError(`the API server would refuse this manifest: ${formatInvalid('DaemonSet.apps', options.ref.name, errors)}`);
   const state: ClusterState = {...surroundings, daemonSet: next};
   const now = resolveNow(options.now);
-  const plan = planRollout(state, {now});
+  const plan = planWithTimings(state, now, options.podStartMs);
   // Only the hazards of the template itself apply to a create; the others compare with what runs now.
   const warnings = updateWarnings(state, next, plan).filter((w) => w.kind === 'host-port-surge');
   return {
