@@ -37,13 +37,14 @@ async function dumpCluster(url: string): Promise<string> {
   return JSON.stringify({apiVersion: 'v1', kind: 'List', items, metadata: {resourceVersion: ''}}, null, 2);
 }
 
-/** Starts `sim start` with `args` and resolves with its kubeconfig path once it serves. */
-async function startSim(args: readonly string[], kubeconfig: string): Promise<{output: () => string; exited: Promise<number | null>}> {
+/** Starts `sim start` with `args` (and `stdin`, then closed) and resolves once it serves. */
+async function startSim(args: readonly string[], kubeconfig: string, stdin?: string): Promise<{output: () => string; exited: Promise<number | null>}> {
   const proc = spawn(process.execPath, [join(ROOT, 'bin/kubectl-ds_rollout'), 'sim', 'start', '--kubeconfig', kubeconfig, ...args], {
     cwd: ROOT,
     env: {PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? ''},
   });
   child = proc;
+  if (stdin !== undefined) proc.stdin.end(stdin);
   let out = '';
   proc.stdout.on('data', (d) => (out += String(d)));
   proc.stderr.on('data', (d) => (out += String(d)));
@@ -117,6 +118,28 @@ describe('sim start --snapshot', () => {
     expect(await sim.exited).toBe(0);
     child = undefined;
   }, 120_000);
+
+  it('reads the dump from stdin with -', async () => {
+    tc = await startTestCluster({scenario: 'empty', nodes: 3, agents: false});
+    const dump = await dumpCluster(tc.cluster.url);
+    const kubeconfig = join(tc.dir, 'stdin.kubeconfig');
+    const sim = await startSim(['--snapshot', '-'], kubeconfig, dump);
+    expect(sim.output()).toContain('Simulated cluster "<stdin>" running at');
+    expect(sim.output()).toContain('from a snapshot: 3 nodes, 0 DaemonSets, 0 pods, 0 ControllerRevisions (times moved forward by');
+    child?.kill('SIGINT');
+    expect(await sim.exited).toBe(0);
+    child = undefined;
+  });
+
+  it.each([
+    {flag: '--nodes', value: '3'},
+    {flag: '--scenario', value: 'large'},
+  ])('refuses --snapshot with $flag (the snapshot has its own nodes) with one line and exit 1', async ({flag, value}) => {
+    const r = await runCli(['sim', 'start', '--snapshot', 'cluster.yaml', flag, value], {bin: 'bin/kubectl-ds_rollout'});
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain(`--snapshot=cluster.yaml cannot also be provided when using ${flag}`);
+  });
 
   it('refuses a missing snapshot file with one line and exit 1', async () => {
     const r = await runCli(['sim', 'start', '--snapshot', '/nonexistent/cluster.yaml'], {bin: 'bin/kubectl-ds_rollout'});
