@@ -4,10 +4,12 @@ import {benchCore} from './core.js';
 import {benchDashboard} from './dashboard.js';
 import {benchLive} from './live.js';
 import {benchSim} from './sim.js';
+import {benchSimSnapshot} from './sim-snapshot.js';
 
 const only = process.argv[2];
 if (!only || only === 'core') await benchCore();
 if (!only || only === 'cli') await benchCliStart();
 if (!only || only === 'sim') await benchSim();
+if (!only || only === 'sim' || only === 'snapshot') await benchSimSnapshot();
 if (!only || only === 'dashboard') await benchDashboard();
 if (!only || only === 'live') await benchLive();

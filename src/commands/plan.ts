@@ -2,7 +2,7 @@
 // (which import nothing else) load at start-up; everything else is imported inside run() to keep --help fast.
 import {Flags} from '@oclif/core';
 import {BaseCommand} from '../base-command.js';
-import {clusterFlags, filenameFlag, isDocumentFormat, kubeVersionFlag, nowFlag, optionalDaemonSetArg, outputFlag} from '../flags.js';
+import {clusterFlags, durationFlag, filenameFlag, isDocumentFormat, kubeVersionFlag, nowFlag, optionalDaemonSetArg, outputFlag} from '../flags.js';
 
 export default class Plan extends BaseCommand {
   static override summary = 'Preview what the DaemonSet controller does next and how the whole rollout unfolds.';
@@ -63,6 +63,9 @@ Exit status: 0 for a plan, 1 for a usage or input error, 2 when the cluster cann
     filename: filenameFlag,
     now: nowFlag,
     'kube-version': kubeVersionFlag,
+    'pod-start': durationFlag('pod-start', {
+      summary: "How long a new pod takes from creation to Ready, for the wave times (default: the median of this DaemonSet's recent pods, or 10s without any).",
+    }),
     output: outputFlag,
     'all-nodes': Flags.boolean({
       summary: 'In the text output, list every node, also in large clusters (by default only nodes that still need something are listed above 40 nodes).',
@@ -85,7 +88,8 @@ Exit status: 0 for a plan, 1 for a usage or input error, 2 when the cluster cann
     const live = opened.live;
     const now = flags.now ?? (live ? () => live.client.serverNow() : Date.now);
     const kubeVersion = flags['kube-version'];
-    const base = {source: opened.source, ref, now, ...(kubeVersion === undefined ? {} : {kubeVersion})};
+    const podStart = flags['pod-start'] !== undefined ? {podStartMs: flags['pod-start']} : {};
+    const base = {source: opened.source, ref, now, ...(kubeVersion === undefined ? {} : {kubeVersion}), ...podStart};
     const serverDryRun = live
       ? (sent: typeof manifest & {}, current: (typeof manifest & {}) | undefined) => live.writer.dryRunDaemonSet(ref, sent, current)
       : undefined;

@@ -135,3 +135,5 @@ export {
   strategyFromDocument,
   strategyLine,
 } from './gates.js';
+export {plural} from './words.js';
+export {DEFAULT_POD_DELETION_MS, DEFAULT_POD_START_MS, observePodTimings, observedStartMs, type DurationEstimate, type PodTimings} from './timing.js';

@@ -14,6 +14,7 @@ import {currentRevisionOf} from './revisions.js';
 import {computeDaemonSetStatus} from './status.js';
 import {plural} from './words.js';
 import {type ControllerMinor, formatMinor, modelledMinor, NEWEST_MODELLED_MINOR, OLDEST_MODELLED_MINOR} from './versions.js';
+import type {DurationEstimate, PodTimings} from './timing.js';
 import {engineFor, prepareReconcile, type ReconcileInput, syncGate} from './sync.js';
 import {formatFieldError, isToleratedByController, validateDaemonSet} from './validation.js';
 import type {
@@ -27,6 +28,7 @@ import type {
   PodDeletion,
   PodSummary,
   RolloutPlan,
+  TimingEstimate,
   Wave,
 } from './types.js';
 
@@ -40,6 +42,11 @@ export interface PlanOptions {
    * nearest modelled controller is planned, with a warning.
    */
   readonly controllerMinor?: ControllerMinor;
+  /**
+   * How long pods take to start and to go (observePodTimings): new pods turn Ready podStart after their wave,
+   * deletions finish podDeletion after theirs. Without it both are instant, and the plan has no `timing`.
+   */
+  readonly timings?: PodTimings;
 }
 
 export function planRollout(state: ClusterState, options: PlanOptions): RolloutPlan {
@@ -53,6 +60,11 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
 
   const engine = engineFor(input, {backoffAcrossSyncs: false});
   const events = new TimeQueue();
+  const startMs = options.timings?.podStart.ms ?? 0;
+  const deletionMs = options.timings?.podDeletion.ms ?? 0;
+  // Nodes whose planned pod is starting: when it turns Ready.
+  const starts = new Map<number, number>();
+  let lastDeletionAt: number | undefined;
   input.slots.forEach((slot, index) => {
     for (const pod of slot.pods)
       if (pod.availableAt !== undefined && pod.availableAt > now && Number.isFinite(pod.availableAt)) events.push(pod.availableAt, index);
@@ -95,12 +107,27 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
       waves.push({at: (t - now) / 1000, create, delete: del});
       for (const d of del) if (!deletedBy.has(d.node)) deletedBy.set(d.node, `${d.pod}, wave ${waves.length}`);
       const touched = new Set<number>();
+      const deletedOn = new Set<number>();
       for (const c of create) touched.add(engine.indexOf(c.node)!);
-      for (const d of del) touched.add(engine.indexOf(d.node)!);
+      for (const d of del) {
+        touched.add(engine.indexOf(d.node)!);
+        deletedOn.add(engine.indexOf(d.node)!);
+      }
+      if (del.length > 0) {
+        lastDeletionAt = t;
+        // The controller looks again when the deleted pods are gone (their DELETED events), not at once.
+        if (deletionMs > 0) events.push(t + deletionMs, SYNC_ONLY);
+      }
       for (const index of [...touched, ...hostPortWaiting]) {
         const name = engine.slots[index]!.name;
         if (!waveOfNode.has(name)) waveOfNode.set(name, waves.length);
-        settlePlannedPods(engine, index, t, minReadyMs, hostPorts, events, hostPortWaiting);
+        if (startMs === 0) settlePlannedPods(engine, index, t, minReadyMs, hostPorts, events, hostPortWaiting);
+        else if (!starts.has(index) && engine.slots[index]!.pods.some((pod) => pod.planned && !pod.ready)) {
+          // A host port is free only once the old pod is gone.
+          const at = t + startMs + (hostPorts && deletedOn.has(index) ? deletionMs : 0);
+          starts.set(index, at);
+          events.push(at, index);
+        }
       }
     }
     if (!terminatingSettled) {
@@ -114,19 +141,29 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
         // Pods that are merely starting come up now, like the ones the plan creates.
         for (const pod of engine.slots[index]!.pods) {
           if (pod.planned || !isPodStarting(pod.pod, node, now)) continue;
-          const availableAt = minReadyMs === 0 ? Number.NEGATIVE_INFINITY : now + minReadyMs;
+          // A pod already starting is Ready podStart after its creation (or now, if that has passed).
+          const readyAt = Math.max(now, Date.parse(pod.pod.metadata.creationTimestamp ?? '') + startMs || now);
+          const availableAt = minReadyMs === 0 && readyAt === now ? Number.NEGATIVE_INFINITY : readyAt + minReadyMs;
           engine.replacePod(index, pod, {...pod, ready: true, availableAt});
-          if (minReadyMs > 0) events.push(availableAt, index);
+          if (availableAt > now) events.push(availableAt, index);
           dropped = true;
         }
       });
       if (dropped && !changed) continue;
     }
-    if (changed) continue;
+    if (changed && !(del.length > 0 && deletionMs > 0)) continue;
     const next = events.popUntilNext(t);
     if (!next) break;
     t = next.at;
-    for (const index of next.indexes) engine.touch(index);
+    for (const index of next.indexes) {
+      if (index === SYNC_ONLY) continue;
+      engine.touch(index);
+      const startAt = starts.get(index);
+      if (startAt !== undefined && startAt <= t) {
+        starts.delete(index);
+        settlePlannedPods(engine, index, t, minReadyMs, hostPorts, events, hostPortWaiting);
+      }
+    }
   }
 
   const finalSlots = engine.slots;
@@ -190,9 +227,14 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
   }
   if (!update.exists)
     notes.push(`Revision ${update.revision} does not exist yet: the controller will create it; its hash ${update.hash} is the planner's stand-in.`);
-  if (waves.length > 0) {
+  if (waves.length > 0 && !options.timings) {
     notes.push(
       `Assumed: deletions finish at once (not on NotReady nodes); new and starting pods become ready at once and available after minReadySeconds (${minReadyMs / 1000}s); other pods that are not ready stay so.`,
+    );
+  }
+  if (waves.length > 0 && options.timings) {
+    notes.push(
+      `Assumed: deletions finish after ${formatSeconds(deletionMs)} (not on NotReady nodes); new and starting pods become ready ${formatSeconds(startMs)} after creation and available after minReadySeconds (${minReadyMs / 1000}s) more; other pods that are not ready stay so.`,
     );
   }
   if (input.slots.some((slot) => slot.pods.some((pod) => pod.phase === 'Failed')))
@@ -222,7 +264,24 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
     notes,
     budget,
     ...(paused ? {paused} : {}),
+    ...(options.timings
+      ? {
+          timing: {
+            ...(converges && !complete ? {etaSeconds: (Math.max(t, lastDeletionAt === undefined ? t : lastDeletionAt + deletionMs) - now) / 1000} : {}),
+            podStart: estimate(options.timings.podStart),
+            podDeletion: estimate(options.timings.podDeletion),
+          },
+        }
+      : {}),
   };
+}
+
+function estimate(value: DurationEstimate): TimingEstimate {
+  return {seconds: value.ms / 1000, basis: value.basis, observations: value.observations};
+}
+
+function formatSeconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))}s`;
 }
 
 function isConverged(pods: readonly DaemonPod[], now: number): boolean {
@@ -406,6 +465,9 @@ function findBlockers(
   }
   return {blockers, warnings};
 }
+
+/** A queued instant that only makes the controller sync (a deletion finishing), for no node in particular. */
+const SYNC_ONLY = -1;
 
 /** Availability instants still to come, in time order. */
 class TimeQueue {

@@ -404,6 +404,25 @@ export interface RolloutPlan {
   readonly notes: readonly string[];
   /** Present when `ds-rollout pause` paused the DaemonSet (then `strategy.type` is OnDelete). */
   readonly paused?: PausedInfo;
+  /** What the wave times are based on, and when the rollout completes (present when the plan was given pod timings). */
+  readonly timing?: PlanTiming;
   /** Who uses the rolling update's budget now (the recorded one while paused; limits of 0 for plain OnDelete). */
   readonly budget: BudgetInUse;
+}
+
+/** One duration the plan's times use, and what it rests on. */
+export interface TimingEstimate {
+  readonly seconds: number;
+  /** observed: the median of this DaemonSet's pods; assumed: the default; given: ds-plan --pod-start. */
+  readonly basis: 'observed' | 'assumed' | 'given';
+  readonly observations: number;
+}
+
+export interface PlanTiming {
+  /** Seconds from now until the rollout is complete (the last new pod available, the last deletion done); absent when it does not converge or is complete. */
+  readonly etaSeconds?: number;
+  /** Creation to Ready of a new pod. */
+  readonly podStart: TimingEstimate;
+  /** Deletion to gone of an old pod. */
+  readonly podDeletion: TimingEstimate;
 }

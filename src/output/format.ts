@@ -5,6 +5,11 @@ export function formatCount(n: number): string {
   return n.toLocaleString('en-US');
 }
 
+/** Like formatDuration, with tenths under a minute (`2.1s`): for measured durations, where 2s and 2.4s differ. */
+export function formatMeasuredDuration(seconds: number): string {
+  return seconds < 60 ? `${Number(Math.max(0, seconds).toFixed(1))}s` : formatDuration(seconds);
+}
+
 /** A duration in seconds as `0s`, `45s`, `2m30s`, `2h13m`, `3d4h` (two units at most: it is a rough offset). */
 export function formatDuration(seconds: number): string {
   const s = Math.max(0, Math.round(seconds));

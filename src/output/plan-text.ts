@@ -1,7 +1,7 @@
 // ds-plan's output for people: where the rollout stands, what the next sync does, how it unfolds, what blocks it.
-import type {IntOrString, NodePlan, NodeRolloutState, PodDeletion, PodSummary, RolloutPlan, Wave} from '../core/index.js';
+import type {IntOrString, NodePlan, NodeRolloutState, PlanTiming, PodDeletion, PodSummary, RolloutPlan, Wave} from '../core/index.js';
 import {palette, type Palette} from './color.js';
-import {formatCount, formatDuration, formatList, plural} from './format.js';
+import {formatCount, formatDuration, formatList, formatMeasuredDuration, plural} from './format.js';
 import {renderTable} from './table.js';
 
 export interface PlanTextOptions {
@@ -248,11 +248,28 @@ function waveSection(plan: RolloutPlan, c: Palette): string[] {
     : `${title} ${plural(waves.length, 'sync')}, then the rollout stops short of complete${plan.blockers.length > 0 ? ' (see Blockers)' : ''}`;
   const listed = waves.length > WAVE_LIST_LIMIT ? waves.slice(0, WAVES_HEAD) : waves;
   const rows = listed.map((wave, index) => [String(index + 1), `+${formatDuration(wave.at)}`, waveText(wave)]);
-  const lines = [head, ...renderTable(rows, {indent: '  ', alignRight: [0]})];
+  const lines = [head, ...(plan.timing ? [`  ${etaText(plan.timing)}`] : []), ...renderTable(rows, {indent: '  ', alignRight: [0]})];
   if (listed.length < waves.length) {
     lines.push(`  ... ${plural(waves.length - listed.length, 'more wave')}, last at +${formatDuration(last.at)}`);
   }
   return lines;
+}
+
+/** "ETA 4m10s, from 12 observed pod starts (median 2.1s); deletions: assumed 1s each (none seen)": what the times rest on. */
+export function etaText(timing: PlanTiming): string {
+  const start = timing.podStart;
+  const startText =
+    start.basis === 'observed'
+      ? `from ${plural(start.observations, 'observed pod start')} (median ${formatMeasuredDuration(start.seconds)})`
+      : start.basis === 'given'
+        ? `from ${formatMeasuredDuration(start.seconds)} per pod start (--pod-start)`
+        : `assumed ${formatMeasuredDuration(start.seconds)} per pod start (no observations)`;
+  const deletion = timing.podDeletion;
+  const deletionText =
+    deletion.basis === 'observed'
+      ? `deletions ${formatMeasuredDuration(deletion.seconds)} (${plural(deletion.observations, 'pod')} terminating now)`
+      : `deletions assumed ${formatMeasuredDuration(deletion.seconds)} (none terminating now)`;
+  return `${timing.etaSeconds !== undefined ? `ETA ${formatDuration(timing.etaSeconds)}, ` : ''}${startText}; ${deletionText}`;
 }
 
 // ----------------------------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import {
   formatInvalid,
   type IntOrString,
   pausedInfoOf,
+  observePodTimings,
   planRollout,
   planStepWave,
   validateDaemonSet,
@@ -132,7 +133,7 @@ export function createPlanFeed(options: PlanFeedOptions): ClusterPlanFeed {
       return emit({...latest, connection, error: invalid});
     }
     const now = options.now();
-    const plan = planRollout(state, {now});
+    const plan = planRollout(state, {now, timings: observePodTimings(state, {now})});
     const report = rolloutStatusOf(state, now, plan);
     const paused = (options.pausedOf ?? pausedOf)(state.daemonSet, plan.status.desiredNumberScheduled);
     const snapshot: DashboardSnapshot = {

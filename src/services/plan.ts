@@ -16,6 +16,7 @@ import {
   prepareDaemonSetUpdate,
   formatInvalid,
   nodeShouldRunDaemonPod,
+  observePodTimings,
   planRollout,
   type PodTemplateSpec,
   revisionMatchesTemplate,
@@ -38,6 +39,8 @@ export interface PlanOptions {
   readonly now: number | (() => number);
   /** `--kube-version`: the Kubernetes minor to model; undefined: the live server's (read from /version), else the newest modelled. */
   readonly kubeVersion?: ControllerMinor;
+  /** ds-plan --pod-start: how long a new pod takes to become Ready, instead of what the cluster shows (ms). */
+  readonly podStartMs?: number;
 }
 
 /**
@@ -48,6 +51,12 @@ export async function controllerMinorFor(options: PlanOptions): Promise<Controll
   if (options.kubeVersion !== undefined) return options.kubeVersion;
   if (!options.source.readServerVersion) return undefined;
   return parseMinor(await options.source.readServerVersion());
+}
+
+/** The plan of the given controller, its wave times from the durations this DaemonSet's own pods show (or the stated defaults, or --pod-start). */
+function planWithTimings(state: ClusterState, now: number, podStartMs: number | undefined, controllerMinor: ControllerMinor | undefined): RolloutPlan {
+  const timings = observePodTimings(state, {now, ...(podStartMs !== undefined ? {podStartMs} : {})});
+  return planRollout(state, {now, timings, ...(controllerMinor === undefined ? {} : {controllerMinor})});
 }
 
 /** The `now` of an options object, read after the state was fetched. */
@@ -72,7 +81,7 @@ export async function planDaemonSet(options: PlanOptions): Promise<PlanResult> {
   if (errors.length > 0) {
     throw new InputError(formatInvalid('daemonset', `${options.ref.namespace}/${options.ref.name}`, errors));
   }
-  return {plan: planRollout(state, {now: resolveNow(options.now), ...(controllerMinor === undefined ? {} : {controllerMinor})}), daemonSet: state.daemonSet};
+  return {plan: planWithTimings(state, resolveNow(options.now), options.podStartMs, controllerMinor), daemonSet: state.daemonSet};
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -260,7 +269,7 @@ export async function planUpdate(options: PlanUpdateOptions): Promise<PlanUpdate
   }
   const nextState: ClusterState = {...state, daemonSet: next};
   const now = resolveNow(options.now);
-  const plan = planRollout(nextState, {now, ...(controllerMinor === undefined ? {} : {controllerMinor})});
+  const plan = planWithTimings(nextState, now, options.podStartMs, controllerMinor);
   const revision = controlledRevisions(current, state.revisions).find((r) => revisionMatchesTemplate(r, current.spec.template));
   return {
     plan,
@@ -299,7 +308,7 @@ async function planCreate(options: PlanUpdateOptions): Promise<PlanUpdateResult>
   const next: DaemonSet = {...created, metadata: {...created.metadata, uid: PLANNED_UID}};
   const state: ClusterState = {...surroundings, daemonSet: next};
   const now = resolveNow(options.now);
-  const plan = planRollout(state, {now, ...(controllerMinor === undefined ? {} : {controllerMinor})});
+  const plan = planWithTimings(state, now, options.podStartMs, controllerMinor);
   // Only the hazards of the template itself apply to a create; the others compare with what runs now.
   const warnings = [...dropped, ...updateWarnings(state, next, plan).filter((w) => w.kind === 'host-port-surge')];
   return {

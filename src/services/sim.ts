@@ -3,11 +3,14 @@
 import {rm} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {InputError} from '../errors.js';
+import {readSnapshot} from '../cluster/snapshot/index.js';
+import {InputError, UsageError} from '../errors.js';
 import {RealClock, SCENARIOS, startSimulatedCluster, type FailureMode, type ScenarioName, type SimulatedCluster} from '../sim/index.js';
 
 export interface SimStartOptions {
   readonly scenario: string;
+  /** A dump of a real cluster to load instead of the scenario (`-`: stdin). */
+  readonly snapshot?: string;
   readonly nodes?: number;
   readonly port?: number;
   /** Where to write the kubeconfig; default: a file in the temp directory named after the port. */
@@ -39,12 +42,16 @@ export async function startSim(options: SimStartOptions): Promise<RunningSim> {
   if (options.nodes !== undefined && (!Number.isInteger(options.nodes) || options.nodes < 1 || options.nodes > 50_000)) {
     throw new InputError(`invalid --nodes ${options.nodes}: want 1 to 50000`);
   }
+  if (options.snapshot !== undefined && options.nodes !== undefined)
+    throw new UsageError('--nodes and --snapshot cannot be combined: the snapshot has its own nodes');
   const mode = (options.failMode ?? 'crash') as FailureMode;
   if (!FAILURE_MODES.includes(mode)) throw new InputError(`invalid --fail-mode "${options.failMode}" (have: ${FAILURE_MODES.join(', ')})`);
   const failures =
     options.failImage !== undefined || options.failNode !== undefined
       ? [{...(options.failImage !== undefined ? {image: options.failImage} : {}), ...(options.failNode !== undefined ? {node: options.failNode} : {}), mode}]
       : [];
+
+  const snapshot = options.snapshot !== undefined ? (await readSnapshot(options.snapshot)).objects : undefined;
 
   let cluster: SimulatedCluster;
   try {
@@ -54,7 +61,7 @@ export async function startSim(options: SimStartOptions): Promise<RunningSim> {
       agents: true,
       tls: options.tls ?? true,
       kubelet: {failures},
-      scenario: options.scenario as ScenarioName,
+      ...(snapshot ? {snapshot} : {scenario: options.scenario as ScenarioName}),
       ...(options.nodes !== undefined ? {scenarioOptions: {nodes: options.nodes}} : {}),
     });
   } catch (error) {

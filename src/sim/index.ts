@@ -5,6 +5,8 @@ import {DaemonSetController} from './controller.js';
 import {GarbageCollector} from './gc.js';
 import {SimulatedKubelets, type KubeletOptions} from './kubelet.js';
 import {loadScenario, type Scenario, type ScenarioName, type ScenarioOptions} from './scenarios.js';
+import {loadSnapshot} from './snapshot.js';
+import type {SnapshotObjects} from '../cluster/snapshot/parse-snapshot.js';
 import type {DelayRule, FaultOptions, RequestLog, RequestMatcher} from './hooks.js';
 import {ADMIN_USER, Authenticator} from './authentication.js';
 import {CertificateAuthority, type IssuedCertificate} from './certificates.js';
@@ -50,6 +52,8 @@ export interface SimulatedClusterOptions {
   readonly authentication?: boolean;
   /** Where the detail of a 500 goes (default: stderr). */
   readonly logInternalError?: (error: unknown) => void;
+  /** Load a parsed dump of a real cluster instead of a scenario (see snapshot.ts: ages kept relative to the dump). */
+  readonly snapshot?: SnapshotObjects;
 }
 
 export const INITIAL_NAMESPACES: readonly string[] = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -82,7 +86,8 @@ export class SimulatedCluster {
     for (const name of options.namespaces ?? INITIAL_NAMESPACES) {
       this.store.create({kind: 'Namespace', apiVersion: 'v1', metadata: {name}});
     }
-    this.scenario = options.scenario ? loadScenario(this.store, options.scenario, this.clock.now(), options.scenarioOptions) : undefined;
+    const snapshot = options.snapshot ? loadSnapshot(this.store, options.snapshot, this.clock.now()) : undefined;
+    this.scenario = snapshot ?? (options.scenario ? loadScenario(this.store, options.scenario, this.clock.now(), options.scenarioOptions) : undefined);
     if (options.agents) {
       this.controller = new DaemonSetController(this.store, this.clock);
       this.kubelets = new SimulatedKubelets(this.store, this.clock, {
@@ -95,6 +100,8 @@ export class SimulatedCluster {
       this.controller = undefined;
       this.kubelets = undefined;
     }
+    // With kubelets, theirs finish these; without, the store's default timer does.
+    for (const pod of snapshot?.terminating ?? []) this.store.resumePodTermination(pod.namespace, pod.name);
     const host = options.host ?? '127.0.0.1';
     const tls = options.tls ?? true;
     this.ca = tls ? new CertificateAuthority() /* real time: TLS clients check validity on their own clocks */ : undefined;
@@ -230,4 +237,5 @@ export type {KubeEvent, KubeObject, Namespace, ObjectOf, ObjectReference, Resour
 export {GarbageCollector} from './gc.js';
 export {DaemonSetController} from './controller.js';
 export {SimulatedKubelets, type FailureMode, type FailureRule, type KubeletOptions} from './kubelet.js';
+export {loadSnapshot, snapshotTime, type LoadedSnapshot} from './snapshot.js';
 export {SCENARIOS, loadScenario, type Scenario, type ScenarioName, type ScenarioOptions} from './scenarios.js';

@@ -18,6 +18,9 @@ export interface FailureRule {
   readonly mode: FailureMode;
 }
 
+/** Simulated ms from a pod's creation (bound to a Ready node) to Running and Ready. */
+export const DEFAULT_START_DELAY_MS = 2000;
+
 export interface KubeletOptions {
   /** Simulated ms from binding to Running and Ready (default 2,000). */
   readonly startDelayMs?: number;
@@ -138,7 +141,7 @@ export class SimulatedKubelets {
     if (this.timers.has(uid) || podProblemState(pod)) return;
     this.timers.set(
       uid,
-      this.clock.setTimer(this.options.startDelayMs ?? 2000, () => {
+      this.clock.setTimer(this.options.startDelayMs ?? DEFAULT_START_DELAY_MS, () => {
         this.timers.delete(uid);
         this.startPod(pod.metadata.namespace ?? 'default', pod.metadata.name, uid);
       }),

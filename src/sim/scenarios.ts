@@ -5,7 +5,7 @@ import {CONTROLLER_REVISION_HASH_LABEL, computeTemplateHash, newDaemonPod, revis
 import type {ControllerRevision, DaemonSet, Node, Pod, PodTemplateSpec, Taint} from '../core/index.js';
 import {formatTimestamp} from './clock.js';
 import type {FailureRule} from './kubelet.js';
-import {NOT_READY_TAINTS} from './kubelet.js';
+import {DEFAULT_START_DELAY_MS, NOT_READY_TAINTS} from './kubelet.js';
 import {makeNode} from './seed.js';
 import type {Store} from './store.js';
 
@@ -122,7 +122,12 @@ function loadDaemonSet(store: Store, now: number, base: DaemonSet, templates: re
     const since = formatTimestamp(now - (p.readyFor ?? 60) * 1000);
     const created: Pod = {
       ...pod,
-      metadata: {...pod.metadata, name: `${ds.metadata.name}-${podSuffix(`${ds.metadata.name}/${p.node}/${p.version}`)}`},
+      metadata: {
+        ...pod.metadata,
+        name: `${ds.metadata.name}-${podSuffix(`${ds.metadata.name}/${p.node}/${p.version}`)}`,
+        // Created as long before it started as the kubelets take, so its age and start time are what they would be.
+        creationTimestamp: formatTimestamp(now - (p.readyFor ?? 60) * 1000 - DEFAULT_START_DELAY_MS),
+      },
       spec: {...pod.spec, nodeName: p.node},
       status: {
         phase: 'Running',
@@ -146,7 +151,7 @@ function loadDaemonSet(store: Store, now: number, base: DaemonSet, templates: re
         })),
       },
     };
-    store.create(created);
+    store.create(created, {restore: true});
   }
 }
 

@@ -104,6 +104,12 @@ export interface CreateOptions {
    * `{phase: Pending}`. In-process callers (seeding, the controller) normally keep the status they give.
    */
   readonly resetStatus?: boolean;
+  /**
+   * Restore an object another cluster stored (a snapshot): keep its uid, creationTimestamp, generation and a
+   * pending deletion (deletionTimestamp, deletionGracePeriodSeconds) instead of stamping new ones, so owner
+   * references and ages survive. resourceVersion is always this store's own.
+   */
+  readonly restore?: boolean;
 }
 
 export interface UpdateOptions {
@@ -598,15 +604,20 @@ export class Store {
       meta['name'] = this.generateName(info, meta['namespace'] as string | undefined, generateName);
     }
     const now = this.clock.now();
-    meta['uid'] = this.prng.uuid();
-    meta['creationTimestamp'] = formatTimestamp(now);
+    const restore = options.restore === true;
+    if (!restore || typeof meta['uid'] !== 'string' || meta['uid'] === '') meta['uid'] = this.newUid();
+    if (!restore || typeof meta['creationTimestamp'] !== 'string') meta['creationTimestamp'] = formatTimestamp(now);
     delete meta['resourceVersion'];
-    delete meta['deletionTimestamp'];
-    delete meta['deletionGracePeriodSeconds'];
+    if (!restore || typeof meta['deletionTimestamp'] !== 'string') {
+      delete meta['deletionTimestamp'];
+      delete meta['deletionGracePeriodSeconds'];
+    }
     delete meta['selfLink'];
+    const restoredGeneration = restore && typeof meta['generation'] === 'number' ? meta['generation'] : undefined;
     if (info.tracksGeneration) meta['generation'] = 1;
     else delete meta['generation'];
     prepareForCreate(info, obj, {resetStatus: options.resetStatus === true});
+    if (info.tracksGeneration && restoredGeneration !== undefined) metaOf(obj)['generation'] = restoredGeneration;
     const err = validateForCreate(info, obj);
     if (err !== undefined) throw err;
     const namespace = info.namespaced ? (metaOf(obj)['namespace'] as string) : '';
@@ -834,8 +845,20 @@ export class Store {
    * Creates every object (kind required) in order, as create() does; namespaces named by the objects must
    * exist or come first. About 30 µs per pod.
    */
-  load(objects: readonly object[]): void {
-    for (const obj of objects) this.create(obj);
+  load(objects: readonly object[], options: Pick<CreateOptions, 'restore'> = {}): void {
+    for (const obj of objects) this.create(obj, options);
+  }
+
+  /**
+   * Goes on with the graceful termination of a restored pod that was already being deleted: the kubelet (or
+   * the default timer) finishes it within what is left of its grace period.
+   */
+  resumePodTermination(namespace: string, name: string): void {
+    const pod = this.get('pods', namespace, name) as Pod | undefined;
+    if (pod?.metadata.deletionTimestamp === undefined) return;
+    const left = Math.max(0, Math.ceil((Date.parse(pod.metadata.deletionTimestamp) - this.clock.now()) / 1000));
+    if (left === 0) this.finishPodDeletion(namespace, name, pod.metadata.uid!);
+    else this.startPodTermination(pod, left);
   }
 
   /** Stops pending timers; the store stays readable. */
@@ -867,6 +890,14 @@ export class Store {
     const ns = this.table('namespaces').get('', namespace);
     if (ns === undefined) throw notFound(RESOURCES.namespaces, namespace);
     if (ns.object.metadata.deletionTimestamp !== undefined) throw namespaceTerminating(info, name, namespace);
+  }
+
+  /** A uid no stored object has: restored objects carry uids from another cluster's (maybe the same seeded) sequence. */
+  private newUid(): string {
+    for (;;) {
+      const uid = this.prng.uuid();
+      if (!this.byUid.has(uid)) return uid;
+    }
   }
 
   private generateName(info: ResourceInfo, namespace: string | undefined, prefix: string): string {

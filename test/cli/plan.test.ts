@@ -71,6 +71,24 @@ describe('kubectl ds-plan output', () => {
     await expect(yaml.stdout).toMatchFileSnapshot('../fixtures/golden/plan/rollout-in-progress.yaml');
   });
 
+  test('the ETA says what it rests on: observed pod starts, or --pod-start', async () => {
+    const observed = await runCli(example);
+    expectSuccess(observed);
+    expect(observed.stdout).toContain('  ETA 1m46s, from 9 observed pod starts (median 22s); deletions assumed 1s (none terminating now)');
+    const [text, json] = await Promise.all([runCli([...example, '--pod-start', '4s']), runCli([...example, '--pod-start', '4s', '-o', 'json'])]);
+    expectSuccess(text);
+    expect(text.stdout).toContain('  ETA 1m10s, from 4s per pod start (--pod-start); deletions assumed 1s (none terminating now)');
+    const plan = JSON.parse(json.stdout) as {timing: unknown; waves: {at: number}[]};
+    expect(plan.timing).toEqual({
+      etaSeconds: 70,
+      podStart: {seconds: 4, basis: 'given', observations: 0},
+      podDeletion: {seconds: 1, basis: 'assumed', observations: 0},
+    });
+    expect(Object.keys(plan).at(-1)).toBe('timing');
+    const bad = await runCli([...example, '--pod-start', 'soon']);
+    expectInputError(bad, /invalid --pod-start "soon"/);
+  });
+
   test('json follows the contract key order', async () => {
     const plan = JSON.parse((await runCli([...example, '-o', 'json'])).stdout) as Record<string, any>;
     expect(Object.keys(plan).slice(0, 10)).toEqual([
@@ -267,6 +285,29 @@ describe('kubectl ds-plan errors: exit 1, one line on stderr, nothing on stdout'
       await runCli(['node-exporter', '-n', 'monitoring', '--snapshot', snapshot, ...NOW, '-f', manifest]),
       /^error: the API server would refuse this manifest: DaemonSet\.apps "node-exporter" is invalid: /,
     );
+  });
+
+  test('a DaemonSet being deleted (foreground, its pods still there) plans nothing and says why, as upstream syncDaemonSet returns at once', async () => {
+    const docs = loadAll(await readFile(EXAMPLE, 'utf8')) as Record<string, any>[];
+    const items = docs.flatMap((d) => (d['kind'] === 'List' ? d['items'] : [d])) as Record<string, any>[];
+    const edited = items.map((o) =>
+      o['kind'] === 'DaemonSet' && o['metadata'].name === 'fluentd'
+        ? {...o, metadata: {...o['metadata'], deletionTimestamp: '2026-11-21T11:59:00Z', finalizers: ['foregroundDeletion']}}
+        : o,
+    );
+    const snapshot = join(dir, 'being-deleted.yaml');
+    await writeFile(snapshot, dump({apiVersion: 'v1', kind: 'List', items: edited}));
+    const [json, text] = await Promise.all([
+      runCli(['fluentd', '-n', 'kube-system', '--snapshot', snapshot, ...NOW, '-o', 'json']),
+      runCli(['fluentd', '-n', 'kube-system', '--snapshot', snapshot, ...NOW]),
+    ]);
+    expectSuccess(json);
+    const plan = JSON.parse(json.stdout);
+    expect(plan.blockers.map((b: {kind: string}) => b.kind)).toEqual(['being-deleted']);
+    expect(plan.nextSync).toEqual({create: [], delete: []});
+    expect(plan.waves).toEqual([]);
+    expectSuccess(text);
+    expect(text.stdout).toContain('the DaemonSet is being deleted (since 2026-11-21T11:59:00Z): the controller does nothing more for it');
   });
 
   test('a YAML syntax error names the file and line', async () => {

@@ -1,6 +1,7 @@
 import {describe, expect, test} from 'vitest';
 import {syntheticCluster} from '../../bench/synthetic-cluster.js';
-import type {ClusterState} from '../../src/core/index.js';
+import {observePodTimings, planRollout, type ClusterState} from '../../src/core/index.js';
+import {formatDuration} from '../../src/output/format.js';
 import {type DashboardState, initialDashboardState} from '../../src/ui/dashboard/dashboard-state.js';
 import {diffRevisionTemplates} from '../../src/ui/dashboard/revision-diff.js';
 import {type Line, lineText, width} from '../../src/ui/dashboard/text.js';
@@ -189,6 +190,15 @@ describe('gauges', () => {
     {name: 'paused', pace: 1, paused: true, want: 'ETA — paused'},
   ])('ETA: $name', ({pace, paused, want}) => {
     expect(etaText(plan, paused, pace).text).toBe(want);
+  });
+
+  test("ETA before any pace: the plan's, from the pod starts observed; once there is a pace, the pace's", () => {
+    const state = handMadeState({healthy: true, maxUnavailable: 2});
+    const timed = planRollout(state, {now: NOW, timings: observePodTimings(state, {now: NOW, podStartMs: 5000})});
+    expect(timed.timing?.etaSeconds).toBeGreaterThan(0);
+    const planned = etaText(timed, false, undefined);
+    expect(planned.text).toBe(`ETA ~${formatDuration(timed.timing!.etaSeconds!)} planned`);
+    expect(etaText(timed, false, 1).text).toBe('ETA ~2m at 1.0 nodes/min');
   });
 
   test('ETA of a complete rollout', () => {

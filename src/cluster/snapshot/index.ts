@@ -1,2 +1,2 @@
 export {parseSnapshot, type SnapshotObjects} from './parse-snapshot.js';
-export {SnapshotClusterSource, STDIN_NAME} from './snapshot-source.js';
+export {SnapshotClusterSource, STDIN_NAME, readSnapshot} from './snapshot-source.js';

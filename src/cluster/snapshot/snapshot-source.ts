@@ -21,12 +21,8 @@ export class SnapshotClusterSource implements ClusterSource, ClusterObjectsSourc
 
   /** Reads and parses `path` (`-` reads stdin until it closes). */
   static async fromFile(path: string, stdin: NodeJS.ReadStream = process.stdin): Promise<SnapshotClusterSource> {
-    if (path === '-') {
-      // Waiting on a terminal would look like a hang.
-      if (stdin.isTTY) throw new UsageError('--snapshot - reads the snapshot from stdin, but stdin is a terminal');
-      return new SnapshotClusterSource(parseSnapshot(await readStream(stdin), STDIN_NAME), STDIN_NAME);
-    }
-    return new SnapshotClusterSource(parseSnapshot(await readSnapshotFile(path), path), path);
+    const {objects, sourceName} = await readSnapshot(path, stdin);
+    return new SnapshotClusterSource(objects, sourceName);
   }
 
   async readState(ref: DaemonSetRef): Promise<ClusterState> {
@@ -78,6 +74,16 @@ export class SnapshotClusterSource implements ClusterSource, ClusterObjectsSourc
     const has = shown.length > 0 ? `it has: ${shown.join(', ')}` : 'it has no DaemonSets';
     return `daemonset "${ref.name}" not found in namespace "${ref.namespace}" of snapshot ${this.sourceName} (${has})`;
   }
+}
+
+/** Reads and parses the snapshot at `path` (`-` reads stdin until it closes); `sourceName` is what messages call it. */
+export async function readSnapshot(path: string, stdin: NodeJS.ReadStream = process.stdin): Promise<{objects: SnapshotObjects; sourceName: string}> {
+  if (path === '-') {
+    // Waiting on a terminal would look like a hang.
+    if (stdin.isTTY) throw new UsageError('--snapshot - reads the snapshot from stdin, but stdin is a terminal');
+    return {objects: parseSnapshot(await readStream(stdin), STDIN_NAME), sourceName: STDIN_NAME};
+  }
+  return {objects: parseSnapshot(await readSnapshotFile(path), path), sourceName: path};
 }
 
 function withNamespace(daemonSet: DaemonSet, namespace: string): DaemonSet {

@@ -273,7 +273,7 @@ function bar(used: number, max: number, size: number): Segment[] {
   return [seg('█'.repeat(filled), used >= max && max > 0 ? 'gauge-full' : 'gauge-used'), seg('░'.repeat(size - filled), 'gauge-free')];
 }
 
-/** `ETA ~4m at 3.0 nodes/min`, or why there is none. */
+/** `ETA ~4m at 3.0 nodes/min` (the pace observed), `ETA ~4m planned` (before any), or why there is none. */
 export function etaText(
   plan: RolloutPlan,
   paused: boolean,
@@ -285,7 +285,12 @@ export function etaText(
   if (plan.strategy.type === 'OnDelete') return {text: 'ETA — OnDelete', token: 'muted'};
   const remaining = Math.max(0, plan.status.desiredNumberScheduled - plan.status.updatedNumberScheduled);
   if (verdict === 'stuck') return {text: 'ETA — stuck', token: 'error'};
-  if (pace === undefined || pace <= 0) return {text: 'ETA — no progress observed yet', token: 'muted'};
+  if (pace === undefined || pace <= 0) {
+    // Until the pace shows, the plan's own estimate (its wave times rest on the pod starts the cluster showed).
+    const planned = plan.timing?.etaSeconds;
+    if (planned !== undefined) return {text: `ETA ~${formatDuration(planned)} planned`, token: 'muted'};
+    return {text: 'ETA — no progress observed yet', token: 'muted'};
+  }
   const rate = pace >= 10 ? pace.toFixed(0) : pace.toFixed(1);
   return {text: `ETA ~${formatDuration((remaining / pace) * 60)} at ${rate} nodes/min`, token: 'text'};
 }
@@ -808,7 +813,7 @@ function helpPane(columns: number, height: number, readonly: boolean): TextPaneV
   lines.push([seg(`  ${NEXT_WAVE_GLYPH} `, 'accent'), seg(fit('next wave', 14), 'accent'), seg('the next controller sync changes this node', 'muted')]);
   lines.push([]);
   lines.push([seg('  Filter terms: part of a name, a state (old, blocked, missing…), next, wave:N; all terms must match.', 'muted')]);
-  lines.push([seg('  ETA: from the pace observed since the dashboard started, not from the plan.', 'muted')]);
+  lines.push([seg("  ETA: from the pace observed since the dashboard started; before any, the plan's (marked planned).", 'muted')]);
   return {
     title: [seg('Help', 'title'), seg('  (? or esc to close)', 'muted')],
     lines: lines.slice(0, Math.max(0, height - 1)).map((l) => fitLine(l, columns)),

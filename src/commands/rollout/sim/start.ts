@@ -12,6 +12,8 @@ Scenarios:
   empty  3 nodes, no DaemonSets.
   large  5,000 nodes (--nodes to change) with kube-system/fluentd complete on all of them.
 
+With --snapshot FILE (or - for stdin) the cluster is loaded from what \`kubectl get nodes,pods,daemonsets,controllerrevisions -A -o yaml\` (or -o json) printed, the same file ds-plan --snapshot reads: other kinds are ignored, namespaces are created, objects keep their uids and generations, and every timestamp moves by one amount so the dump's newest one falls at the simulated cluster's start (a pod 3h old in the dump is 3h old here). The controller and kubelets then run on it, so a rollout can be rehearsed on the shape of production. Nothing contacts the real cluster.
+
 It serves HTTPS with a certificate authority of its own and demands a bearer token; the kubeconfig carries both. Nothing outside this process is touched; the kubeconfig is removed on exit unless you named it with --kubeconfig.`;
 
   static override examples = [
@@ -25,14 +27,23 @@ It serves HTTPS with a certificate authority of its own and demands a bearer tok
       command: 'export KUBECONFIG=/tmp/ds-rollout-sim-6443.kubeconfig; kubectl get ds -A; kubectl ds-plan fluentd -n kube-system',
     },
     {
+      description: 'Rehearse on a copy of your cluster (pods of images with bad-tag crash):',
+      command:
+        'kubectl get nodes,pods,daemonsets,controllerrevisions -A -o json > cluster.json\nkubectl ds-rollout sim start --snapshot cluster.json --speed 10 --fail-image bad-tag',
+    },
+    {
       description: 'Make new pods of an image crash everywhere:',
       command: 'kubectl ds-rollout sim start --scenario empty --fail-image bad-tag --fail-mode crash',
     },
   ];
 
   static override flags = {
-    scenario: Flags.string({summary: 'What to load: demo, empty or large.', default: 'demo', helpValue: 'NAME'}),
-    nodes: Flags.integer({summary: 'Number of nodes (demo: 20, empty: 3, large: 5000).', helpValue: 'N'}),
+    scenario: Flags.string({summary: 'What to load: demo (the default), empty or large.', helpValue: 'NAME', exclusive: ['snapshot']}),
+    nodes: Flags.integer({summary: 'Number of nodes (demo: 20, empty: 3, large: 5000).', helpValue: 'N', exclusive: ['snapshot']}),
+    snapshot: Flags.string({
+      summary: 'Load this dump of a cluster (kubectl get nodes,pods,daemonsets,controllerrevisions -A -o yaml|json; - reads stdin) instead of a scenario.',
+      helpValue: 'FILE',
+    }),
     port: Flags.integer({summary: 'Port on 127.0.0.1 (default: a free one).', helpValue: 'PORT'}),
     kubeconfig: Flags.string({summary: 'Write the kubeconfig here (default: a file in the temp directory, removed on exit).', helpValue: 'FILE'}),
     speed: Flags.string({summary: 'Simulated seconds per real second (kubelet start-up, minReadySeconds, graceful deletion).', default: '1', helpValue: 'X'}),
@@ -53,8 +64,10 @@ It serves HTTPS with a certificate authority of its own and demands a bearer tok
   async run(): Promise<void> {
     const {flags} = await this.parse(SimStart);
     const {startSim} = await import('../../../services/sim.js');
+    const scenario = flags.scenario ?? 'demo';
     const sim = await startSim({
-      scenario: flags.scenario,
+      scenario,
+      ...(flags.snapshot !== undefined ? {snapshot: flags.snapshot} : {}),
       speed: Number(flags.speed),
       ...(flags.nodes !== undefined ? {nodes: flags.nodes} : {}),
       ...(flags.port !== undefined ? {port: flags.port} : {}),
@@ -66,7 +79,7 @@ It serves HTTPS with a certificate authority of its own and demands a bearer tok
     });
     const focus = sim.focus;
     const lines = [
-      `Simulated cluster "${flags.scenario}" running at ${sim.cluster.url} (speed ${flags.speed}x)`,
+      `Simulated cluster "${flags.snapshot !== undefined ? (flags.snapshot === '-' ? '<stdin>' : flags.snapshot) : scenario}" running at ${sim.cluster.url} (speed ${flags.speed}x)`,
       `  ${sim.description}`,
       `Kubeconfig: ${sim.kubeconfigPath} (context ds-rollout-sim)`,
       '',

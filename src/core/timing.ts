@@ -1,0 +1,88 @@
+// How long the plan's simulated pods take, from what the cluster shows: this DaemonSet's recent pods, from
+// creation to the Ready condition's transition, and its pods being deleted now. Pure: the pods' own timestamps
+// in, durations out; the planner folds them into its wave times.
+import type {ClusterState, Pod} from './types.js';
+
+/** When nothing was observed: a pod of a small daemon pulls its image and passes its readiness probe in about this. */
+export const DEFAULT_POD_START_MS = 10_000;
+/** When nothing was observed: a daemon that handles SIGTERM stops in about this (never more than its grace period). */
+export const DEFAULT_POD_DELETION_MS = 1_000;
+/** The newest pods only: an old pod's start says little about the image and nodes of today. */
+export const RECENT_PODS = 50;
+
+export type DurationBasis = 'observed' | 'assumed' | 'given';
+
+export interface DurationEstimate {
+  readonly ms: number;
+  readonly basis: DurationBasis;
+  /** How many pods the estimate comes from (0 unless observed). */
+  readonly observations: number;
+}
+
+export interface PodTimings {
+  /** Creation to Ready of a new pod. */
+  readonly podStart: DurationEstimate;
+  /** Deletion to gone of an old pod. */
+  readonly podDeletion: DurationEstimate;
+}
+
+export interface TimingOptions {
+  /** The instant the state was read, epoch ms. */
+  readonly now: number;
+  /** A pod start given by the user (ds-plan --pod-start): overrides what was observed. */
+  readonly podStartMs?: number;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+function ownedBy(pod: Pod, state: ClusterState): boolean {
+  const ds = state.daemonSet;
+  const owner = pod.metadata.ownerReferences?.find((ref) => ref.controller === true);
+  if (!owner || owner.kind !== 'DaemonSet') return false;
+  return ds.metadata.uid ? owner.uid === ds.metadata.uid : owner.name === ds.metadata.name;
+}
+
+/** Creation to Ready, for a pod whose Ready condition turned True after it was created; else undefined. */
+export function observedStartMs(pod: Pod): number | undefined {
+  const ready = pod.status?.conditions?.find((c) => c.type === 'Ready');
+  if (ready?.status !== 'True' || !ready.lastTransitionTime || !pod.metadata.creationTimestamp) return undefined;
+  const ms = Date.parse(ready.lastTransitionTime) - Date.parse(pod.metadata.creationTimestamp);
+  // Earlier than creation is a restored or hand-made object, not a start.
+  return Number.isFinite(ms) && ms >= 0 ? ms : undefined;
+}
+
+/** The durations the plan's waves use, with what each is based on. */
+export function observePodTimings(state: ClusterState, options: TimingOptions): PodTimings {
+  const pods = state.pods.filter((pod) => ownedBy(pod, state));
+
+  const recent = pods
+    .filter((pod) => !pod.metadata.deletionTimestamp)
+    .map((pod) => ({created: Date.parse(pod.metadata.creationTimestamp ?? ''), start: observedStartMs(pod)}))
+    .filter((entry): entry is {created: number; start: number} => entry.start !== undefined && Number.isFinite(entry.created))
+    .sort((a, b) => b.created - a.created)
+    .slice(0, RECENT_PODS)
+    .map((entry) => entry.start);
+  const podStart: DurationEstimate =
+    options.podStartMs !== undefined
+      ? {ms: options.podStartMs, basis: 'given', observations: 0}
+      : recent.length > 0
+        ? {ms: median(recent), basis: 'observed', observations: recent.length}
+        : {ms: DEFAULT_POD_START_MS, basis: 'assumed', observations: 0};
+
+  // A deleted pod is gone from the API: only the ones terminating now can be seen, each for as long as it
+  // has been going (a lower bound). The grace period caps it: after that the kubelet kills the containers.
+  const graceMs = (state.daemonSet.spec.template.spec.terminationGracePeriodSeconds ?? 30) * 1000;
+  const going = pods
+    .filter((pod) => pod.metadata.deletionTimestamp)
+    .map((pod) => options.now - (Date.parse(pod.metadata.deletionTimestamp!) - (pod.metadata.deletionGracePeriodSeconds ?? 0) * 1000))
+    .filter((ms) => Number.isFinite(ms) && ms >= 0);
+  const podDeletion: DurationEstimate =
+    going.length > 0
+      ? {ms: Math.min(graceMs, Math.max(DEFAULT_POD_DELETION_MS, median(going))), basis: 'observed', observations: going.length}
+      : {ms: Math.min(graceMs, DEFAULT_POD_DELETION_MS), basis: 'assumed', observations: 0};
+  return {podStart, podDeletion};
+}
