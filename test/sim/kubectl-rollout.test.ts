@@ -109,9 +109,11 @@ describe.skipIf(skipWithoutKubectl)('real kubectl rollout commands against the s
     );
     await new Promise((r) => setTimeout(r, 300));
     const theirs = await k.run('rollout', 'status', 'ds/stuck', '--watch=false');
-    const ours = await runCli(['status', 'stuck', '-n', 'default', '--kubeconfig', k.kubeconfig], {bin: 'bin/kubectl-ds_rollout'});
+    const ours = await runCli(['status', 'stuck', '-n', 'default', '--watch=false', '--kubeconfig', k.kubeconfig], {bin: 'bin/kubectl-ds_rollout'});
     expect(theirs.stdout.trim()).toBe('Waiting for daemon set "stuck" rollout to finish: 1 out of 3 new pods have been updated...');
-    expect(ours.stdout.split('\n')[0]).toBe(theirs.stdout.trim());
+    // The first line after the cluster header is kubectl's own.
+    expect(ours.stdout.split('\n')[0]).toMatch(/^Cluster: context ds-rollout-sim \(https:\/\/127\.0\.0\.1:\d+\)$/);
+    expect(ours.stdout.split('\n')[1]).toBe(theirs.stdout.trim());
     expect(ours.code).toBe(3);
     expect(ours.stdout).toMatch(/CrashLoopBackOff/);
   });
