@@ -47,7 +47,8 @@ async function waitForScreen(check: (text: string) => boolean, what: string, tim
   throw new Error(`the screen did not show ${what} within ${timeoutMs} ms:\n${text}`);
 }
 
-const waitForText = (text: string, timeoutMs?: number) => waitForScreen((s) => s.includes(text), JSON.stringify(text), timeoutMs);
+const waitForText = (text: string | RegExp, timeoutMs?: number) =>
+  waitForScreen((s) => (typeof text === 'string' ? s.includes(text) : text.test(s)), String(text), timeoutMs);
 
 async function keys(...sequence: string[]): Promise<void> {
   for (const key of sequence) {
@@ -115,7 +116,7 @@ describe.skipIf(!hasTmux())('dashboard in tmux against the simulated demo cluste
 
   test('p pauses (after y), s steps one wave and the screen shows it land, r resumes', async () => {
     await keys('p');
-    await waitForText('Pause the rollout of kube-system/fluentd?');
+    await waitForText('Pause the rollout of kube-system/fluentd on context ds-rollout-sim (https://127.0.0.1:');
     await keys('y');
     await waitForText('paused: no more old pods are replaced; maxUnavailable 2, maxSurge 0 recorded for resume');
     const paused = await waitForText('PAUSED by ds-rollout');
@@ -124,14 +125,14 @@ describe.skipIf(!hasTmux())('dashboard in tmux against the simulated demo cluste
     const before = updatedCount(paused);
 
     await keys('s');
-    await waitForText('Step one wave of kube-system/fluentd?');
+    await waitForText('Step one wave of kube-system/fluentd on context ds-rollout-sim');
     await keys('y');
     // The status line follows the step (deleting, new pods starting: see the component tests), then says the wave landed.
     const landed = await waitForScreen((s) => /wave \d+ landed in \d+s: replaced [12] pods?/.test(s), 'the wave landed', 60_000);
     expect(updatedCount(landed)).toBeGreaterThan(before);
 
     await keys('r');
-    await waitForText('Resume the rollout of kube-system/fluentd?');
+    await waitForText('Resume the rollout of kube-system/fluentd on context ds-rollout-sim');
     await keys('y');
     await waitForText('resumed: RollingUpdate with maxUnavailable 2, maxSurge 0; the controller carries on');
     await waitForScreen((s) => !s.includes('PAUSED') && s.includes('rollout in progress'), 'the rollout running again');
@@ -139,7 +140,9 @@ describe.skipIf(!hasTmux())('dashboard in tmux against the simulated demo cluste
 
   test('u shows the undo diff and asks; y rolls back, and the screen follows the new rollout', async () => {
     await keys('u');
-    const prompt = await waitForText('Undo kube-system/fluentd to revision 1 (fluent/fluentd:v1.16.2)?');
+    const prompt = await waitForText(
+      /Undo kube-system\/fluentd on context ds-rollout-sim \(https:\/\/127\.0\.0\.1:\d+\) to revision 1 \(fluent\/fluentd:v1\.16\.2\)\?/,
+    );
     expect(prompt).toContain('[y/n]');
     expect(prompt).toContain('+  fluentd: fluent/fluentd:v1.16.2');
     await keys('y');
