@@ -370,7 +370,7 @@ async function plainStatus(options: DashboardOptions): Promise<number> {
     now,
     follow: options.watch ? (handlers) => live!.watch(ref, handlers) : undefined,
     onReport: (update) => void print(update, false),
-  });
+  }).finally(() => live?.client.close());
   if (options.watch && options.output === 'text') write('\n');
   await print(report, true);
   if (failure !== undefined) options.stderr?.write(`error: ${failure}\n`);

@@ -66,15 +66,18 @@ Exit status:
 
     const text = flags.output === 'text';
     const {renderStatusProgress} = await import('../../output/status-text.js');
-    const {report, exitCode, failure} = await status.runStatus({
-      source,
-      ref,
-      now: flags.now ?? (live ? () => live.client.serverNow() : Date.now),
-      follow: flags.watch ? (handlers) => live!.watch(ref, handlers) : undefined,
-      timeoutMs: flags.timeout,
-      stuckAfterMs: flags['stuck-after'],
-      onReport: text ? (update) => process.stdout.write(renderStatusProgress(update, {color})) : undefined,
-    });
+    const {report, exitCode, failure} = await status
+      .runStatus({
+        source,
+        ref,
+        now: flags.now ?? (live ? () => live.client.serverNow() : Date.now),
+        follow: flags.watch ? (handlers) => live!.watch(ref, handlers) : undefined,
+        timeoutMs: flags.timeout,
+        stuckAfterMs: flags['stuck-after'],
+        onReport: text ? (update) => process.stdout.write(renderStatusProgress(update, {color})) : undefined,
+      })
+      // A request still waiting on a frozen server must not keep the finished command alive.
+      .finally(() => live?.client.close());
     if (flags.watch && text) process.stdout.write('\n');
 
     if (flags.output === 'json') process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
