@@ -4,7 +4,7 @@
 // terminal will show them.
 import type {ClusterSource, DaemonSetRef} from '../cluster/cluster-source.js';
 import type {ClusterWriter} from '../cluster/cluster-writer.js';
-import type {Follow} from '../cluster/live/follower.js';
+import {type Follow, Follower} from '../cluster/live/follower.js';
 import {
   type ClusterState,
   type DaemonSet,
@@ -163,10 +163,11 @@ export function createPlanFeed(options: PlanFeedOptions): ClusterPlanFeed {
     if (latest) emit({...latest, error});
   };
 
-  // stop() may run inside follow() (an error at once): it must find undefined there, not a TDZ.
-  let handle: {stop(): void} | undefined;
+  // The one follower, in the mode that keeps trying through an outage; stop() may run inside its constructor
+  // (an error at once): it must find undefined there, not a TDZ.
+  let follower: Follower | undefined;
   // eslint-disable-next-line prefer-const
-  handle = options.follow({
+  follower = new Follower(options.follow, {
     onState(next) {
       state = next;
       recompute();
@@ -191,14 +192,11 @@ export function createPlanFeed(options: PlanFeedOptions): ClusterPlanFeed {
     },
   });
 
-  // Following failed while follow() was still starting: stop what it started.
-  if (stopped) handle.stop();
-
   function stop() {
     if (stopped) return;
     stopped = true;
     if (tick !== undefined) clearTimeout(tick);
-    handle?.stop();
+    follower?.stop();
   }
 
   return {
@@ -377,7 +375,7 @@ async function plainStatus(options: DashboardOptions): Promise<number> {
     now,
     follow: options.watch ? (handlers) => live!.watch(ref, handlers) : undefined,
     onReport: (update) => void print(update, false),
-  });
+  }).finally(() => live?.client.close());
   if (options.watch && options.output === 'text') write('\n');
   await print(report, true);
   if (failure !== undefined) options.stderr?.write(`error: ${failure}\n`);

@@ -44,6 +44,7 @@ export class KubeClient {
   private serverDate: {readonly at: number; readonly receivedAt: number} | undefined;
   private readonly attempts: number;
   private readonly delay: (ms: number) => Promise<void>;
+  private readonly closing = new AbortController();
 
   constructor(
     private readonly credentials: Credentials,
@@ -72,6 +73,14 @@ export class KubeClient {
     if (Number.isNaN(at)) return;
     // Whole seconds: a later answer may read earlier than the running estimate; keep the larger.
     if (this.serverDate === undefined || at > this.serverNow()) this.serverDate = {at, receivedAt: performance.now()};
+  }
+
+  /**
+   * Ends every request still waiting for an answer (a frozen server, no --request-timeout): a command that is done
+   * must not be kept alive by a background request. Later requests fail at once.
+   */
+  close(): void {
+    this.closing.abort();
   }
 
   get timeoutMs(): number | undefined {
@@ -193,8 +202,8 @@ export class KubeClient {
               'User-Agent': 'ds-rollout',
               ...(body === undefined ? {} : {'Content-Type': options.contentType ?? 'application/json', 'Content-Length': Buffer.byteLength(body)}),
             },
-            // A fresh signal per request: a shared one would poison every later call once it fired.
-            ...(timeoutMs ? {signal: AbortSignal.timeout(timeoutMs)} : {}),
+            // A fresh timeout per request (a shared one would poison every later call once it fired), and close().
+            signal: timeoutMs ? AbortSignal.any([AbortSignal.timeout(timeoutMs), this.closing.signal]) : this.closing.signal,
           },
           (res) => {
             this.noteServerDate(res.headers.date);

@@ -49,18 +49,27 @@ export class Follower {
   private readonly listeners = new Set<() => void>();
   private stopped = false;
 
-  constructor(follow: Follow) {
+  /**
+   * `observer` hears everything as it happens (the dashboard feed); with its onUnreachable, the follower keeps
+   * trying through an outage instead of ending with it.
+   */
+  constructor(follow: Follow, observer: Partial<FollowHandlers> = {}) {
+    const unreachable = observer.onUnreachable;
     this.handle = follow({
       onState: (state) => {
         this.latest = state;
+        observer.onState?.(state);
         this.notify();
       },
       onError: (error) => {
         this.error = error;
         // May run inside follow() (an error at once): stop what it started once it returned.
         if (this.handle) this.stop();
+        observer.onError?.(error);
         this.notify();
       },
+      ...(observer.onConnection ? {onConnection: (connection: Connection) => observer.onConnection?.(connection)} : {}),
+      ...(unreachable ? {onUnreachable: (error: ClusterUnreachableError) => unreachable(error)} : {}),
     });
     if (this.error) this.stop();
   }

@@ -5,7 +5,7 @@
 // the retry policy, and a cluster that stays unreachable or frozen (no answer to a probe within the request
 // timeout, tried as every read is) is reported to whoever waits (follower.ts). Collaborators (list, watch, delay) are injected
 // the way client-node's ListWatch takes them, so retry and re-list paths are tested without sleeping.
-import {Watch} from '@kubernetes/client-node';
+import {type KubeConfig, Watch} from '@kubernetes/client-node';
 import type {ControllerRevision, DaemonSet, Node, ObjectMeta, Pod} from '../../core/index.js';
 import {ClusterUnreachableError, type DsRolloutError, NotFoundError} from '../../errors.js';
 import type {ClusterObjects, DaemonSetRef} from '../cluster-source.js';
@@ -19,11 +19,15 @@ import {isTransient, RETRY_ATTEMPTS, retryDelayMs} from './retry.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
-/** Starts one watch stream from `resourceVersion`; `onDone` runs once when it ends (undefined: a normal end). */
+/**
+ * Starts one watch stream from `resourceVersion`; `onDone` runs once when it ends (undefined: a normal end).
+ * `signal` drops it also while it is still starting (a frozen server never answers the request).
+ */
 export type StartWatch = (
   resourceVersion: string,
   onEvent: (type: WatchEventType, object: unknown) => void,
   onDone: (error: DsRolloutError | undefined) => void,
+  signal: AbortSignal,
 ) => Promise<{abort(): void}>;
 
 /** A reflector waiting to reconnect keeps nothing alive by itself: whoever waits on it has its own timers. */
@@ -68,6 +72,8 @@ export class Reflector<T extends {readonly metadata: ObjectMeta}> {
   private failures = 0;
   private stopped = false;
   private current: {abort(): void} | undefined;
+  /** Aborts the stream being started, before it has a handle. */
+  private starting: AbortController | undefined;
   private wake: (() => void) | undefined;
   private readonly delay: (ms: number) => Promise<void>;
 
@@ -81,12 +87,14 @@ export class Reflector<T extends {readonly metadata: ObjectMeta}> {
 
   stop(): void {
     this.stopped = true;
+    this.starting?.abort();
     this.current?.abort();
     this.wake?.();
   }
 
   /** Drops the current stream and watches again from the last resourceVersion (a stream open through an outage may be dead). */
   reconnect(): void {
+    this.starting?.abort();
     this.current?.abort();
     this.wake?.();
   }
@@ -157,6 +165,8 @@ export class Reflector<T extends {readonly metadata: ObjectMeta}> {
         resolve(inStreamError ?? error);
       };
       this.wake = () => finish(undefined);
+      const starting = new AbortController();
+      this.starting = starting;
       this.options
         .watch(
           resourceVersion,
@@ -179,9 +189,11 @@ export class Reflector<T extends {readonly metadata: ObjectMeta}> {
             this.options.onChange();
           },
           finish,
+          starting.signal,
         )
         .then(
           (handle) => {
+            if (this.starting === starting) this.starting = undefined;
             this.current = handle;
             if (!settled) {
               this.failures = 0;
@@ -196,17 +208,39 @@ export class Reflector<T extends {readonly metadata: ObjectMeta}> {
   }
 }
 
-/** The client-node Watch, its end mapped to the project's errors. */
+/**
+ * The client-node Watch, its end mapped to the project's errors. Its Watch takes no signal, but builds a fresh
+ * agent for each stream (applyToFetchOptions): that agent is kept, so that a stream still waiting for the
+ * server's first answer can be dropped by closing its sockets.
+ */
 export function clientNodeWatch(client: KubeClient, path: string, request: RequestDescription, query: Readonly<Record<string, string>> = {}): StartWatch {
-  const watcher = new Watch(client.kubeConfig);
-  return async (resourceVersion, onEvent, onDone) =>
-    watcher.watch(
+  const kubeConfig = client.kubeConfig;
+  return async (resourceVersion, onEvent, onDone, signal) => {
+    let agent: {destroy?(): void} | undefined;
+    const config = Object.create(kubeConfig) as KubeConfig;
+    config.applyToFetchOptions = async (options) => {
+      const init = await kubeConfig.applyToFetchOptions(options);
+      agent = init.agent as {destroy?(): void} | undefined;
+      if (signal.aborted) agent?.destroy?.();
+      return init;
+    };
+    const drop = () => agent?.destroy?.();
+    signal.addEventListener('abort', drop, {once: true});
+    const controller = await new Watch(config).watch(
       path,
       // The server ends the stream now and then; the reflector resumes from the last resourceVersion.
       {...query, resourceVersion, allowWatchBookmarks: true, timeoutSeconds: 300},
       (type, object) => onEvent(type as WatchEventType, object),
       (error) => onDone(errorFromWatch(error, request, client.server)),
     );
+    signal.removeEventListener('abort', drop);
+    return {
+      abort: () => {
+        controller.abort();
+        drop();
+      },
+    };
+  };
 }
 
 export interface ClusterWatchOptions extends FollowHandlers {

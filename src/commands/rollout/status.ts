@@ -139,6 +139,7 @@ Exit status:
       if (isDocumentFormat(flags.output)) process.stdout.write(await (await import('../../output/document.js')).renderDocument(report, flags.output));
       if (failure !== undefined) process.stderr.write(`error: ${failure}\n`);
       process.exitCode = list.statusListExit(report);
+      live?.client.close();
       return;
     }
 
@@ -156,7 +157,9 @@ Exit status:
         stuckAfterMs: flags['stuck-after'],
         onReport: text ? (update) => write(renderStatusProgress(update, {color})) : undefined,
       }),
-    );
+    )
+      // A request still waiting on a frozen server must not keep the finished command alive.
+      .finally(() => live?.client.close());
     if (watch && text) write('\n');
 
     if (isDocumentFormat(flags.output)) process.stdout.write(await (await import('../../output/document.js')).renderDocument(report, flags.output));

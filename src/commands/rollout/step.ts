@@ -151,6 +151,8 @@ Exit status: 0 the wave (or every wave) landed, or nothing to do; 1 usage or inp
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+      // A request still waiting on a frozen server (no --request-timeout) must not keep the finished step alive.
+      live.client.close();
     }
   }
 }

@@ -18,7 +18,7 @@ import {
   withStrategy,
 } from '../../core/index.js';
 import {ConflictError, InputError, NotFoundError, RolloutStuckError} from '../../errors.js';
-import {describeRef} from '../pause.js';
+import {describeRef, rfc3339} from '../pause.js';
 import {stepsSoFar, type StepRun} from './run.js';
 import type {StepResult} from './types.js';
 import {describeLanding, formatMs, problemError} from './words.js';
@@ -189,7 +189,7 @@ async function repause(run: StepRun, record: PausedStrategy, progress: {number: 
       const spec = state.kind === 'paused' ? {} : {spec: pauseBody(record)['spec']};
       if (!progress) return {type: 'merge', body: pauseBody(record)};
       const strategy = state.kind === 'paused' ? state.strategy : record;
-      const at = new Date(run.cluster.now()).toISOString();
+      const at = rfc3339(run.cluster.now());
       const body = stepProgressBody({step: progress.number, of: progress.total, at}, formatPausedStrategy({...strategy, steps: progress.number}));
       return {type: 'merge', body: {...body, ...spec}};
     }),

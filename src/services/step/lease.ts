@@ -5,7 +5,7 @@ import {hostname, userInfo} from 'node:os';
 import type {DaemonSetRef} from '../../cluster/cluster-source.js';
 import {type DaemonSet, leaseExpiresAt, sameHolder, STEP_LEASE_SECONDS, type StepEvent, type StepLease, stepLeaseBody, stepLeaseOf} from '../../core/index.js';
 import {StepInProgressError} from '../../errors.js';
-import {describeRef} from '../pause.js';
+import {describeRef, rfc3339} from '../pause.js';
 import type {StepCluster, StepHolder} from './types.js';
 
 /** This process, on this host. A lease of a process on this host that no longer runs (killed) is released. */
@@ -31,10 +31,6 @@ export function thisProcess(): StepHolder {
       }
     },
   };
-}
-
-function iso(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 /**
@@ -87,8 +83,8 @@ export class StepLeaseHolder {
       holderIdentity: this.holder.holderIdentity,
       host: this.holder.host,
       pid: this.holder.pid,
-      acquireTime: iso(now),
-      renewTime: iso(now),
+      acquireTime: rfc3339(now),
+      renewTime: rfc3339(now),
       leaseDurationSeconds: STEP_LEASE_SECONDS,
     };
     let taken: StepLease | undefined;
@@ -137,7 +133,7 @@ export class StepLeaseHolder {
       const held = this.held;
       const now = this.cluster.now();
       if (!held || now - Date.parse(held.renewTime) < (held.leaseDurationSeconds * 1000) / 4) return;
-      const renewed: StepLease = {...held, renewTime: iso(now)};
+      const renewed: StepLease = {...held, renewTime: rfc3339(now)};
       await this.cluster.patchDaemonSet(this.ref, (current) => {
         const lease = stepLeaseOf(current);
         if (!lease || !sameHolder(lease, held)) {

@@ -19,7 +19,7 @@ import {
   templateKeyOf,
 } from '../../core/index.js';
 import {DsRolloutError, RolloutStuckError} from '../../errors.js';
-import {describeRef} from '../pause.js';
+import {describeRef, rfc3339} from '../pause.js';
 import {StepLeaseHolder, thisProcess} from './lease.js';
 import type {ConfirmRequest, StepCluster, StepOptions, StepResult, WaveReport} from './types.js';
 import {problemError} from './words.js';
@@ -133,7 +133,7 @@ export class StepRun {
         this.checkDaemonSet(current);
         const state = pauseStateOf(current);
         const record = state.kind === 'paused' ? formatPausedStrategy({...state.strategy, steps: number}) : undefined;
-        return {type: 'merge', body: stepProgressBody({step: number, of: total, at: new Date(this.cluster.now()).toISOString()}, record)};
+        return {type: 'merge', body: stepProgressBody({step: number, of: total, at: rfc3339(this.cluster.now())}, record)};
       }),
     );
     this.emit({kind: 'recorded', step: number, of: total});

@@ -121,6 +121,25 @@ describe('Reflector health', () => {
   });
 });
 
+test('a stream still starting (a frozen server never answers) is dropped by stop()', async () => {
+  const signals: AbortSignal[] = [];
+  const reflector = new Reflector<Item>({
+    list: async () => ({items: [], resourceVersion: '1'}),
+    watch: (_rv, _onEvent, _onDone, signal) => {
+      signals.push(signal);
+      return new Promise(() => undefined); // no answer, ever
+    },
+    project: (raw) => raw as Item,
+    onChange: () => undefined,
+    onError: () => undefined,
+  });
+  reflector.start();
+  await until(() => signals.length === 1);
+  expect(signals[0]!.aborted).toBe(false);
+  reflector.stop();
+  expect(signals[0]!.aborted).toBe(true);
+});
+
 describe('watchClusterState against the simulated cluster', () => {
   let t: TestCluster;
 
