@@ -255,7 +255,7 @@ export class SimServer {
   private delayRules: DelayRule[] = [];
   private faults: FaultInjector | undefined;
   private address = '';
-  /** Host headers it answers (its own address); undefined when bound to every interface. */
+  /** Host names it answers (its own address's, whatever the port); undefined when bound to every interface. */
   private hosts: Set<string> | undefined;
   private readonly logBodies: boolean;
   private readonly bookmarkIntervalMs: number;
@@ -291,7 +291,9 @@ export class SimServer {
         const addr = this.server.address() as AddressInfo;
         this.address = `${host.includes(':') ? `[${host}]` : host}:${addr.port}`;
         const loopback = host === '127.0.0.1' || host === '::1' || host === 'localhost';
-        this.hosts = host === '0.0.0.0' || host === '::' ? undefined : new Set([this.address, ...(loopback ? [`localhost:${addr.port}`] : [])]);
+        // Names, not ports: a rebinding page uses another name, while a local proxy or port-forward keeps this one.
+        const name = host.includes(':') ? `[${host}]` : host;
+        this.hosts = host === '0.0.0.0' || host === '::' ? undefined : new Set([name, ...(loopback ? ['localhost'] : [])]);
         resolve(this.url);
       });
     });
@@ -358,7 +360,7 @@ export class SimServer {
     // A page in a browser on this machine can reach 127.0.0.1 under another name (DNS rebinding): answer only
     // requests addressed to this server.
     const host = (req.headers.host ?? '').toLowerCase();
-    if (this.hosts !== undefined && !this.hosts.has(host))
+    if (this.hosts !== undefined && !this.hosts.has(hostName(host)))
       throw badRequest(`the Host header ${JSON.stringify(host.slice(0, 100))} is not this server's address`);
     const rawUrl = req.url ?? '/';
     const queryAt = rawUrl.indexOf('?');
@@ -849,3 +851,10 @@ export class SimServer {
 }
 
 export type {ResourceName};
+
+/** The name part of a Host header: `127.0.0.1:6443` and `[::1]:6443` give `127.0.0.1` and `[::1]`. */
+function hostName(host: string): string {
+  if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1);
+  const colon = host.indexOf(':');
+  return colon < 0 ? host : host.slice(0, colon);
+}

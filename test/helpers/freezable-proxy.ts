@@ -14,7 +14,7 @@ export interface FreezableProxy {
 }
 
 export async function startFreezableProxy(target: string): Promise<FreezableProxy> {
-  const {hostname, port} = new URL(target);
+  const {hostname, port, protocol} = new URL(target);
   const sockets = new Set<Socket>();
   /** Deliveries held while frozen, in order. */
   let held: (() => void)[] = [];
@@ -36,7 +36,8 @@ export async function startFreezableProxy(target: string): Promise<FreezableProx
     upstream.on('data', (chunk) => deliver(() => client.write(chunk)));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as {port: number}).port}`;
+  // A TCP proxy: TLS passes through to the cluster, so the kubeconfig keeps its scheme and CA.
+  const url = `${protocol}//127.0.0.1:${(server.address() as {port: number}).port}`;
   return {
     url,
     async kubeconfigFor(kubeconfig, path) {
