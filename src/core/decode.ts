@@ -50,6 +50,7 @@ const objectMeta = obj({
   annotations: stringMap,
   ownerReferences: list(ownerReference),
   finalizers: list(str),
+  managedFields: list(obj({manager: str, operation: str, time, fieldsType: str, fieldsV1: any})),
 });
 const requirement = obj({key: str, operator: str, values: list(str)});
 const labelSelector = obj({matchLabels: stringMap, matchExpressions: list(requirement)});
