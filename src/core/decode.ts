@@ -184,7 +184,9 @@ export function decodeObject(kind: DecodedKind, value: unknown): Decoded {
 export function summarizeFieldErrors(errors: readonly FieldError[], prefix = ''): string {
   const first = errors[0]!;
   const rest = errors.length > 1 ? ` (and ${errors.length - 1} more ${errors.length === 2 ? 'error' : 'errors'})` : '';
-  return `${formatFieldError({...first, field: join(prefix, first.field)})}${rest}`;
+  const field = join(prefix, first.field);
+  // The whole object (a string where an object belongs) has no field to name.
+  return `${field === '' ? first.message : formatFieldError({...first, field})}${rest}`;
 }
 
 function join(prefix: string, field: string): string {

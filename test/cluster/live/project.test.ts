@@ -41,3 +41,7 @@ describe('projectPod', () => {
     expect(() => projectPod({...pod, status: {conditions: 'x'}})).toThrow('status.conditions: Invalid value: "x": must be a list (Pod default/fluentd-a)');
   });
 });
+
+test('an answer that is not an object at all says so without an empty field', () => {
+  expect(() => projectDaemonSet('x')).toThrow('the server answered a DaemonSet that is not valid: Invalid value: "x": must be an object');
+});
