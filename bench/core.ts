@@ -1,6 +1,6 @@
 // Benchmark of the reconcile core: planRollout (every wave to convergence) and one syncDaemonSet.
 // Targets (issue 2): full plan for 5,000 nodes within 100 ms; 50,000 nodes within 12x the 5,000 time.
-import {planRollout, syncDaemonSet} from '../src/core/index.js';
+import {decodeObject, planRollout, readStoredObjects, syncDaemonSet} from '../src/core/index.js';
 import {BENCH_NOW, syntheticCluster} from './synthetic-cluster.js';
 import {collectGarbage, median, report} from './report.js';
 
@@ -40,5 +40,37 @@ export async function benchCore(): Promise<Record<string, number>> {
       `core  planRollout ${label}: 50,000 / 5,000 = ${ratio.toFixed(1)}x (target <= 12x); 5,000 nodes ${figures[`plan ${label} 5000`]!.toFixed(1)} ms (target <= 100 ms)`,
     );
   }
+  benchValidation(figures);
   return figures;
+}
+
+/**
+ * The one validation pass over what is read (decode.ts): decoding a pod's types, against the JSON.parse every
+ * listed pod costs anyway (the baseline, in the same run), and the whole pass over a snapshot's pods.
+ */
+function benchValidation(figures: Record<string, number>): void {
+  const pods = syntheticCluster(5000).pods;
+  const texts = pods.map((pod) => JSON.stringify(pod));
+  const items = pods.map((value, i) => ({kind: 'Pod' as const, value, where: `items[${i}]`}));
+  const time = (fn: () => void): number => {
+    const runs: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      collectGarbage();
+      const t0 = performance.now();
+      fn();
+      runs.push(performance.now() - t0);
+    }
+    return median(runs);
+  };
+  const parse = time(() => {
+    for (const text of texts) JSON.parse(text);
+  });
+  const decode = time(() => {
+    for (const text of texts) decodeObject('Pod', JSON.parse(text));
+  });
+  const pass = time(() => readStoredObjects(items));
+  figures['validation decode ratio'] = decode / parse;
+  report(
+    `core  validation: JSON.parse + decode of ${pods.length} pods ${decode.toFixed(1)} ms = ${(decode / parse).toFixed(2)}x JSON.parse alone (${parse.toFixed(1)} ms); whole pass (types, values, duplicates) ${pass.toFixed(1)} ms`,
+  );
 }

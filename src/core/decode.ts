@@ -21,7 +21,14 @@ type Schema =
   | {readonly t: 'string' | 'bool' | 'time' | 'intOrString' | 'stringMap' | 'any'}
   | {readonly t: 'int'; readonly bits: 32 | 64}
   | {readonly t: 'list'; readonly of: Schema}
-  | {readonly t: 'object'; readonly fields: Readonly<Record<string, Schema>>; readonly struct?: readonly string[]};
+  | {readonly t: 'object'; readonly entries: readonly FieldEntry[]};
+
+/** A field of an object schema; `struct`: a Go struct (not a pointer), so an absent one decodes to an empty object. */
+interface FieldEntry {
+  readonly key: string;
+  readonly schema: Schema;
+  readonly struct: boolean;
+}
 
 const str: Schema = {t: 'string'};
 const bool: Schema = {t: 'bool'};
@@ -32,8 +39,10 @@ const any: Schema = {t: 'any'};
 const int32: Schema = {t: 'int', bits: 32};
 const int64: Schema = {t: 'int', bits: 64};
 const list = (of: Schema): Schema => ({t: 'list', of});
-/** `struct`: fields that are Go structs (not pointers), so an absent one decodes to an empty object. */
-const obj = (fields: Record<string, Schema>, struct: readonly string[] = []): Schema => ({t: 'object', fields, struct});
+const obj = (fields: Record<string, Schema>, struct: readonly string[] = []): Schema => ({
+  t: 'object',
+  entries: Object.entries(fields).map(([key, schema]) => ({key, schema, struct: struct.includes(key)})),
+});
 
 const ownerReference = obj({apiVersion: str, kind: str, name: str, uid: str, controller: bool, blockOwnerDeletion: bool});
 const objectMeta = obj({
@@ -50,6 +59,7 @@ const objectMeta = obj({
   annotations: stringMap,
   ownerReferences: list(ownerReference),
   finalizers: list(str),
+  managedFields: list(obj({manager: str, operation: str, time, fieldsType: str, fieldsV1: any})),
 });
 const requirement = obj({key: str, operator: str, values: list(str)});
 const labelSelector = obj({matchLabels: stringMap, matchExpressions: list(requirement)});
@@ -164,9 +174,9 @@ export interface Decoded {
  */
 export function decodeObject(kind: DecodedKind, value: unknown): Decoded {
   const errors: FieldError[] = [];
-  const decoded = decode(SCHEMAS[kind], value, '', errors) as Record<string, unknown>;
+  let decoded = decode(SCHEMAS[kind], value, undefined, errors) as Record<string, unknown>;
   if (errors.length > 0) return {object: undefined, errors};
-  if (kind === 'ControllerRevision' && decoded['revision'] === undefined) decoded['revision'] = 0;
+  if (kind === 'ControllerRevision' && decoded['revision'] === undefined) decoded = {...decoded, revision: 0};
   return {object: decoded, errors};
 }
 
@@ -174,7 +184,9 @@ export function decodeObject(kind: DecodedKind, value: unknown): Decoded {
 export function summarizeFieldErrors(errors: readonly FieldError[], prefix = ''): string {
   const first = errors[0]!;
   const rest = errors.length > 1 ? ` (and ${errors.length - 1} more ${errors.length === 2 ? 'error' : 'errors'})` : '';
-  return `${formatFieldError({...first, field: join(prefix, first.field)})}${rest}`;
+  const field = join(prefix, first.field);
+  // The whole object (a string where an object belongs) has no field to name.
+  return `${field === '' ? first.message : formatFieldError({...first, field})}${rest}`;
 }
 
 function join(prefix: string, field: string): string {
@@ -185,8 +197,24 @@ function join(prefix: string, field: string): string {
 
 const INT_RANGE = {32: [-(2 ** 31), 2 ** 31 - 1], 64: [-(2 ** 63), 2 ** 63 - 1]} as const;
 
-function typeError(path: string, value: unknown, detail: string): FieldError {
-  return {field: path, type: 'FieldValueInvalid', message: `Invalid value: ${shown(value)}: ${detail}`, value};
+/** Where a value is, kept as links and written out only for an error (most objects have none). */
+interface PathNode {
+  readonly parent: PathNode | undefined;
+  readonly key: string;
+  /** `[key]` (a list index or a map key) rather than `.key`. */
+  readonly bracket: boolean;
+}
+
+function pathText(node: PathNode | undefined): string {
+  let text = '';
+  for (let at = node; at !== undefined; at = at.parent) {
+    text = at.bracket ? `[${at.key}]${text}` : at.parent === undefined ? `${at.key}${text}` : `.${at.key}${text}`;
+  }
+  return text;
+}
+
+function typeError(path: PathNode | undefined, value: unknown, detail: string): FieldError {
+  return {field: pathText(path), type: 'FieldValueInvalid', message: `Invalid value: ${shown(value)}: ${detail}`, value};
 }
 
 /** A value as the messages show it: strings quoted as Go quotes them, lists and objects as short JSON. */
@@ -221,7 +249,8 @@ function zeroOf(schema: Schema): unknown {
 
 const KEEPS_NULL = new Set<Schema['t']>(['string', 'time', 'bool', 'any']);
 
-function decode(schema: Schema, value: unknown, path: string, errors: FieldError[]): unknown {
+/** The decoded value: `value` itself when decoding changes nothing (the common case: no copy is made). */
+function decode(schema: Schema, value: unknown, path: PathNode | undefined, errors: FieldError[]): unknown {
   switch (schema.t) {
     case 'any':
       return value;
@@ -253,40 +282,48 @@ function decode(schema: Schema, value: unknown, path: string, errors: FieldError
         errors.push(typeError(path, value, 'must be a map of strings'));
         return value;
       }
-      const out: Record<string, unknown> = {};
-      for (const [key, v] of Object.entries(value)) {
-        if (v === null) out[key] = '';
-        else if (typeof v !== 'string') errors.push(typeError(`${path}[${key}]`, v, 'must be a string'));
-        else out[key] = v;
+      let out: Record<string, unknown> | undefined;
+      for (const key in value) {
+        const v = value[key];
+        if (typeof v === 'string') continue;
+        if (v === null) (out ??= {...value})[key] = '';
+        else errors.push(typeError({parent: path, key, bracket: true}, v, 'must be a string'));
       }
-      return out;
+      return out ?? value;
     }
     case 'list': {
       if (!Array.isArray(value)) {
         errors.push(typeError(path, value, 'must be a list'));
         return value;
       }
-      return value.map((item, i) => (item === null ? zeroOf(schema.of) : decode(schema.of, item, `${path}[${i}]`, errors)));
+      let out: unknown[] | undefined;
+      for (let i = 0; i < value.length; i++) {
+        const item: unknown = value[i];
+        const decoded = item === null ? zeroOf(schema.of) : decode(schema.of, item, {parent: path, key: String(i), bracket: true}, errors);
+        if (decoded !== item) (out ??= [...value])[i] = decoded;
+      }
+      return out ?? value;
     }
     case 'object': {
       if (!isRecord(value)) {
         errors.push(typeError(path, value, 'must be an object'));
         return value;
       }
-      const out: Record<string, unknown> = {...value};
-      for (const [key, fieldSchema] of Object.entries(schema.fields)) {
-        const v = out[key];
-        // A null string, time or boolean stays as written (kubectl prints `creationTimestamp: null` in templates,
-        // and revisions hold them), the core reads it as absent; other nulls go, as the core expects.
-        if (v === null && KEEPS_NULL.has(fieldSchema.t)) continue;
-        if (v === null || v === undefined) {
-          delete out[key];
-          if (schema.struct?.includes(key)) out[key] = decode(fieldSchema, {}, join(path, key), errors);
+      let out: Record<string, unknown> | undefined;
+      for (const field of schema.entries) {
+        const v = value[field.key];
+        if (v === undefined || v === null) {
+          // A null string, time or boolean stays as written (kubectl prints `creationTimestamp: null` in
+          // templates, and revisions hold them), the core reads it as absent; other nulls go.
+          if (v === null && KEEPS_NULL.has(field.schema.t)) continue;
+          if (v === null) delete (out ??= {...value})[field.key];
+          if (field.struct) (out ??= {...value})[field.key] = decode(field.schema, {}, {parent: path, key: field.key, bracket: false}, errors);
           continue;
         }
-        out[key] = decode(fieldSchema, v, join(path, key), errors);
+        const decoded = decode(field.schema, v, {parent: path, key: field.key, bracket: false}, errors);
+        if (decoded !== v) (out ??= {...value})[field.key] = decoded;
       }
-      return out;
+      return out ?? value;
     }
   }
 }

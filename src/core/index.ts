@@ -74,6 +74,8 @@ export {
   pauseStateOf,
   resumeBody,
   resumeDecision,
+  unpausedWarning,
+  DS_ROLLOUT_FIELD_MANAGER,
   withStrategy,
 } from './pause.js';
 export {

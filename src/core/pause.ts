@@ -2,7 +2,7 @@
 // the strategy becomes OnDelete, so the controller stops replacing pods while the template (and so every pod and
 // revision) stays as it is. Everything here is pure: reading the record, and the patches that pause and resume.
 import {rolloutBudgets, validateRollingUpdate} from './budgets.js';
-import type {DaemonSet, IntOrString, PausedInfo} from './types.js';
+import type {Blocker, DaemonSet, IntOrString, ManagedFieldsEntry, PausedInfo} from './types.js';
 
 export const PAUSED_STRATEGY_ANNOTATION = 'ds-rollout.io/paused-strategy';
 export const CHANGE_CAUSE_ANNOTATION = 'kubernetes.io/change-cause';
@@ -106,6 +106,58 @@ export function pausedInfoOf(ds: DaemonSet, desired: number): PausedInfo | undef
     // A record passed validation when it was read, so scaling cannot fail; 0/0 keeps the type total.
     budgets: scaled.ok ? scaled.budgets : {maxUnavailable: 0, maxSurge: 0},
     steps: strategy.steps,
+  };
+}
+
+/** The field manager ds-rollout's own writes carry (pause, resume, step). */
+export const DS_ROLLOUT_FIELD_MANAGER = 'ds-rollout';
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Who last changed spec.updateStrategy, if managedFields can tell: the newest entry of another manager than
+ * ds-rollout that owns a field under it, no older than the pause. Ownership moves to whoever sets a field, and an
+ * entry's time is that manager's last change, so this dates the un-pause (or a later change by the same hand).
+ */
+// upstream: staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/types.go ManagedFieldsEntry
+function strategyChangeOf(entries: readonly ManagedFieldsEntry[] | undefined, pausedAt: string): {readonly time: string; readonly manager: string} | undefined {
+  let found: {time: string; manager: string} | undefined;
+  const since = Date.parse(pausedAt);
+  for (const entry of entries ?? []) {
+    if (entry.manager === DS_ROLLOUT_FIELD_MANAGER || typeof entry.time !== 'string') continue;
+    const spec = isRecord(entry.fieldsV1) ? entry.fieldsV1['f:spec'] : undefined;
+    if (!isRecord(spec) || !isRecord(spec['f:updateStrategy'])) continue;
+    const at = Date.parse(entry.time);
+    if (Number.isNaN(at) || at < since) continue;
+    if (found === undefined || at > Date.parse(found.time)) found = {time: entry.time, manager: entry.manager ?? 'unknown'};
+  }
+  return found;
+}
+
+/**
+ * The warning for a pause record left on a DaemonSet that runs a rolling update again: someone changed
+ * spec.updateStrategy behind ds-rollout's back (a `kubectl apply` of the original manifest, an edit), so the
+ * controller replaces pods again. `pause` and `resume` clean the record up. Undefined when there is none.
+ */
+export function unpausedWarning(ds: DaemonSet): Blocker | undefined {
+  const state = pauseStateOf(ds);
+  if (state.kind === 'invalid' && state.type !== ON_DELETE) {
+    return {
+      kind: 'unpaused',
+      message: `a pause record that cannot be read (${state.error}) is left on a DaemonSet that runs ${state.type || 'no strategy'}: 'kubectl ds-rollout resume' removes it`,
+    };
+  }
+  if (state.kind !== 'stale') return undefined;
+  const change = strategyChangeOf(ds.metadata.managedFields, state.strategy.pausedAt);
+  const when = change === undefined ? '' : ` at ${change.time} (field manager ${change.manager})`;
+  return {
+    kind: 'unpaused',
+    message:
+      `un-paused by someone else${when}, by a change to spec.updateStrategy: it is ${state.type || 'unset'} again, so the controller replaces pods, ` +
+      `but the pause record of ${state.strategy.pausedAt} (annotation ${PAUSED_STRATEGY_ANNOTATION}) is still there; ` +
+      `'kubectl ds-rollout pause' pauses again, 'kubectl ds-rollout resume' removes the record`,
   };
 }
 

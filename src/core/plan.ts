@@ -7,7 +7,7 @@ import {budgetInUse} from './budget-use.js';
 import {byName, type DaemonPod, isDaemonPodAvailable} from './daemon-pods.js';
 import {CONTROLLER_REVISION_HASH_LABEL} from './pod-template.js';
 import type {ReconcileEngine} from './engine.js';
-import {pausedInfoOf} from './pause.js';
+import {pausedInfoOf, unpausedWarning} from './pause.js';
 import {classifyNodeForUpdate, countsAgainstBudget} from './rolling-update.js';
 import {MinHeap} from './min-heap.js';
 import {currentRevisionOf} from './revisions.js';
@@ -191,7 +191,8 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
       : gate?.skipped === 'selects-all'
         ? [{kind: 'selects-all', message: 'the selector is empty: the controller records a SelectingAll warning event and does nothing for it'}]
         : found.blockers;
-  const warnings = [...unmodelledVersion(askedMinor), ...notAdmissible(ds), ...found.warnings];
+  const unpaused = unpausedWarning(ds);
+  const warnings = [...unmodelledVersion(askedMinor), ...(unpaused ? [unpaused] : []), ...notAdmissible(ds), ...found.warnings];
   const firstMessageByNode = (findings: readonly Blocker[]) => {
     const byNode = new Map<string, string>();
     for (const b of findings) for (const node of b.nodes ?? []) if (!byNode.has(node)) byNode.set(node, b.message);

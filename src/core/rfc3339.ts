@@ -9,16 +9,17 @@ function daysIn(year: number, month: number): number {
 
 /** Milliseconds since the epoch for an RFC3339 time, or undefined when it is not one (or not a real date). */
 export function parseRfc3339Time(text: string): number | undefined {
-  const m = RFC3339.exec(text);
-  if (!m) return undefined;
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
-  if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return undefined;
-  if (hour > 23 || minute > 59 || second > 59) return undefined;
-  if (m[7] !== undefined && (Number(m[8]) > 23 || Number(m[9]) > 59)) return undefined;
+  if (!isRfc3339Time(text)) return undefined;
   const ms = Date.parse(text);
   return Number.isNaN(ms) ? undefined : ms;
 }
 
+/** Whether `text` is an RFC3339 time of a real date (checked without building a Date: it runs for every timestamp read). */
 export function isRfc3339Time(text: string): boolean {
-  return parseRfc3339Time(text) !== undefined;
+  const m = RFC3339.exec(text);
+  if (!m) return false;
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return false;
+  if (hour > 23 || minute > 59 || second > 59) return false;
+  return m[7] === undefined || (Number(m[8]) <= 23 && Number(m[9]) <= 59);
 }

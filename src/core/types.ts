@@ -29,6 +29,17 @@ export interface ObjectMeta {
   readonly annotations?: Labels;
   readonly ownerReferences?: readonly OwnerReference[];
   readonly finalizers?: readonly string[];
+  /** Who last set which fields, and when (server-side field management); read only to date a change. */
+  readonly managedFields?: readonly ManagedFieldsEntry[];
+}
+
+export interface ManagedFieldsEntry {
+  readonly manager?: string;
+  readonly operation?: string;
+  /** RFC3339: when this manager last changed a field it owns. */
+  readonly time?: string;
+  readonly fieldsType?: string;
+  readonly fieldsV1?: unknown;
 }
 
 export interface LabelSelectorRequirement {
@@ -361,7 +372,8 @@ export type BlockerKind =
   | 'being-deleted'
   | 'selects-all'
   | 'not-admissible'
-  | 'unmodelled-version';
+  | 'unmodelled-version'
+  | 'unpaused';
 
 export interface Blocker {
   readonly kind: BlockerKind;

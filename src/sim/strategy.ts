@@ -157,7 +157,7 @@ export function decodeForWrite(info: ResourceInfo, obj: Json): StatusError | und
   const {object, errors} = decodeObject(info.kind, obj);
   if (object !== undefined) {
     // As decoded into Go structs: a null list element is its zero value (which validation then judges).
-    assignAll(obj, object);
+    if (object !== obj) assignAll(obj, object);
     return undefined;
   }
   const version = info.group === '' ? info.version : `${info.group}/${info.version}`;

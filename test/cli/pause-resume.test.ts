@@ -100,3 +100,43 @@ describe('pause, then resume', () => {
     expect(down.stderr).toBe('error: cannot reach the cluster at https://127.0.0.1:1: connection refused\n');
   });
 });
+
+// `kubectl apply` of the original manifest while paused puts RollingUpdate back and leaves the record: the
+// controller rolls again, and every view says so until pause or resume cleans the record up.
+describe('un-paused by someone else', () => {
+  function unpauseBehindOurBack(): void {
+    sim.test.cluster.store.modify('daemonsets', 'default', 'agent', (ds) => ({
+      ...ds,
+      spec: {...ds.spec, updateStrategy: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 1, maxSurge: 0}}},
+    }));
+  }
+  const WARNING =
+    /un-paused by someone else, by a change to spec\.updateStrategy: it is RollingUpdate again, so the controller replaces pods, but the pause record of \S+ \(annotation ds-rollout\.io\/paused-strategy\) is still there/;
+
+  test('status and ds-plan warn; pause replaces the stale record', async () => {
+    expect((await cli('pause', 'agent')).code).toBe(0);
+    unpauseBehindOurBack();
+    const [status, plan, json] = await Promise.all([
+      cli('status', 'agent'),
+      runCli(['agent', '-n', 'default', '--kubeconfig', sim.kubeconfig]),
+      runCli(['agent', '-n', 'default', '--kubeconfig', sim.kubeconfig, '-o', 'json']),
+    ]);
+    expect(status.stdout.replace(/\s+/g, ' ')).toMatch(WARNING);
+    expect(plan.stdout.replace(/\s+/g, ' ')).toMatch(WARNING);
+    expect(JSON.parse(json.stdout).warnings[0]).toMatchObject({kind: 'unpaused'});
+    const again = await cli('pause', 'agent');
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('(replacing a stale record)');
+    expect(sim.daemonSet().spec.updateStrategy?.type).toBe('OnDelete');
+    expect((await runCli(['agent', '-n', 'default', '--kubeconfig', sim.kubeconfig])).stdout).not.toContain('un-paused');
+  });
+
+  test('resume removes the stale record and the warning goes', async () => {
+    unpauseBehindOurBack();
+    const resumed = await cli('resume', 'agent');
+    expect(resumed.code).toBe(0);
+    expect(sim.daemonSet().metadata.annotations?.[PAUSED_STRATEGY_ANNOTATION]).toBeUndefined();
+    expect(sim.daemonSet().spec.updateStrategy?.rollingUpdate).toEqual({maxUnavailable: 1, maxSurge: 0});
+    expect((await cli('status', 'agent')).stdout).not.toContain('un-paused');
+  });
+});

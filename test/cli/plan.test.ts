@@ -183,7 +183,8 @@ describe('kubectl ds-plan errors: exit 1, one line on stderr, nothing on stdout'
   });
 
   const validation = (scenario: string) => ['node-exporter', '-n', 'monitoring', '--snapshot', scenarioPath(scenario), ...NOW];
-  const invalid = 'daemonset "monitoring/node-exporter" is invalid: ';
+  // Every object of a snapshot goes through one validation pass: the message names the item and the object.
+  const invalid = (scenario: string, error: string) => `${scenarioPath(scenario)}: items[6].${error} (DaemonSet monitoring/node-exporter)`;
 
   test.each([
     {name: 'a missing snapshot file', args: ['fluentd', '--snapshot', 'nope.yaml'], message: 'snapshot file "nope.yaml" does not exist'},
@@ -195,22 +196,28 @@ describe('kubectl ds-plan errors: exit 1, one line on stderr, nothing on stdout'
     {
       name: 'a DaemonSet without selector',
       args: validation('no-selector'),
-      message: `${invalid}spec.template.metadata.labels: Invalid value: map[string]string{"app.kubernetes.io/name":"node-exporter"}: \`selector\` does not match template \`labels\``,
+      message: invalid(
+        'no-selector',
+        'spec.template.metadata.labels: Invalid value: map[string]string{"app.kubernetes.io/name":"node-exporter"}: `selector` does not match template `labels`',
+      ),
     },
     {
       name: 'a selector not matching the template',
       args: validation('selector-mismatch'),
-      message: `${invalid}spec.template.metadata.labels: Invalid value: map[string]string{"app.kubernetes.io/name":"node-exporter"}: \`selector\` does not match template \`labels\``,
+      message: invalid(
+        'selector-mismatch',
+        'spec.template.metadata.labels: Invalid value: map[string]string{"app.kubernetes.io/name":"node-exporter"}: `selector` does not match template `labels`',
+      ),
     },
     {
       name: 'maxUnavailable "abc"',
       args: validation('invalid-budget'),
-      message: /^error: daemonset "monitoring\/node-exporter" is invalid: \[?spec\.updateStrategy\.rollingUpdate\.maxUnavailable: Invalid value: "abc": /,
+      message: /^error: \S+invalid-budget\/cluster\.yaml: items\[6\]\.spec\.updateStrategy\.rollingUpdate\.maxUnavailable: Invalid value: "abc": /,
     },
     {
       name: 'maxUnavailable "150%"',
       args: validation('budget-over-100'),
-      message: `${invalid}spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: "150%": must not be greater than 100%`,
+      message: invalid('budget-over-100', 'spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: "150%": must not be greater than 100%'),
     },
     {
       name: 'a bad --now',

@@ -14,7 +14,9 @@ import {
   planRollout,
   planStepWave,
   resumeDecision,
+  rolloutReport,
   syncDaemonSet,
+  unpausedWarning,
   waveLanding,
 } from '../../src/core/index.js';
 import {renderPlanText} from '../../src/output/plan-text.js';
@@ -92,6 +94,52 @@ describe('pauseStateOf', () => {
     ['a record on a running DaemonSet', withAnnotation(ds, record(1)), 'stale'],
     ['an unreadable record', withAnnotation(newDaemonSet('foo', {type: 'OnDelete'}), 'x'), 'invalid'],
   ])('%s', (_, input, kind) => expect(pauseStateOf(input).kind).toBe(kind));
+});
+
+describe('unpausedWarning: a pause record left on a DaemonSet that runs RollingUpdate again', () => {
+  const ds = newDaemonSet('foo');
+  const stale = withAnnotation(ds, record(1));
+  const strategyOwner = (manager: string, time: string) => ({manager, operation: 'Update', time, fieldsV1: {'f:spec': {'f:updateStrategy': {'f:type': {}}}}});
+  const withManagers = (...entries: object[]): DaemonSet => ({...stale, metadata: {...stale.metadata, managedFields: entries}});
+  const SAID = `by a change to spec.updateStrategy: it is RollingUpdate again, so the controller replaces pods, but the pause record of ${PAUSED_AT} (annotation ${PAUSED_STRATEGY_ANNOTATION}) is still there; 'kubectl ds-rollout pause' pauses again, 'kubectl ds-rollout resume' removes the record`;
+
+  test.each([
+    ['no record', ds, undefined],
+    ['paused', paused(ds, 2), undefined],
+    ['a record, no managedFields: no time', stale, `un-paused by someone else, ${SAID}`],
+    [
+      'the newest other manager owning updateStrategy since the pause dates it',
+      withManagers(
+        strategyOwner('kubectl-client-side-apply', '2026-11-21T11:40:00Z'),
+        strategyOwner('kubectl-edit', '2026-11-21T11:45:00Z'),
+        strategyOwner('ds-rollout', '2026-11-21T11:50:00Z'),
+        {manager: 'other', time: '2026-11-21T11:55:00Z', fieldsV1: {'f:metadata': {}}},
+      ),
+      `un-paused by someone else at 2026-11-21T11:45:00Z (field manager kubectl-edit), ${SAID}`,
+    ],
+    [
+      'a change before the pause says nothing of when',
+      withManagers(strategyOwner('kubectl-edit', '2026-11-21T11:00:00Z')),
+      `un-paused by someone else, ${SAID}`,
+    ],
+  ])('%s', (_, input, message) => {
+    expect(unpausedWarning(input)?.message).toBe(message);
+  });
+
+  test('an unreadable record on a running DaemonSet', () => {
+    expect(unpausedWarning(withAnnotation(ds, 'x'))).toEqual({
+      kind: 'unpaused',
+      message: `a pause record that cannot be read (annotation ${PAUSED_STRATEGY_ANNOTATION} is not JSON) is left on a DaemonSet that runs RollingUpdate: 'kubectl ds-rollout resume' removes it`,
+    });
+  });
+
+  test("the plan and the status report carry it (one place: the plan's warnings)", () => {
+    const state: ClusterState = {daemonSet: stale, nodes: [newNode('n1')], pods: [], revisions: []};
+    const plan = planRollout(state, {now: NOW});
+    expect(plan.warnings[0]).toEqual(unpausedWarning(stale));
+    expect(rolloutReport(state, NOW, plan).warnings[0]).toEqual(unpausedWarning(stale));
+    expect(planRollout({...state, daemonSet: ds}, {now: NOW}).warnings.some((w) => w.kind === 'unpaused')).toBe(false);
+  });
 });
 
 describe('pauseDecision', () => {

@@ -1,7 +1,18 @@
 import {describe, expect, test} from 'vitest';
 import type {DaemonSet, PodSpec} from '../../src/core/types.js';
-import {formatFieldError, formatInvalid, validateDaemonSet, validateDaemonSetUpdate, type FieldError} from '../../src/core/validation.js';
-import {newDaemonSet} from '../helpers/builders.js';
+import {decodeObject, type DecodedKind, readStoredObjects} from '../../src/core/decode.js';
+import {
+  formatFieldError,
+  formatInvalid,
+  validateControllerRevision,
+  validateDaemonSet,
+  validateDaemonSetUpdate,
+  validateNamespace,
+  validateNode,
+  validatePod,
+  type FieldError,
+} from '../../src/core/validation.js';
+import {newDaemonSet, newNode, newPod} from '../helpers/builders.js';
 
 const DS = newDaemonSet('foo');
 
@@ -342,5 +353,236 @@ describe('formatInvalid', () => {
     expect(formatInvalid('DaemonSet.apps', 'x', validateDaemonSet(ds))).toBe(
       'DaemonSet.apps "x" is invalid: spec.template.metadata.labels: Invalid value: map[string]string{"app":"other"}: `selector` does not match template `labels`',
     );
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The one validation pass over stored objects (decode.ts): Go-decoder types, then the API server's values.
+
+describe('decodeObject: the types Go decodes into, with field paths', () => {
+  const pod = newPod('p', 'node-a', DS, {hash: 'h'}) as unknown as Record<string, any>;
+  const at = (object: Record<string, any>, path: readonly (string | number)[], value: unknown) => {
+    const copy = structuredClone(object);
+    let cursor = copy;
+    for (const key of path.slice(0, -1)) cursor = cursor[key] ??= {};
+    cursor[path[path.length - 1]!] = value;
+    return copy;
+  };
+  const dsObject = DS as unknown as Record<string, any>;
+  const rows: {name: string; kind: DecodedKind; value: unknown; error: string}[] = [
+    {name: 'a DaemonSet that is a string', kind: 'DaemonSet', value: 'x', error: ': Invalid value: "x": must be an object'},
+    {name: 'spec as a list', kind: 'DaemonSet', value: at(dsObject, ['spec'], []), error: 'spec: Invalid value: []: must be an object'},
+    {
+      name: 'minReadySeconds "abc"',
+      kind: 'DaemonSet',
+      value: at(dsObject, ['spec', 'minReadySeconds'], 'abc'),
+      error: 'spec.minReadySeconds: Invalid value: "abc": must be an integer',
+    },
+    {
+      name: 'minReadySeconds 1.5',
+      kind: 'DaemonSet',
+      value: at(dsObject, ['spec', 'minReadySeconds'], 1.5),
+      error: 'spec.minReadySeconds: Invalid value: 1.5: must be an integer',
+    },
+    {
+      name: 'minReadySeconds 2^31',
+      kind: 'DaemonSet',
+      value: at(dsObject, ['spec', 'minReadySeconds'], 2 ** 31),
+      error: 'spec.minReadySeconds: Invalid value: 2147483648: must be an integer from -2147483648 to 2147483647',
+    },
+    {
+      name: 'maxSurge true',
+      kind: 'DaemonSet',
+      value: at(dsObject, ['spec', 'updateStrategy', 'rollingUpdate', 'maxSurge'], true),
+      error: 'spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: true: must be an integer from -2147483648 to 2147483647 or a string such as "25%"',
+    },
+    {
+      name: 'a label value that is a number',
+      kind: 'Pod',
+      value: at(pod, ['metadata', 'labels'], {app: 7}),
+      error: 'metadata.labels[app]: Invalid value: 7: must be a string',
+    },
+    {
+      name: 'labels as a list',
+      kind: 'Pod',
+      value: at(pod, ['metadata', 'labels'], ['a']),
+      error: 'metadata.labels: Invalid value: ["a"]: must be a map of strings',
+    },
+    {name: 'nodeName a number', kind: 'Pod', value: at(pod, ['spec', 'nodeName'], 3), error: 'spec.nodeName: Invalid value: 3: must be a string'},
+    {
+      name: 'ready "yes"',
+      kind: 'Pod',
+      value: at(pod, ['status', 'containerStatuses'], [{name: 'c', ready: 'yes', restartCount: 0}]),
+      error: 'status.containerStatuses[0].ready: Invalid value: "yes": must be a boolean',
+    },
+    {
+      name: 'an impossible date',
+      kind: 'Pod',
+      value: at(pod, ['metadata', 'deletionTimestamp'], '2026-02-30T00:00:00Z'),
+      error: 'metadata.deletionTimestamp: Invalid value: "2026-02-30T00:00:00Z": must be an RFC3339 time such as "2026-11-21T12:00:00Z"',
+    },
+    {name: 'taints as an object', kind: 'Node', value: {metadata: {name: 'n'}, spec: {taints: {}}}, error: 'spec.taints: Invalid value: {}: must be a list'},
+    {
+      name: 'a revision number as a string',
+      kind: 'ControllerRevision',
+      value: {metadata: {name: 'r'}, data: {}, revision: '1'},
+      error: 'revision: Invalid value: "1": must be an integer',
+    },
+  ];
+  test.each(rows)('$name', ({kind, value, error}) => {
+    const decoded = decodeObject(kind, value);
+    expect(decoded.object).toBeUndefined();
+    expect(lines(decoded.errors)[0]).toBe(error);
+  });
+
+  test('null is Go\'s zero: absent fields, zero list elements, "" map values; null strings and times stay', () => {
+    const input = {
+      metadata: {name: 'p', labels: null, annotations: {a: null}, creationTimestamp: null},
+      spec: {tolerations: [null], containers: null},
+      status: {conditions: [null]},
+    };
+    expect(decodeObject('Pod', input).object).toEqual({
+      metadata: {name: 'p', annotations: {a: ''}, creationTimestamp: null},
+      spec: {tolerations: [{}]},
+      status: {conditions: [{}]},
+    });
+  });
+
+  test('Go structs that are absent decode as empty; a revision without number is 0', () => {
+    expect(decodeObject('DaemonSet', {metadata: {name: 'x'}}).object).toEqual({metadata: {name: 'x'}, spec: {template: {spec: {}}}});
+    expect(decodeObject('ControllerRevision', {metadata: {name: 'r'}, data: {}}).object).toMatchObject({revision: 0});
+  });
+});
+
+describe('the value checks of stored objects, as the API server words them', () => {
+  const pod = newPod('p', 'node-a', DS, {hash: 'h'});
+  const node = newNode('node-a');
+  const rows: {name: string; errors: FieldError[]; expected: string[]}[] = [
+    {name: 'a valid pod', errors: validatePod(pod), expected: []},
+    {name: 'a valid node', errors: validateNode(node), expected: []},
+    {
+      name: 'a zero toleration',
+      errors: validatePod({...pod, spec: {...pod.spec, tolerations: [{}]}}),
+      expected: ['spec.tolerations[0].operator: Invalid value: "": operator must be Exists when `key` is empty, which means "match all values and all keys"'],
+    },
+    {
+      name: 'a toleration with a value and Exists',
+      errors: validatePod({...pod, spec: {...pod.spec, tolerations: [{key: 'k', operator: 'Exists', value: 'v'}]}}),
+      expected: ['spec.tolerations[0].operator: Invalid value: "v": value must be empty when `operator` is \'Exists\''],
+    },
+    {
+      name: 'a toleration with a bad effect and tolerationSeconds',
+      errors: validatePod({...pod, spec: {...pod.spec, tolerations: [{operator: 'Exists', effect: 'Never', tolerationSeconds: 5}]}}),
+      expected: [
+        'spec.tolerations[0].effect: Invalid value: "Never": effect must be \'NoExecute\' when `tolerationSeconds` is set',
+        'spec.tolerations[0].effect: Unsupported value: "Never": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"',
+      ],
+    },
+    {
+      name: 'no node selector terms',
+      errors: validatePod({...pod, spec: {...pod.spec, affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: []}}}}}),
+      expected: [
+        'spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms: Required value: must have at least one node selector term',
+      ],
+    },
+    {
+      name: 'a matchFields key that is not metadata.name',
+      errors: validatePod({
+        ...pod,
+        spec: {
+          ...pod.spec,
+          affinity: {
+            nodeAffinity: {
+              requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchFields: [{key: 'spec.x', operator: 'In', values: ['a']}]}]},
+            },
+          },
+        },
+      }),
+      expected: [
+        'spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchFields[0].key: Invalid value: "spec.x": not a valid field selector key',
+      ],
+    },
+    {
+      name: 'a zero owner reference',
+      errors: validatePod({...pod, metadata: {...pod.metadata, ownerReferences: [{} as never]}}),
+      expected: [
+        'metadata.ownerReferences[0].apiVersion: Invalid value: "": version must not be empty',
+        'metadata.ownerReferences[0].kind: Invalid value: "": kind must not be empty',
+        'metadata.ownerReferences[0].name: Invalid value: "": name must not be empty',
+        'metadata.ownerReferences[0].uid: Invalid value: "": uid must not be empty',
+      ],
+    },
+    {
+      name: 'a condition without type',
+      errors: validatePod({...pod, status: {conditions: [{} as never]}}),
+      expected: ['status.conditions[0].type: Required value'],
+    },
+    {
+      name: 'a 64-character namespace',
+      errors: validatePod({...pod, metadata: {...pod.metadata, namespace: 'n'.repeat(64)}}),
+      expected: [`metadata.namespace: Invalid value: "${'n'.repeat(64)}": must be no more than 63 characters`],
+    },
+    {
+      name: 'a zero taint',
+      errors: validateNode({...node, spec: {taints: [{} as never]}}),
+      expected: [
+        `spec.taints[0].key: Invalid value: "": name part must be non-empty`,
+        `spec.taints[0].key: Invalid value: "": ${NAME_PART_MSG}`,
+        'spec.taints[0].effect: Required value',
+      ],
+    },
+    {
+      name: 'the same taint twice',
+      errors: validateNode({
+        ...node,
+        spec: {
+          taints: [
+            {key: 'a', effect: 'NoSchedule'},
+            {key: 'a', value: 'x', effect: 'NoSchedule'},
+          ],
+        },
+      }),
+      expected: ['spec.taints[1]: Duplicate value: "a:NoSchedule": taints must be unique by key and effect pair'],
+    },
+    {
+      name: 'a revision without data, negative',
+      errors: validateControllerRevision({metadata: {name: 'r', namespace: 'd'}, revision: -1}),
+      expected: ['data: Required value: data is mandatory', 'revision: Invalid value: -1: must be greater than or equal to 0'],
+    },
+    {
+      name: 'a namespace name of 300 characters',
+      errors: validateNamespace({name: 'a'.repeat(300)}),
+      expected: ['metadata.name: Invalid value: "' + 'a'.repeat(300) + '": must be no more than 63 characters'],
+    },
+  ];
+  test.each(rows)('$name', ({errors, expected}) => expect(lines(errors)).toEqual(expected));
+});
+
+describe('readStoredObjects: one pass, then duplicates named with both places', () => {
+  const pod = newPod('p', 'node-a', DS, {hash: 'h'});
+  test('duplicates by name (default namespace implied) and by uid', () => {
+    const {problems, objects} = readStoredObjects([
+      {kind: 'Pod', value: pod, where: 'items[0]'},
+      {kind: 'Pod', value: {...pod, metadata: {...pod.metadata, namespace: undefined}}, where: 'items[1]'},
+      {kind: 'Pod', value: {...pod, metadata: {...pod.metadata, name: 'q'}}, where: 'items[2]'},
+      {kind: 'Node', value: newNode('n'), where: 'items[3]'},
+      {kind: 'Node', value: {...newNode('n'), metadata: {...newNode('n').metadata, uid: 'other'}}, where: 'items[4]'},
+    ]);
+    expect(problems).toEqual([
+      'items[1]: Duplicate value: Pod default/p is also items[0]',
+      'items[2]: Duplicate value: Pod default/q has the uid "pod-uid-p" of items[0]',
+      'items[4]: Duplicate value: Node n is also items[3]',
+    ]);
+    expect(objects.pods).toHaveLength(3);
+  });
+
+  test('a stored DaemonSet the API server would not admit now but the controller acts on passes (planned with a warning)', () => {
+    const zero = {...DS, spec: {...DS.spec, updateStrategy: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 0, maxSurge: 0}}}};
+    expect(readStoredObjects([{kind: 'DaemonSet', value: zero, where: 'items[0]'}]).problems).toEqual([]);
+  });
+
+  test('the first error of an object names where it was and what it is', () => {
+    const {problems} = readStoredObjects([{kind: 'Pod', value: {...pod, spec: {...pod.spec, tolerations: [null]}}, where: 'items[9]'}]);
+    expect(problems[0]).toMatch(/^items\[9\]\.spec\.tolerations\[0\]\.operator: Invalid value: "": .* \(Pod default\/p\)$/);
   });
 });

@@ -113,6 +113,16 @@ describe('header', () => {
     expect(vm.gauges.eta).toBe('ETA — paused');
   });
 
+  test("un-paused by someone else: the core's warning is flagged in the header", () => {
+    const demo = states.demo!;
+    const ds = demo.daemonSet;
+    const record = JSON.stringify({type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 1, maxSurge: 0}, pausedAt: '2026-11-21T11:00:00Z'});
+    const stale = {...demo, daemonSet: {...ds, metadata: {...ds.metadata, annotations: {...ds.metadata.annotations, 'ds-rollout.io/paused-strategy': record}}}};
+    const vm = toDashboardViewModel(inputOf(stale), ui(), {columns: 200, rows: 48}, NOW);
+    expect(text(vm.header.lines)).toContain('UN-PAUSED by someone else: a stale pause record is left (p pauses again)');
+    expect(text(toDashboardViewModel(inputOf(demo), ui(), {columns: 200, rows: 48}, NOW).header.lines)).not.toContain('UN-PAUSED');
+  });
+
   test('reconnecting: in the header and the status line', () => {
     const vm = toDashboardViewModel(inputOf(states.demo!, {connection: 'reconnecting'}), ui(), {columns: 160, rows: 48}, NOW);
     expect(text(vm.header.lines)).toContain('◌ reconnecting…');

@@ -105,19 +105,32 @@ export function projectPod(answer: unknown): Pod {
   return {metadata: meta as unknown as ObjectMeta, spec: slimSpec as unknown as Pod['spec'], status};
 }
 
-/** DaemonSets and revisions are few and read whole (their templates are diffed and patched back): only managedFields go. */
+/**
+ * DaemonSets and revisions are few and read whole (their templates are diffed and patched back). managedFields
+ * go, but for a DaemonSet the entries that own part of spec.updateStrategy stay (reduced to that): they date a
+ * change of strategy made while ds-rollout had it paused.
+ */
 export function projectDaemonSet(raw: unknown): DaemonSet {
-  return withoutManagedFields(decoded('DaemonSet', raw)) as unknown as DaemonSet;
+  return withoutManagedFields(decoded('DaemonSet', raw), strategyOwners) as unknown as DaemonSet;
 }
 
 export function projectRevision(raw: unknown): ControllerRevision {
-  return withoutManagedFields(decoded('ControllerRevision', raw)) as unknown as ControllerRevision;
+  return withoutManagedFields(decoded('ControllerRevision', raw), () => []) as unknown as ControllerRevision;
 }
 
-function withoutManagedFields(raw: unknown): Json {
-  const source = isObject(raw) ? raw : {};
+function strategyOwners(entries: unknown): Json[] {
+  if (!Array.isArray(entries)) return [];
+  return entries.flatMap((entry) => {
+    const spec = isObject(entry) && isObject(entry['fieldsV1']) ? entry['fieldsV1']['f:spec'] : undefined;
+    if (!isObject(spec) || !isObject(spec['f:updateStrategy'])) return [];
+    return [{...pick(entry, ['manager', 'operation', 'time']), fieldsV1: {'f:spec': {'f:updateStrategy': {}}}}];
+  });
+}
+
+function withoutManagedFields(source: Json, keep: (entries: unknown) => Json[]): Json {
   const meta = isObject(source['metadata']) ? source['metadata'] : {};
   if (!('managedFields' in meta)) return source;
-  const {managedFields: _dropped, ...rest} = meta;
-  return {...source, metadata: rest};
+  const {managedFields, ...rest} = meta;
+  const kept = keep(managedFields);
+  return {...source, metadata: kept.length > 0 ? {...rest, managedFields: kept} : rest};
 }

@@ -1,6 +1,6 @@
 // Writes to a live cluster with optimistic concurrency: every DaemonSet patch carries the resourceVersion it
 // was computed from, and a 409 means "read again, decide again", never "send the same thing again".
-import type {ControllerRevision, DaemonSet} from '../../core/index.js';
+import {type ControllerRevision, type DaemonSet, DS_ROLLOUT_FIELD_MANAGER} from '../../core/index.js';
 import {ConflictError} from '../../errors.js';
 import type {DaemonSetRef} from '../cluster-source.js';
 import type {ClusterWriter, DaemonSetPatch, PatchResult, PodPreconditions, WriteOptions} from '../cluster-writer.js';
@@ -42,7 +42,7 @@ export class LiveClusterWriter implements ClusterWriter {
         const after = await this.client.write('PATCH', path, request, {
           body: withResourceVersion(patch.body, before.metadata.resourceVersion),
           contentType: CONTENT_TYPES[patch.type],
-          query: {fieldManager: 'ds-rollout', ...(options.dryRun ? {dryRun: 'All'} : {})},
+          query: {fieldManager: DS_ROLLOUT_FIELD_MANAGER, ...(options.dryRun ? {dryRun: 'All'} : {})},
         });
         return {applied: true, before, after: projectDaemonSet(after), attempts: attempt};
       } catch (error) {

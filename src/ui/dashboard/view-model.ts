@@ -264,6 +264,9 @@ function headerLines(input: DashboardInput, revisions: readonly RevisionEntry[],
   }
   const second: Segment[] = [seg(revisionText, 'text'), ...(update.exists ? [] : [seg(' (update revision not created yet)', 'muted')])];
   if (pausedText) second.push(sep, seg(pausedText, 'warn'));
+  // The core's warning in full is in the plan; the header only flags it, where the pause would be shown.
+  if (plan.warnings.some((w) => w.kind === 'unpaused'))
+    second.push(sep, seg('UN-PAUSED by someone else: a stale pause record is left (p pauses again)', 'warn'));
   return [fitLine(first, layout.columns), fitLine(second, layout.columns)];
 }
 
