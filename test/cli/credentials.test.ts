@@ -259,6 +259,24 @@ describe('refusals and failures: one line, the documented exit code, no secret',
     }
   });
 
+  test('a server answering 200 with an HTML page (a captive portal): exit 2 naming the server', async () => {
+    const server: Server = createServer((_req, res) => {
+      res.writeHead(200, {'Content-Type': 'text/html'});
+      res.end('<html><body>Please log in to the Wi-Fi</body></html>');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const result = await plan(kubeconfig({}, {server: url, 'certificate-authority-data': undefined}));
+      expect(result.code).toBe(2);
+      expect(oneLine(result)).toMatch(
+        new RegExp(`^error: the server at ${url} is not a Kubernetes API server: it answered GET /\\S+ with something that is not JSON \\(text/html\\)$`),
+      );
+    } finally {
+      server.close();
+    }
+  });
+
   test('-o yaml and -o json carry no credential', async () => {
     for (const format of ['yaml', 'json']) {
       const result = await plan(t.kubeconfig, '-o', format);
