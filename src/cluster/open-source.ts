@@ -2,6 +2,7 @@
 import {UsageError} from '../errors.js';
 import type {ClusterSource} from './cluster-source.js';
 import type {LiveCluster} from './live/index.js';
+import type {KubeconfigOptions} from './live/kubeconfig.js';
 
 export interface SourceOptions {
   /** `--snapshot FILE` (`-` for stdin): offline mode. */
@@ -65,7 +66,12 @@ export async function openClusterSource(options: SourceOptions): Promise<OpenedS
 export async function openLiveCluster(options: SourceOptions, purpose?: string): Promise<LiveCluster> {
   if (options.snapshot !== undefined) throw new UsageError(`--snapshot is read-only: ${purpose ?? 'this command'} needs a live cluster`);
   const {connectLiveCluster} = await import('./live/index.js');
-  return connectLiveCluster({
+  return connectLiveCluster({...kubeconfigOptions(options), timeoutMs: options['request-timeout']});
+}
+
+/** kubectl's flags, as parsed, in the kubeconfig resolver's terms. */
+export function kubeconfigOptions(options: Omit<SourceOptions, 'snapshot' | 'request-timeout'>): KubeconfigOptions {
+  return {
     kubeconfig: options.kubeconfig,
     context: options.context,
     cluster: options.cluster,
@@ -78,6 +84,5 @@ export async function openLiveCluster(options: SourceOptions, purpose?: string):
     certificateAuthority: options['certificate-authority'],
     insecureSkipTlsVerify: options['insecure-skip-tls-verify'],
     tlsServerName: options['tls-server-name'],
-    timeoutMs: options['request-timeout'],
-  });
+  };
 }
