@@ -236,6 +236,12 @@ describe('refusals and failures: one line, the documented exit code, no secret',
     expect(oneLine(result)).toMatch(/kubeconfig ".*": users\[0\]\.user\.client-certificate: cannot read ".*none\.crt": no such file$/);
   });
 
+  test('a missing --certificate-authority file: exit 1 naming the flag', async () => {
+    const result = await plan(t.kubeconfig, '--certificate-authority', join(t.dir, 'nope.crt'));
+    expect(result.code).toBe(1);
+    expect(oneLine(result)).toMatch(/: --certificate-authority: cannot read ".*nope\.crt": no such file$/);
+  });
+
   test('server: not a url is one line, exit 1, no "internal error"', async () => {
     const result = await plan(kubeconfig({token: SECRET}, {server: 'not a url'}));
     expect(result.code).toBe(1);

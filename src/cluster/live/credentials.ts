@@ -33,15 +33,14 @@ function readFile(path: string, key: string): Buffer {
   }
 }
 
-function keyOf(origin: AuthInfo['origin'] | ClusterInfo['origin'], field: string, flag?: string): string {
-  if (flag !== undefined) return flag;
+function keyOf(origin: AuthInfo['origin'], field: string): string {
   return origin ? `${describeOrigin(origin)}.${field}` : field;
 }
 
 /** The cluster's CA, from the file or the data. */
-function certificateAuthority(cluster: ClusterInfo, fromFlag: boolean): Buffer | undefined {
+function certificateAuthority(cluster: ClusterInfo): Buffer | undefined {
   if (cluster.certificateAuthority !== undefined) {
-    return readFile(cluster.certificateAuthority, keyOf(cluster.origin, 'certificate-authority', fromFlag ? '--certificate-authority' : undefined));
+    return readFile(cluster.certificateAuthority, cluster.certificateAuthorityFrom ?? 'certificate-authority');
   }
   return cluster.certificateAuthorityData;
 }
@@ -118,7 +117,7 @@ export class Credentials {
 
   constructor(
     private readonly config: ResolvedKubeconfig,
-    private readonly options: CredentialOptions & {readonly caFromFlag?: boolean} = {},
+    private readonly options: CredentialOptions = {},
   ) {}
 
   /** The agent and headers for the next request. */
@@ -141,7 +140,7 @@ export class Credentials {
       // are secure"); impersonation it still sends (observed).
       return {agent: await this.agent(undefined, undefined), headers: impersonation(user)};
     }
-    const ca = certificateAuthority(cluster, this.options.caFromFlag === true);
+    const ca = certificateAuthority(cluster);
     let certificate = clientCertificate(user);
     const headers: Record<string, string | string[]> = {};
     let token = user.token;

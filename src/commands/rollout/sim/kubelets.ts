@@ -37,16 +37,13 @@ export default class SimKubelets extends BaseCommand {
     const {kubeconfigOptions} = await import('../../../cluster/open-source.js');
     const resolved = resolveKubeconfig(kubeconfigOptions(flags));
     const nodes = Array.from({length: flags.nodes}, (_, i) => `${flags.prefix}${i + 1}`);
-    const agent = new KubeletAgent(
-      new TransportKubeConfig(new Credentials(resolved, {caFromFlag: flags['certificate-authority'] !== undefined}), resolved.server),
-      {
-        nodes,
-        startDelayMs: flags['start-delay'],
-        stopDelayMs: flags['stop-delay'],
-        onError: (error) => this.logToStderr(`kubelets: ${String((error as Error).message ?? error).split('\n')[0]}`),
-        ...(flags['fail-image'] !== undefined ? {failures: [{image: flags['fail-image'], mode: 'crash' as const}]} : {}),
-      },
-    );
+    const agent = new KubeletAgent(new TransportKubeConfig(new Credentials(resolved), resolved.server), {
+      nodes,
+      startDelayMs: flags['start-delay'],
+      stopDelayMs: flags['stop-delay'],
+      onError: (error) => this.logToStderr(`kubelets: ${String((error as Error).message ?? error).split('\n')[0]}`),
+      ...(flags['fail-image'] !== undefined ? {failures: [{image: flags['fail-image'], mode: 'crash' as const}]} : {}),
+    });
     this.log(`Playing the kubelets of ${nodes.length} nodes (${nodes[0]}..${nodes.at(-1)}) on ${resolved.server} (context ${resolved.context})`);
     await agent.start();
     this.log('Nodes registered; running until Ctrl-C.');
