@@ -3,7 +3,7 @@
 // and v1beta1, a token or a client certificate), a forbidden user, and the failures: a hanging plugin bounded by
 // --request-timeout, a plugin that prints a raw token, a failing plugin, a wrong CA, an unreachable server, a
 // server that is not Kubernetes. No secret reaches the screen.
-import {chmodSync, writeFileSync} from 'node:fs';
+import {chmodSync, readFileSync, writeFileSync} from 'node:fs';
 import {createServer, type Server} from 'node:http';
 import {type AddressInfo, connect} from 'node:net';
 import {join} from 'node:path';
@@ -113,6 +113,20 @@ describe('each credential kind, over HTTPS', () => {
       `echo '{"apiVersion":"${apiVersion}","kind":"ExecCredential","status":{"token":"${t.cluster.token}","expirationTimestamp":"2099-01-01T00:00:00Z"}}'`,
     );
     expectPlanned(await plan(kubeconfig({exec: {apiVersion, command: script, args: ['--region', 'x'], interactiveMode: 'Never'}})));
+  });
+
+  test('an exec credential the server refuses (401) is fetched again once, as client-go does', async () => {
+    const count = join(t.dir, 'refresh-count');
+    const script = plugin(
+      'refresh.sh',
+      [
+        `echo x >> '${count}'`,
+        `if [ "$(wc -l < '${count}')" -eq 1 ]; then TOKEN=stale; else TOKEN='${t.cluster.token}'; fi`,
+        `printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"%s"}}' "$TOKEN"`,
+      ].join('\n'),
+    );
+    expectPlanned(await plan(kubeconfig({exec: {apiVersion: 'client.authentication.k8s.io/v1', command: script, interactiveMode: 'Never'}})));
+    expect(readFileSync(count, 'utf8').split('\n').filter(Boolean)).toHaveLength(2);
   });
 
   test('an exec plugin giving a client certificate, with env from the kubeconfig', async () => {

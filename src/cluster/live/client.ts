@@ -170,8 +170,10 @@ export class KubeClient {
     request: RequestDescription,
     options: RequestOptions,
     read: (res: IncomingMessage, describeUrl: string) => Promise<R>,
+    refreshed = false,
   ): Promise<R> {
-    const {agent, headers} = await this.authTransport();
+    const transport = await this.authTransport();
+    const {agent, headers} = transport;
     const url = new URL(this.server + path);
     for (const [key, value] of Object.entries(options.query ?? {})) if (value !== undefined && value !== '') url.searchParams.set(key, String(value));
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
@@ -227,7 +229,13 @@ export class KubeClient {
       if (error instanceof DsRolloutError) throw error;
       throw errorFromTransport(error, this.server, timeoutMs);
     }
-    if (failure !== undefined) throw errorFromResponse(failure.status, failure.text, request, this.server);
+    if (failure !== undefined) {
+      // client-go's exec authenticator: a 401 on a plugin's credential gets a fresh one and one more try (nothing
+      // was applied, so a write may be repeated too).
+      if (failure.status === 401 && !refreshed && this.credentials.refreshAfterUnauthorized(transport))
+        return this.exchange(method, path, request, options, read, true);
+      throw errorFromResponse(failure.status, failure.text, request, this.server);
+    }
     return result as R;
   }
 }
