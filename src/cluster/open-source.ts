@@ -4,6 +4,7 @@ import type {ClusterSource} from './cluster-source.js';
 import type {LiveCluster} from './live/index.js';
 import type {SnapshotClusterSource} from './snapshot/snapshot-source.js';
 import type {ClusterObjectsSource, DaemonSetRef} from './cluster-source.js';
+import type {KubeconfigOptions} from './live/kubeconfig.js';
 
 export interface SourceOptions {
   /** `--snapshot FILE` (`-` for stdin): offline mode. */
@@ -72,7 +73,12 @@ export async function openClusterSource(options: SourceOptions): Promise<OpenedS
 export async function openLiveCluster(options: SourceOptions, purpose?: string): Promise<LiveCluster> {
   if (options.snapshot !== undefined) throw new UsageError(`--snapshot is read-only: ${purpose ?? 'this command'} needs a live cluster`);
   const {connectLiveCluster} = await import('./live/index.js');
-  return connectLiveCluster({
+  return connectLiveCluster({...kubeconfigOptions(options), timeoutMs: options['request-timeout']});
+}
+
+/** kubectl's flags, as parsed, in the kubeconfig resolver's terms. */
+export function kubeconfigOptions(options: Omit<SourceOptions, 'snapshot' | 'request-timeout'>): KubeconfigOptions {
+  return {
     kubeconfig: options.kubeconfig,
     context: options.context,
     cluster: options.cluster,
@@ -85,8 +91,7 @@ export async function openLiveCluster(options: SourceOptions, purpose?: string):
     certificateAuthority: options['certificate-authority'],
     insecureSkipTlsVerify: options['insecure-skip-tls-verify'],
     tlsServerName: options['tls-server-name'],
-    timeoutMs: options['request-timeout'],
-  });
+  };
 }
 
 /**

@@ -3,7 +3,7 @@
 // and v1beta1, a token or a client certificate), a forbidden user, and the failures: a hanging plugin bounded by
 // --request-timeout, a plugin that prints a raw token, a failing plugin, a wrong CA, an unreachable server, a
 // server that is not Kubernetes. No secret reaches the screen.
-import {chmodSync, writeFileSync} from 'node:fs';
+import {chmodSync, readFileSync, writeFileSync} from 'node:fs';
 import {createServer, type Server} from 'node:http';
 import {type AddressInfo, connect} from 'node:net';
 import {join} from 'node:path';
@@ -113,6 +113,20 @@ describe('each credential kind, over HTTPS', () => {
       `echo '{"apiVersion":"${apiVersion}","kind":"ExecCredential","status":{"token":"${t.cluster.token}","expirationTimestamp":"2099-01-01T00:00:00Z"}}'`,
     );
     expectPlanned(await plan(kubeconfig({exec: {apiVersion, command: script, args: ['--region', 'x'], interactiveMode: 'Never'}})));
+  });
+
+  test('an exec credential the server refuses (401) is fetched again once, as client-go does', async () => {
+    const count = join(t.dir, 'refresh-count');
+    const script = plugin(
+      'refresh.sh',
+      [
+        `echo x >> '${count}'`,
+        `if [ "$(wc -l < '${count}')" -eq 1 ]; then TOKEN=stale; else TOKEN='${t.cluster.token}'; fi`,
+        `printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"%s"}}' "$TOKEN"`,
+      ].join('\n'),
+    );
+    expectPlanned(await plan(kubeconfig({exec: {apiVersion: 'client.authentication.k8s.io/v1', command: script, interactiveMode: 'Never'}})));
+    expect(readFileSync(count, 'utf8').split('\n').filter(Boolean)).toHaveLength(2);
   });
 
   test('an exec plugin giving a client certificate, with env from the kubeconfig', async () => {
@@ -236,6 +250,12 @@ describe('refusals and failures: one line, the documented exit code, no secret',
     expect(oneLine(result)).toMatch(/kubeconfig ".*": users\[0\]\.user\.client-certificate: cannot read ".*none\.crt": no such file$/);
   });
 
+  test('a missing --certificate-authority file: exit 1 naming the flag', async () => {
+    const result = await plan(t.kubeconfig, '--certificate-authority', join(t.dir, 'nope.crt'));
+    expect(result.code).toBe(1);
+    expect(oneLine(result)).toMatch(/: --certificate-authority: cannot read ".*nope\.crt": no such file$/);
+  });
+
   test('server: not a url is one line, exit 1, no "internal error"', async () => {
     const result = await plan(kubeconfig({token: SECRET}, {server: 'not a url'}));
     expect(result.code).toBe(1);
@@ -254,6 +274,24 @@ describe('refusals and failures: one line, the documented exit code, no secret',
       expect(result.code).toBe(2);
       expect(oneLine(result)).toMatch(new RegExp(`^error: the server at ${url} is not a Kubernetes API server`));
       expect(result.stderr).not.toContain(SECRET);
+    } finally {
+      server.close();
+    }
+  });
+
+  test('a server answering 200 with an HTML page (a captive portal): exit 2 naming the server', async () => {
+    const server: Server = createServer((_req, res) => {
+      res.writeHead(200, {'Content-Type': 'text/html'});
+      res.end('<html><body>Please log in to the Wi-Fi</body></html>');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const result = await plan(kubeconfig({}, {server: url, 'certificate-authority-data': undefined}));
+      expect(result.code).toBe(2);
+      expect(oneLine(result)).toMatch(
+        new RegExp(`^error: the server at ${url} is not a Kubernetes API server: it answered GET /\\S+ with something that is not JSON \\(text/html\\)$`),
+      );
     } finally {
       server.close();
     }

@@ -6,6 +6,7 @@ import {type IncomingMessage, request as httpRequest} from 'node:http';
 import {request as httpsRequest} from 'node:https';
 import type {KubeConfig} from '@kubernetes/client-node';
 import type {Credentials, Transport} from './credentials.js';
+import {ClusterError, DsRolloutError} from '../../errors.js';
 import {errorFromCredentials, errorFromResponse, errorFromTransport, isExpired, type RequestDescription} from './errors.js';
 import {ListItemSplitter} from './list-stream.js';
 import {RETRY_ATTEMPTS, sleep, withRetries} from './retry.js';
@@ -164,7 +165,7 @@ export class KubeClient {
       try {
         return JSON.parse(text) as T;
       } catch (error) {
-        throw new Error(`the answer to ${describeUrl} is not JSON`, {cause: error});
+        throw notKubernetes(this.server, describeUrl, res, error);
       }
     });
   }
@@ -180,8 +181,10 @@ export class KubeClient {
     options: RequestOptions,
     timeoutMs: number | undefined,
     read: (res: IncomingMessage, describeUrl: string) => Promise<R>,
+    refreshed = false,
   ): Promise<R> {
-    const {agent, headers} = await this.authTransport();
+    const transport = await this.authTransport();
+    const {agent, headers} = transport;
     const url = new URL(this.server + path);
     for (const [key, value] of Object.entries(options.query ?? {})) if (value !== undefined && value !== '') url.searchParams.set(key, String(value));
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
@@ -215,21 +218,44 @@ export class KubeClient {
               }, reject);
               return;
             }
-            read(res, `${method} ${url.pathname}`).then((value) => {
-              result = value;
-              resolve();
-            }, reject);
+            const describeUrl = `${method} ${url.pathname}`;
+            read(res, describeUrl).then(
+              (value) => {
+                result = value;
+                resolve();
+              },
+              (error: unknown) => {
+                // A transport failure while reading stays one; an answer that does not parse means the server is not Kubernetes.
+                const code = (error as NodeJS.ErrnoException)?.code;
+                reject(code === 'ECONNRESET' || error instanceof DsRolloutError ? error : notKubernetes(this.server, describeUrl, res, error));
+              },
+            );
           },
         );
         req.on('error', reject);
         req.end(body);
       });
     } catch (error) {
+      if (error instanceof DsRolloutError) throw error;
       throw errorFromTransport(error, this.server, timeoutMs);
     }
-    if (failure !== undefined) throw errorFromResponse(failure.status, failure.text, request, this.server);
+    if (failure !== undefined) {
+      // client-go's exec authenticator: a 401 on a plugin's credential gets a fresh one and one more try (nothing
+      // was applied, so a write may be repeated too).
+      if (failure.status === 401 && !refreshed && this.credentials.refreshAfterUnauthorized(transport))
+        return this.exchange(method, path, request, options, timeoutMs, read, true);
+      throw errorFromResponse(failure.status, failure.text, request, this.server);
+    }
     return result as R;
   }
+}
+
+/** A 2xx answer that is not the JSON the API serves (a captive portal, a proxy's HTML page). */
+function notKubernetes(server: string, describeUrl: string, res: IncomingMessage, cause: unknown): ClusterError {
+  const type = (res.headers['content-type'] ?? 'no content type').split(';')[0];
+  return new ClusterError(`the server at ${server} is not a Kubernetes API server: it answered ${describeUrl} with something that is not JSON (${type})`, {
+    cause,
+  });
 }
 
 function streamItems(res: IncomingMessage, onItem: (json: string) => void): Promise<Record<string, unknown>> {

@@ -33,15 +33,14 @@ function readFile(path: string, key: string): Buffer {
   }
 }
 
-function keyOf(origin: AuthInfo['origin'] | ClusterInfo['origin'], field: string, flag?: string): string {
-  if (flag !== undefined) return flag;
+function keyOf(origin: AuthInfo['origin'], field: string): string {
   return origin ? `${describeOrigin(origin)}.${field}` : field;
 }
 
 /** The cluster's CA, from the file or the data. */
-function certificateAuthority(cluster: ClusterInfo, fromFlag: boolean): Buffer | undefined {
+function certificateAuthority(cluster: ClusterInfo): Buffer | undefined {
   if (cluster.certificateAuthority !== undefined) {
-    return readFile(cluster.certificateAuthority, keyOf(cluster.origin, 'certificate-authority', fromFlag ? '--certificate-authority' : undefined));
+    return readFile(cluster.certificateAuthority, cluster.certificateAuthorityFrom ?? 'certificate-authority');
   }
   return cluster.certificateAuthorityData;
 }
@@ -113,12 +112,14 @@ function isLoopback(host: string): boolean {
 
 export class Credentials {
   private current: Promise<Transport> | undefined;
+  /** The transport `current` resolved to. */
+  private latest: Transport | undefined;
   private expiresAt: number | undefined;
-  private execRun: ExecCredential | undefined;
+  private readonly fromExec = new WeakSet<Transport>();
 
   constructor(
     private readonly config: ResolvedKubeconfig,
-    private readonly options: CredentialOptions & {readonly caFromFlag?: boolean} = {},
+    private readonly options: CredentialOptions = {},
   ) {}
 
   /** The agent and headers for the next request. */
@@ -126,10 +127,15 @@ export class Credentials {
     if (this.current === undefined || (this.expiresAt !== undefined && Date.now() >= this.expiresAt)) {
       const building = this.build();
       this.current = building;
-      // A failure is not kept: the next request tries again (a plugin may succeed then).
-      building.catch(() => {
-        if (this.current === building) this.current = undefined;
-      });
+      building.then(
+        (transport) => {
+          if (this.current === building) this.latest = transport;
+        },
+        // A failure is not kept: the next request tries again (a plugin may succeed then).
+        () => {
+          if (this.current === building) this.current = undefined;
+        },
+      );
     }
     return this.current;
   }
@@ -141,15 +147,15 @@ export class Credentials {
       // are secure"); impersonation it still sends (observed).
       return {agent: await this.agent(undefined, undefined), headers: impersonation(user)};
     }
-    const ca = certificateAuthority(cluster, this.options.caFromFlag === true);
+    const ca = certificateAuthority(cluster);
     let certificate = clientCertificate(user);
     const headers: Record<string, string | string[]> = {};
     let token = user.token;
+    let credential: ExecCredential | undefined;
     if (token === undefined && user.tokenFile !== undefined) token = readFile(user.tokenFile, keyOf(user.origin, 'tokenFile')).toString('utf8').trim();
     // A static token wins over the plugin, as in client-go (the plugin's round tripper steps aside for an Authorization header).
     if (token === undefined && user.exec !== undefined) {
-      const credential = await runExecPlugin(user.exec, {cluster, ...(this.options.timeoutMs ? {timeoutMs: this.options.timeoutMs} : {})});
-      this.execRun = credential;
+      credential = await runExecPlugin(user.exec, {cluster, ...(this.options.timeoutMs ? {timeoutMs: this.options.timeoutMs} : {})});
       this.expiresAt = credential.expiresAt;
       token = credential.token;
       if (credential.clientCertificateData !== undefined) {
@@ -159,12 +165,24 @@ export class Credentials {
     if (token !== undefined) headers['Authorization'] = `Bearer ${token}`;
     else if (user.username !== undefined) headers['Authorization'] = `Basic ${Buffer.from(`${user.username}:${user.password ?? ''}`).toString('base64')}`;
     else if (user.authProvider !== undefined) Object.assign(headers, await this.authProviderHeaders());
-    return {agent: await this.agent(ca, certificate), headers: {...headers, ...impersonation(user)}};
+    const transport = {agent: await this.agent(ca, certificate), headers: {...headers, ...impersonation(user)}};
+    if (credential !== undefined) this.fromExec.add(transport);
+    return transport;
   }
 
-  /** True once an exec plugin supplied the credential (for tests). */
-  get usedExecPlugin(): boolean {
-    return this.execRun !== undefined;
+  /**
+   * After a 401 on a request sent with `used`: true when one more try may succeed, because `used` came from an exec
+   * plugin (forgotten now, so the next transport runs the plugin again) or because another request has already
+   * replaced it. False for static credentials.
+   */
+  refreshAfterUnauthorized(used: Transport): boolean {
+    if (!this.fromExec.has(used)) return false;
+    if (this.latest === used) {
+      this.current = undefined;
+      this.latest = undefined;
+      this.expiresAt = undefined;
+    }
+    return true;
   }
 
   private async agent(ca: Buffer | undefined, certificate: {cert: Buffer; key: Buffer} | undefined): Promise<Agent> {

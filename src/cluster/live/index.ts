@@ -30,10 +30,7 @@ export interface LiveCluster {
 
 export function connectLiveCluster(options: ConnectOptions): LiveCluster {
   const config = resolveKubeconfig(options);
-  const credentials = new Credentials(config, {
-    ...(options.timeoutMs ? {timeoutMs: options.timeoutMs} : {}),
-    caFromFlag: options.certificateAuthority !== undefined,
-  });
+  const credentials = new Credentials(config, options.timeoutMs ? {timeoutMs: options.timeoutMs} : {});
   const client = new KubeClient(credentials, new TransportKubeConfig(credentials, config.server), config.server, config.context, {
     timeoutMs: options.timeoutMs,
     ...(options.attempts === undefined ? {} : {attempts: options.attempts}),

@@ -30,6 +30,8 @@ export interface ClusterInfo {
   /** The API server URL, without a trailing slash. */
   readonly server: string;
   readonly certificateAuthority?: string;
+  /** Where certificateAuthority was named (`--certificate-authority`, or the kubeconfig file and key), for messages. */
+  readonly certificateAuthorityFrom?: string;
   /** PEM bytes (the kubeconfig's base64 decoded). */
   readonly certificateAuthorityData?: Buffer;
   readonly insecureSkipTlsVerify: boolean;
@@ -235,7 +237,12 @@ function resolveCluster(value: RawMap, origin: Origin | undefined, options: Kube
   }
   return {
     server,
-    ...(certificateAuthority !== undefined ? {certificateAuthority} : {}),
+    ...(certificateAuthority !== undefined
+      ? {
+          certificateAuthority,
+          certificateAuthorityFrom: options.certificateAuthority !== undefined ? '--certificate-authority' : fields.where('certificate-authority'),
+        }
+      : {}),
     ...(certificateAuthorityData !== undefined ? {certificateAuthorityData} : {}),
     insecureSkipTlsVerify: insecure,
     ...(tlsServerName !== undefined ? {tlsServerName} : {}),

@@ -121,6 +121,49 @@ describe('KUBECONFIG lists resolve to the cluster kubectl picks', () => {
   });
 });
 
+describe('entries are merged whole, never field by field', () => {
+  test('a cluster named in two files: the first entry, without the fields only the second sets', () => {
+    const first = join(dir, 'whole-1');
+    const second = join(dir, 'whole-2');
+    writeFileSync(
+      first,
+      JSON.stringify({
+        'current-context': 'w',
+        clusters: [{name: 'w', cluster: {server: 'https://first.example'}}],
+        contexts: [{name: 'w', context: {cluster: 'w', user: 'u'}}],
+      }),
+    );
+    writeFileSync(
+      second,
+      JSON.stringify({
+        clusters: [{name: 'w', cluster: {server: 'https://second.example', 'tls-server-name': 'second-name', 'proxy-url': 'http://proxy.example:3128'}}],
+        users: [{name: 'u', user: {as: 'impersonated'}}],
+      }),
+    );
+    const out = execFileSync('kubectl', ['config', 'view', '--minify', '-o', 'json'], {
+      env: {...process.env, KUBECONFIG: list(first, second)},
+      encoding: 'utf8',
+    });
+    const view = JSON.parse(out) as {clusters: {cluster: Record<string, unknown>}[]; users: {user: Record<string, unknown>}[]};
+    const saved = process.env.KUBECONFIG;
+    process.env.KUBECONFIG = list(first, second);
+    try {
+      const resolved = resolveKubeconfig({});
+      expect({server: resolved.cluster.server, tls: resolved.cluster.tlsServerName, proxy: resolved.cluster.proxyUrl, as: resolved.user.impersonate}).toEqual({
+        server: view.clusters[0]!.cluster['server'],
+        tls: view.clusters[0]!.cluster['tls-server-name'],
+        proxy: view.clusters[0]!.cluster['proxy-url'],
+        as: view.users[0]!.user['as'],
+      });
+      expect(resolved.cluster.server).toBe('https://first.example');
+      expect(resolved.user.impersonate).toBe('impersonated');
+    } finally {
+      if (saved === undefined) delete process.env.KUBECONFIG;
+      else process.env.KUBECONFIG = saved;
+    }
+  });
+});
+
 // The flags that override the context (--cluster, --user, --server, --as): `kubectl config view` ignores them, so
 // kubectl's choice is read from its own request log (-v=8) against servers that refuse at once.
 const flagsFile = write('flags', {

@@ -2,6 +2,7 @@
 // kube-apiserver with no nodes of its own) until Ctrl-C.
 import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../../base-command.js';
+import {connectionFlags} from '../../../flags.js';
 import {InputError} from '../../../errors.js';
 
 export default class SimKubelets extends BaseCommand {
@@ -19,6 +20,7 @@ export default class SimKubelets extends BaseCommand {
   static override flags = {
     kubeconfig: Flags.string({summary: 'Path to the kubeconfig file.', helpValue: 'FILE'}),
     context: Flags.string({summary: 'The kubeconfig context to use.', helpValue: 'NAME'}),
+    ...connectionFlags,
     nodes: Flags.integer({summary: 'Number of nodes.', default: 3, helpValue: 'N'}),
     prefix: Flags.string({summary: 'Node name prefix.', default: 'sim-node-', helpValue: 'TEXT'}),
     'start-delay': Flags.integer({summary: 'Milliseconds from binding to Ready.', default: 1000, helpValue: 'MS'}),
@@ -32,10 +34,8 @@ export default class SimKubelets extends BaseCommand {
     const {resolveKubeconfig} = await import('../../../cluster/live/kubeconfig.js');
     const {Credentials, TransportKubeConfig} = await import('../../../cluster/live/credentials.js');
     const {KubeletAgent} = await import('../../../sim/kubelet-agent.js');
-    const resolved = resolveKubeconfig({
-      ...(flags.kubeconfig !== undefined ? {kubeconfig: flags.kubeconfig} : {}),
-      ...(flags.context !== undefined ? {context: flags.context} : {}),
-    });
+    const {kubeconfigOptions} = await import('../../../cluster/open-source.js');
+    const resolved = resolveKubeconfig(kubeconfigOptions(flags));
     const nodes = Array.from({length: flags.nodes}, (_, i) => `${flags.prefix}${i + 1}`);
     const agent = new KubeletAgent(new TransportKubeConfig(new Credentials(resolved), resolved.server), {
       nodes,
