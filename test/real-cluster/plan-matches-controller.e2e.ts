@@ -198,7 +198,8 @@ beforeAll(async () => {
 afterAll(() => cp?.stop());
 
 describe(`ds-plan's next sync is what the real 1.20 controller does, sync after sync (${NODES} nodes)`, () => {
-  it.each([1, 3])('maxUnavailable %i', async (maxUnavailable) => {
+  // About 60 controller syncs each (a delete, a finished deletion and a Ready pod per node), ~3-4 minutes.
+  it.each([1, 3])('maxUnavailable %i', {timeout: 10 * 60_000}, async (maxUnavailable) => {
     const app = `plan-${maxUnavailable}`;
     const applied = await cp.kubectl(['apply', '-f', '-'], manifest(app, maxUnavailable));
     expect(applied.code, applied.stderr).toBe(0);
