@@ -134,4 +134,5 @@ export function intOrPercentFlag(name: string, options: {summary: string}) {
 }
 
 /** The DaemonSet a command works on. */
-export const daemonSetArg = Args.string({required: true, description: 'Name of the DaemonSet.'});
+// ignoreStdin: oclif otherwise reads a missing argument from piped stdin, racing -f - and --snapshot - for it.
+export const daemonSetArg = Args.string({required: true, ignoreStdin: true, description: 'Name of the DaemonSet.'});

@@ -55,7 +55,8 @@ Exit status: 0 for a plan, 1 for a usage or input error, 2 when the cluster cann
   ];
 
   static override args = {
-    name: Args.string({description: 'Name of the DaemonSet (with -f: taken from the manifest when omitted).'}),
+    // ignoreStdin: oclif would otherwise read a missing NAME from piped stdin, taking -f -'s manifest (a race).
+    name: Args.string({ignoreStdin: true, description: 'Name of the DaemonSet (with -f: taken from the manifest when omitted).'}),
   };
 
   static override flags = {
