@@ -9,6 +9,7 @@ tac "$STATE/pids" | while read -r pid name; do
   [[ -r /proc/$pid/cmdline ]] || continue
   tr '\0' ' ' < "/proc/$pid/cmdline" | grep -q -e "$STATE" -e "$name" || continue
   kill -TERM "$pid" 2>/dev/null
+  kill -CONT "$pid" 2>/dev/null # a process a test stopped (SIGSTOP) acts on SIGTERM only once continued
   for i in $(seq 1 180); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
   kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
 done

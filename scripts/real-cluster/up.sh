@@ -47,6 +47,19 @@ for u in admin viewer nobody; do k config set-context "$u" --cluster e2e --user 
 k config use-context admin >/dev/null
 chmod 600 "$KC"
 
+# --- audit: pod creations and deletions (the e2e suite reads what the DaemonSet controller did from it; a
+# deletion of a pod that is already terminating changes no object, so only the request log shows it)
+cat > audit-policy.yaml <<'YAML'
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: Metadata
+  verbs: [create, delete]
+  resources: [{group: "", resources: [pods]}]
+- level: None
+YAML
+
 # --- processes
 log "etcd on $ETCD_PORT"
 start etcd etcd --name default --data-dir "$STATE/etcd" \
@@ -60,7 +73,8 @@ start kube-apiserver "$BIN/kube-apiserver" --etcd-servers "http://127.0.0.1:$ETC
   --client-ca-file pki/ca.crt --token-auth-file pki/tokens.csv --authorization-mode RBAC \
   --service-account-key-file pki/sa.pub --service-account-signing-key-file pki/sa.key \
   --service-account-issuer https://kubernetes.default.svc --api-audiences https://kubernetes.default.svc \
-  --service-cluster-ip-range 10.0.0.0/24 --allow-privileged
+  --service-cluster-ip-range 10.0.0.0/24 --allow-privileged \
+  --audit-policy-file audit-policy.yaml --audit-log-path "$STATE/logs/audit.log"
 for i in $(seq 1 120); do
   k get --raw /readyz >/dev/null 2>&1 && break
   kill -0 "$(awk '$2=="kube-apiserver"{print $1}' pids)" 2>/dev/null || { log "kube-apiserver exited"; tail -20 logs/kube-apiserver.log >&2; false; }

@@ -45,12 +45,14 @@ export interface PlanOptions {
 
 /**
  * The Kubernetes minor whose controller the plan models: `--kube-version`, else what a live server reports (one
- * request), else undefined (the newest modelled). A version that is not 1.x is the newest, with no warning to give.
+ * request), else undefined (the newest modelled): also when /version does not answer or is not a 1.x version.
  */
 export async function controllerMinorFor(options: PlanOptions): Promise<ControllerMinor | undefined> {
   if (options.kubeVersion !== undefined) return options.kubeVersion;
   if (!options.source.readServerVersion) return undefined;
-  return parseMinor(await options.source.readServerVersion());
+  // A server (or proxy) that does not answer /version still gets a plan: the newest controller's, which it names.
+  const version = await options.source.readServerVersion().catch(() => undefined);
+  return version === undefined ? undefined : parseMinor(version);
 }
 
 /** The plan of the given controller, its wave times from the durations this DaemonSet's own pods show (or the stated defaults, or --pod-start). */

@@ -389,6 +389,17 @@ describe('kubectl ds-plan --kube-version', () => {
     expectInputError(await runCli([...target, '--kube-version', '2.0']), /--kube-version "2\.0": want a Kubernetes version such as 1\.20/);
   });
 
+  test('-f - without NAME reads the manifest from stdin (oclif does not take it for the missing NAME)', async () => {
+    const path = await manifestWith({maxUnavailable: 1, maxSurge: 2});
+    const stdin = await readFile(path, 'utf8');
+    const result = await runCli(
+      ['-n', 'kube-system', '--snapshot', scenarioPath('rollout-in-progress'), ...NOW, '--kube-version', '1.20', '-f', '-', '-o', 'json'],
+      {stdin},
+    );
+    expectSuccess(result);
+    expect(JSON.parse(result.stdout).update.warnings[0].kind).toBe('dropped-field');
+  });
+
   test('-f offline on 1.20: maxSurge is dropped with a warning; maxUnavailable 0 is refused', async () => {
     const surge = await manifestWith({maxUnavailable: 1, maxSurge: 2});
     const planned = await runCli([...target, '--kube-version', '1.20', '-f', surge, '-o', 'json']);

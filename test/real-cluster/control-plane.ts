@@ -1,7 +1,7 @@
 // Starts the real control plane (scripts/real-cluster) and the kubelet agent for an e2e suite, and runs
 // the built plugin binaries through kubectl against it.
 import {execFile, execFileSync} from 'node:child_process';
-import {mkdtempSync, rmSync} from 'node:fs';
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join, resolve} from 'node:path';
 import {KubeConfig} from '@kubernetes/client-node';
@@ -21,7 +21,20 @@ export interface ControlPlane {
   readonly agent: KubeletAgent;
   /** kubectl (and so the plugins, found on PATH in bin/) against the control plane. */
   kubectl(args: readonly string[], input?: string): Promise<RunResult>;
+  /** Stops (SIGSTOP) or continues (SIGCONT) kube-controller-manager: while stopped, no controller syncs. */
+  freezeController(frozen: boolean): void;
+  /** The API server's audit log of pod creations and deletions (scripts/real-cluster/up.sh's policy), oldest first. */
+  podAudit(): AuditEvent[];
   stop(): void;
+}
+
+export interface AuditEvent {
+  readonly auditID: string;
+  readonly verb: string;
+  readonly userAgent?: string;
+  readonly objectRef?: {readonly resource?: string; readonly namespace?: string; readonly name?: string};
+  readonly responseStatus?: {readonly code?: number};
+  readonly stage: string;
 }
 
 export async function startControlPlane(agentOptions: Omit<KubeletAgentOptions, 'nodes'> & {nodes: number}): Promise<ControlPlane> {
@@ -61,7 +74,20 @@ export async function startControlPlane(agentOptions: Omit<KubeletAgentOptions, 
         });
         if (input !== undefined) child.stdin?.end(input);
       });
-    return {kubeconfig, agent, kubectl, stop};
+    const controllerPid = Number(
+      readFileSync(join(state, 'pids'), 'utf8')
+        .split('\n')
+        .find((line) => line.endsWith(' kube-controller-manager'))!
+        .split(' ')[0],
+    );
+    const freezeController = (frozen: boolean) => process.kill(controllerPid, frozen ? 'SIGSTOP' : 'SIGCONT');
+    const podAudit = () =>
+      readFileSync(join(state, 'logs/audit.log'), 'utf8')
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => JSON.parse(line) as AuditEvent)
+        .filter((event) => event.stage === 'ResponseComplete');
+    return {kubeconfig, agent, kubectl, freezeController, podAudit, stop};
   } catch (error) {
     stop();
     throw error;

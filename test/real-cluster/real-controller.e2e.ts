@@ -1,5 +1,8 @@
 // The plugins against a real Kubernetes 1.20.2 control plane (apiserver, DaemonSet controller, scheduler),
 // with the kubelet agent playing the nodes.
+import {mkdtempSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
 import type {V1DaemonSet, V1Lease, V1Node, V1Pod} from '@kubernetes/client-node';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {eventually, startControlPlane, type ControlPlane} from './control-plane.js';
@@ -137,5 +140,52 @@ describe('on a real 1.20.2 control plane', () => {
       },
       180_000,
     );
+  });
+
+  it('-f is checked by the 1.20 server: maxSurge it drops is a warning; maxUnavailable 0 it refuses (exit 1)', async () => {
+    const before = await daemonSet();
+    const dir = mkdtempSync(join(tmpdir(), 'ds-rollout-e2e-f-'));
+    const withBudget = (file: string, rollingUpdate: string) => {
+      const path = join(dir, file);
+      writeFileSync(path, manifest('registry.example/agent:9.0', 1).replace('{maxUnavailable: 1}', rollingUpdate));
+      return path;
+    };
+    const dropped = await cp.kubectl(['ds-plan', '-f', withBudget('surge.yaml', '{maxUnavailable: 1, maxSurge: 2}'), '-o', 'json']);
+    expect(dropped.code, dropped.stderr).toBe(0);
+    const plan = JSON.parse(dropped.stdout) as {controllerVersion: string; strategy: {maxSurge: number}; update: {warnings: {kind: string; message: string}[]}};
+    expect(plan.controllerVersion).toBe('1.20');
+    expect(plan.strategy.maxSurge).toBe(0);
+    expect(plan.update.warnings[0]).toMatchObject({kind: 'dropped-field', message: expect.stringContaining('spec.updateStrategy.rollingUpdate.maxSurge')});
+    const refused = await cp.kubectl(['ds-plan', '-f', withBudget('zero.yaml', '{maxUnavailable: 0, maxSurge: 2}')]);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect(refused.stderr).toMatch(/^error: the server refused to update daemonset agent in namespace default: .*maxUnavailable/);
+    // A dry run stores nothing.
+    expect((await daemonSet()).metadata?.resourceVersion).toBe(before.metadata?.resourceVersion);
+  });
+
+  it("history shows each revision its own change-cause after undo and a later kubectl set image (ours and kubectl's)", async () => {
+    const undo = await cp.kubectl(['ds-rollout', 'undo', 'agent', '--yes']);
+    expect(undo.code, undo.stderr).toBe(0);
+    const set = await cp.kubectl(['set', 'image', 'daemonset/agent', 'agent=registry.example/agent:3.0']);
+    expect(set.code, set.stderr).toBe(0);
+    type History = {revisions: {revision: number; images: string[]; changeCause?: string}[]};
+    const history = await eventually('the controller to make the revision of 3.0', async () => {
+      const r = await cp.kubectl(['ds-rollout', 'history', 'agent', '-o', 'json']);
+      const parsed = JSON.parse(r.stdout) as History;
+      return parsed.revisions.some((rev) => rev.images[0] === 'registry.example/agent:3.0') ? parsed : undefined;
+    });
+    const byImage = new Map(history.revisions.map((rev) => [rev.images[0], rev]));
+    expect(byImage.get('registry.example/agent:1.0')?.changeCause).toBe('ds-rollout undo to revision 1');
+    expect(byImage.get('registry.example/agent:3.0')?.changeCause).toBeUndefined();
+    expect(byImage.get('registry.example/agent:2.0')?.changeCause).toBeUndefined();
+    const kubectlHistory = await cp.kubectl(['rollout', 'history', 'daemonset/agent']);
+    const rows = kubectlHistory.stdout.trim().split('\n').slice(2);
+    const undone = byImage.get('registry.example/agent:1.0')!.revision;
+    for (const row of rows) {
+      const [revision, ...cause] = row.trim().split(/\s+/);
+      expect({revision, cause: cause.join(' ')}).toEqual({revision, cause: Number(revision) === undone ? 'ds-rollout undo to revision 1' : '<none>'});
+    }
   });
 });
