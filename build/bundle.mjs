@@ -84,8 +84,8 @@ export * from './generated/YGEnums.js';
 
 // The single executable's require() loads only Node's built-ins, and warns on the first try at anything else.
 // The optional modules that dependencies probe for in try/catch (oclif: typescript, for development only; ws:
-// native speed-ups) are absent from it on purpose: they fail here the way a missing package fails.
-const OPTIONAL = /^(typescript|bufferutil|utf-8-validate)$/;
+// native speed-ups; node-fetch: encoding) are absent from it on purpose: they fail here the way a missing package fails.
+const OPTIONAL = /^(typescript|bufferutil|utf-8-validate|encoding)$/;
 const optionalModulesAbsent = {
   name: 'optional-modules-absent',
   setup(esbuild) {
