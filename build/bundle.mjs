@@ -99,12 +99,11 @@ const optionalModulesAbsent = {
 
 // oclif requires these at import although this CLI never calls them: file globbing (the 'pattern' command
 // discovery; the commands here are explicit), wildcard plugin names, package.json lookup (package.json is
-// built in) and the spinner's frames. Left out, they cost nothing to parse at every start; calling one says so.
+// built in). Left out, they cost nothing to parse at every start; calling one says so.
 const UNUSED = {
   tinyglobby: ['glob'],
   minimatch: ['minimatch'],
   lilconfig: ['lilconfig'],
-  'cli-spinners': [],
 };
 const oclifUnusedLeftOut = {
   name: 'oclif-unused-left-out',
