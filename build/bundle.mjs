@@ -5,7 +5,7 @@
 // * dist-sea/main.cjs (with --sea): one CommonJS file for Node's single executable, which can `require` only
 //   Node's built-ins. Two dependencies use top-level await, which CommonJS cannot hold; both are rewritten here.
 import {analyzeMetafile, build} from 'esbuild';
-import {readFileSync} from 'node:fs';
+import {readFileSync, rmSync} from 'node:fs';
 
 const pjson = JSON.parse(readFileSync('package.json', 'utf8'));
 const define = {
@@ -84,8 +84,8 @@ export * from './generated/YGEnums.js';
 
 // The single executable's require() loads only Node's built-ins, and warns on the first try at anything else.
 // The optional modules that dependencies probe for in try/catch (oclif: typescript, for development only; ws:
-// native speed-ups) are absent from it on purpose: they fail here the way a missing package fails.
-const OPTIONAL = /^(typescript|bufferutil|utf-8-validate)$/;
+// native speed-ups; node-fetch: encoding) are absent from it on purpose: they fail here the way a missing package fails.
+const OPTIONAL = /^(typescript|bufferutil|utf-8-validate|encoding)$/;
 const optionalModulesAbsent = {
   name: 'optional-modules-absent',
   setup(esbuild) {
@@ -97,7 +97,31 @@ const optionalModulesAbsent = {
   },
 };
 
+// oclif requires these at import although this CLI never calls them: file globbing (the 'pattern' command
+// discovery; the commands here are explicit), wildcard plugin names, package.json lookup (package.json is
+// built in). Left out, they cost nothing to parse at every start; calling one says so.
+const UNUSED = {
+  tinyglobby: ['glob'],
+  minimatch: ['minimatch'],
+  lilconfig: ['lilconfig'],
+};
+const oclifUnusedLeftOut = {
+  name: 'oclif-unused-left-out',
+  setup(esbuild) {
+    esbuild.onResolve({filter: new RegExp(`^(${Object.keys(UNUSED).join('|')})$`)}, ({path}) => ({path, namespace: 'unused'}));
+    esbuild.onLoad({filter: /.*/, namespace: 'unused'}, ({path}) => ({
+      loader: 'js',
+      contents: UNUSED[path]
+        .map((name) => `exports.${name} = () => { throw new Error(${JSON.stringify(`${path} is not in the ds-rollout bundle`)}); };`)
+        .join('\n'),
+    }));
+  },
+};
+
 const common = {
+  // Less to parse at every start; names kept, as errors are named after their classes.
+  minify: true,
+  keepNames: true,
   bundle: true,
   platform: 'node',
   target: 'node20',
@@ -111,6 +135,8 @@ const common = {
   external: ['bufferutil', 'utf-8-validate', 'typescript'],
 };
 
+// Chunks of an earlier build would stay next to the new ones.
+rmSync('dist/chunks', {recursive: true, force: true});
 const esm = await build({
   ...common,
   metafile: true,
@@ -120,7 +146,7 @@ const esm = await build({
   chunkNames: 'chunks/[name]-[hash]',
   format: 'esm',
   splitting: true,
-  plugins: [inkWithoutDevtools, oclifWithoutEngineCheck],
+  plugins: [inkWithoutDevtools, oclifWithoutEngineCheck, oclifUnusedLeftOut],
   // client-node's CommonJS dependencies `require()` Node's built-ins, which ESM has no `require` for.
   banner: {js: "import {createRequire as __dsCreateRequire} from 'node:module'; const require = __dsCreateRequire(import.meta.url);"},
 });
@@ -134,6 +160,6 @@ if (process.argv.includes('--sea')) {
     outfile: 'dist-sea/main.cjs',
     format: 'cjs',
     external: [],
-    plugins: [inkWithoutDevtools, oclifWithoutEngineCheck, yogaWithoutAwait, optionalModulesAbsent],
+    plugins: [inkWithoutDevtools, oclifWithoutEngineCheck, oclifUnusedLeftOut, yogaWithoutAwait, optionalModulesAbsent],
   });
 }

@@ -50,7 +50,8 @@ async function loadConfig(info: PackageInfo): Promise<Config> {
   const plugin = new Plugin({root: info.root, isRoot: true, pjson: pjson as Interfaces.PJSON, ignoreManifest: true});
   (plugin as unknown as {commandCache: Record<string, Command.Class>}).commandCache = {...COMMANDS};
   await plugin.load();
-  return Config.load({root: info.root, pjson: pjson as Interfaces.PJSON, plugins: new Map([[plugin.name, plugin]])});
+  // No plugins of plugins: nothing installed by users (`ds plugins install`) or for development is looked for.
+  return Config.load({root: info.root, pjson: pjson as Interfaces.PJSON, plugins: new Map([[plugin.name, plugin]]), userPlugins: false, devPlugins: false});
 }
 
 const HELP_FLAGS = new Set(['--help', '-h']);
