@@ -1,11 +1,31 @@
-// `step --dry-run=server`: the wave a step would delete, sent to the API server with dryRun=All, so that admission,
-// RBAC and the preconditions are checked while nothing is deleted.
+// `step --dry-run=server`: what the step would send first, sent to the API server with dryRun=All, so that admission,
+// RBAC and the preconditions are checked while nothing changes: the next wave's deletions, or with --controller the
+// patch that resumes the recorded strategy for the controller's wave.
 import type {DaemonSetRef} from '../cluster/cluster-source.js';
 import type {ClusterWriter} from '../cluster/cluster-writer.js';
+import {pauseStateOf, resumeBody} from '../core/index.js';
 import type {StepResult} from './step.js';
 
-/** Sends the deletions of a dry-run step's next wave with dryRun=All; returns how many the server accepted. */
-export async function sendServerDryRun(writer: Pick<ClusterWriter, 'deletePod'>, ref: DaemonSetRef, result: StepResult): Promise<number> {
+export interface ServerDryRun {
+  /** Pod deletions the server accepted. */
+  readonly deletions: number;
+  /** DaemonSet patches the server accepted (the controller wave's resume). */
+  readonly patches: number;
+}
+
+/** Sends a dry-run step's first writes with dryRun=All; a refusal surfaces as the writer's error. */
+export async function sendServerDryRun(writer: ClusterWriter, ref: DaemonSetRef, result: StepResult): Promise<ServerDryRun> {
+  if (result.controllerNodes !== undefined) {
+    const patch = await writer.patchDaemonSet(
+      ref,
+      (current) => {
+        const state = pauseStateOf(current);
+        return state.kind === 'paused' ? {type: 'merge', body: resumeBody(state.strategy.rollingUpdate)} : undefined;
+      },
+      {dryRun: true},
+    );
+    return {deletions: 0, patches: patch.applied ? 1 : 0};
+  }
   const deletions = result.next?.delete ?? [];
   for (const deletion of deletions) {
     await writer.deletePod(
@@ -15,5 +35,5 @@ export async function sendServerDryRun(writer: Pick<ClusterWriter, 'deletePod'>,
       {dryRun: true},
     );
   }
-  return deletions.length;
+  return {deletions: deletions.length, patches: 0};
 }

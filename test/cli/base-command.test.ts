@@ -1,9 +1,10 @@
 // The one error printer: every failure becomes one line and the contract's exit code.
 import {Errors} from '@oclif/core';
 import {describe, expect, test} from 'vitest';
-import {describeFailure} from '../../src/base-command.js';
+import {describeFailure, normalizeArgv} from '../../src/base-command.js';
 import {ClusterUnreachableError, InputError, NotFoundError, UsageError} from '../../src/errors.js';
-import {parseRfc3339} from '../../src/flags.js';
+import {parseDaemonSetName, parseOutputFormat, parseRfc3339} from '../../src/flags.js';
+import {nearest} from '../../src/suggest.js';
 
 const HELP = 'kubectl ds-plan';
 
@@ -92,5 +93,68 @@ describe('parseRfc3339', () => {
     '2026-11-21T12:00:00+24:00',
   ])('rejects %s', async (input) => {
     await expect(parseRfc3339(input)).rejects.toThrow(`invalid --now "${input}": want an RFC3339 time such as 2026-11-21T12:00:00Z`);
+  });
+});
+
+describe('normalizeArgv: pflag spellings oclif lacks', () => {
+  const flags = {
+    watch: {type: 'boolean', char: 'w', allowNo: true},
+    'all-nodes': {type: 'boolean'},
+    'dry-run': {type: 'option'},
+    output: {type: 'option', char: 'o'},
+  };
+  test.each([
+    [['--watch=false'], ['--no-watch']],
+    [['-w=false'], ['--no-watch']],
+    [['--watch=true'], ['--watch']],
+    [['-w=1'], ['--watch']],
+    [['--all-nodes=false'], []],
+    [['--all-nodes=T'], ['--all-nodes']],
+    [['--dry-run'], ['--dry-run=client']],
+    [['--dry-run=server'], ['--dry-run=server']],
+    [
+      ['-o=json', 'x'],
+      ['-o=json', 'x'],
+    ],
+    [
+      ['--', '--watch=false'],
+      ['--', '--watch=false'],
+    ],
+  ])('%j', (argv, expected) => {
+    expect(normalizeArgv(argv, flags)).toEqual(expected);
+  });
+
+  test('a boolean with another value is a one-line error', () => {
+    expect(() => normalizeArgv(['--watch=maybe'], flags)).toThrow('invalid argument "maybe" for "--watch" flag: want true or false');
+  });
+});
+
+describe('parseDaemonSetName', () => {
+  test.each(['x', 'ds/x', 'daemonset/x', 'daemonsets/x', 'daemonset.apps/x', 'daemonsets.v1.apps/x', 'DS/x'])('%s', (input) => {
+    expect(parseDaemonSetName(input)).toBe('x');
+  });
+  test.each([
+    ['deploy/x', '"deploy/x" is not a DaemonSet: ds-rollout works on daemonsets (NAME, ds/NAME or daemonset.apps/NAME)'],
+    ['ds.batch/x', '"ds.batch/x" is not a DaemonSet: ds-rollout works on daemonsets (NAME, ds/NAME or daemonset.apps/NAME)'],
+    ['Fluentd', 'invalid DaemonSet name "Fluentd": want a lower-case DNS name such as fluentd'],
+    [`{"items": [\n${'x'.repeat(1000)}`, 'invalid DaemonSet name "{"items": [...": want a lower-case DNS name such as fluentd'],
+  ])('refuses %s', (input, message) => {
+    expect(() => parseDaemonSetName(input)).toThrow(message);
+  });
+});
+
+describe('parseOutputFormat and nearest', () => {
+  test('jsonpath keeps its template, quotes dropped; other formats only when offered', () => {
+    const offered = ['text', 'json', 'name', 'jsonpath'];
+    expect(parseOutputFormat("jsonpath='{.kind}'", offered)).toBe('jsonpath={.kind}');
+    expect(parseOutputFormat('name', offered)).toBe('name');
+    expect(() => parseOutputFormat('wide', offered)).toThrow('allowed formats are: text, json, name, jsonpath=TEMPLATE');
+    expect(() => parseOutputFormat('jsonpath=', offered)).toThrow('-o jsonpath= needs a template');
+  });
+
+  test('the nearest word within two edits, or a word the input starts', () => {
+    expect(nearest('stats', ['status', 'step', 'history'])).toBe('status');
+    expect(nearest('hist', ['status', 'history'])).toBe('history');
+    expect(nearest('frobnicate', ['status', 'history'])).toBeUndefined();
   });
 });

@@ -440,6 +440,16 @@ describe('status line, footer, help', () => {
     ).toBe('Step one wave of kube-system/fluentd? (nothing to delete now: the budget (maxUnavailable 1) is in use: node-d)  [y/n]');
   });
 
+  test('live, every prompt names the context and the server it acts on', () => {
+    const live = {...input, context: {...input.context, kubeContext: 'prod-eu', server: 'https://10.0.0.1:6443'}};
+    const where = 'kube-system/fluentd on context prod-eu (https://10.0.0.1:6443)';
+    const prompt = (action: 'step' | 'pause' | 'resume') =>
+      lineText(toDashboardViewModel(live, ui({mode: 'confirm' as const, confirm: {action}}), size, NOW).status);
+    expect(prompt('step')).toBe(`Step one wave of ${where}? (the next sync deletes 1 and creates 0 pods)  [y/n]`);
+    expect(prompt('pause')).toBe(`Pause the rollout of ${where}? (no more old pods are replaced until resume)  [y/n]`);
+    expect(prompt('resume')).toBe(`Resume the rollout of ${where}?  [y/n]`);
+  });
+
   test('a feed error shows when nothing else does', () => {
     const vm = toDashboardViewModel({...input, error: 'watch pods: forbidden'}, ui(), size, NOW);
     expect(lineText(vm.status)).toBe('watch pods: forbidden');

@@ -140,7 +140,12 @@ Exit status: 0 the wave (or every wave) landed, or nothing to do; 1 usage or inp
       if (flags['dry-run'] === 'server') {
         const {sendServerDryRun} = await import('../../services/step-dry-run.js');
         const sent = await sendServerDryRun(live.writer, ref, result);
-        if (sent > 0) out.write(`The API server accepted the ${sent === 1 ? 'deletion' : `${sent} deletions`} (server dry run: nothing was deleted).\n`);
+        if (sent.deletions > 0) {
+          out.write(
+            `The API server accepted the ${sent.deletions === 1 ? 'deletion' : `${sent.deletions} deletions`} (server dry run: nothing was deleted).\n`,
+          );
+        }
+        if (sent.patches > 0) out.write('The API server accepted the resume for the controller wave (server dry run: nothing was changed).\n');
       }
       if (flags.output === 'text') {
         const summary = view.renderStepSummary(result, nodes !== undefined || selector !== undefined, color);
