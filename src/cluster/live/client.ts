@@ -38,7 +38,6 @@ export interface ListResult<T> {
   readonly resourceVersion: string;
 }
 
-
 export class KubeClient {
   /** Requests sent, for tests and benchmarks. */
   requestCount = 0;
