@@ -5,7 +5,8 @@ import {labelSelectorMatches, parseLabelSelector} from './selectors.js';
 import {nodeShouldRunDaemonPod} from './eligibility.js';
 import {isPodReady} from './availability.js';
 import {waveLanding} from './step-wave.js';
-import type {ClusterState, DaemonSet, Node} from './types.js';
+import type {ClusterState, DaemonSet, IntOrString, Node} from './types.js';
+import type {StepEvent} from './step-wave.js';
 
 export const GATED_ROLLOUT_ANNOTATION = 'ds-rollout.io/gated-rollout';
 
@@ -61,6 +62,8 @@ export interface GatedRecord {
   readonly maxRestarts: number;
   readonly progressDeadlineMs: number;
   readonly onFailure: OnFailure;
+  /** `--max-unavailable` of the first run, kept for promote and reruns (undefined: the pause record's budget). */
+  readonly maxUnavailable?: IntOrString;
   /** Pod uids seen Ready: losing Ready after that fails the gate. */
   readonly seenReady: readonly string[];
 }
@@ -228,6 +231,13 @@ export interface GatedProgress {
   readonly failures: readonly GateFailure[];
 }
 
+/** The gated rollout in progress on `ds` (not finished, not aborted), as status and ds-plan show it. */
+export function gatedProgressOf(ds: DaemonSet, now: number): GatedProgress | undefined {
+  const found = gatedRecordOf(ds);
+  if (found.kind !== 'record' || found.record.phase === 'complete' || found.record.phase === 'aborted') return undefined;
+  return gatedProgress(found.record, now);
+}
+
 export function gatedProgress(record: GatedRecord, now: number): GatedProgress {
   const stage = Math.min(record.stage, record.stages.length - 1);
   return {
@@ -370,4 +380,26 @@ export function strategyLine(text: string, path: StrategyPath): number | undefin
     if (/^\s*-/.test(line) && ++seen === index) return i + 1;
   }
   return top + 1;
+}
+
+/** What a gated rollout reports as it goes (the command renders these as progress lines). */
+export type GatedEvent =
+  | {readonly kind: 'plan'; readonly stages: readonly GatedStage[]; readonly stage: number; readonly resumed: boolean}
+  | {readonly kind: 'stage'; readonly number: number; readonly total: number; readonly stage: GatedStage}
+  | {readonly kind: 'step'; readonly event: StepEvent}
+  | {readonly kind: 'baking'; readonly stage: GatedStage; readonly leftMs: number}
+  | {readonly kind: 'bake-passed'; readonly stage: GatedStage}
+  | {readonly kind: 'gate-failed'; readonly stage: GatedStage; readonly failures: readonly GateFailure[]}
+  | {readonly kind: 'rolling-back'; readonly toRevision: number; readonly nodes: readonly string[]};
+
+export interface GatedResult {
+  readonly kind: 'GatedRollout';
+  readonly daemonSet: {readonly namespace: string; readonly name: string};
+  /** `complete`: every stage passed; `awaiting-approval`: stopped after the canary for `promote`. */
+  readonly outcome: 'complete' | 'awaiting-approval';
+  readonly record: GatedRecord;
+}
+
+export function describeGateFailure(failure: GateFailure): string {
+  return `pod ${failure.pod} on node ${failure.node}: ${failure.reason}`;
 }

@@ -115,9 +115,11 @@ export {
 } from './step-lease.js';
 export {
   type CanarySpec,
+  type GatedEvent,
   type GatedPhase,
   type GatedProgress,
   type GatedRecord,
+  type GatedResult,
   type GatedRecordState,
   type GatedStage,
   type GatedStrategy,
@@ -126,8 +128,10 @@ export {
   type GateVerdict,
   type OnFailure,
   GATED_ROLLOUT_ANNOTATION,
+  describeGateFailure,
   formatGatedRecord,
   gatedProgress,
+  gatedProgressOf,
   gatedRecordBody,
   gatedRecordOf,
   judgeGate,

@@ -8,6 +8,7 @@ import {byName, type DaemonPod, isDaemonPodAvailable} from './daemon-pods.js';
 import {CONTROLLER_REVISION_HASH_LABEL} from './pod-template.js';
 import type {ReconcileEngine} from './engine.js';
 import {pausedInfoOf, unpausedWarning} from './pause.js';
+import {gatedProgressOf} from './gates.js';
 import {classifyNodeForUpdate, countsAgainstBudget} from './rolling-update.js';
 import {MinHeap} from './min-heap.js';
 import {currentRevisionOf} from './revisions.js';
@@ -175,6 +176,7 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
     input.slots.every((slot) => !slot.node || !slot.eligibility.shouldRun || isConverged(slot.pods, now));
 
   const paused = pausedInfoOf(ds, status.desiredNumberScheduled);
+  const gated = gatedProgressOf(ds, now);
   // The budget in use now, on the state as it is: the rolling update's own, or the one a step works within while paused.
   // Plain OnDelete has no budget: the counts are still what the rolling update would see, against limits of 0.
   const spent = paused
@@ -274,6 +276,7 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
           },
         }
       : {}),
+    ...(gated ? {gated} : {}),
   };
 }
 

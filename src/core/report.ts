@@ -49,6 +49,8 @@ export interface RolloutStatusReport {
   readonly budget: RolloutPlan['budget'];
   /** Present when `ds-rollout pause` paused the DaemonSet. */
   readonly paused?: RolloutPlan['paused'];
+  /** Present while a gated rollout is under way. */
+  readonly gated?: RolloutPlan['gated'];
 }
 
 /** The seven status counters in the contract's order. */
@@ -150,6 +152,7 @@ export function rolloutReport(state: ClusterState, now: number, planned?: Rollou
     converges: plan.converges,
     budget: plan.budget,
     ...(plan.paused ? {paused: plan.paused} : {}),
+    ...(plan.gated ? {gated: plan.gated} : {}),
   };
 }
 

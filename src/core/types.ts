@@ -2,6 +2,7 @@
 // Inputs are subsets of the Kubernetes JSON objects with the API's own field names, so objects read
 // from the API or from `kubectl get -o yaml` can be passed in as they are. Times are RFC3339 strings
 // (as on the wire); the core's own clock is a number of milliseconds since the epoch, always a parameter.
+import type {GatedProgress} from './gates.js';
 import type {BudgetInUse} from './budget-use.js';
 
 export type Labels = Readonly<Record<string, string>>;
@@ -418,6 +419,8 @@ export interface RolloutPlan {
   readonly paused?: PausedInfo;
   /** What the wave times are based on, and when the rollout completes (present when the plan was given pod timings). */
   readonly timing?: PlanTiming;
+  /** Present while a gated rollout (`step --canary ...`) is under way: its stage, phase and bake countdown. */
+  readonly gated?: GatedProgress;
   /** Who uses the rolling update's budget now (the recorded one while paused; limits of 0 for plain OnDelete). */
   readonly budget: BudgetInUse;
 }

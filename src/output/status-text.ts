@@ -3,6 +3,7 @@ import type {Blocker, NodeStatusState, RolloutStatusReport, RolloutVerdict} from
 import {palette, type Palette} from './color.js';
 import {formatCount, plural} from './format.js';
 import {blockerText, NODE_TABLE_LIMIT, wrap} from './plan-text.js';
+import {describeGatedProgress} from './gated-text.js';
 import {renderTable} from './table.js';
 
 export interface StatusTextOptions {
@@ -101,7 +102,11 @@ function findings(title: string, items: readonly Blocker[], options: StatusTextO
 export function renderStatusText(report: RolloutStatusReport, options: StatusTextOptions): string {
   const c = palette(options.color);
   const sections = [
-    [...(options.headline === false ? [] : [report.message, verdictLine(report, c)]), summaryLine(report)],
+    [
+      ...(options.headline === false ? [] : [report.message, verdictLine(report, c)]),
+      summaryLine(report),
+      ...(report.gated ? [c.yellow(describeGatedProgress(report.gated))] : []),
+    ],
     nodeSection(report, options, c),
     findings('Blockers', report.blockers, options, c, c.red),
     findings('Warnings', report.warnings, options, c, c.yellow),

@@ -238,7 +238,35 @@ export function clusterActions(services: ActionServices): ActionHandler {
     pause: () => pauseAction(services),
     resume: () => resumeAction(services),
     undo: (request) => undoAction(services, request),
+    promote: (progress) => gatedAction(services, 'promote', progress),
+    abort: (progress) => gatedAction(services, 'abort', progress),
   };
+}
+
+/** `ds-rollout promote` / `abort` from the dashboard: the gated rollout service, its progress in the status line. */
+async function gatedAction(services: ActionServices, mode: 'promote' | 'abort', progress: ((message: string) => void) | undefined): Promise<ActionOutcome> {
+  if (!services.stepCluster) throw new InputError(`${mode} needs a live cluster`);
+  const [gated, {renderGatedEvent}] = await Promise.all([import('./gated-rollout.js'), import('../output/gated-text.js')]);
+  const options = {
+    cluster: services.stepCluster,
+    source: services.source,
+    writer: services.writer,
+    ref: services.ref,
+    timeoutMs: services.stepTimeoutMs ?? 5 * 60_000,
+    onEvent: (event: Parameters<typeof renderGatedEvent>[0]) => {
+      const line = renderGatedEvent(event, services.ref, false)?.split('\n')[0]?.trim();
+      if (line) progress?.(line);
+    },
+    ...(services.signal ? {signal: services.signal} : {}),
+  };
+  if (mode === 'abort') {
+    const undone = await gated.abortGatedRollout(options);
+    return {
+      message: `gated rollout aborted: back on revision ${undone.toRevision}${undone.nodes.length > 0 ? `; stepped back ${undone.nodes.join(', ')}` : ''}`,
+    };
+  }
+  const result = await gated.runGatedRollout({...options, promote: true});
+  return {message: result.outcome === 'complete' ? 'gated rollout complete: every stage passed' : 'gated rollout waits for approval again'};
 }
 
 function budgetText(budget: {readonly maxUnavailable: IntOrString; readonly maxSurge?: IntOrString}): string {
@@ -313,6 +341,8 @@ export const READ_ONLY_ACTIONS: ActionHandler = {
   pause: () => Promise.reject(new Error('read-only')),
   resume: () => Promise.reject(new Error('read-only')),
   undo: () => Promise.reject(new Error('read-only')),
+  promote: () => Promise.reject(new Error('read-only')),
+  abort: () => Promise.reject(new Error('read-only')),
 };
 
 // ---------------------------------------------------------------------------------------------------------------

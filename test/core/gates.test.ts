@@ -154,3 +154,22 @@ describe('strategy documents', () => {
     expect(strategyLine(text, path)).toBe(line);
   });
 });
+
+test('the README example strategy file is valid', async () => {
+  const {readFile} = await import('node:fs/promises');
+  const {load} = await import('js-yaml');
+  const doc = load(await readFile('examples/gated-strategy.yaml', 'utf8'));
+  const minutes = (text: string) => Number(/^(\d+)m$/.exec(text)![1]) * 60_000;
+  expect(strategyFromDocument(doc, minutes)).toEqual({
+    strategy: {
+      canary: {kind: 'count', count: 2},
+      canaryBakeMs: 600_000,
+      approve: false,
+      waves: [10, 25, 100],
+      bakeMs: 300_000,
+      maxRestarts: 0,
+      progressDeadlineMs: 600_000,
+      onFailure: 'undo',
+    },
+  });
+});

@@ -181,6 +181,28 @@ describe('Dashboard (container) with a fake feed and fake actions', () => {
     expect(actions.calls).toEqual([{action: 'pause'}]);
   });
 
+  test('P and a ask first, then promote or abort the gated rollout', async () => {
+    const actions = new FakeActions({
+      promote: {message: 'gated rollout complete: every stage passed'},
+      abort: {message: 'gated rollout aborted: back on revision 1'},
+    });
+    const {rendered} = start({actions});
+    await waitForText(rendered, 'Nodes 5');
+    await press(rendered, 'P');
+    await waitForText(rendered, 'Promote the gated rollout of kube-system/fluentd?');
+    expect(actions.calls).toEqual([]);
+    await press(rendered, 'y');
+    await waitForText(rendered, 'gated rollout complete: every stage passed');
+    await press(rendered, 'a');
+    await waitForText(rendered, 'Abort the gated rollout of kube-system/fluentd?');
+    await press(rendered, 'n');
+    expect(actions.calls).toEqual([{action: 'promote'}]);
+    await press(rendered, 'a');
+    await press(rendered, 'y');
+    await waitForText(rendered, 'gated rollout aborted: back on revision 1');
+    expect(actions.calls).toEqual([{action: 'promote'}, {action: 'abort'}]);
+  });
+
   test('a step shows its progress in the status line while it runs, then the result', async () => {
     const actions = new FakeActions({step: {message: 'wave 1 landed in 12s: replaced 1 pod (node-c); 1 node still runs an old pod'}});
     let release = () => {};

@@ -70,11 +70,11 @@ export class FakeFeed implements PlanFeed {
 export class FakeActions implements ActionHandler {
   readonly calls: Array<{action: string; request?: UndoRequest}> = [];
   constructor(
-    readonly outcomes: Partial<Record<'step' | 'pause' | 'resume' | 'undo' | 'undo-preview', ActionOutcome>> = {},
-    readonly failures: Partial<Record<'step' | 'pause' | 'resume' | 'undo', string>> = {},
+    readonly outcomes: Partial<Record<'step' | 'pause' | 'resume' | 'undo' | 'promote' | 'abort' | 'undo-preview', ActionOutcome>> = {},
+    readonly failures: Partial<Record<'step' | 'pause' | 'resume' | 'undo' | 'promote' | 'abort', string>> = {},
   ) {}
 
-  private answer(kind: 'step' | 'pause' | 'resume' | 'undo', key: keyof FakeActions['outcomes'] = kind): Promise<ActionOutcome> {
+  private answer(kind: 'step' | 'pause' | 'resume' | 'undo' | 'promote' | 'abort', key: keyof FakeActions['outcomes'] = kind): Promise<ActionOutcome> {
     const failure = this.failures[kind];
     if (failure) return Promise.reject(new Error(failure));
     return Promise.resolve(this.outcomes[key] ?? {message: `${kind} done`});
@@ -102,6 +102,14 @@ export class FakeActions implements ActionHandler {
   undo(request: UndoRequest): Promise<ActionOutcome> {
     this.calls.push({action: 'undo', request});
     return this.answer('undo', request.preview ? 'undo-preview' : 'undo');
+  }
+  promote(): Promise<ActionOutcome> {
+    this.calls.push({action: 'promote'});
+    return this.answer('promote');
+  }
+  abort(): Promise<ActionOutcome> {
+    this.calls.push({action: 'abort'});
+    return this.answer('abort');
   }
 }
 

@@ -28,6 +28,8 @@ const cases: Case[] = [
   {name: 'p asks to pause', input: 'p', mode: 'normal', want: {type: 'request', action: 'pause'}},
   {name: 'r asks to resume', input: 'r', mode: 'normal', want: {type: 'request', action: 'resume'}},
   {name: 'u asks to undo', input: 'u', mode: 'normal', want: {type: 'request', action: 'undo'}},
+  {name: 'P asks to promote a gated rollout', input: 'P', mode: 'normal', want: {type: 'request', action: 'promote'}},
+  {name: 'a asks to abort a gated rollout', input: 'a', mode: 'normal', want: {type: 'request', action: 'abort'}},
   {name: 'd toggles the diff', input: 'd', mode: 'normal', want: {type: 'toggle-diff'}},
   {name: '/ starts a filter', input: '/', mode: 'normal', want: {type: 'filter-start'}},
   {name: '? opens help', input: '?', mode: 'normal', want: {type: 'toggle-help'}},

@@ -123,6 +123,13 @@ describe('header', () => {
     expect(text(toDashboardViewModel(inputOf(demo), ui(), {columns: 200, rows: 48}, NOW).header.lines)).not.toContain('UN-PAUSED');
   });
 
+  test('a gated rollout: its stage and bake countdown in the header', () => {
+    const input = inputOf(states.demo!, {paused: {by: 'ds-rollout', maxUnavailable: 2, maxSurge: 0}});
+    const plan = {...input.plan, gated: {stage: 1, stages: 3, name: 'canary', phase: 'baking' as const, bakeLeftSeconds: 250, failures: []}};
+    const vm = toDashboardViewModel({...input, plan}, ui(), {columns: 200, rows: 48}, NOW);
+    expect(text(vm.header.lines)).toContain('gated rollout: stage 1/3 canary, baking, 4m10s left');
+  });
+
   test('reconnecting: in the header and the status line', () => {
     const vm = toDashboardViewModel(inputOf(states.demo!, {connection: 'reconnecting'}), ui(), {columns: 160, rows: 48}, NOW);
     expect(text(vm.header.lines)).toContain('◌ reconnecting…');

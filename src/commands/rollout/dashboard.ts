@@ -15,7 +15,7 @@ export default class Dashboard extends BaseCommand {
   * every node coloured by state (updated, updating, old, surging, missing, misscheduled, not eligible, blocked with the reason), the next wave marked; on large clusters a compact grid and a filterable list;
   * the selected node's pods, hashes and readiness and why it blocks; the revision history and diffs.
 
-Keys: arrows or j/k move, enter shows the node, s steps one wave, p pauses, r resumes, u undoes (after showing the diff), d toggles the diff pane, tab moves to the revisions, / filters by name or state, ? helps, q quits. Every key that changes the cluster asks for confirmation first; --readonly disables them.
+Keys: arrows or j/k move, enter shows the node, s steps one wave, p pauses, r resumes, u undoes (after showing the diff), P promotes and a aborts a gated rollout, d toggles the diff pane, tab moves to the revisions, / filters by name or state, ? helps, q quits. Every key that changes the cluster asks for confirmation first; --readonly disables them.
 
 Outside a terminal (stdout or stdin not a TTY, CI set, or -o json|yaml) no screen is drawn: the status is printed once as \`ds-rollout status\` prints it, or with --watch every change until the rollout completes or is stuck, with status's exit codes (0 complete, 3 stuck, 4 progressing). NO_COLOR turns colours off.`;
 
@@ -38,7 +38,7 @@ Outside a terminal (stdout or stdin not a TTY, CI set, or -o json|yaml) no scree
 
   static override flags = {
     ...clusterFlags,
-    readonly: Flags.boolean({summary: 'Disable the keys that change the cluster (step, pause, resume, undo).'}),
+    readonly: Flags.boolean({summary: 'Disable the keys that change the cluster (step, pause, resume, undo, promote, abort).'}),
     watch: Flags.boolean({char: 'w', summary: 'Without a terminal: print the status on every change until the rollout completes or is stuck.'}),
     output: outputFlagOf(['text', 'json', 'yaml']),
   };

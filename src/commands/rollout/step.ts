@@ -3,6 +3,7 @@
 import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../base-command.js';
 import {daemonSetArg, dryRunFlag, isDocumentFormat, durationFlag, intOrPercentFlag, liveClusterFlags, outputFlag} from '../../flags.js';
+import {gatedFlags, isGated} from '../../gated-flags.js';
 
 export default class Step extends BaseCommand {
   static override summary = 'Replace the next wave of old pods of a paused DaemonSet, and wait until it is available.';
@@ -21,11 +22,17 @@ If the template changes during a step (someone applies a new version), or the Da
 
 A recorded strategy with maxSurge > 0 cannot surge while paused (the controller would delete the second pod of a node): --controller resumes the recorded strategy for one wave, waits until the wave's nodes run an available new pod, and pauses again (also on Ctrl-C). During that wave the DaemonSet is not paused: if the process is killed then, \`ds-rollout pause\` again is the recovery (status shows it as not paused).
 
+Gated rollouts (--canary N|P%, --canary-nodes, --canary-selector, --canary-bake, --bake, --approve, --on-failure, --max-restarts, --progress-deadline, --strategy FILE): the rollout in stages, a canary then waves, each baked and judged by a health gate over its new pods (lost Ready, restarts, CrashLoopBackOff, image pull errors, Pending or not Ready past the progress deadline). The stage is kept in the annotation ds-rollout.io/gated-rollout: rerun the same command to continue. A failed gate exits 3, paused, or with --on-failure undo rolled back on the nodes that got the new revision. See README "Gated rollouts".
+
 Needs RBAC: get, list, watch and patch daemonsets; list and watch pods, nodes and controllerrevisions; delete pods.
 
 Exit status: 0 the wave (or every wave) landed, or nothing to do; 1 usage or input error (not paused, unknown node, no confirmation); 2 the cluster cannot be reached, stopped answering, or refuses, or another step holds the lease; 3 a wave did not become available within --timeout, no wave can start because unavailable pods hold the budget, or the DaemonSet changed under the step; 130 interrupted.`;
 
   static override examples = [
+    {
+      description: 'A gated rollout: 2 canary nodes baked 10 minutes, then the rest, rolled back if a new pod fails:',
+      command: 'kubectl ds-rollout step fluentd -n kube-system --until-complete --canary 2 --canary-bake 10m --on-failure undo --yes',
+    },
     {description: 'Show the next wave, change nothing:', command: 'kubectl ds-rollout step fluentd -n kube-system --dry-run'},
     {description: 'Replace the next wave (the recorded budget), asking first:', command: 'kubectl ds-rollout step fluentd -n kube-system'},
     {
@@ -64,11 +71,23 @@ Exit status: 0 the wave (or every wave) landed, or nothing to do; 1 usage or inp
     force: Flags.boolean({summary: 'Take the step lease over from another step that still holds it (that step stops).'}),
     yes: Flags.boolean({char: 'y', summary: 'Do not ask for confirmation (needed without a terminal).'}),
     output: outputFlag,
+    ...gatedFlags,
   };
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Step);
     const errors = await import('../../errors.js');
+    if (isGated(flags)) {
+      // A gated rollout (README "Gated rollouts"): its own service, which steps each stage with the step service.
+      if (flags.controller || flags.nodes !== undefined || flags.selector !== undefined || flags['dry-run']) {
+        throw new errors.UsageError(
+          'a gated rollout (--canary, --strategy, ...) chooses its own nodes: it takes no --controller, --nodes, --selector or --dry-run',
+        );
+      }
+      if (!flags.yes) throw new errors.UsageError('a gated rollout runs its stages unattended: pass --yes');
+      const {runGatedCommand} = await import('../../gated-command.js');
+      return runGatedCommand({mode: 'step', name: args.name, flags});
+    }
     if (flags.controller && (flags['max-unavailable'] !== undefined || flags.nodes !== undefined || flags.selector !== undefined)) {
       throw new errors.UsageError('--controller runs the recorded strategy as the controller does: it takes no --max-unavailable, --nodes or --selector');
     }
@@ -103,6 +122,7 @@ Exit status: 0 the wave (or every wave) landed, or nothing to do; 1 usage or inp
     }
     const live = await openLiveCluster(flags, 'step');
     const ref = {namespace: live.namespace, name: args.name};
+    if (!flags['dry-run']) await (await import('../../gated-command.js')).refuseIfGated(live, ref);
     const text = flags.output === 'text';
     // Progress is for people: on stdout in text mode, on stderr when stdout carries a document.
     const out = text ? process.stdout : process.stderr;

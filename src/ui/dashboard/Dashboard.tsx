@@ -90,6 +90,10 @@ function runAction(actions: ActionHandler, running: NonNullable<DashboardState['
       return actions.pause();
     case 'resume':
       return actions.resume();
+    case 'promote':
+      return actions.promote(progress);
+    case 'abort':
+      return actions.abort(progress);
     case 'undo':
       return actions.undo({preview: running.preview, ...(running.toRevision === undefined ? {} : {toRevision: running.toRevision})});
   }

@@ -98,8 +98,15 @@ export type DashboardAction =
   | {readonly type: 'notice'; readonly kind: StatusMessage['kind']; readonly text: string; readonly now?: number}
   | {readonly type: 'quit'};
 
-const VERBS: Readonly<Record<ActionKind, string>> = {step: 'step', pause: 'pause', resume: 'resume', undo: 'undo'};
-const RUNNING: Readonly<Record<ActionKind, string>> = {step: 'Stepping one wave…', pause: 'Pausing…', resume: 'Resuming…', undo: 'Undoing…'};
+const VERBS: Readonly<Record<ActionKind, string>> = {step: 'step', pause: 'pause', resume: 'resume', undo: 'undo', promote: 'promote', abort: 'abort'};
+const RUNNING: Readonly<Record<ActionKind, string>> = {
+  step: 'Stepping one wave…',
+  pause: 'Pausing…',
+  resume: 'Resuming…',
+  undo: 'Undoing…',
+  promote: 'Promoting the gated rollout…',
+  abort: 'Aborting the gated rollout…',
+};
 
 function clamp(value: number, count: number): number {
   return Math.max(0, Math.min(value, Math.max(0, count - 1)));

@@ -61,7 +61,7 @@ export interface PlanFeed {
   subscribe(listener: SnapshotListener): () => void;
 }
 
-export type ActionKind = 'step' | 'pause' | 'resume' | 'undo';
+export type ActionKind = 'step' | 'pause' | 'resume' | 'undo' | 'promote' | 'abort';
 
 /** What an action did, in one line for the status line. */
 export interface ActionOutcome {
@@ -84,4 +84,8 @@ export interface ActionHandler {
   pause(): Promise<ActionOutcome>;
   resume(): Promise<ActionOutcome>;
   undo(request: UndoRequest): Promise<ActionOutcome>;
+  /** A gated rollout waiting for approval: the rest of its stages (`ds-rollout promote`). */
+  promote(progress?: (message: string) => void): Promise<ActionOutcome>;
+  /** A gated rollout rolled back by hand (`ds-rollout abort`). */
+  abort(progress?: (message: string) => void): Promise<ActionOutcome>;
 }

@@ -22,13 +22,22 @@ export interface KeyInfo {
 }
 
 /** The keys the footer and the help overlay list, in this order; `short` is for the footer of a narrow screen. */
-export const KEY_HELP: ReadonlyArray<{readonly keys: string; readonly label: string; readonly short: string; readonly mutating?: boolean}> = [
+/** `helpOnly`: listed in the help overlay, not in the footer (keys for a gated rollout only, kept off a full footer). */
+export const KEY_HELP: ReadonlyArray<{
+  readonly keys: string;
+  readonly label: string;
+  readonly short: string;
+  readonly mutating?: boolean;
+  readonly helpOnly?: boolean;
+}> = [
   {keys: '↑↓ j k', label: 'move', short: 'move'},
   {keys: 'enter', label: 'details', short: 'detail'},
   {keys: 's', label: 'step one wave', short: 'step', mutating: true},
   {keys: 'p', label: 'pause', short: 'pause', mutating: true},
   {keys: 'r', label: 'resume', short: 'resume', mutating: true},
   {keys: 'u', label: 'undo', short: 'undo', mutating: true},
+  {keys: 'P', label: 'promote a gated rollout', short: 'promote', mutating: true, helpOnly: true},
+  {keys: 'a', label: 'abort a gated rollout', short: 'abort', mutating: true, helpOnly: true},
   {keys: 'd', label: 'diff', short: 'diff'},
   {keys: 'tab', label: 'revisions', short: 'revs'},
   {keys: '/', label: 'filter', short: 'filter'},
@@ -91,6 +100,10 @@ export function keyToAction(input: string, key: KeyInfo, mode: InputMode): Dashb
           return {type: 'request', action: 'resume'};
         case 'u':
           return {type: 'request', action: 'undo'};
+        case 'P':
+          return {type: 'request', action: 'promote'};
+        case 'a':
+          return {type: 'request', action: 'abort'};
         case 'd':
           return {type: 'toggle-diff'};
         case '/':

@@ -20,6 +20,7 @@ import {
   nodeToken,
   TOKEN_PRIORITY,
 } from './node-tokens.js';
+import {describeGatedProgress} from '../../output/gated-text.js';
 import {compactImages} from './revision-diff.js';
 import {fit, fitLine, type Line, lineWidth, mergeSegments, seg, type Segment, truncate, width, wrapLine} from './text.js';
 
@@ -263,6 +264,8 @@ function headerLines(input: DashboardInput, revisions: readonly RevisionEntry[],
     return [fitLine([...first, ...(input.paused ? [sep, seg('PAUSED', 'warn')] : [])], layout.columns)];
   }
   const second: Segment[] = [seg(revisionText, 'text'), ...(update.exists ? [] : [seg(' (update revision not created yet)', 'muted')])];
+  // A gated rollout's stage and bake countdown before the pause line: a narrow terminal cuts from the right.
+  if (plan.gated) second.push(sep, seg(describeGatedProgress(plan.gated), plan.gated.failures.length > 0 ? 'error' : 'accent'));
   if (pausedText) second.push(sep, seg(pausedText, 'warn'));
   // The core's warning in full is in the plan; the header only flags it, where the pause would be shown.
   if (plan.warnings.some((w) => w.kind === 'unpaused'))
@@ -744,6 +747,16 @@ function confirmPrompt(input: DashboardInput, ui: DashboardState, revisions: rea
       return [seg(`Pause the rollout of ${ds}? (no more old pods are replaced until resume)`, 'warn'), yn];
     case 'resume':
       return [seg(`Resume the rollout of ${ds}?`, 'warn'), yn];
+    case 'promote':
+      return [
+        seg(
+          `Promote the gated rollout of ${ds}? (${plan.gated ? `after stage ${plan.gated.stage}/${plan.gated.stages} ${plan.gated.name}: ` : ''}the rest of its stages)`,
+          'warn',
+        ),
+        yn,
+      ];
+    case 'abort':
+      return [seg(`Abort the gated rollout of ${ds}? (the previous template; the nodes on the new one stepped back)`, 'warn'), yn];
     case 'undo': {
       if (ui.running?.preview) return [seg('Undo: working out what would change…', 'muted')];
       const target = confirm.toRevision ?? previousRevision(plan, revisions);
@@ -792,6 +805,7 @@ function footerLine(ui: DashboardState, columns: number): Line {
   for (const form of forms) {
     line = [];
     for (const entry of KEY_HELP) {
+      if (entry.helpOnly) continue;
       if (line.length > 0) line.push(seg(form === forms[2] ? ' ' : '  ', 'muted'));
       const [keys, label] = form(entry);
       line.push(seg(keys, entry.mutating === true && ui.readonly ? 'muted' : 'key'), seg(label, 'muted'));

@@ -1,0 +1,63 @@
+// What a gated rollout prints for people: its plan, stages, bakes and gate failures, and the one-line progress
+// that status, ds-plan and the dashboard show.
+import {type GatedEvent, type GatedProgress, type GatedResult, type GatedStage, describeGateFailure} from '../core/index.js';
+import {palette} from './color.js';
+import {formatDuration, formatList} from './format.js';
+import {renderStepEvent} from './step-text.js';
+
+interface Ref {
+  readonly namespace: string;
+  readonly name: string;
+}
+
+function stageNodes(stage: GatedStage): string {
+  return stage.nodes ? formatList(stage.nodes, 8) : 'every node';
+}
+
+function bakeText(ms: number): string {
+  return ms > 0 ? `, bake ${formatDuration(ms / 1000)}` : '';
+}
+
+export function renderGatedEvent(event: GatedEvent, ref: Ref, color: boolean): string | undefined {
+  const c = palette(color);
+  switch (event.kind) {
+    case 'plan': {
+      const head = event.resumed
+        ? `Gated rollout of daemonset ${ref.namespace}/${ref.name} continues at stage ${event.stage + 1}/${event.stages.length}:`
+        : `Gated rollout of daemonset ${ref.namespace}/${ref.name} in ${event.stages.length} stages:`;
+      const rows = event.stages.map(
+        (stage, i) => `  ${i + 1}. ${stage.name}: ${stageNodes(stage)}${bakeText(stage.bakeMs)}${stage.approve ? ', then wait for promote' : ''}`,
+      );
+      return [head, ...rows].join('\n');
+    }
+    case 'stage':
+      return c.bold(`Stage ${event.number}/${event.total} ${event.stage.name}: ${stageNodes(event.stage)}`);
+    case 'step':
+      return renderStepEvent(event.event, ref, color);
+    case 'baking':
+      return `  baking ${event.stage.name}: ${formatDuration(event.leftMs / 1000)} left`;
+    case 'bake-passed':
+      return `  ${event.stage.name} passed its gate`;
+    case 'gate-failed':
+      return c.bold(`  gate failed at ${event.stage.name}: ${event.failures.map(describeGateFailure).join('; ')}`);
+    case 'rolling-back':
+      return `Rolling back to revision ${event.toRevision}${event.nodes.length > 0 ? `; stepping back ${formatList(event.nodes, 8)}` : ''}`;
+  }
+}
+
+export function renderGatedSummary(result: GatedResult, ref: Ref): string {
+  const name = `${ref.name} -n ${ref.namespace}`;
+  if (result.outcome === 'awaiting-approval') {
+    const stage = result.record.stages[result.record.stage]!;
+    return `Stage ${stage.name} passed; waiting for approval. Continue: kubectl ds-rollout promote ${name}; roll back: kubectl ds-rollout abort ${name}`;
+  }
+  return `Gated rollout complete: every stage passed. The DaemonSet stays paused: kubectl ds-rollout resume ${name}`;
+}
+
+/** `gated rollout: stage 2/3 wave 1 (50%), baking, 25s left`. */
+export function describeGatedProgress(progress: GatedProgress): string {
+  const phase = progress.phase === 'awaiting-approval' ? 'awaiting approval (kubectl ds-rollout promote)' : progress.phase;
+  const left = progress.bakeLeftSeconds !== undefined ? `, ${formatDuration(progress.bakeLeftSeconds)} left` : '';
+  const failed = progress.failures.length > 0 ? `; gate failed: ${progress.failures.map(describeGateFailure).join('; ')}` : '';
+  return `gated rollout: stage ${progress.stage}/${progress.stages} ${progress.name}, ${phase}${left}${failed}`;
+}

@@ -1,0 +1,344 @@
+// Gated rollouts through the BUILT `kubectl ds-rollout` (run `npm run build` first) on the simulated cluster: a
+// healthy release through canary, bake and waves; a crash-looping release stopped at the canary (paused, or
+// rolled back); --approve then promote; strategy files with a line per problem. A watcher records every pod's node
+// and image, so "no node outside the canary ever ran the new image" is checked on what happened, and a witness
+// holds the budget (maxUnavailable 2) throughout.
+import {mkdtemp, rm, writeFile} from 'node:fs/promises';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {afterEach, expect, test, vi} from 'vitest';
+import {GATED_ROLLOUT_ANNOTATION, type GatedRecord, type Pod, isPodReady} from '../../src/core/index.js';
+import {Prng} from '../../src/sim/prng.js';
+import {runCli} from '../helpers/run-cli.js';
+import {type ChildProcess} from 'node:child_process';
+import {killAll, type RolloutSim, spawnRollout, startRolloutSim, Witness} from '../safety/rollout-sim.js';
+
+vi.setConfig({testTimeout: 60_000});
+
+const BIN = 'bin/kubectl-ds_rollout';
+let sim: RolloutSim | undefined;
+let dir: string | undefined;
+
+afterEach(async () => {
+  await sim?.stop();
+  sim = undefined;
+  if (dir) await rm(dir, {recursive: true, force: true});
+  dir = undefined;
+});
+
+/** Every node that ever ran a pod of `image`, with the server time its first such pod turned Ready. */
+class ImageWatcher {
+  readonly nodes = new Map<string, number | undefined>();
+  private readonly stop: () => void;
+  constructor(
+    s: RolloutSim,
+    private readonly image: string,
+  ) {
+    this.stop = s.test.cluster.store.subscribe((event) => {
+      if (event.resource !== 'pods') return;
+      const pod = event.object as unknown as Pod;
+      const node = pod.spec.nodeName;
+      if (!node || !pod.spec.containers.some((c) => c.image === this.image)) return;
+      if (!this.nodes.has(node)) this.nodes.set(node, undefined);
+      if (isPodReady(pod) && this.nodes.get(node) === undefined) this.nodes.set(node, s.test.cluster.clock.now());
+    });
+  }
+  close(): string[] {
+    this.stop();
+    return [...this.nodes.keys()].sort();
+  }
+}
+
+function cli(s: RolloutSim, args: string[]) {
+  return runCli([...args, '--kubeconfig', s.kubeconfig], {bin: BIN});
+}
+
+function record(s: RolloutSim): GatedRecord {
+  return JSON.parse(s.daemonSet().metadata.annotations![GATED_ROLLOUT_ANNOTATION]!) as GatedRecord;
+}
+
+function everyNodeOn(s: RolloutSim, image: string): boolean {
+  const images = s.images();
+  return s.nodes.every((n) => images[n]?.length === 1 && images[n]![0] === image);
+}
+
+async function strategyFile(text: string): Promise<string> {
+  dir ??= await mkdtemp(join(tmpdir(), 'ds-rollout-gated-'));
+  const path = join(dir, 'strategy.yaml');
+  await writeFile(path, text);
+  return path;
+}
+
+test('a healthy release: canary, bake, waves, complete; later nodes only after the canary baked', async () => {
+  sim = await startRolloutSim({nodes: 6, maxUnavailable: 2});
+  const watcher = new ImageWatcher(sim, 'agent:v2');
+  const witness = new Witness(sim);
+  const file = await strategyFile(['canary: 1', 'canaryBake: 30s', 'waves: [50%, 100%]', 'bake: 10s'].join('\n'));
+  const {stdout, stderr, code} = await cli(sim, ['step', 'agent', '--until-complete', '--strategy', file, '--yes']);
+  witness.stop();
+  expect({code, stderr}).toEqual({code: 0, stderr: ''});
+  expect(stdout).toContain(
+    [
+      'Gated rollout of daemonset default/agent in 3 stages:',
+      '  1. canary: node-1, bake 30s',
+      '  2. wave 1 (50%): node-1, node-2, node-3, bake 10s',
+      '  3. wave 2 (100%): every node, bake 10s',
+    ].join('\n'),
+  );
+  expect(stdout).toContain('Stage 1/3 canary: node-1');
+  expect(stdout).toContain('  canary passed its gate');
+  expect(stdout.trimEnd().split('\n').at(-1)).toBe(
+    'Gated rollout complete: every stage passed. The DaemonSet stays paused: kubectl ds-rollout resume agent -n default',
+  );
+  expect(everyNodeOn(sim, 'agent:v2')).toBe(true);
+  expect(record(sim)).toMatchObject({phase: 'complete', stage: 2, failures: []});
+  expect(witness.max.count).toBeLessThanOrEqual(2);
+  // No other node got the new image before the canary's 30 s bake had passed (server clock).
+  const readyAt = watcher.nodes.get('node-1')!;
+  watcher.close();
+  const others = sim.pods().filter((p) => p.spec.nodeName !== 'node-1');
+  for (const pod of others) expect(Date.parse(pod.metadata.creationTimestamp!)).toBeGreaterThanOrEqual(readyAt + 30_000);
+});
+
+test('a crash-looping release fails the canary gate and --on-failure undo rolls back only the canary nodes', async () => {
+  sim = await startRolloutSim({nodes: 6, maxUnavailable: 2});
+  sim.test.cluster.kubelets!.injectFailure({image: 'agent:v2', mode: 'crash'});
+  const watcher = new ImageWatcher(sim, 'agent:v2');
+  const witness = new Witness(sim);
+  const {stdout, stderr, code} = await cli(sim, ['step', 'agent', '--until-complete', '--canary', '2', '--canary-bake', '1m', '--on-failure', 'undo', '--yes']);
+  witness.stop();
+  expect(code).toBe(3);
+  expect(stderr).toMatch(
+    /^error: gate failed at stage canary: pod agent-\w+ on node node-[12]: CrashLoopBackOff \(3 restarts\).*; rolled back to revision 1 on node-1, node-2; the DaemonSet stays paused\n$/,
+  );
+  expect(stdout).toContain('Rolling back to revision 1; stepping back node-1, node-2');
+  await sim.until(() => everyNodeOn(sim!, 'agent:v1'), 20_000, 'v1 everywhere');
+  expect(watcher.close()).toEqual(['node-1', 'node-2']);
+  expect(sim.daemonSet().spec.template.spec.containers[0]!.image).toBe('agent:v1');
+  expect(sim.daemonSet().spec.updateStrategy?.type).toBe('OnDelete');
+  expect(record(sim)).toMatchObject({phase: 'aborted'});
+  expect(witness.max.count).toBeLessThanOrEqual(2);
+});
+
+test('--on-failure pause: stays paused on the failed canary (a rerun says so); abort rolls it back', async () => {
+  sim = await startRolloutSim({nodes: 6, maxUnavailable: 2});
+  sim.test.cluster.kubelets!.injectFailure({image: 'agent:v2', node: 'node-1', mode: 'image-pull'});
+  const watcher = new ImageWatcher(sim, 'agent:v2');
+  const args = ['step', 'agent', '--until-complete', '--canary-nodes', 'node-1', '--yes'];
+  const first = await cli(sim, args);
+  expect(first.code).toBe(3);
+  expect(first.stderr).toMatch(
+    /^error: gate failed at stage canary: pod agent-\w+ on node node-1: ImagePullBackOff; the DaemonSet stays paused \(roll back: kubectl ds-rollout abort agent -n default\)\n$/,
+  );
+  expect(sim.daemonSet().spec.updateStrategy?.type).toBe('OnDelete');
+  expect(record(sim)).toMatchObject({phase: 'failed', failures: [{node: 'node-1', reason: 'ImagePullBackOff'}]});
+  const again = await cli(sim, args);
+  expect(again.code).toBe(3);
+  expect(again.stderr).toContain('gate failed at stage canary: pod');
+
+  const aborted = await cli(sim, ['abort', 'agent', '--yes']);
+  expect({code: aborted.code, stderr: aborted.stderr}).toEqual({code: 0, stderr: ''});
+  expect(aborted.stdout).toContain('Gated rollout aborted: daemonset default/agent is back on revision 1 (stepped back: node-1); it stays paused.');
+  await sim.until(() => everyNodeOn(sim!, 'agent:v1'), 20_000, 'v1 everywhere');
+  expect(watcher.close()).toEqual(['node-1']);
+  expect((await cli(sim, ['abort', 'agent', '--yes'])).stderr).toBe('error: daemonset default/agent has no gated rollout to abort\n');
+});
+
+test('--approve stops after the canary (exit 0, paused, stage recorded); promote runs the rest', async () => {
+  sim = await startRolloutSim({nodes: 4, maxUnavailable: 1});
+  const args = ['step', 'agent', '--until-complete', '--canary', '25%', '--canary-bake', '5s', '--approve', '--yes'];
+  const first = await cli(sim, args);
+  expect({code: first.code, stderr: first.stderr}).toEqual({code: 0, stderr: ''});
+  expect(first.stdout.trimEnd().split('\n').at(-1)).toBe(
+    'Stage canary passed; waiting for approval. Continue: kubectl ds-rollout promote agent -n default; roll back: kubectl ds-rollout abort agent -n default',
+  );
+  expect(record(sim)).toMatchObject({phase: 'awaiting-approval', stage: 0});
+  expect(sim.daemonSet().spec.updateStrategy?.type).toBe('OnDelete');
+  expect(sim.images()).toEqual({'node-1': ['agent:v2'], 'node-2': ['agent:v1'], 'node-3': ['agent:v1'], 'node-4': ['agent:v1']});
+  // status and ds-plan show the stage.
+  const status = await cli(sim, ['status', 'agent']);
+  expect(status.stdout).toContain('gated rollout: stage 1/2 canary, awaiting approval (kubectl ds-rollout promote)');
+  const plan = await runCli(['agent', '--kubeconfig', sim.kubeconfig]);
+  expect(plan.stdout).toContain('Gated: gated rollout: stage 1/2 canary, awaiting approval (kubectl ds-rollout promote)');
+  // A plain step would touch nodes outside the stage: refused, saying what to run instead.
+  expect(await cli(sim, ['step', 'agent', '--until-complete', '--yes'])).toEqual({
+    code: 1,
+    stdout: '',
+    stderr:
+      'error: daemonset default/agent has a gated rollout under way (stage 1/2 canary, awaiting-approval): a plain step would touch nodes outside the stage; rerun the gated step, or kubectl ds-rollout promote agent -n default / abort agent -n default\n',
+  });
+  // A rerun of the same command does not go past the approval point.
+  const rerun = await cli(sim, args);
+  expect(rerun.code).toBe(0);
+  expect(rerun.stdout).toContain('waiting for approval');
+  expect(sim.images()['node-2']).toEqual(['agent:v1']);
+
+  const witness = new Witness(sim);
+  const promoted = await cli(sim, ['promote', 'agent']);
+  witness.stop();
+  expect({code: promoted.code, stderr: promoted.stderr}).toEqual({code: 0, stderr: ''});
+  expect(promoted.stdout).toContain('Gated rollout of daemonset default/agent continues at stage 2/2:');
+  expect(everyNodeOn(sim, 'agent:v2')).toBe(true);
+  expect(record(sim)).toMatchObject({phase: 'complete', stage: 1});
+  expect(witness.max.count).toBeLessThanOrEqual(1);
+  expect((await cli(sim, ['promote', 'agent'])).stderr).toBe('error: daemonset default/agent has no gated rollout waiting for approval\n');
+});
+
+test('a strategy file with a problem names its line; nothing is changed', async () => {
+  sim = await startRolloutSim({nodes: 2, maxUnavailable: 1});
+  const bad = await strategyFile(['canary: 1', 'waves:', '  - 50%', '  - 40%'].join('\n'));
+  expect(await cli(sim, ['step', 'agent', '--strategy', bad, '--yes'])).toEqual({
+    code: 1,
+    stdout: '',
+    stderr: `error: ${bad}:4: waves[1]: 40% does not grow on the wave before it (50%)\n`,
+  });
+  const broken = await strategyFile(['canary: 1', 'waves: [50%', 'bake: 1m'].join('\n'));
+  const result = await cli(sim, ['step', 'agent', '--strategy', broken, '--yes']);
+  expect(result.code).toBe(1);
+  expect(result.stderr).toMatch(new RegExp(`^error: ${broken}:\\d+: `));
+  expect(await cli(sim, ['step', 'agent', '--canary', '2'])).toMatchObject({
+    code: 1,
+    stderr: 'error: a gated rollout runs its stages unattended: pass --yes\n',
+  });
+  expect(sim.daemonSet().metadata.annotations?.[GATED_ROLLOUT_ANNOTATION]).toBeUndefined();
+});
+
+test('killed during the canary bake, a rerun continues the same bake (same deadline, no new wave); status counts it down', async () => {
+  sim = await startRolloutSim({nodes: 4, maxUnavailable: 1});
+  const s = sim;
+  const children: ChildProcess[] = [];
+  const args = ['step', 'agent', '--until-complete', '--canary', '1', '--canary-bake', '3m', '--yes'];
+  try {
+    const first = spawnRollout(s, args, children);
+    await s.until(() => s.daemonSet().metadata.annotations?.[GATED_ROLLOUT_ANNOTATION]?.includes('"phase":"baking"') === true, 30_000, 'baking');
+    const baking = record(s);
+    const status = await cli(s, ['status', 'agent']);
+    expect(status.stdout).toMatch(/gated rollout: stage 1\/2 canary, baking, (2m\d+s|3m) left/);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const deletionsBefore = s.test.cluster.requestLog.filter({verb: 'delete', resource: 'pods'}).length;
+    const witness = new Witness(s);
+    const rerun = await cli(s, args);
+    witness.stop();
+    expect({code: rerun.code, stderr: rerun.stderr}).toEqual({code: 0, stderr: ''});
+    expect(rerun.stdout).toContain('Gated rollout of daemonset default/agent continues at stage 1/2:');
+    // The canary stage is not stepped again: its first line after the plan is the bake.
+    expect(rerun.stdout).not.toContain('Stage 1/2 canary');
+    expect(rerun.stdout).toContain('Stage 2/2 wave 1 (100%): every node');
+    // The wave after the canary started no earlier than the deadline the first run recorded.
+    const laterPods = s.pods().filter((p) => p.spec.nodeName !== 'node-1');
+    for (const pod of laterPods) expect(Date.parse(pod.metadata.creationTimestamp!)).toBeGreaterThanOrEqual(Math.floor(baking.bakeUntil! / 1000) * 1000);
+    expect(s.test.cluster.requestLog.filter({verb: 'delete', resource: 'pods'}).length - deletionsBefore).toBe(3);
+    expect(everyNodeOn(s, 'agent:v2')).toBe(true);
+    expect(witness.max.count).toBeLessThanOrEqual(1);
+  } finally {
+    killAll(children);
+  }
+});
+
+test('a template changed by someone else during the canary bake stops the gated rollout with a clear message', async () => {
+  sim = await startRolloutSim({nodes: 4, maxUnavailable: 1});
+  const s = sim;
+  const children: ChildProcess[] = [];
+  try {
+    const run = spawnRollout(s, ['step', 'agent', '--until-complete', '--canary', '1', '--canary-bake', '5m', '--yes'], children);
+    await s.until(() => s.daemonSet().metadata.annotations?.[GATED_ROLLOUT_ANNOTATION]?.includes('"phase":"baking"') === true, 30_000, 'baking');
+    s.setImage('agent:v3');
+    const exit = await run.exited;
+    expect(exit.code).toBe(3);
+    expect(run.stderr()).toBe(
+      'error: the template of daemonset default/agent changed during its gated rollout (stage canary): stopped; the DaemonSet stays paused\n',
+    );
+    expect(s.daemonSet().spec.updateStrategy?.type).toBe('OnDelete');
+    // Only the canary node was touched.
+    expect(s.images()).toMatchObject({'node-2': ['agent:v1'], 'node-3': ['agent:v1'], 'node-4': ['agent:v1']});
+  } finally {
+    killAll(children);
+  }
+});
+
+test.each([11, 29])('kill -9 at seeded random points through bakes and waves (seed %i): reruns complete, budget held, stages in order', async (seed) => {
+  sim = await startRolloutSim({nodes: 6, maxUnavailable: 2});
+  const s = sim;
+  const prng = new Prng(seed);
+  const children: ChildProcess[] = [];
+  const watcher = new ImageWatcher(s, 'agent:v2');
+  const witness = new Witness(s);
+  const file = await strategyFile(['canary: 1', 'canaryBake: 20s', 'waves: [50%, 100%]', 'bake: 10s'].join('\n'));
+  const args = ['step', 'agent', '--until-complete', '--strategy', file, '--yes'];
+  try {
+    let kills = 0;
+    for (let attempt = 0; attempt < 12; attempt++) {
+      const run = spawnRollout(s, args, children);
+      const killAt = kills < 4 ? 300 + prng.int(1500) : undefined;
+      const timer = killAt === undefined ? undefined : setTimeout(() => run.child.kill('SIGKILL'), killAt);
+      const exit = await run.exited;
+      if (timer) clearTimeout(timer);
+      if (exit.signal === 'SIGKILL') {
+        kills++;
+        continue;
+      }
+      expect({code: exit.code, stderr: run.stderr()}).toEqual({code: 0, stderr: ''});
+      break;
+    }
+    witness.stop();
+    expect(kills).toBe(4);
+    expect(record(s)).toMatchObject({phase: 'complete'});
+    expect(everyNodeOn(s, 'agent:v2')).toBe(true);
+    expect(witness.max.count).toBeLessThanOrEqual(2);
+    // Nothing outside the canary got the new image before the canary's 20 s bake (server clock).
+    const canaryReady = watcher.nodes.get('node-1')!;
+    watcher.close();
+    for (const pod of s.pods().filter((p) => p.spec.nodeName !== 'node-1')) {
+      expect(Date.parse(pod.metadata.creationTimestamp!)).toBeGreaterThanOrEqual(Math.floor(canaryReady / 1000) * 1000 + 20_000 - 1000);
+    }
+  } finally {
+    killAll(children);
+  }
+});
+
+test('two operators run the same gated rollout at once: one stops on the changed record, the budget holds, the canary goes first', async () => {
+  sim = await startRolloutSim({nodes: 6, maxUnavailable: 2});
+  const s = sim;
+  const children: ChildProcess[] = [];
+  const watcher = new ImageWatcher(s, 'agent:v2');
+  const witness = new Witness(s);
+  const args = ['step', 'agent', '--until-complete', '--canary', '1', '--canary-bake', '20s', '--bake', '5s', '--yes'];
+  try {
+    const runs = [spawnRollout(s, args, children), spawnRollout(s, args, children)];
+    const exits = await Promise.all(runs.map((r) => r.exited));
+    const codes = exits.map((e) => e.code).sort();
+    expect(codes[0]).toBe(0);
+    const loser = runs.find((_, i) => exits[i]!.code !== 0);
+    if (loser) {
+      expect(exits.map((e) => e.code).sort()).toEqual([0, 3]);
+      expect(loser.stderr()).toMatch(
+        /^error: another ds-rollout changed the gated rollout of daemonset default\/agent meanwhile: stopped; the DaemonSet stays paused\n$/,
+      );
+    }
+    witness.stop();
+    expect(record(s)).toMatchObject({phase: 'complete'});
+    expect(everyNodeOn(s, 'agent:v2')).toBe(true);
+    expect(witness.max.count).toBeLessThanOrEqual(2);
+    const canaryReady = watcher.nodes.get('node-1')!;
+    watcher.close();
+    for (const pod of s.pods().filter((p) => p.spec.nodeName !== 'node-1')) {
+      expect(Date.parse(pod.metadata.creationTimestamp!)).toBeGreaterThanOrEqual(Math.floor(canaryReady / 1000) * 1000 + 20_000 - 1000);
+    }
+  } finally {
+    killAll(children);
+  }
+});
+
+test('a new pod that never turns Ready fails the gate at --progress-deadline (server clock); -o json keeps progress on stderr', async () => {
+  sim = await startRolloutSim({nodes: 3, maxUnavailable: 1});
+  sim.test.cluster.kubelets!.injectFailure({image: 'agent:v2', mode: 'never-ready'});
+  const {stdout, stderr, code} = await cli(sim, ['step', 'agent', '--until-complete', '--canary', '1', '--progress-deadline', '20s', '-o', 'json', '--yes']);
+  expect(code).toBe(3);
+  expect(stdout).toBe('');
+  expect(stderr).toContain('Stage 1/2 canary: node-1');
+  expect(stderr.trimEnd().split('\n').at(-1)).toMatch(
+    /^error: gate failed at stage canary: pod agent-\w+ on node node-1: not Ready past the progress deadline; the DaemonSet stays paused \(roll back: kubectl ds-rollout abort agent -n default\)$/,
+  );
+  expect(sim.images()).toMatchObject({'node-2': ['agent:v1'], 'node-3': ['agent:v1']});
+});
