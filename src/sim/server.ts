@@ -14,6 +14,7 @@ import {FaultInjector, RequestLog, matchesRequest, type DelayRule, type FaultOpt
 import {negotiateDiscovery, negotiateObjectFormat} from './media.js';
 import {OPENAPI_V2_PROTOBUF, openApiDocuments} from './openapi.js';
 import {JsonPatchError, PATCH_CONTENT_TYPES, PatchError} from './patch/index.js';
+import {decodeForWrite} from './strategy.js';
 import {RESOURCES, apiVersionOf, isResourceName, type ResourceInfo, type ResourceName} from './resources.js';
 import {
   StatusError,
@@ -30,6 +31,7 @@ import {
   tooManyRequests,
   unknownServerError,
   unauthorized,
+  invalid,
   unprocessable,
   unsupportedMediaType,
 } from './status-errors.js';
@@ -782,6 +784,13 @@ export class SimServer {
       throw conflict(path.info, path.name!);
     }
     const obj = this.withPathIdentity({...patched, kind: path.info.kind, apiVersion: apiVersionOf(path.info)}, path);
+    // A patched object the decoder refuses is the patch's fault: the API server's patcher answers 422 there
+    // (applyPatchToObject), where a create or update body of the wrong type is a 400.
+    const undecodable = decodeForWrite(path.info, obj);
+    if (undecodable !== undefined) {
+      const message = `Invalid value: the patched object: ${undecodable.message}`;
+      throw invalid('', '', '', `"" is invalid: patch: ${message}`, [{reason: 'FieldValueInvalid', message, field: 'patch'}]);
+    }
     const updated = this.store.update(obj, {expectedResourceVersion: currentRv, subresource: path.subresource === 'status' ? 'status' : undefined, dryRun});
     this.sendObject(res, 200, updated);
   }

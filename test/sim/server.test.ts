@@ -282,13 +282,14 @@ describe('CRUD and Status errors', () => {
           message: 'ControllerRevision.apps "bad-rev" is invalid: revision: Invalid value: -1: must be greater than or equal to 0',
           field: 'revision',
         },
+        // A patched object the decoder refuses is 422 (the API server's patcher, applyPatchToObject), not 400.
         {
           name: 'a merge patch with minReadySeconds 1e300',
           method: 'PATCH',
           path: `${DS}/agent`,
           headers: MERGE,
           body: {spec: {minReadySeconds: 1e300}},
-          code: 400,
+          code: 422,
           message: 'spec.minReadySeconds',
         },
         {
@@ -297,7 +298,7 @@ describe('CRUD and Status errors', () => {
           path: `${DS}/agent`,
           headers: MERGE,
           body: {spec: {updateStrategy: {rollingUpdate: {maxUnavailable: 1e20}}}},
-          code: 400,
+          code: 422,
           message: 'spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: 100000000000000000000',
         },
         {
@@ -306,7 +307,7 @@ describe('CRUD and Status errors', () => {
           path: `${DS}/agent`,
           headers: MERGE,
           body: {spec: {updateStrategy: {rollingUpdate: 'fast'}}},
-          code: 400,
+          code: 422,
           message: 'must be an object',
         },
         {
@@ -315,7 +316,7 @@ describe('CRUD and Status errors', () => {
           path: `${DS}/agent`,
           headers: MERGE,
           body: {spec: {selector: {matchExpressions: [{key: 'a', operator: 'In', values: 'x'}]}}},
-          code: 400,
+          code: 422,
           message: 'spec.selector.matchExpressions[0].values: Invalid value: "x": must be a list',
         },
         {
