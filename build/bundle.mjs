@@ -2,7 +2,7 @@
 // * dist/cli.mjs: ESM, what bin/kubectl-ds_plan and bin/kubectl-ds_rollout load. @oclif/core and the command
 //   classes are in it; client-node, Ink, React, js-yaml and the services are split into dist/chunks/, loaded by
 //   the commands that need them (the commands import them with `await import()`).
-// * dist-sea/main.cjs (with --sea): one CommonJS file for Node's single executable, which can `require` only
+// * dist-sea/main.cjs (with --sea, and only that): one CommonJS file for Node's single executable, which can `require` only
 //   Node's built-ins. Two dependencies use top-level await, which CommonJS cannot hold; both are rewritten here.
 import {analyzeMetafile, build} from 'esbuild';
 import {readFileSync, rmSync} from 'node:fs';
@@ -135,25 +135,30 @@ const common = {
   external: ['bufferutil', 'utf-8-validate', 'typescript'],
 };
 
-// Chunks of an earlier build would stay next to the new ones.
-rmSync('dist/chunks', {recursive: true, force: true});
-const esm = await build({
-  ...common,
-  metafile: true,
-  entryPoints: {cli: 'build/entry.mjs'},
-  outdir: 'dist',
-  outExtension: {'.js': '.mjs'},
-  chunkNames: 'chunks/[name]-[hash]',
-  format: 'esm',
-  splitting: true,
-  plugins: [inkWithoutDevtools, oclifWithoutEngineCheck, oclifUnusedLeftOut],
-  // client-node's CommonJS dependencies `require()` Node's built-ins, which ESM has no `require` for.
-  banner: {js: "import {createRequire as __dsCreateRequire} from 'node:module'; const require = __dsCreateRequire(import.meta.url);"},
-});
+// --sea builds the single-executable bundle only: dist/ is what `npm run build` made, and tests running beside
+// `npm run package` (or the krew archive test) keep loading it.
+const sea = process.argv.includes('--sea');
+if (!sea) {
+  // Chunks of an earlier build would stay next to the new ones.
+  rmSync('dist/chunks', {recursive: true, force: true});
+  const esm = await build({
+    ...common,
+    metafile: true,
+    entryPoints: {cli: 'build/entry.mjs'},
+    outdir: 'dist',
+    outExtension: {'.js': '.mjs'},
+    chunkNames: 'chunks/[name]-[hash]',
+    format: 'esm',
+    splitting: true,
+    plugins: [inkWithoutDevtools, oclifWithoutEngineCheck, oclifUnusedLeftOut],
+    // client-node's CommonJS dependencies `require()` Node's built-ins, which ESM has no `require` for.
+    banner: {js: "import {createRequire as __dsCreateRequire} from 'node:module'; const require = __dsCreateRequire(import.meta.url);"},
+  });
 
-if (process.argv.includes('--analyze')) process.stdout.write(await analyzeMetafile(esm.metafile));
+  if (process.argv.includes('--analyze')) process.stdout.write(await analyzeMetafile(esm.metafile));
+}
 
-if (process.argv.includes('--sea')) {
+if (sea) {
   await build({
     ...common,
     entryPoints: ['build/sea-entry.mjs'],
