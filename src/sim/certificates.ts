@@ -35,8 +35,12 @@ const bits = (content: Buffer, unused = 0) => tlv(0x03, Buffer.concat([Buffer.fr
 const explicit = (n: number, content: Buffer) => tlv(0xa0 | n, content);
 
 function integer(value: Buffer): Buffer {
-  // Positive: a leading zero when the top bit is set.
-  return tlv(0x02, value[0]! & 0x80 ? Buffer.concat([Buffer.from([0]), value]) : value);
+  // DER wants the shortest form: leading zero bytes dropped (OpenSSL refuses a certificate whose random serial starts
+  // 00 0x..), then one zero put back when the top bit is set, so that the number stays positive.
+  let start = 0;
+  while (start < value.length - 1 && value[start] === 0) start++;
+  const digits = value.subarray(start);
+  return tlv(0x02, digits[0]! & 0x80 ? Buffer.concat([Buffer.from([0]), digits]) : digits);
 }
 
 function oid(dotted: string): Buffer {
