@@ -10,6 +10,7 @@ import {snapshotTime} from '../../src/sim/index.js';
 import {parseSnapshot} from '../../src/cluster/snapshot/index.js';
 import {ROOT, runCli} from '../helpers/run-cli.js';
 import {startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
+import {call, type Target} from '../sim/http-helpers.js';
 
 let tc: TestCluster | undefined;
 let child: ChildProcess | undefined;
@@ -28,10 +29,12 @@ const LISTS = [
 ];
 
 /** What kubectl prints for `get nodes,pods,daemonsets,controllerrevisions -A -o json`: one List, each item with its kind. */
-async function dumpCluster(url: string): Promise<string> {
+async function dumpCluster(cluster: Target): Promise<string> {
   const items: unknown[] = [];
   for (const list of LISTS) {
-    const body = (await (await fetch(url + list.path)).json()) as {items: object[]};
+    const response = await call(cluster, 'GET', list.path);
+    expect(response.status).toBe(200);
+    const body = response.body as {items: object[]};
     for (const item of body.items) items.push({apiVersion: list.apiVersion, kind: list.kind, ...item});
   }
   return JSON.stringify({apiVersion: 'v1', kind: 'List', items, metadata: {resourceVersion: ''}}, null, 2);
@@ -80,12 +83,14 @@ describe('sim start --snapshot', () => {
       };
     });
     tc.advance(3000);
-    const dump = await dumpCluster(tc.cluster.url);
+    const dump = await dumpCluster(tc.cluster);
     const dumpPath = join(tc.dir, 'cluster.json');
     await writeFile(dumpPath, dump);
     const dumpTime = new Date(snapshotTime(parseSnapshot(dump, 'dump'))!).toISOString();
 
-    const offline = await runCli(['fluentd', '-n', 'kube-system', '--snapshot', dumpPath, '--now', dumpTime, '-o', 'json']);
+    // Live, ds-plan models the controller of the version the server reports; offline it needs telling (else the newest).
+    const {gitVersion} = (await call(tc.cluster, 'GET', '/version')).body as {gitVersion: string};
+    const offline = await runCli(['fluentd', '-n', 'kube-system', '--snapshot', dumpPath, '--now', dumpTime, '--kube-version', gitVersion, '-o', 'json']);
     expect(offline.stderr).toBe('');
     expect(offline.code).toBe(0);
 
@@ -103,11 +108,11 @@ describe('sim start --snapshot', () => {
     const resume = await runCli(['resume', 'fluentd', '-n', 'kube-system', '--kubeconfig', kubeconfig], {bin: 'bin/kubectl-ds_rollout'});
     expect(resume.stderr).toBe('');
     expect(resume.code).toBe(0);
-    // Polled rather than --watch: 2,000 pods churning at 20x speed on a shared machine make a long event stream.
-    let status = await runCli(['status', 'fluentd', '-n', 'kube-system', '--kubeconfig', kubeconfig], {bin: 'bin/kubectl-ds_rollout'});
+    // Polled (--watch=false) rather than watched: 2,000 pods churning at 20x speed on a shared machine make a long event stream.
+    let status = await runCli(['status', 'fluentd', '-n', 'kube-system', '--watch=false', '--kubeconfig', kubeconfig], {bin: 'bin/kubectl-ds_rollout'});
     for (let tries = 0; status.code === 4 && tries < 120; tries++) {
       await new Promise((r) => setTimeout(r, 500));
-      status = await runCli(['status', 'fluentd', '-n', 'kube-system', '--kubeconfig', kubeconfig], {bin: 'bin/kubectl-ds_rollout'});
+      status = await runCli(['status', 'fluentd', '-n', 'kube-system', '--watch=false', '--kubeconfig', kubeconfig], {bin: 'bin/kubectl-ds_rollout'});
     }
     expect(status.stderr).toBe('');
     expect(status.code).toBe(0);
@@ -121,7 +126,7 @@ describe('sim start --snapshot', () => {
 
   it('reads the dump from stdin with -', async () => {
     tc = await startTestCluster({scenario: 'empty', nodes: 3, agents: false});
-    const dump = await dumpCluster(tc.cluster.url);
+    const dump = await dumpCluster(tc.cluster);
     const kubeconfig = join(tc.dir, 'stdin.kubeconfig');
     const sim = await startSim(['--snapshot', '-'], kubeconfig, dump);
     expect(sim.output()).toContain('Simulated cluster "<stdin>" running at');
