@@ -3,6 +3,7 @@
 // Lives outside src/commands so that oclif does not take it for a command. Imports nothing but @oclif/core and the
 // dependency-free colour helpers.
 import {Command, type Interfaces} from '@oclif/core';
+import {FALSE_WORDS, TRUE_WORDS} from './flags.js';
 import {stripAnsi} from './output/color.js';
 import {nearest} from './suggest.js';
 
@@ -112,15 +113,12 @@ interface FlagShape {
   readonly type?: string;
   readonly char?: string;
   readonly allowNo?: boolean;
+  readonly bareValue?: string;
 }
-
-// strconv.ParseBool, which pflag uses for `--flag=value` on a boolean flag.
-const TRUE_WORDS = new Set(['1', 't', 'T', 'true', 'TRUE', 'True']);
-const FALSE_WORDS = new Set(['0', 'f', 'F', 'false', 'FALSE', 'False']);
 
 /**
  * Rewrites pflag spellings oclif does not take: `--watch=false` and `-w=false` (a boolean with a value: `--no-watch`
- * when the flag has one, else nothing, the default), `--watch=true` (`--watch`), and a bare `--dry-run` (kubectl's
+ * when the flag has one, else nothing, the default), `--watch=true` (`--watch`), and a bare flag that has a bareValue (`--dry-run`: kubectl's
  * client dry run). Tokens after `--` are left alone. Exported for tests.
  */
 export function normalizeArgv(argv: readonly string[], flags: Readonly<Record<string, FlagShape>>): string[] {
@@ -132,8 +130,9 @@ export function normalizeArgv(argv: readonly string[], flags: Readonly<Record<st
       out.push(...argv.slice(i));
       break;
     }
-    if (token === '--dry-run' && 'dry-run' in flags) {
-      out.push('--dry-run=client');
+    const bare = token.startsWith('--') ? flags[token.slice(2)]?.bareValue : undefined;
+    if (bare !== undefined) {
+      out.push(`${token}=${bare}`);
       continue;
     }
     const match = /^(?:--([\w-]+)|-(\w))=(.*)$/s.exec(token);

@@ -81,19 +81,39 @@ export function parseOutputFormat(input: string, offered: readonly string[]): Ou
   throw new Error(`unable to match a printer suitable for the output format "${truncate(input, 40)}", allowed formats are: ${shown.join(', ')}`);
 }
 
+/**
+ * What shell completion and argv normalization read from a flag beyond oclif's definition (oclif's own `options`
+ * would refuse `-o jsonpath=...`, so these flags list their values here).
+ */
+export interface FlagValues {
+  /** The values completion offers for the flag. */
+  readonly completions?: readonly string[];
+  /** What a bare `--flag` means (pflag's NoOptDefVal): the next word is then never the flag's value. */
+  readonly bareValue?: string;
+}
+
 /** The `-o` flag offering `formats` (text is the default). */
 export function outputFlagOf(formats: ReadonlyArray<'text' | 'wide' | 'json' | 'yaml' | 'name' | 'jsonpath'>) {
-  return Flags.custom<OutputFormat>({
+  const spelled = formats.map((format) => (format === 'jsonpath' ? 'jsonpath=TEMPLATE' : format));
+  const flag = Flags.custom<OutputFormat>({
     char: 'o',
-    summary: `Output format: ${formats.map((format) => (format === 'jsonpath' ? 'jsonpath=TEMPLATE' : format)).join(', ')}.`,
+    summary: `Output format: ${spelled.join(', ')}.`,
     helpValue: 'FORMAT',
     default: 'text',
     parse: async (input) => parseOutputFormat(input, formats),
   })();
+  // Added to the flag object, its type left as oclif infers it (an intersection loses the default's inference).
+  const values: FlagValues = {completions: formats.map((format) => (format === 'jsonpath' ? 'jsonpath=' : format))};
+  Object.assign(flag, values);
+  return flag;
 }
 
 /** Commands that print one document: text, json, yaml, name and jsonpath (as kubectl's rollout commands). */
 export const outputFlag = outputFlagOf(['text', 'json', 'yaml', 'name', 'jsonpath']);
+
+// strconv.ParseBool's spellings, which pflag takes for `--flag=value` on a boolean flag.
+export const TRUE_WORDS: ReadonlySet<string> = new Set(['1', 't', 'T', 'true', 'TRUE', 'True']);
+export const FALSE_WORDS: ReadonlySet<string> = new Set(['0', 'f', 'F', 'false', 'FALSE', 'False']);
 
 /** A long argument cut for an error message (a mistyped pipe can pass a whole file as one argument). */
 export function truncate(text: string, max: number): string {
@@ -129,18 +149,20 @@ export const filenameFlag = Flags.string({
   helpValue: 'MANIFEST',
 });
 
-export type DryRun = 'none' | 'client' | 'server';
+const DRY_RUNS = ['none', 'client', 'server'] as const;
+export type DryRun = (typeof DRY_RUNS)[number];
 
 /** kubectl's --dry-run: bare means client; server sends the writes with dryRun=All (validated, not stored). */
 export const dryRunFlag = Flags.custom<DryRun>({
   summary: 'none, client (nothing is sent) or server (the writes are sent with dryRun=All: validated by the server, not stored). Bare --dry-run is client.',
-  helpValue: 'none|client|server',
+  helpValue: DRY_RUNS.join('|'),
   default: 'none',
   parse: async (input) => {
-    if (input === 'none' || input === 'client' || input === 'server') return input;
+    if ((DRY_RUNS as readonly string[]).includes(input)) return input as DryRun;
     throw new Error(`invalid --dry-run "${truncate(input, 40)}": want none, client or server`);
   },
 })();
+Object.assign(dryRunFlag, {completions: DRY_RUNS, bareValue: 'client'} satisfies FlagValues);
 
 /** `--request-timeout`, with its default in whole seconds. */
 export function requestTimeoutFlagDefaulting(seconds: number) {

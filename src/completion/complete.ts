@@ -26,7 +26,9 @@ export async function complete(plugin: string, args: readonly string[], commands
     // Nothing to offer: the shell shows no candidates, and no error text lands in the user's prompt.
   }
   clearTimeout(deadline);
-  process.stdout.write(renderCompletion(candidates, Directive.NoFileComp));
+  // `-o jsonpath=` wants its template next, without the space the shell would add.
+  const unfinished = candidates.length > 0 && candidates.every((candidate) => candidate.value.endsWith('='));
+  process.stdout.write(renderCompletion(candidates, Directive.NoFileComp | (unfinished ? Directive.NoSpace : 0)));
 }
 
 async function lookup(wanted: Exclude<Wanted, {kind: 'files'}>): Promise<readonly Candidate[]> {

@@ -1,6 +1,7 @@
 // What the word under the cursor is, from the words before it and the commands' own flag definitions:
 // a subcommand, a flag name, a flag's value or the DaemonSet argument. Pure: no cluster, no files.
 import type {Command} from '@oclif/core';
+import {connectionFlags, type FlagValues, TRUE_WORDS} from '../flags.js';
 
 /** Cobra's directives, which `kubectl __complete` relays to the shell (a bit set). */
 export const Directive = {Default: 0, Error: 1, NoSpace: 2, NoFileComp: 4} as const;
@@ -10,12 +11,11 @@ export interface Candidate {
   readonly description?: string;
 }
 
-/** The flags already typed that choose the cluster and namespace of the lookups. */
-export interface ClusterChoice {
-  readonly kubeconfig?: string;
-  readonly context?: string;
-  readonly namespace?: string;
-}
+/** The flags already typed that choose the cluster, the credentials and the namespace of the lookups, by flag name. */
+export type ClusterChoice = Readonly<Partial<Record<ClusterFlag, string | boolean | readonly string[]>>>;
+
+type ClusterFlag = 'kubeconfig' | 'context' | 'namespace' | keyof typeof connectionFlags;
+const CLUSTER_FLAGS: readonly ClusterFlag[] = ['kubeconfig', 'context', 'namespace', ...(Object.keys(connectionFlags) as Array<keyof typeof connectionFlags>)];
 
 export type Wanted =
   | {readonly kind: 'fixed'; readonly candidates: readonly Candidate[]}
@@ -26,7 +26,7 @@ export type Wanted =
   | {readonly kind: 'revisions'; readonly cluster: ClusterChoice; readonly daemonSet: string}
   | {readonly kind: 'nodes'; readonly cluster: ClusterChoice; readonly before: string};
 
-interface FlagSpec {
+interface FlagSpec extends FlagValues {
   readonly name: string;
   readonly type: string;
   readonly char?: string;
@@ -34,9 +34,11 @@ interface FlagSpec {
   readonly summary?: string;
   readonly hidden?: boolean;
   readonly helpValue?: string;
+  readonly multiple?: boolean;
 }
 
-const FILE_FLAGS = new Set(['kubeconfig', 'snapshot', 'filename']);
+/** A path's value: the shell completes file names (kubeconfig, snapshot, -f, certificate-authority, ...). */
+const FILE_HELP_VALUES = new Set(['FILE', 'MANIFEST']);
 const REVISION_FLAGS = new Set(['to-revision', 'revision']);
 
 /** The command (or topic) the leading words name, and how many words that took. */
@@ -72,29 +74,36 @@ export function wantedCompletion(plugin: string, words: readonly string[], toCom
   const flags = Object.entries(command.flags ?? {}).map(([name, flag]) => ({...(flag as object), name}) as FlagSpec);
   const byLong = new Map(flags.map((flag) => [flag.name, flag]));
   const byChar = new Map(flags.filter((flag) => flag.char).map((flag) => [flag.char!, flag]));
-  const values: Record<string, string> = {};
+  const values: Record<string, string | boolean | string[]> = {};
+  const set = (flag: FlagSpec, value: string) => {
+    const before = values[flag.name];
+    values[flag.name] = flag.multiple ? [...(Array.isArray(before) ? before : []), value] : value;
+  };
   const positional: string[] = [];
   let pending: FlagSpec | undefined;
   for (const word of words.slice(used)) {
     if (pending) {
-      values[pending.name] = word;
+      set(pending, word);
       pending = undefined;
     } else if (word.startsWith('--')) {
       const [name, value] = splitOnce(word.slice(2));
       const flag = byLong.get(name);
-      if (flag && flag.type !== 'boolean') {
-        if (value === undefined) pending = flag;
-        else values[flag.name] = value;
+      if (flag?.type === 'boolean') values[flag.name] = value === undefined || TRUE_WORDS.has(value);
+      else if (flag) {
+        if (value !== undefined) set(flag, value);
+        else if (flag.bareValue !== undefined) set(flag, flag.bareValue);
+        else pending = flag;
       }
     } else if (word.startsWith('-') && word.length > 1) {
       const flag = byChar.get(word[1]!);
-      if (flag && flag.type !== 'boolean') {
-        if (word.length > 2) values[flag.name] = word.slice(2).replace(/^=/, '');
+      if (flag?.type === 'boolean') values[flag.name] = true;
+      else if (flag) {
+        if (word.length > 2) set(flag, word.slice(2).replace(/^=/, ''));
         else pending = flag;
       }
     } else positional.push(word);
   }
-  const cluster: ClusterChoice = {kubeconfig: values['kubeconfig'], context: values['context'], namespace: values['namespace']};
+  const cluster: ClusterChoice = Object.fromEntries(CLUSTER_FLAGS.flatMap((name) => (values[name] === undefined ? [] : [[name, values[name]]])));
 
   if (pending) return flagValue(pending, toComplete, '', cluster, positional);
   if (toComplete.startsWith('--') && toComplete.includes('=')) {
@@ -120,12 +129,13 @@ export function wantedCompletion(plugin: string, words: readonly string[], toCom
 }
 
 function flagValue(flag: FlagSpec, value: string, prefix: string, cluster: ClusterChoice, positional: readonly string[]): Wanted {
-  if (flag.options)
+  const offered = flag.options ?? flag.completions;
+  if (offered)
     return fixed(
-      flag.options.map((option) => ({value: `${prefix}${option}`})),
+      offered.map((option) => ({value: `${prefix}${option}`})),
       `${prefix}${value}`,
     );
-  if (FILE_FLAGS.has(flag.name)) return {kind: 'files'};
+  if (flag.helpValue !== undefined && FILE_HELP_VALUES.has(flag.helpValue)) return {kind: 'files'};
   if (flag.name === 'context') return {kind: 'contexts', cluster};
   if (flag.name === 'namespace') return {kind: 'namespaces', cluster};
   if (REVISION_FLAGS.has(flag.name) && positional[0] !== undefined) return {kind: 'revisions', cluster, daemonSet: positional[0]};

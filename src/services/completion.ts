@@ -1,6 +1,7 @@
 // Live names for shell completion, fetched through the kubeconfig's context the way the commands connect:
 // one short try per lookup (no retries), so a slow or absent cluster costs the shell a second, not thirty.
 import {type KubeClient, connectLiveCluster, kubeconfigContextNames} from '../cluster/live/index.js';
+import {kubeconfigOptions, type SourceOptions} from '../cluster/open-source.js';
 import type {Candidate, ClusterChoice} from '../completion/words.js';
 
 /** Per lookup; the completion's own deadline (complete.ts) bounds the whole. */
@@ -10,8 +11,13 @@ interface NamedList {
   readonly items?: ReadonlyArray<{readonly metadata?: {readonly name?: string}}>;
 }
 
+/** The typed flags in the kubeconfig resolver's terms, as the commands read them. */
+function kubeconfigOf(choice: ClusterChoice) {
+  return kubeconfigOptions(choice as SourceOptions);
+}
+
 function connect(choice: ClusterChoice): {client: KubeClient; namespace: string} {
-  const live = connectLiveCluster({...choice, timeoutMs: TIMEOUT_MS, attempts: 1});
+  const live = connectLiveCluster({...kubeconfigOf(choice), timeoutMs: TIMEOUT_MS, attempts: 1});
   return {client: live.client, namespace: live.namespace};
 }
 
@@ -21,7 +27,7 @@ async function names(client: KubeClient, path: string, resource: string, namespa
 }
 
 export function contextNames(choice: ClusterChoice): Candidate[] {
-  return kubeconfigContextNames(choice).map((value) => ({value}));
+  return kubeconfigContextNames(kubeconfigOf(choice)).map((value) => ({value}));
 }
 
 export async function namespaceNames(choice: ClusterChoice): Promise<Candidate[]> {

@@ -3,7 +3,7 @@ import {Errors} from '@oclif/core';
 import {describe, expect, test} from 'vitest';
 import {describeFailure, normalizeArgv} from '../../src/base-command.js';
 import {ClusterUnreachableError, InputError, NotFoundError, UsageError} from '../../src/errors.js';
-import {parseDaemonSetName, parseOutputFormat, parseRfc3339} from '../../src/flags.js';
+import {dryRunFlag, parseDaemonSetName, parseOutputFormat, parseRfc3339} from '../../src/flags.js';
 import {nearest} from '../../src/suggest.js';
 
 const HELP = 'kubectl ds-plan';
@@ -100,7 +100,8 @@ describe('normalizeArgv: pflag spellings oclif lacks', () => {
   const flags = {
     watch: {type: 'boolean', char: 'w', allowNo: true},
     'all-nodes': {type: 'boolean'},
-    'dry-run': {type: 'option'},
+    // The real definition: it carries what a bare --dry-run means.
+    'dry-run': dryRunFlag,
     output: {type: 'option', char: 'o'},
   };
   test.each([

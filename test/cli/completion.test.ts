@@ -56,7 +56,9 @@ function names(resource: 'nodes' | 'namespaces' | 'daemonsets', namespace?: stri
 describe('kubectl_complete-ds_rollout', () => {
   test('subcommands, with their summaries', async () => {
     const all = await complete('rollout', ['']);
-    expect(all.values).toEqual(expect.arrayContaining(['status', 'history', 'undo', 'pause', 'step', 'resume', 'dashboard', 'version', 'completion', 'sim']));
+    expect(all.values).toEqual(
+      expect.arrayContaining(['status', 'history', 'undo', 'pause', 'step', 'resume', 'promote', 'abort', 'dashboard', 'version', 'completion', 'sim']),
+    );
     expect(all.directive).toBe(':4');
     expect((await complete('rollout', ['st'])).values).toEqual(['status', 'step']);
     expect((await complete('rollout', ['sim', ''])).values).toEqual(['kubelets', 'start']);
@@ -65,8 +67,13 @@ describe('kubectl_complete-ds_rollout', () => {
   test('flags of the command, and -o values', async () => {
     const flags = await complete('rollout', ['status', '--']);
     expect(flags.values).toEqual(expect.arrayContaining(['--namespace', '--context', '--kubeconfig', '--output', '--watch', '--help']));
-    expect((await complete('rollout', ['history', 'fluentd', '-o', ''])).values).toEqual(['text', 'json', 'yaml']);
-    expect((await complete('rollout', ['history', 'fluentd', '--output=j'])).values).toEqual(['--output=json']);
+    expect((await complete('rollout', ['history', 'fluentd', '-o', ''])).values).toEqual(['text', 'json', 'yaml', 'name', 'jsonpath=']);
+    expect((await complete('rollout', ['status', 'fluentd', '-o', 'w'])).values).toEqual(['wide']);
+    expect((await complete('rollout', ['history', 'fluentd', '--output=j'])).values).toEqual(['--output=json', '--output=jsonpath=']);
+    // jsonpath= waits for its template: no space after it.
+    expect(await complete('rollout', ['history', 'fluentd', '-o', 'jsonp'])).toMatchObject({values: ['jsonpath='], directive: ':6'});
+    expect((await complete('rollout', ['step', 'fluentd', '--dry-run='])).values).toEqual(['--dry-run=none', '--dry-run=client', '--dry-run=server']);
+    expect((await complete('rollout', ['step', '--f'])).values).toEqual(['--force']);
   });
 
   test('DaemonSet names of the namespace, live', async () => {
@@ -161,7 +168,7 @@ describe.skipIf(!kubectlPath || kubectlMinor < 26)('through kubectl __complete',
   test('subcommands, flags, -o values, names, revisions, nodes', async () => {
     expect(await kubectlComplete('ds-rollout', 'pa')).toEqual(['pause']);
     expect(await kubectlComplete('ds-rollout', 'status', '--wa')).toEqual(['--watch']);
-    expect(await kubectlComplete('ds-plan', '-o', '')).toEqual(['text', 'json', 'yaml']);
+    expect(await kubectlComplete('ds-plan', '-o', '')).toEqual(['text', 'json', 'yaml', 'name', 'jsonpath=']);
     expect(await kubectlComplete('ds-plan', '-n', 'kube-system', 'flu')).toEqual(['fluentd']);
     expect(await kubectlComplete('ds-rollout', 'status', '-n', '')).toEqual(names('namespaces'));
     expect(await kubectlComplete('ds-rollout', 'undo', 'fluentd', '-n', 'kube-system', '--to-revision', '')).toEqual(fluentdRevisions());

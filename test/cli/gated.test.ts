@@ -212,7 +212,7 @@ test('killed during the canary bake, a rerun continues the same bake (same deadl
     const first = spawnRollout(s, args, children);
     await s.until(() => s.daemonSet().metadata.annotations?.[GATED_ROLLOUT_ANNOTATION]?.includes('"phase":"baking"') === true, 30_000, 'baking');
     const baking = record(s);
-    const status = await cli(s, ['status', 'agent']);
+    const status = await cli(s, ['status', 'agent', '--watch=false']);
     expect(status.stdout).toMatch(/gated rollout: stage 1\/2 canary, baking, (2m\d+s|3m) left/);
     first.child.kill('SIGKILL');
     await first.exited;

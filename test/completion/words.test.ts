@@ -13,9 +13,19 @@ describe('wantedCompletion', () => {
     ['rollout', ['bogus'], '', []],
     ['rollout', ['status', 'fluentd'], '-o', ['-o']],
     ['rollout', ['status', 'fluentd', '-o'], 'y', ['yaml']],
-    ['rollout', ['status'], '--output=', ['--output=text', '--output=json', '--output=yaml']],
+    ['rollout', ['status'], '--output=', ['--output=text', '--output=wide', '--output=json', '--output=yaml', '--output=name', '--output=jsonpath=']],
+    ['rollout', ['history', 'fluentd', '-o'], '', ['text', 'json', 'yaml', 'name', 'jsonpath=']],
+    ['rollout', ['dashboard', 'fluentd', '-o'], '', ['text', 'json', 'yaml']],
+    ['rollout', ['version', '-o'], '', ['text', 'json', 'yaml']],
+    ['rollout', ['step', 'fluentd'], '--dry-run=', ['--dry-run=none', '--dry-run=client', '--dry-run=server']],
+    ['rollout', ['undo', 'fluentd'], '--dry-run=s', ['--dry-run=server']],
+    // A bare --dry-run is client (pflag's NoOptDefVal): the next word is the DaemonSet, never the flag's value.
     ['rollout', ['step', 'fluentd', '--dry-run'], '', []],
     ['rollout', ['step', '--dry-run'], '', 'daemonsets'],
+    ['rollout', ['step', 'fluentd'], '--fo', ['--force']],
+    ['rollout', ['step', 'fluentd'], '--insecure', ['--insecure-skip-tls-verify']],
+    ['rollout', ['step', 'fluentd', '--on-failure'], '', ['pause', 'undo']],
+    ['rollout', [], 'pro', ['promote']],
     ['rollout', ['status', 'fluentd'], '', []],
     ['rollout', ['status', 'fluentd', '--timeout'], '', []],
     ['rollout', ['completion'], 'z', ['zsh']],
@@ -35,6 +45,28 @@ describe('wantedCompletion', () => {
     expect(want('rollout', ['step', 'fluentd'], '--nodes=a,b')).toMatchObject({kind: 'nodes', before: '--nodes=a,'});
     expect(want('rollout', ['sim', 'start', '--fail-node'], '')).toMatchObject({kind: 'nodes', before: ''});
     expect(want('rollout', ['status', '--context'], '')).toMatchObject({kind: 'contexts'});
+    expect(want('rollout', ['status', '--certificate-authority'], '')).toEqual({kind: 'files'});
+  });
+
+  test("kubectl's global flags already typed reach the lookups too", () => {
+    const words = ['--server=https://h:6443', '--token', 'T', '--as', 'jane', '--as-group', 'a', '--as-group=b', '--insecure-skip-tls-verify', '--user', 'u'];
+    expect(want('rollout', ['status', ...words, '--cluster=c', '--tls-server-name', 'n'], '')).toEqual({
+      kind: 'daemonsets',
+      cluster: {
+        server: 'https://h:6443',
+        token: 'T',
+        as: 'jane',
+        'as-group': ['a', 'b'],
+        'insecure-skip-tls-verify': true,
+        user: 'u',
+        cluster: 'c',
+        'tls-server-name': 'n',
+      },
+    });
+    expect(want('rollout', ['status', '--insecure-skip-tls-verify=false', '-s', 'https://h'], '')).toEqual({
+      kind: 'daemonsets',
+      cluster: {server: 'https://h', 'insecure-skip-tls-verify': false},
+    });
   });
 
   test('no revision lookup before the DaemonSet is named', () => {

@@ -82,7 +82,8 @@ describe.skipIf(skipWithoutKubectl)('through kubectl, from the install prefix', 
     const plan = await run(kubectlPath!, ['ds-plan', 'fluentd', '-n', 'kube-system', '-o', 'json']);
     expect(plan.stderr).toBe('');
     expect(JSON.parse(plan.stdout)).toMatchObject({kind: 'DaemonSetRolloutPlan'});
-    const status = await run(kubectlPath!, ['ds-rollout', 'status', 'fluentd', '-n', 'kube-system']);
+    // One look: status watches by default, as kubectl rollout status does.
+    const status = await run(kubectlPath!, ['ds-rollout', 'status', 'fluentd', '-n', 'kube-system', '--watch=false']);
     expect(status.stderr).toBe('');
     expect(status.stdout).toContain('fluentd');
     const help = await run(kubectlPath!, ['ds-rollout', '--help']);

@@ -77,9 +77,10 @@ Exit status: 0 the wave (or every wave) landed, or nothing to do; 1 usage or inp
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Step);
     const errors = await import('../../errors.js');
+    const dryRun = flags['dry-run'] !== 'none';
     if (isGated(flags)) {
       // A gated rollout (README "Gated rollouts"): its own service, which steps each stage with the step service.
-      if (flags.controller || flags.nodes !== undefined || flags.selector !== undefined || flags['dry-run']) {
+      if (flags.controller || flags.nodes !== undefined || flags.selector !== undefined || dryRun) {
         throw new errors.UsageError(
           'a gated rollout (--canary, --strategy, ...) chooses its own nodes: it takes no --controller, --nodes, --selector or --dry-run',
         );
@@ -99,7 +100,6 @@ Exit status: 0 the wave (or every wave) landed, or nothing to do; 1 usage or inp
             .map((n) => n.trim())
             .filter((n) => n !== '');
     if (nodes !== undefined && nodes.length === 0) throw new errors.UsageError('--nodes needs at least one node name');
-    const dryRun = flags['dry-run'] !== 'none';
     const ask = !flags.yes && !dryRun;
     if (ask && !process.stdin.isTTY) {
       throw new errors.UsageError('refusing to delete pods without confirmation: there is no terminal to ask on; pass --yes, or --dry-run to only look');
@@ -122,7 +122,7 @@ Exit status: 0 the wave (or every wave) landed, or nothing to do; 1 usage or inp
     }
     const live = await openLiveCluster(flags, 'step');
     const ref = {namespace: live.namespace, name: args.name};
-    if (!flags['dry-run']) await (await import('../../gated-command.js')).refuseIfGated(live, ref);
+    if (!dryRun) await (await import('../../gated-command.js')).refuseIfGated(live, ref);
     const text = flags.output === 'text';
     // Progress is for people: on stdout in text mode, on stderr when stdout carries a document.
     const out = text ? process.stdout : process.stderr;
