@@ -4,10 +4,12 @@
 // and help flags first, a topic alone shows its help, anything else runs the command.
 import {Config, type Command, flush, handle, type Interfaces, Plugin} from '@oclif/core';
 import Plan from './commands/plan.js';
+import Abort from './commands/rollout/abort.js';
 import Completion from './commands/rollout/completion.js';
 import Dashboard from './commands/rollout/dashboard.js';
 import History from './commands/rollout/history.js';
 import Pause from './commands/rollout/pause.js';
+import Promote from './commands/rollout/promote.js';
 import Resume from './commands/rollout/resume.js';
 import SimKubelets from './commands/rollout/sim/kubelets.js';
 import SimStart from './commands/rollout/sim/start.js';
@@ -23,10 +25,12 @@ import {nearest} from './suggest.js';
 /** Command ids as oclif names them (topic:command); the same set oclif.manifest.json lists. */
 export const COMMANDS: Readonly<Record<string, Command.Class>> = {
   plan: Plan,
+  'rollout:abort': Abort,
   'rollout:completion': Completion,
   'rollout:dashboard': Dashboard,
   'rollout:history': History,
   'rollout:pause': Pause,
+  'rollout:promote': Promote,
   'rollout:resume': Resume,
   'rollout:sim:kubelets': SimKubelets,
   'rollout:sim:start': SimStart,

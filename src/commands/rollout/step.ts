@@ -79,7 +79,7 @@ Exit status: 0 the wave (or every wave) landed, or nothing to do; 1 usage or inp
     const errors = await import('../../errors.js');
     if (isGated(flags)) {
       // A gated rollout (README "Gated rollouts"): its own service, which steps each stage with the step service.
-      if (flags.controller || flags.nodes !== undefined || flags.selector !== undefined || flags['dry-run']) {
+      if (flags.controller || flags.nodes !== undefined || flags.selector !== undefined || flags['dry-run'] !== 'none') {
         throw new errors.UsageError(
           'a gated rollout (--canary, --strategy, ...) chooses its own nodes: it takes no --controller, --nodes, --selector or --dry-run',
         );
@@ -122,7 +122,7 @@ Exit status: 0 the wave (or every wave) landed, or nothing to do; 1 usage or inp
     }
     const live = await openLiveCluster(flags, 'step');
     const ref = {namespace: live.namespace, name: args.name};
-    if (!flags['dry-run']) await (await import('../../gated-command.js')).refuseIfGated(live, ref);
+    if (flags['dry-run'] === 'none') await (await import('../../gated-command.js')).refuseIfGated(live, ref);
     const text = flags.output === 'text';
     // Progress is for people: on stdout in text mode, on stderr when stdout carries a document.
     const out = text ? process.stdout : process.stderr;
