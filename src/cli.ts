@@ -18,7 +18,9 @@ import Step from './commands/rollout/step.js';
 import Undo from './commands/rollout/undo.js';
 import Version from './commands/rollout/version.js';
 import {DsRolloutError, UsageError} from './errors.js';
+import {truncate} from './flags.js';
 import KubectlHelp from './help.js';
+import {nearest} from './suggest.js';
 
 /** Command ids as oclif names them (topic:command); the same set oclif.manifest.json lists. */
 export const COMMANDS: Readonly<Record<string, Command.Class>> = {
@@ -76,8 +78,12 @@ export async function runPlugin(plugin: PluginName, args: readonly string[], inf
       return;
     }
     const [id, ...rest] = idAndArgs(config, argv);
-    if (config.findCommand(id) === undefined && rest[0] !== undefined && !rest[0].startsWith('-')) {
-      throw new UsageError(`unknown command "${rest[0]}" for "kubectl ds-${argv.slice(0, -rest.length).join(' ')}"; see 'kubectl ds-${plugin} --help'`);
+    if (config.findCommand(id) === undefined) {
+      // The deepest topic the words name (`rollout sim`), then the word that is none of its commands.
+      let topicWords = 1;
+      while (topicWords < argv.length && config.findTopic(argv.slice(0, topicWords + 1).join(':')) !== undefined) topicWords++;
+      const typed = argv[topicWords];
+      if (typed !== undefined && !typed.startsWith('-')) throw unknownCommand(config, argv.slice(0, topicWords).join(':'), typed);
     }
     const beforeDashes = argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length);
     if (beforeDashes.some((arg) => HELP_FLAGS.has(arg)) || (config.findCommand(id) === undefined && config.findTopic(id) !== undefined)) {
@@ -94,6 +100,28 @@ export async function runPlugin(plugin: PluginName, args: readonly string[], inf
   } finally {
     flush();
   }
+}
+
+/**
+ * cobra's unknown command, on one line: the word that names no command of the topic (`rollout`, `rollout:sim`),
+ * and the nearest of its commands when one is close. The one place this is said: oclif's command_not_found hook
+ * is not used, as the bundle (and the single executable) loads no files oclif would find hooks in.
+ */
+function unknownCommand(config: Config, topic: string, typed: string): UsageError {
+  const parent = `kubectl ds-${topic.split(':').join(' ')}`;
+  const words = config.commandIDs
+    .concat(config.topics.map((t) => t.name))
+    .filter((id) => id.startsWith(`${topic}:`))
+    .map((id) => id.slice(topic.length + 1))
+    .filter((word) => !word.includes(':'));
+  const suggestion = nearest(typed, [...new Set(words)]);
+  const help = `'${parent} --help'`;
+  const shown = truncate(typed, 40);
+  return new UsageError(
+    suggestion
+      ? `unknown command "${shown}" for "${parent}". Did you mean ${suggestion}? (see ${help})`
+      : `unknown command "${shown}" for "${parent}"; see ${help}`,
+  );
 }
 
 /** The longest known command id that the leading words spell (`rollout sim start` is rollout:sim:start). */

@@ -1,6 +1,8 @@
 // Flags shared by every command, spelled as kubectl spells them (kubectl forwards none of its own to plugins).
-// Imported at the top of command files, so it may import nothing but @oclif/core.
+// Imported at the top of command files, so at run time it may import nothing but @oclif/core.
 import {Args, Flags} from '@oclif/core';
+// Type only (erased): the document formats are output's; nothing of output loads with this file.
+import type {DocumentFormat} from './output/document.js';
 
 /** A bad argument or flag value: one line, exit 1 (base-command prints anything with an exitCode as it is). */
 class ArgumentError extends Error {
@@ -59,10 +61,9 @@ export const kubeconfigFlag = Flags.string({
 });
 
 /** `-o`: text, or a document format (`jsonpath=TEMPLATE` keeps its template). */
-export type OutputFormat = 'text' | 'wide' | 'json' | 'yaml' | 'name' | `jsonpath=${string}`;
+export type OutputFormat = 'text' | 'wide' | DocumentFormat;
 
-/** A format that prints a document (json, yaml, name, jsonpath) rather than text or a table. */
-export type DocumentFormat = Exclude<OutputFormat, 'text' | 'wide'>;
+export type {DocumentFormat};
 
 export function isDocumentFormat(format: OutputFormat): format is DocumentFormat {
   return format !== 'text' && format !== 'wide';

@@ -1,5 +1,5 @@
 // "Did you mean ...?" for mistyped commands and flags: the nearest known word by edit distance, as cobra suggests.
-// Pure and dependency-free: imported by the error printer and the command-not-found hook at start-up.
+// Pure and dependency-free: imported by the error printer and the bundled entry (unknown commands) at start-up.
 
 /** Levenshtein distance (insertions, deletions, substitutions). */
 export function editDistance(a: string, b: string): number {

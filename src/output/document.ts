@@ -1,13 +1,12 @@
 // Every machine-readable output (-o json, yaml, name, jsonpath=...) goes through here, so that every document carries
 // the same apiVersion and kind, and every command offers the same forms. JSON fields only ever grow.
-import type {DocumentFormat} from '../flags.js';
-import {InputError} from '../errors.js';
-import {JsonPathError, renderJsonPath} from './jsonpath.js';
+import {renderJsonPath} from './jsonpath.js';
 
 /** The apiVersion of every document ds-rollout prints. */
 export const API_VERSION = 'ds-rollout.io/v1alpha1';
 
-export type {DocumentFormat} from '../flags.js';
+/** A format that prints a document (json, yaml, name, jsonpath) rather than text or a table. */
+export type DocumentFormat = 'json' | 'yaml' | 'name' | `jsonpath=${string}`;
 
 interface Named {
   readonly daemonSet?: {readonly name: string};
@@ -41,11 +40,6 @@ export async function renderDocument(document: Document, format: DocumentFormat)
     const {dump} = await import('js-yaml');
     return dump(full, {noRefs: true, lineWidth: -1});
   }
-  try {
-    // Evaluated on what -o json prints (no undefined fields).
-    return renderJsonPath(format.slice('jsonpath='.length), JSON.parse(JSON.stringify(full)));
-  } catch (error) {
-    if (error instanceof JsonPathError) throw new InputError(error.message, {cause: error});
-    throw error;
-  }
+  // Evaluated on what -o json prints (no undefined fields). A bad template throws JsonPathError (exit 1).
+  return renderJsonPath(format.slice('jsonpath='.length), JSON.parse(JSON.stringify(full)));
 }

@@ -16,7 +16,10 @@ type Segment =
   | {readonly kind: 'path'; readonly steps: readonly Step[]}
   | {readonly kind: 'range'; readonly steps: readonly Step[]; readonly body: readonly Segment[]};
 
-export class JsonPathError extends Error {}
+/** A template kubectl would refuse: the user's input, so it carries exit code 1 (the command layer prints it). */
+export class JsonPathError extends Error {
+  readonly exitCode = 1;
+}
 
 /** Renders `template` against `data` as kubectl does. Throws JsonPathError with a one-line reason for a bad template. */
 export function renderJsonPath(template: string, data: unknown): string {

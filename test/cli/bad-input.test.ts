@@ -170,11 +170,13 @@ describe('a server that answers a DaemonSet with spec: "x"', () => {
   let dir: string;
   let kubeconfig: string;
   beforeAll(async () => {
+    const daemonSet = {apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: {name: 'fluentd', namespace: 'default', uid: 'u', resourceVersion: '1'}, spec: 'x'};
     server = createServer((request, response) => {
       const path = (request.url ?? '').split('?')[0]!;
+      // The DaemonSet read by name (GET) and by a list (status watches: list by metadata.name, then watch).
       const body = path.endsWith('/daemonsets/fluentd')
-        ? {apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: {name: 'fluentd', namespace: 'default', uid: 'u', resourceVersion: '1'}, spec: 'x'}
-        : {apiVersion: 'v1', kind: 'List', metadata: {resourceVersion: '1'}, items: []};
+        ? daemonSet
+        : {apiVersion: 'v1', kind: 'List', metadata: {resourceVersion: '1'}, items: path.endsWith('/daemonsets') ? [daemonSet] : []};
       response.writeHead(200, {'Content-Type': 'application/json'});
       response.end(JSON.stringify(body));
     });

@@ -264,8 +264,9 @@ function streamItems(res: IncomingMessage, onItem: (json: string) => void): Prom
       try {
         splitter.write(chunk);
       } catch (error) {
-        res.destroy();
+        // Settled first: destroying a response still arriving emits 'aborted' at once, which would win as a hang-up.
         reject(error);
+        res.destroy();
       }
     });
     res.on('end', () => {

@@ -2,7 +2,6 @@
 // exit with the verdict's code. Heavy modules load inside run().
 import {Flags} from '@oclif/core';
 import {BaseCommand} from '../../base-command.js';
-import type {StatusListReport} from '../../services/status-all.js';
 import {clusterFlags, durationFlag, isDocumentFormat, nowFlag, optionalDaemonSetArg, outputFlagOf} from '../../flags.js';
 
 export default class Status extends BaseCommand {
@@ -107,7 +106,7 @@ Exit status:
       const namespace = flags['all-namespaces'] ? undefined : opened.namespace;
       const tty = process.stdout.isTTY === true;
       const width = tty ? process.stdout.columns : undefined;
-      const render = (report: StatusListReport) => renderStatusListText(report, {color, wide: flags.output === 'wide', width});
+      const render = (report: Parameters<typeof renderStatusListText>[0]) => renderStatusListText(report, {color, wide: flags.output === 'wide', width});
       let report;
       let failure: string | undefined;
       if (watch) {
