@@ -188,4 +188,66 @@ describe('on a real 1.20.2 control plane', () => {
       expect({revision, cause: cause.join(' ')}).toEqual({revision, cause: Number(revision) === undone ? 'ds-rollout undo to revision 1' : '<none>'});
     }
   });
+  it('pause, kubectl set image (no pod changes), step --nodes, step --until-complete within the budget, resume, status', async () => {
+    const complete = () =>
+      eventually(
+        'the rollout to complete',
+        async () => {
+          const ds = await daemonSet();
+          return ds.status?.updatedNumberScheduled === NODES && ds.status?.numberAvailable === NODES && ds.status?.numberUnavailable === undefined
+            ? ds
+            : undefined;
+        },
+        180_000,
+      );
+    await complete();
+    const images = async () => {
+      const pods = (await json<List<V1Pod>>(['get', 'pods', '-l', 'app=agent'])).items.filter((p) => !p.metadata?.deletionTimestamp);
+      return new Map(pods.map((p) => [p.spec?.nodeName ?? '', p.spec?.containers[0]?.image ?? '']));
+    };
+    const paused = await cp.kubectl(['ds-rollout', 'pause', 'agent']);
+    expect(paused.code, paused.stderr).toBe(0);
+    const set = await cp.kubectl(['set', 'image', 'daemonset/agent', 'agent=registry.example/agent:4.0']);
+    expect(set.code, set.stderr).toBe(0);
+    await new Promise((r) => setTimeout(r, 3000));
+    // Paused: the real controller makes the new revision and replaces no pod.
+    expect([...(await images()).values()].filter((image) => image.endsWith(':4.0'))).toEqual([]);
+
+    // A watcher samples the pods all along: never more nodes without an available pod than maxUnavailable (2).
+    let worst = 0;
+    let watching = true;
+    const watcher = (async () => {
+      while (watching) {
+        const pods = (await json<List<V1Pod>>(['get', 'pods', '-l', 'app=agent'])).items;
+        const serving = new Set(
+          pods
+            .filter((p) => !p.metadata?.deletionTimestamp && p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))
+            .map((p) => p.spec?.nodeName),
+        );
+        worst = Math.max(worst, NODES - serving.size);
+      }
+    })();
+    try {
+      const first = [...(await images()).keys()].sort()[0]!;
+      const canary = await cp.kubectl(['ds-rollout', 'step', 'agent', '--nodes', first, '--yes']);
+      expect(canary.code, canary.stderr).toBe(0);
+      const afterCanary = await images();
+      expect([...afterCanary].filter(([, image]) => image.endsWith(':4.0')).map(([node]) => node)).toEqual([first]);
+      const rest = await cp.kubectl(['ds-rollout', 'step', 'agent', '--until-complete', '--yes']);
+      expect(rest.code, rest.stderr).toBe(0);
+      expect([...(await images()).values()].every((image) => image.endsWith(':4.0'))).toBe(true);
+    } finally {
+      watching = false;
+      await watcher;
+    }
+    expect(worst).toBeLessThanOrEqual(2);
+    const resumed = await cp.kubectl(['ds-rollout', 'resume', 'agent']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect((await daemonSet()).spec?.updateStrategy).toMatchObject({type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 2}});
+    await complete();
+    // status follows the rollout by default, as kubectl rollout status: complete is exit 0.
+    const status = await cp.kubectl(['ds-rollout', 'status', 'agent', '--timeout', '60s']);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/successfully rolled out/);
+  });
 });
