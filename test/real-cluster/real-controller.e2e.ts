@@ -1,5 +1,6 @@
 // The plugins against a real Kubernetes 1.20.2 control plane (apiserver, DaemonSet controller, scheduler),
 // with the kubelet agent playing the nodes.
+import {spawn} from 'node:child_process';
 import {mkdtempSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
@@ -249,5 +250,46 @@ describe('on a real 1.20.2 control plane', () => {
     const status = await cp.kubectl(['ds-rollout', 'status', 'agent', '--timeout', '60s']);
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toMatch(/successfully rolled out/);
+  });
+  it('kill -9 during step --until-complete, then a rerun: it continues within the budget and completes', async () => {
+    const images = async () =>
+      (await json<List<V1Pod>>(['get', 'pods', '-l', 'app=agent'])).items
+        .filter((p) => !p.metadata?.deletionTimestamp)
+        .map((p) => p.spec?.containers[0]?.image ?? '');
+    expect((await cp.kubectl(['ds-rollout', 'pause', 'agent'])).code).toBe(0);
+    expect((await cp.kubectl(['set', 'image', 'daemonset/agent', 'agent=registry.example/agent:5.0'])).code).toBe(0);
+    let worst = 0;
+    let watching = true;
+    let deletions = 0;
+    const watcher = (async () => {
+      while (watching) {
+        const pods = (await json<List<V1Pod>>(['get', 'pods', '-l', 'app=agent'])).items;
+        deletions = Math.max(deletions, pods.filter((p) => p.metadata?.deletionTimestamp || p.spec?.containers[0]?.image?.endsWith(':5.0')).length);
+        const serving = new Set(
+          pods
+            .filter((p) => !p.metadata?.deletionTimestamp && p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))
+            .map((p) => p.spec?.nodeName),
+        );
+        worst = Math.max(worst, NODES - serving.size);
+      }
+    })();
+    try {
+      // The plugin is kubectl's child (exec'd in its place): SIGKILL it once its first wave has begun.
+      const env = {...process.env, PATH: `${join(import.meta.dirname, '../../bin')}:${process.env.PATH ?? ''}`, KUBECONFIG: cp.kubeconfig, NO_COLOR: '1'};
+      const child = spawn('kubectl', ['ds-rollout', 'step', 'agent', '--until-complete', '--yes'], {env, stdio: 'ignore'});
+      const exited = new Promise<NodeJS.Signals | null>((done) => child.on('exit', (_code, signal) => done(signal)));
+      await eventually('the first wave to begin', async () => (deletions > 0 ? true : undefined), 60_000);
+      child.kill('SIGKILL');
+      expect(await exited).toBe('SIGKILL');
+      expect((await images()).some((image) => !image.endsWith(':5.0'))).toBe(true);
+      const rerun = await cp.kubectl(['ds-rollout', 'step', 'agent', '--until-complete', '--yes']);
+      expect(rerun.code, rerun.stderr).toBe(0);
+      expect((await images()).every((image) => image.endsWith(':5.0'))).toBe(true);
+    } finally {
+      watching = false;
+      await watcher;
+    }
+    expect(worst).toBeLessThanOrEqual(2);
+    expect((await cp.kubectl(['ds-rollout', 'resume', 'agent'])).code).toBe(0);
   });
 });
