@@ -4,6 +4,7 @@ import {readFile} from 'node:fs/promises';
 import {type CanarySpec, type DaemonSet, type GatedStrategy, strategyFromDocument, strategyLine} from './core/index.js';
 import {InputError, UsageError} from './errors.js';
 import {isDocumentFormat, type OutputFormat, parseDuration} from './flags.js';
+import {stopAtSafePoint} from './interrupt.js';
 
 export interface GatedFlagValues {
   readonly canary?: string | undefined;
@@ -109,15 +110,7 @@ export async function runGatedCommand(run: GatedRun): Promise<void> {
   const output = run.flags.output ?? 'text';
   const out = isDocumentFormat(output) ? process.stderr : process.stdout;
   const color = colorEnabled(out.isTTY, process.env);
-  const abort = new AbortController();
-  let interrupts = 0;
-  const onSignal = () => {
-    if (++interrupts > 1) process.exit(130);
-    out.write('\nStopping at the next safe point (Ctrl-C again to exit at once)...\n');
-    abort.abort();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const interrupt = stopAtSafePoint(out);
   const options = {
     cluster: step.stepClusterOf(live),
     source: live.source,
@@ -129,7 +122,7 @@ export async function runGatedCommand(run: GatedRun): Promise<void> {
       const line = view.renderGatedEvent(event, ref, color);
       if (line !== undefined) out.write(`${line}\n`);
     },
-    signal: abort.signal,
+    signal: interrupt.signal,
   };
   try {
     if (run.mode === 'abort') {
@@ -143,8 +136,7 @@ export async function runGatedCommand(run: GatedRun): Promise<void> {
     if (isDocumentFormat(output)) process.stdout.write(await renderDocument(result, output));
     else process.stdout.write(`${view.renderGatedSummary(result, ref)}\n`);
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    interrupt.dispose();
   }
 }
 

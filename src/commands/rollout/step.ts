@@ -128,16 +128,8 @@ Exit status: 0 the wave (or every wave) landed, or nothing to do; 1 usage or inp
     const out = text ? process.stdout : process.stderr;
     const color = colorEnabled(out.isTTY, process.env);
 
-    const abort = new AbortController();
-    let interrupts = 0;
-    const onSignal = () => {
-      // The first Ctrl-C stops at a safe point (with --controller: after pausing again); a second one exits now.
-      if (++interrupts > 1) process.exit(130);
-      out.write('\nStopping at the next safe point (Ctrl-C again to exit at once)...\n');
-      abort.abort();
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    // The first Ctrl-C stops at a safe point (with --controller: after pausing again); a second one exits now.
+    const interrupt = (await import('../../interrupt.js')).stopAtSafePoint(out);
     try {
       const result = await step.stepDaemonSet({
         cluster: step.stepClusterOf(live),
@@ -155,7 +147,7 @@ Exit status: 0 the wave (or every wave) landed, or nothing to do; 1 usage or inp
           const line = view.renderStepEvent(event, ref, color);
           if (line !== undefined) out.write(`${line}\n`);
         },
-        signal: abort.signal,
+        signal: interrupt.signal,
       });
       if (flags['dry-run'] === 'server') {
         const {sendServerDryRun} = await import('../../services/step-dry-run.js');
@@ -174,8 +166,7 @@ Exit status: 0 the wave (or every wave) landed, or nothing to do; 1 usage or inp
         process.stdout.write(await (await import('../../output/document.js')).renderDocument(result, flags.output));
       }
     } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      interrupt.dispose();
       // A request still waiting on a frozen server (no --request-timeout) must not keep the finished step alive.
       live.client.close();
     }
