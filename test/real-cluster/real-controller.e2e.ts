@@ -71,7 +71,8 @@ function watchBudget(image: string): {begun: () => boolean; stop: () => Promise<
 }
 
 beforeAll(async () => {
-  cp = await startControlPlane({nodes: NODES, startDelayMs: 300, stopDelayMs: 300});
+  // Pods of an image containing `agent:broken` crash-loop (the gated rollout's failing release).
+  cp = await startControlPlane({nodes: NODES, startDelayMs: 300, stopDelayMs: 300, failures: [{image: 'agent:broken', mode: 'crash'}]});
   const applied = await cp.kubectl(['apply', '-f', '-'], manifest('registry.example/agent:1.0', 2));
   expect(applied.stderr).toBe('');
   await eventually('the DaemonSet to run on every node', async () => {
@@ -290,6 +291,54 @@ describe('on a real 1.20.2 control plane', () => {
     } finally {
       expect(await budget.stop()).toBeLessThanOrEqual(2);
     }
+    expect((await cp.kubectl(['ds-rollout', 'resume', 'agent'])).code).toBe(0);
+  });
+  it('a gated rollout: a crash-looping canary fails its gate and --on-failure undo steps back only the canary; a healthy one completes', async () => {
+    const nodesOn = async (suffix: string) =>
+      (await json<List<V1Pod>>(['get', 'pods', '-l', 'app=agent'])).items
+        .filter((p) => !p.metadata?.deletionTimestamp && p.spec?.containers[0]?.image?.endsWith(suffix))
+        .map((p) => p.spec?.nodeName)
+        .sort();
+    expect((await cp.kubectl(['ds-rollout', 'pause', 'agent'])).code).toBe(0);
+    expect((await cp.kubectl(['set', 'image', 'daemonset/agent', 'agent=registry.example/agent:broken'])).code).toBe(0);
+    const everOnBroken = new Set<string>();
+    const budget = watchBudget('registry.example/agent:broken');
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) for (const node of await nodesOn(':broken')) everOnBroken.add(node!);
+    })();
+    try {
+      const failed = await cp.kubectl([
+        'ds-rollout',
+        'step',
+        'agent',
+        '--until-complete',
+        '--canary',
+        '1',
+        '--canary-bake',
+        '20s',
+        '--on-failure',
+        'undo',
+        '--yes',
+      ]);
+      expect(failed.code, failed.stdout + failed.stderr).toBe(3);
+      expect(failed.stderr).toMatch(
+        /^error: gate failed at stage canary: pod agent-\w+ on node node-01: CrashLoopBackOff.*rolled back to revision \d+ on node-01/,
+      );
+      await eventually('the canary back on the old release', async () => ((await nodesOn(':broken')).length === 0 ? true : undefined), 60_000);
+    } finally {
+      sampling = false;
+      await sampler;
+      expect(await budget.stop()).toBeLessThanOrEqual(2);
+    }
+    // Only the canary ever ran the failing release.
+    expect([...everOnBroken]).toEqual(['node-01']);
+    expect((await daemonSet()).spec?.template.spec?.containers[0]?.image).toBe('registry.example/agent:5.0');
+
+    expect((await cp.kubectl(['set', 'image', 'daemonset/agent', 'agent=registry.example/agent:6.0'])).code).toBe(0);
+    const healthy = await cp.kubectl(['ds-rollout', 'step', 'agent', '--until-complete', '--canary', '1', '--canary-bake', '3s', '--bake', '1s', '--yes']);
+    expect(healthy.code, healthy.stdout + healthy.stderr).toBe(0);
+    expect(await nodesOn(':6.0')).toHaveLength(NODES);
     expect((await cp.kubectl(['ds-rollout', 'resume', 'agent'])).code).toBe(0);
   });
 });
