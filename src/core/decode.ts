@@ -332,11 +332,11 @@ function decode(schema: Schema, value: unknown, path: PathNode | undefined, erro
 // The one validation pass over stored objects (a snapshot's, a server's)
 
 /** The value checks of a stored object of each kind, after its types decoded. */
-function storedObjectErrors(kind: DecodedKind, object: Record<string, unknown>): FieldError[] {
+/** The API server's value checks of an object of a kind this tool reads (also the simulated cluster's admission). */
+export function valueErrorsOf(kind: DecodedKind, object: Record<string, unknown>): FieldError[] {
   switch (kind) {
     case 'DaemonSet':
-      // What only admission refuses is planned as the controller acts on it (a warning in the plan).
-      return validateDaemonSet(object as unknown as DaemonSet).filter((error) => !isToleratedByController(error));
+      return validateDaemonSet(object as unknown as DaemonSet);
     case 'Pod':
       return validatePod(object as unknown as Pod);
     case 'Node':
@@ -344,6 +344,12 @@ function storedObjectErrors(kind: DecodedKind, object: Record<string, unknown>):
     case 'ControllerRevision':
       return validateControllerRevision(object as unknown as ControllerRevision);
   }
+}
+
+function storedObjectErrors(kind: DecodedKind, object: Record<string, unknown>): FieldError[] {
+  const errors = valueErrorsOf(kind, object);
+  // What only admission refuses is planned as the controller acts on it (a warning in the plan).
+  return kind === 'DaemonSet' ? errors.filter((error) => !isToleratedByController(error)) : errors;
 }
 
 export interface ReadObject {

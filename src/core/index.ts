@@ -50,6 +50,7 @@ export {
   type StoredObjects,
   type StoredObjectsRead,
   decodeObject,
+  valueErrorsOf,
   isDecodedKind,
   readStoredObject,
   readStoredObjects,

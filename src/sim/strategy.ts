@@ -2,19 +2,16 @@
 // it (PrepareForCreate / PrepareForUpdate, defaulting, validation). The store calls these on plain mutable
 // JSON; everything generic (uid, resourceVersion, timestamps, status subresource split) stays in store.ts.
 import {deepEqualJson, defaultPod, prepareDaemonSetCreate, prepareDaemonSetUpdate} from '../core/index.js';
-import type {ControllerRevision, DaemonSet, Node, ObjectMeta, Pod} from '../core/index.js';
+import type {DaemonSet, ObjectMeta, Pod} from '../core/index.js';
 import {
   decodeObject,
   type FieldError,
   formatInvalid,
   isDecodedKind,
   summarizeFieldErrors,
-  validateControllerRevision,
-  validateDaemonSet,
   validateDaemonSetUpdate,
   validateNamespace,
-  validateNode,
-  validatePod,
+  valueErrorsOf,
 } from '../core/index.js';
 import type {ResourceInfo} from './resources.js';
 import {badRequest, invalid, type StatusError} from './status-errors.js';
@@ -165,20 +162,8 @@ export function decodeForWrite(info: ResourceInfo, obj: Json): StatusError | und
 }
 
 function valueErrors(info: ResourceInfo, obj: Json): FieldError[] {
-  switch (info.resource) {
-    case 'daemonsets':
-      return validateDaemonSet(obj as unknown as DaemonSet);
-    case 'pods':
-      return validatePod(obj as unknown as Pod);
-    case 'nodes':
-      return validateNode(obj as unknown as Node);
-    case 'controllerrevisions':
-      return validateControllerRevision(obj as unknown as ControllerRevision);
-    case 'namespaces':
-      return validateNamespace((obj as unknown as {metadata: ObjectMeta}).metadata);
-    default:
-      return [];
-  }
+  if (info.resource === 'namespaces') return validateNamespace((obj as unknown as {metadata: ObjectMeta}).metadata);
+  return isDecodedKind(info.kind) ? valueErrorsOf(info.kind, obj as Record<string, unknown>) : [];
 }
 
 export function validateForCreate(info: ResourceInfo, obj: Json): StatusError | undefined {
