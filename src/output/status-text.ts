@@ -39,7 +39,7 @@ function summaryLine(report: RolloutStatusReport): string {
       ? `RollingUpdate, maxUnavailable ${maxUnavailable}, maxSurge ${maxSurge}`
       : type;
   const counts = [
-    `${formatCount(report.counts.updated)} updated`,
+    `${formatCount(report.counts.updated)} updated and available`,
     `${formatCount(report.counts.waiting)} waiting`,
     `${formatCount(report.counts.blocked)} blocked`,
     ...(report.counts['not-eligible'] > 0 ? [`${formatCount(report.counts['not-eligible'])} not eligible`] : []),

@@ -101,7 +101,7 @@ describe('status --watch (clusters on sped-up real time)', () => {
       expect(result.stdout).toContain('daemon set "fluentd" successfully rolled out\n  Rollout complete: 4 of 4 nodes run revision 2\n');
       expect(
         result.stdout.endsWith(
-          'kube-system/fluentd revision 2 (RollingUpdate, maxUnavailable 2, maxSurge 0): 4 nodes, 4 updated, 0 waiting, 0 blocked\n\nNODE    STATE    WHY\nnode-1  updated\nnode-2  updated\nnode-3  updated\nnode-4  updated\n',
+          'kube-system/fluentd revision 2 (RollingUpdate, maxUnavailable 2, maxSurge 0): 4 nodes, 4 updated and available, 0 waiting, 0 blocked\n\nNODE    STATE    WHY\nnode-1  updated\nnode-2  updated\nnode-3  updated\nnode-4  updated\n',
         ),
       ).toBe(true);
       // Followed through watches: the four lists, then no more reads.
