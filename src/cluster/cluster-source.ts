@@ -1,6 +1,6 @@
 // Where the planner's input comes from: a live cluster, a snapshot file or the simulated cluster.
 // Kept minimal and async so that every adapter (including the live client-node one) fits behind it.
-import type {ClusterState, ControllerRevision, DaemonSet, Node, Pod} from '../core/index.js';
+import type {ClusterState, StoredObjects} from '../core/index.js';
 
 export interface DaemonSetRef {
   readonly namespace: string;
@@ -8,12 +8,7 @@ export interface DaemonSetRef {
 }
 
 /** Every DaemonSet of a scope (a namespace, or all) with the nodes, pods and revisions around them: `status -A`. */
-export interface ClusterObjects {
-  readonly daemonSets: readonly DaemonSet[];
-  readonly nodes: readonly Node[];
-  readonly pods: readonly Pod[];
-  readonly revisions: readonly ControllerRevision[];
-}
+export type ClusterObjects = StoredObjects;
 
 /** A source that reads a whole scope at once: one list per resource, however many DaemonSets (undefined: all namespaces). */
 export interface ClusterObjectsSource {
