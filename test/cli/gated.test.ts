@@ -69,6 +69,18 @@ async function strategyFile(text: string): Promise<string> {
   return path;
 }
 
+/**
+ * Nothing outside the canary (node-1) got the new image before the canary's bake of `bakeMs` had passed after it
+ * turned Ready (server clock; creation times have one-second resolution).
+ */
+function expectCanaryFirst(s: RolloutSim, watcher: ImageWatcher, bakeMs: number): void {
+  const canaryReady = watcher.nodes.get('node-1')!;
+  watcher.close();
+  for (const pod of s.pods().filter((p) => p.spec.nodeName !== 'node-1')) {
+    expect(Date.parse(pod.metadata.creationTimestamp!)).toBeGreaterThanOrEqual(Math.floor(canaryReady / 1000) * 1000 + bakeMs - 1000);
+  }
+}
+
 test('a healthy release: canary, bake, waves, complete; later nodes only after the canary baked', async () => {
   sim = await startRolloutSim({nodes: 6, maxUnavailable: 2});
   const watcher = new ImageWatcher(sim, 'agent:v2');
@@ -288,11 +300,7 @@ test.each([11, 29])('kill -9 at seeded random points through bakes and waves (se
     expect(everyNodeOn(s, 'agent:v2')).toBe(true);
     expect(witness.max.count).toBeLessThanOrEqual(2);
     // Nothing outside the canary got the new image before the canary's 20 s bake (server clock).
-    const canaryReady = watcher.nodes.get('node-1')!;
-    watcher.close();
-    for (const pod of s.pods().filter((p) => p.spec.nodeName !== 'node-1')) {
-      expect(Date.parse(pod.metadata.creationTimestamp!)).toBeGreaterThanOrEqual(Math.floor(canaryReady / 1000) * 1000 + 20_000 - 1000);
-    }
+    expectCanaryFirst(s, watcher, 20_000);
   } finally {
     killAll(children);
   }
@@ -326,11 +334,7 @@ test('two operators run the same gated rollout at once: one stops (on the step l
     expect(record(s)).toMatchObject({phase: 'complete'});
     expect(everyNodeOn(s, 'agent:v2')).toBe(true);
     expect(witness.max.count).toBeLessThanOrEqual(2);
-    const canaryReady = watcher.nodes.get('node-1')!;
-    watcher.close();
-    for (const pod of s.pods().filter((p) => p.spec.nodeName !== 'node-1')) {
-      expect(Date.parse(pod.metadata.creationTimestamp!)).toBeGreaterThanOrEqual(Math.floor(canaryReady / 1000) * 1000 + 20_000 - 1000);
-    }
+    expectCanaryFirst(s, watcher, 20_000);
   } finally {
     killAll(children);
   }
