@@ -118,6 +118,21 @@ const oclifUnusedLeftOut = {
   },
 };
 
+// client-node's generated API classes and models are plain declarations, but its package.json does not say so
+// (no "sideEffects"), so esbuild keeps all of them (3 MB) wherever KubeConfig is imported. Said here, only the
+// APIs a command uses are bundled, and the reads that need only KubeConfig's transport load no generated code.
+const clientNodeWithoutSideEffects = {
+  name: 'client-node-without-side-effects',
+  setup(esbuild) {
+    esbuild.onResolve({filter: /^@kubernetes\/client-node$|^\.{1,2}\//}, async (args) => {
+      if (args.pluginData === 'resolving' || (args.path.startsWith('.') && !/[\\/]@kubernetes[\\/]client-node[\\/]/.test(args.importer))) return undefined;
+      const resolved = await esbuild.resolve(args.path, {kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: 'resolving'});
+      if (resolved.errors.length > 0) return undefined;
+      return {path: resolved.path, sideEffects: false};
+    });
+  },
+};
+
 const common = {
   // Less to parse at every start; names kept, as errors are named after their classes.
   minify: true,
@@ -150,7 +165,7 @@ if (!sea) {
     chunkNames: 'chunks/[name]-[hash]',
     format: 'esm',
     splitting: true,
-    plugins: [inkWithoutDevtools, oclifWithoutEngineCheck, oclifUnusedLeftOut],
+    plugins: [clientNodeWithoutSideEffects, inkWithoutDevtools, oclifWithoutEngineCheck, oclifUnusedLeftOut],
     // client-node's CommonJS dependencies `require()` Node's built-ins, which ESM has no `require` for.
     banner: {js: "import {createRequire as __dsCreateRequire} from 'node:module'; const require = __dsCreateRequire(import.meta.url);"},
   });
@@ -165,6 +180,6 @@ if (sea) {
     outfile: 'dist-sea/main.cjs',
     format: 'cjs',
     external: [],
-    plugins: [inkWithoutDevtools, oclifWithoutEngineCheck, oclifUnusedLeftOut, yogaWithoutAwait, optionalModulesAbsent],
+    plugins: [clientNodeWithoutSideEffects, inkWithoutDevtools, oclifWithoutEngineCheck, oclifUnusedLeftOut, yogaWithoutAwait, optionalModulesAbsent],
   });
 }

@@ -53,9 +53,9 @@ export class KubeletAgent {
   }
 
   async start(): Promise<void> {
-    const k8s = await import('@kubernetes/client-node');
-    this.core = this.kubeConfig.makeApiClient(k8s.CoreV1Api);
-    this.coordination = this.kubeConfig.makeApiClient(k8s.CoordinationV1Api);
+    const {CoreV1Api, CoordinationV1Api} = await import('./kubelet-api.js');
+    this.core = this.kubeConfig.makeApiClient(CoreV1Api);
+    this.coordination = this.kubeConfig.makeApiClient(CoordinationV1Api);
     for (const name of this.options.nodes) await this.registerNode(name);
     await this.renewLeases();
     this.leaseTimer = setInterval(() => void this.renewLeases().catch((e) => this.failed(e)), 10_000);
