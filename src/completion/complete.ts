@@ -35,8 +35,8 @@ async function lookup(wanted: Exclude<Wanted, {kind: 'files'}>): Promise<readonl
   if (wanted.kind === 'fixed') return wanted.candidates;
   const names = await import('../services/completion.js');
   switch (wanted.kind) {
-    case 'contexts':
-      return names.contextNames(wanted.cluster);
+    case 'kubeconfig':
+      return names.kubeconfigEntryNames(wanted.cluster, wanted.list);
     case 'namespaces':
       return names.namespaceNames(wanted.cluster);
     case 'daemonsets':

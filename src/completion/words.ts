@@ -1,6 +1,7 @@
 // What the word under the cursor is, from the words before it and the commands' own flag definitions:
 // a subcommand, a flag name, a flag's value or the DaemonSet argument. Pure: no cluster, no files.
 import type {Command} from '@oclif/core';
+import type {KubeconfigList} from '../cluster/live/index.js';
 import {connectionFlags, type FlagValues, TRUE_WORDS} from '../flags.js';
 
 /** Cobra's directives, which `kubectl __complete` relays to the shell (a bit set). */
@@ -20,7 +21,7 @@ const CLUSTER_FLAGS: readonly ClusterFlag[] = ['kubeconfig', 'context', 'namespa
 export type Wanted =
   | {readonly kind: 'fixed'; readonly candidates: readonly Candidate[]}
   | {readonly kind: 'files'}
-  | {readonly kind: 'contexts'; readonly cluster: ClusterChoice}
+  | {readonly kind: 'kubeconfig'; readonly list: KubeconfigList; readonly cluster: ClusterChoice}
   | {readonly kind: 'namespaces'; readonly cluster: ClusterChoice}
   | {readonly kind: 'daemonsets'; readonly cluster: ClusterChoice}
   | {readonly kind: 'revisions'; readonly cluster: ClusterChoice; readonly daemonSet: string}
@@ -40,6 +41,12 @@ interface FlagSpec extends FlagValues {
 /** A path's value: the shell completes file names (kubeconfig, snapshot, -f, certificate-authority, ...). */
 const FILE_HELP_VALUES = new Set(['FILE', 'MANIFEST']);
 const REVISION_FLAGS = new Set(['to-revision', 'revision']);
+/** The flags whose values are names in the kubeconfig, and the list each names. */
+const KUBECONFIG_LISTS = new Map<string, KubeconfigList>([
+  ['context', 'contexts'],
+  ['cluster', 'clusters'],
+  ['user', 'users'],
+]);
 
 /** The command (or topic) the leading words name, and how many words that took. */
 function findCommand(plugin: string, words: readonly string[], commands: Readonly<Record<string, Command.Class>>) {
@@ -136,7 +143,8 @@ function flagValue(flag: FlagSpec, value: string, prefix: string, cluster: Clust
       `${prefix}${value}`,
     );
   if (flag.helpValue !== undefined && FILE_HELP_VALUES.has(flag.helpValue)) return {kind: 'files'};
-  if (flag.name === 'context') return {kind: 'contexts', cluster};
+  const list = KUBECONFIG_LISTS.get(flag.name);
+  if (list) return {kind: 'kubeconfig', list, cluster};
   if (flag.name === 'namespace') return {kind: 'namespaces', cluster};
   if (REVISION_FLAGS.has(flag.name) && positional[0] !== undefined) return {kind: 'revisions', cluster, daemonSet: positional[0]};
   if (flag.helpValue?.startsWith('NODE')) {

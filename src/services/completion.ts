@@ -1,6 +1,6 @@
 // Live names for shell completion, fetched through the kubeconfig's context the way the commands connect:
 // one short try per lookup (no retries), so a slow or absent cluster costs the shell a second, not thirty.
-import {type KubeClient, connectLiveCluster, kubeconfigContextNames} from '../cluster/live/index.js';
+import {type KubeClient, type KubeconfigList, connectLiveCluster, kubeconfigNames} from '../cluster/live/index.js';
 import {kubeconfigOptions, type SourceOptions} from '../cluster/open-source.js';
 import type {Candidate, ClusterChoice} from '../completion/words.js';
 
@@ -26,8 +26,9 @@ async function names(client: KubeClient, path: string, resource: string, namespa
   return (list.items ?? []).flatMap((item) => (item.metadata?.name ? [item.metadata.name] : []));
 }
 
-export function contextNames(choice: ClusterChoice): Candidate[] {
-  return kubeconfigContextNames(kubeconfigOf(choice)).map((value) => ({value}));
+/** The kubeconfig's context, cluster or user names, from the file `--kubeconfig` names if typed. */
+export function kubeconfigEntryNames(choice: ClusterChoice, list: KubeconfigList): Candidate[] {
+  return kubeconfigNames(kubeconfigOf(choice), list).map((value) => ({value}));
 }
 
 export async function namespaceNames(choice: ClusterChoice): Promise<Candidate[]> {

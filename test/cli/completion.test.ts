@@ -1,7 +1,7 @@
 // Shell completion end to end: the BUILT kubectl_complete-* executables (what kubectl 1.26+ runs), the same
 // through the real `kubectl __complete`, and `ds-rollout completion bash|zsh|fish`, against a simulated cluster.
 import {execFile} from 'node:child_process';
-import {mkdtemp, rm, symlink} from 'node:fs/promises';
+import {mkdtemp, rm, symlink, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, test, vi} from 'vitest';
@@ -88,6 +88,35 @@ describe('kubectl_complete-ds_rollout', () => {
     expect((await complete('rollout', ['status', '--context', ''])).values).toEqual(['ds-rollout-sim']);
   });
 
+  test("--cluster and --user: the kubeconfig's names, never their credentials; from the --kubeconfig typed", async () => {
+    expect((await complete('rollout', ['status', '--cluster', ''])).values).toEqual(['ds-rollout-sim']);
+    expect((await complete('rollout', ['status', '--user', ''])).values).toEqual(['ds-rollout-sim']);
+    const dir = await mkdtemp(join(tmpdir(), 'ds-rollout-complete-'));
+    const kubeconfig = join(dir, 'kubeconfig');
+    await writeFile(
+      kubeconfig,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'clusters:',
+        '- {name: prod, cluster: {server: "https://prod:6443"}}',
+        '- {name: staging, cluster: {server: "https://staging:6443"}}',
+        'users:',
+        '- {name: admin, user: {token: SECRET-TOKEN}}',
+        '- {name: alice, user: {password: SECRET-PASSWORD, username: alice}}',
+        'contexts:',
+        '- {name: prod, context: {cluster: prod, user: admin}}',
+        'current-context: prod',
+      ].join('\n'),
+    );
+    expect((await complete('rollout', ['step', 'fluentd', '--kubeconfig', kubeconfig, '--cluster', ''])).values).toEqual(['prod', 'staging']);
+    expect((await complete('rollout', ['step', 'fluentd', `--kubeconfig=${kubeconfig}`, '--cluster', 'st'])).values).toEqual(['staging']);
+    // The whole output: names and the directive, no descriptions, nothing of the entries' credentials.
+    const users = await runCli(['status', '--kubeconfig', kubeconfig, '--user', ''], {bin: 'bin/kubectl_complete-ds_rollout'});
+    expect(users).toMatchObject({stdout: 'admin\nalice\n:4\n', stderr: '', code: 0});
+    await rm(dir, {recursive: true, force: true});
+  });
+
   test('revision numbers of the DaemonSet for --to-revision and --revision, newest first', async () => {
     expect(fluentdRevisions().length).toBeGreaterThanOrEqual(3);
     expect((await complete('rollout', ['undo', 'fluentd', '-n', 'kube-system', '--to-revision', ''])).values).toEqual(fluentdRevisions());
@@ -171,6 +200,8 @@ describe.skipIf(!kubectlPath || kubectlMinor < 26)('through kubectl __complete',
     expect(await kubectlComplete('ds-plan', '-o', '')).toEqual(['text', 'json', 'yaml', 'name', 'jsonpath=']);
     expect(await kubectlComplete('ds-plan', '-n', 'kube-system', 'flu')).toEqual(['fluentd']);
     expect(await kubectlComplete('ds-rollout', 'status', '-n', '')).toEqual(names('namespaces'));
+    expect(await kubectlComplete('ds-rollout', 'status', '--cluster', '')).toEqual(['ds-rollout-sim']);
+    expect(await kubectlComplete('ds-rollout', 'status', '--user', '')).toEqual(['ds-rollout-sim']);
     expect(await kubectlComplete('ds-rollout', 'undo', 'fluentd', '-n', 'kube-system', '--to-revision', '')).toEqual(fluentdRevisions());
     expect(await kubectlComplete('ds-rollout', 'step', 'fluentd', '--nodes', '')).toEqual(names('nodes'));
   });

@@ -44,7 +44,7 @@ describe('wantedCompletion', () => {
     expect(want('rollout', ['history', 'fluentd'], '--revision=')).toMatchObject({kind: 'revisions', daemonSet: 'fluentd'});
     expect(want('rollout', ['step', 'fluentd'], '--nodes=a,b')).toMatchObject({kind: 'nodes', before: '--nodes=a,'});
     expect(want('rollout', ['sim', 'start', '--fail-node'], '')).toMatchObject({kind: 'nodes', before: ''});
-    expect(want('rollout', ['status', '--context'], '')).toMatchObject({kind: 'contexts'});
+    expect(want('rollout', ['status', '--context'], '')).toMatchObject({kind: 'kubeconfig', list: 'contexts'});
     expect(want('rollout', ['status', '--certificate-authority'], '')).toEqual({kind: 'files'});
   });
 
@@ -67,6 +67,13 @@ describe('wantedCompletion', () => {
       kind: 'daemonsets',
       cluster: {server: 'https://h', 'insecure-skip-tls-verify': false},
     });
+  });
+
+  test("--context, --cluster and --user: the kubeconfig's names, from the --kubeconfig already typed", () => {
+    expect(want('rollout', ['status', '--cluster'], '')).toEqual({kind: 'kubeconfig', list: 'clusters', cluster: {}});
+    expect(want('rollout', ['step', 'fluentd', '--kubeconfig=/k', '--user'], 'ad')).toEqual({kind: 'kubeconfig', list: 'users', cluster: {kubeconfig: '/k'}});
+    expect(want('rollout', ['history', '--kubeconfig', '/k', '--context'], '')).toEqual({kind: 'kubeconfig', list: 'contexts', cluster: {kubeconfig: '/k'}});
+    expect(want('rollout', ['sim', 'kubelets', '--user'], '')).toMatchObject({kind: 'kubeconfig', list: 'users'});
   });
 
   test('no revision lookup before the DaemonSet is named', () => {

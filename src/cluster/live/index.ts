@@ -49,7 +49,7 @@ export function connectLiveCluster(options: ConnectOptions): LiveCluster {
 
 export {KubeClient} from './client.js';
 export {Credentials, TransportKubeConfig} from './credentials.js';
-export {kubeconfigContextNames, resolveKubeconfig} from './kubeconfig.js';
+export {type KubeconfigList, kubeconfigNames, resolveKubeconfig} from './kubeconfig.js';
 export {LiveClusterSource, DEFAULT_PAGE_SIZE} from './live-source.js';
 export {LiveClusterWriter} from './writer.js';
 export {Reflector, watchClusterState, type ClusterWatch, type ClusterWatchOptions} from './watch.js';

@@ -170,9 +170,12 @@ function defaultData(): KubeconfigData {
   };
 }
 
-/** The context names of the kubeconfig kubectl would load (for completion); none where it cannot be read. */
-export function kubeconfigContextNames(options: Pick<KubeconfigOptions, 'kubeconfig'>): string[] {
-  return [...(loadData(options) ?? defaultData()).contexts.keys()];
+/** The kubeconfig's named lists that completion offers names from. */
+export type KubeconfigList = 'contexts' | 'clusters' | 'users';
+
+/** The names (only: never an entry's fields) in one list of the kubeconfig kubectl would load, for completion. */
+export function kubeconfigNames(options: Pick<KubeconfigOptions, 'kubeconfig'>, list: KubeconfigList): string[] {
+  return [...(loadData(options) ?? defaultData())[list].keys()];
 }
 
 export function resolveKubeconfig(options: KubeconfigOptions): ResolvedKubeconfig {
