@@ -5,7 +5,8 @@ import js from '@eslint/js';
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
-const coreOnlyThroughIndex = {group: ['**/core/*', '!**/core/index.js'], message: 'Enter the core through src/core/index.ts.'};
+// Relative paths only: '@oclif/core/help' is a package, not src/core.
+const coreOnlyThroughIndex = {regex: '^\\.\\.?/(.*/)?core/(?!index\\.js$)', message: 'Enter the core through src/core/index.ts.'};
 const noServices = {group: ['**/services/*', '**/commands/*'], message: 'Imports point inward: no services or commands here.'};
 const noClusterAccess = {group: ['**/cluster/*', '**/sim/*'], message: 'Imports point inward: output and ui render; they do not reach the cluster.'};
 

@@ -1,31 +1,55 @@
 // Live mode end to end: `kubectl-ds_plan` against a 5,000-node simulated cluster, side by side with
 // `kubectl get pods,nodes -o json` against the same cluster (targets, issue 4: no slower than kubectl, at most
-// five API requests), and the plan's peak memory with 50,000 pods (target < 400 MB), measured on the child.
+// five API requests), against the floor of issue 14 (the same four requests sent by curl in parallel, their
+// answers JSON.parse-d in one `node`; target within 1.5x), with the phases of the plan's own run
+// (src/timings.ts), and the plan's peak memory with 50,000 pods (target < 400 MB), measured on the child.
 // The cluster runs in this process, so children are run asynchronously (a blocking spawn would starve it).
-import {execFile, execFileSync} from 'node:child_process';
+import {execFileSync} from 'node:child_process';
 import {existsSync} from 'node:fs';
-import {mkdtemp, rm} from 'node:fs/promises';
+import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
+import {load} from 'js-yaml';
 import {startSimulatedCluster, type SimulatedCluster} from '../src/sim/index.js';
-import {median, report} from './report.js';
+import {median, pairedMedians, phaseBreakdown, report, runChild as run} from './report.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const PLAN = join(ROOT, 'bin', 'kubectl-ds_plan');
 
-function run(file: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ms: number; stderr: string}> {
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    execFile(file, [...args], {env, maxBuffer: 512 * 1024 * 1024}, (error, _stdout, stderr) => {
-      if (error) reject(new Error(`${file} ${args.join(' ')} failed: ${stderr || error.message}`));
-      else resolve({ms: performance.now() - t0, stderr});
-    });
-  });
+/**
+ * The floor of a live read: `curl` sends the plan's own requests (same paths, same token and CA) in parallel, then one
+ * `node` parses the answers. Undefined without curl.
+ */
+async function curlFloor(kubeconfig: string, paths: readonly string[], env: NodeJS.ProcessEnv): Promise<(() => ReturnType<typeof run>) | undefined> {
+  if (!findCommand('curl')) return undefined;
+  const config = load(await readFile(kubeconfig, 'utf8')) as {
+    clusters: {cluster: {server: string; 'certificate-authority-data': string}}[];
+    users: {user: {token: string}}[];
+  };
+  const {server, 'certificate-authority-data': ca} = config.clusters[0]!.cluster;
+  const dir = join(kubeconfig, '..');
+  await writeFile(join(dir, 'ca.crt'), Buffer.from(ca, 'base64'));
+  await writeFile(join(dir, 'token'), `Authorization: Bearer ${config.users[0]!.user.token}\n`);
+  const files = paths.map((_, i) => join(dir, `answer-${i}.json`));
+  const script = [
+    ...paths.map((path, i) => `curl -sf --cacert ${join(dir, 'ca.crt')} -H @${join(dir, 'token')} -o ${files[i]} '${server}${path}' &`),
+    'wait',
+    `${process.execPath} -e 'for (const f of process.argv.slice(1)) JSON.parse(require("node:fs").readFileSync(f, "utf8"))' ${files.join(' ')}`,
+  ].join('\n');
+  await writeFile(join(dir, 'floor.sh'), script);
+  const floor = () => run('bash', [join(dir, 'floor.sh')], env);
+  await floor(); // the same warm-up the plan had
+  return floor;
 }
 
-function findKubectl(): string | undefined {
+function pathOf(entry: {readonly path: string; readonly query: Readonly<Record<string, string>>}): string {
+  const query = new URLSearchParams(entry.query).toString();
+  return query === '' ? entry.path : `${entry.path}?${query}`;
+}
+
+function findCommand(name: string): string | undefined {
   try {
-    return execFileSync('which', ['kubectl'], {encoding: 'utf8'}).trim() || undefined;
+    return execFileSync('which', [name], {encoding: 'utf8'}).trim() || undefined;
   } catch {
     return undefined;
   }
@@ -53,22 +77,32 @@ export async function benchLive(): Promise<void> {
     await run(process.execPath, planArgs, env); // warm the file cache
     cluster.requestLog.clear();
     await run(process.execPath, planArgs, env);
-    const requests = cluster.requestLog.entries.filter((e) => e.resource !== undefined).map((e) => `${e.verb} ${e.resource}`);
-    const ours: number[] = [];
-    for (let i = 0; i < runs; i++) ours.push((await run(process.execPath, planArgs, env)).ms);
+    const requests = cluster.requestLog.entries.filter((e) => e.resource !== undefined);
+    const described = requests.map((e) => `${e.verb} ${e.resource}`);
+    const plan = () => run(process.execPath, planArgs, env);
+    const floor = await curlFloor(kubeconfig, requests.map(pathOf), env);
+    const [ours, floorMs] = await pairedMedians(floor ? [plan, floor] : [plan], runs);
 
-    const kubectl = findKubectl();
-    let line = `live  kubectl-ds_plan, 5,000 nodes: ${median(ours).toFixed(0)} ms, ${requests.length} API requests (${requests.join(', ')}) (target <= 5)`;
+    const kubectl = findCommand('kubectl');
+    let line = `live  kubectl-ds_plan, 5,000 nodes: ${ours!.toFixed(0)} ms, ${requests.length} API requests (${described.join(', ')}) (target <= 5)`;
     if (kubectl) {
       const getArgs = ['get', 'pods,nodes', '-n', 'kube-system', '-o', 'json', '--kubeconfig', kubeconfig];
       await run(kubectl, getArgs, env); // discovery, once, as for any kubectl user
       const theirs: number[] = [];
       for (let i = 0; i < runs; i++) theirs.push((await run(kubectl, getArgs, env)).ms);
-      line += `; kubectl get pods,nodes -o json: ${median(theirs).toFixed(0)} ms; ratio ${(median(ours) / median(theirs)).toFixed(2)} (target <= 1.00)`;
+      line += `; kubectl get pods,nodes -o json: ${median(theirs).toFixed(0)} ms; ratio ${(ours! / median(theirs)).toFixed(2)} (target <= 1.00)`;
     } else {
       line += '; kubectl not on PATH, no comparison';
     }
     report(line);
+    if (floorMs === undefined) report('live  curl not on PATH: no floor');
+    else {
+      const ratio = ours! / floorMs;
+      report(
+        `live  floor (the same ${requests.length} requests by curl in parallel, then JSON.parse in one node): ${floorMs.toFixed(0)} ms; kubectl-ds_plan ${ratio.toFixed(2)}x (goal 1.5x)`,
+      );
+    }
+    report(`live  kubectl-ds_plan phases: ${await phaseBreakdown(() => run(process.execPath, planArgs, {...env, DS_ROLLOUT_TIMINGS: '1'}), runs)}`);
   });
 
   const time = '/usr/bin/time';

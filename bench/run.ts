@@ -3,6 +3,7 @@ import {benchCliStart} from './cli-start.js';
 import {benchCore} from './core.js';
 import {benchDashboard} from './dashboard.js';
 import {benchLive} from './live.js';
+import {benchPlanSnapshot} from './plan-snapshot.js';
 import {benchSim} from './sim.js';
 import {benchSimSnapshot} from './sim-snapshot.js';
 
@@ -11,5 +12,6 @@ if (!only || only === 'core') await benchCore();
 if (!only || only === 'cli') await benchCliStart();
 if (!only || only === 'sim') await benchSim();
 if (!only || only === 'sim' || only === 'snapshot') await benchSimSnapshot();
+if (!only || only === 'plan') await benchPlanSnapshot();
 if (!only || only === 'dashboard') await benchDashboard();
 if (!only || only === 'live') await benchLive();

@@ -17,7 +17,7 @@ const KINDS = [
 ] as const;
 
 /** What `kubectl get nodes,pods,daemonsets,controllerrevisions -A -o json` prints for the `large` scenario. */
-async function largeDump(nodes: number): Promise<object> {
+export async function largeDump(nodes: number): Promise<object> {
   const source = await startSimulatedCluster({clock: new ManualClock(), scenario: 'large', scenarioOptions: {nodes}});
   const items = KINDS.flatMap(({resource, kind, apiVersion}) => source.store.list(resource).items.map((item) => ({...item, apiVersion, kind})));
   await source.stop();

@@ -2,10 +2,12 @@
 // them, and oclif's own parse errors, into ONE stderr line and the contract's exit code, with stdout left empty.
 // Lives outside src/commands so that oclif does not take it for a command. Imports nothing but @oclif/core and the
 // dependency-free colour helpers.
-import {Command, type Interfaces} from '@oclif/core';
+import {Command} from '@oclif/core/command';
+import type * as Interfaces from '@oclif/core/interfaces';
 import {FALSE_WORDS, TRUE_WORDS} from './flags.js';
 import {stripAnsi} from './output/color.js';
 import {nearest} from './suggest.js';
+import {markPhase, timingsLine} from './timings.js';
 
 interface FailureLike {
   readonly message?: unknown;
@@ -82,6 +84,7 @@ export abstract class BaseCommand extends Command {
   }
 
   public override async init(): Promise<void> {
+    markPhase('start-up');
     await super.init();
     // `kubectl ds-plan ... | head` closes the pipe early: that is the reader's choice, not an error.
     process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -97,6 +100,11 @@ export abstract class BaseCommand extends Command {
     argv: string[] = this.argv,
   ): Promise<Interfaces.ParserOutput<F, B, A>> {
     return super.parse(options, normalizeArgv(argv, (options?.flags ?? {}) as Record<string, FlagShape>));
+  }
+
+  protected override async finally(error: Error | undefined): Promise<void> {
+    if (process.env.DS_ROLLOUT_TIMINGS) process.stderr.write(`${timingsLine(error ? 'failed' : 'output')}\n`);
+    return super.finally(error);
   }
 
   protected override async catch(error: Error): Promise<void> {

@@ -2,7 +2,11 @@
 // them in memory instead of importing files. That is what lets one bundle file (and the single executable,
 // which can `require` nothing but Node's built-ins) hold the CLI. Mirrors oclif's own `run` (main.ts): version
 // and help flags first, a topic alone shows its help, anything else runs the command.
-import {Config, type Command, flush, handle, type Interfaces, Plugin} from '@oclif/core';
+import type {Command} from '@oclif/core/command';
+import {Config, Plugin} from '@oclif/core/config';
+import {flush} from '@oclif/core/flush';
+import {handle} from '@oclif/core/handle';
+import type * as Interfaces from '@oclif/core/interfaces';
 import Plan from './commands/plan.js';
 import Abort from './commands/rollout/abort.js';
 import Completion from './commands/rollout/completion.js';

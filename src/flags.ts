@@ -1,6 +1,7 @@
 // Flags shared by every command, spelled as kubectl spells them (kubectl forwards none of its own to plugins).
 // Imported at the top of command files, so at run time it may import nothing but @oclif/core.
-import {Args, Flags} from '@oclif/core';
+import * as Args from '@oclif/core/args';
+import * as Flags from '@oclif/core/flags';
 // Type only (erased): the document formats are output's; nothing of output loads with this file.
 import type {DocumentFormat} from './output/document.js';
 

@@ -1,5 +1,5 @@
 // The flags of a gated rollout (`step --canary ...`, `promote`, `abort`): defined once, light to load (oclif only).
-import {Flags} from '@oclif/core';
+import * as Flags from '@oclif/core/flags';
 import {durationFlag} from './flags.js';
 
 export const gatedFlags = {

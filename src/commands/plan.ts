@@ -1,6 +1,6 @@
 // `kubectl ds-plan NAME`: parse flags, call the plan service, render. Only @oclif/core and the flag/base modules
 // (which import nothing else) load at start-up; everything else is imported inside run() to keep --help fast.
-import {Flags} from '@oclif/core';
+import * as Flags from '@oclif/core/flags';
 import {BaseCommand} from '../base-command.js';
 import {clusterFlags, durationFlag, filenameFlag, isDocumentFormat, kubeVersionFlag, nowFlag, optionalDaemonSetArg, outputFlag} from '../flags.js';
 

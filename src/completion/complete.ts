@@ -1,7 +1,7 @@
 // `kubectl-ds_rollout __complete WORDS... TOCOMPLETE`: what kubectl 1.26+ runs (through the
 // kubectl_complete-ds_rollout executable) and what `ds-rollout completion bash|zsh|fish` scripts run.
 // Prints cobra's format; on any error, or after the deadline, only the directive: nothing on stderr.
-import type {Command} from '@oclif/core';
+import type {Command} from '@oclif/core/command';
 import {type Candidate, Directive, renderCompletion, type Wanted, wantedCompletion} from './words.js';
 
 /** The whole completion's limit, lookups included: a shell must not hang on an unreachable cluster. */
@@ -33,6 +33,10 @@ export async function complete(plugin: string, args: readonly string[], commands
 
 async function lookup(wanted: Exclude<Wanted, {kind: 'files'}>): Promise<readonly Candidate[]> {
   if (wanted.kind === 'fixed') return wanted.candidates;
+  return (await lookupNames(wanted)).map((candidate) => ({...candidate, value: `${wanted.before}${candidate.value}`}));
+}
+
+async function lookupNames(wanted: Exclude<Wanted, {kind: 'files' | 'fixed'}>): Promise<readonly Candidate[]> {
   const names = await import('../services/completion.js');
   switch (wanted.kind) {
     case 'kubeconfig':
@@ -44,6 +48,6 @@ async function lookup(wanted: Exclude<Wanted, {kind: 'files'}>): Promise<readonl
     case 'revisions':
       return names.revisionNumbers(wanted.cluster, wanted.daemonSet);
     case 'nodes':
-      return (await names.nodeNames(wanted.cluster)).map((node) => ({value: `${wanted.before}${node.value}`}));
+      return names.nodeNames(wanted.cluster);
   }
 }

@@ -1,6 +1,6 @@
 // What the word under the cursor is, from the words before it and the commands' own flag definitions:
 // a subcommand, a flag name, a flag's value or the DaemonSet argument. Pure: no cluster, no files.
-import type {Command} from '@oclif/core';
+import type {Command} from '@oclif/core/command';
 import type {KubeconfigList} from '../cluster/live/index.js';
 import {connectionFlags, type FlagValues, TRUE_WORDS} from '../flags.js';
 
@@ -21,11 +21,17 @@ const CLUSTER_FLAGS: readonly ClusterFlag[] = ['kubeconfig', 'context', 'namespa
 export type Wanted =
   | {readonly kind: 'fixed'; readonly candidates: readonly Candidate[]}
   | {readonly kind: 'files'}
-  | {readonly kind: 'kubeconfig'; readonly list: KubeconfigList; readonly cluster: ClusterChoice}
-  | {readonly kind: 'namespaces'; readonly cluster: ClusterChoice}
-  | {readonly kind: 'daemonsets'; readonly cluster: ClusterChoice}
-  | {readonly kind: 'revisions'; readonly cluster: ClusterChoice; readonly daemonSet: string}
-  | {readonly kind: 'nodes'; readonly cluster: ClusterChoice; readonly before: string};
+  | Lookup<{readonly kind: 'kubeconfig'; readonly list: KubeconfigList}>
+  | Lookup<{readonly kind: 'namespaces'}>
+  | Lookup<{readonly kind: 'daemonsets'}>
+  | Lookup<{readonly kind: 'revisions'; readonly daemonSet: string}>
+  | Lookup<{readonly kind: 'nodes'}>;
+
+/**
+ * Names looked up in the kubeconfig or on the cluster. `before` is what each candidate starts with, as typed:
+ * `--context=` when the value shares the flag's word, the elements before the last of a comma-separated list.
+ */
+type Lookup<T> = T & {readonly cluster: ClusterChoice; readonly before: string};
 
 interface FlagSpec extends FlagValues {
   readonly name: string;
@@ -132,7 +138,7 @@ export function wantedCompletion(plugin: string, words: readonly string[], toCom
       argument.options.map((value) => ({value})),
       toComplete,
     );
-  return {kind: 'daemonsets', cluster};
+  return {kind: 'daemonsets', cluster, before: ''};
 }
 
 function flagValue(flag: FlagSpec, value: string, prefix: string, cluster: ClusterChoice, positional: readonly string[]): Wanted {
@@ -144,9 +150,9 @@ function flagValue(flag: FlagSpec, value: string, prefix: string, cluster: Clust
     );
   if (flag.helpValue !== undefined && FILE_HELP_VALUES.has(flag.helpValue)) return {kind: 'files'};
   const list = KUBECONFIG_LISTS.get(flag.name);
-  if (list) return {kind: 'kubeconfig', list, cluster};
-  if (flag.name === 'namespace') return {kind: 'namespaces', cluster};
-  if (REVISION_FLAGS.has(flag.name) && positional[0] !== undefined) return {kind: 'revisions', cluster, daemonSet: positional[0]};
+  if (list) return {kind: 'kubeconfig', list, cluster, before: prefix};
+  if (flag.name === 'namespace') return {kind: 'namespaces', cluster, before: prefix};
+  if (REVISION_FLAGS.has(flag.name) && positional[0] !== undefined) return {kind: 'revisions', cluster, daemonSet: positional[0], before: prefix};
   if (flag.helpValue?.startsWith('NODE')) {
     // A comma-separated list: complete its last element, keeping the ones before.
     const before = value.includes(',') ? value.slice(0, value.lastIndexOf(',') + 1) : '';

@@ -174,7 +174,7 @@ export interface Decoded {
  */
 export function decodeObject(kind: DecodedKind, value: unknown): Decoded {
   const errors: FieldError[] = [];
-  let decoded = decode(SCHEMAS[kind], value, undefined, errors) as Record<string, unknown>;
+  let decoded = decode(SCHEMAS[kind], value, undefined, undefined, errors) as Record<string, unknown>;
   if (errors.length > 0) return {object: undefined, errors};
   if (kind === 'ControllerRevision' && decoded['revision'] === undefined) decoded = {...decoded, revision: 0};
   return {object: decoded, errors};
@@ -249,67 +249,78 @@ function zeroOf(schema: Schema): unknown {
 
 const KEEPS_NULL = new Set<Schema['t']>(['string', 'time', 'bool', 'any']);
 
+/**
+ * The path node of the value at `key` of `parent` (a number: a list index), made only when needed: for an error,
+ * or as the parent of a list's or an object's children. Most values are leaves without errors.
+ */
+function pathTo(parent: PathNode | undefined, key: string | number | undefined): PathNode | undefined {
+  return key === undefined ? parent : {parent, key: String(key), bracket: typeof key === 'number'};
+}
+
 /** The decoded value: `value` itself when decoding changes nothing (the common case: no copy is made). */
-function decode(schema: Schema, value: unknown, path: PathNode | undefined, errors: FieldError[]): unknown {
+function decode(schema: Schema, value: unknown, parent: PathNode | undefined, key: string | number | undefined, errors: FieldError[]): unknown {
   switch (schema.t) {
     case 'any':
       return value;
     case 'string':
-      if (typeof value !== 'string') errors.push(typeError(path, value, 'must be a string'));
+      if (typeof value !== 'string') errors.push(typeError(pathTo(parent, key), value, 'must be a string'));
       return value;
     case 'bool':
-      if (typeof value !== 'boolean') errors.push(typeError(path, value, 'must be a boolean'));
+      if (typeof value !== 'boolean') errors.push(typeError(pathTo(parent, key), value, 'must be a boolean'));
       return value;
     case 'time':
-      if (typeof value !== 'string' || !isRfc3339Time(value)) errors.push(typeError(path, value, 'must be an RFC3339 time such as "2026-11-21T12:00:00Z"'));
+      if (typeof value !== 'string' || !isRfc3339Time(value))
+        errors.push(typeError(pathTo(parent, key), value, 'must be an RFC3339 time such as "2026-11-21T12:00:00Z"'));
       return value;
     case 'int': {
       const [min, max] = INT_RANGE[schema.bits];
-      if (typeof value !== 'number' || !Number.isInteger(value)) errors.push(typeError(path, value, 'must be an integer'));
-      else if (value < min || value > max) errors.push(typeError(path, value, `must be an integer from ${min} to ${max}`));
+      if (typeof value !== 'number' || !Number.isInteger(value)) errors.push(typeError(pathTo(parent, key), value, 'must be an integer'));
+      else if (value < min || value > max) errors.push(typeError(pathTo(parent, key), value, `must be an integer from ${min} to ${max}`));
       return value;
     }
     case 'intOrString': {
       if (typeof value === 'string') return value;
       const [min, max] = INT_RANGE[32];
       if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-        errors.push(typeError(path, value, `must be an integer from ${min} to ${max} or a string such as "25%"`));
+        errors.push(typeError(pathTo(parent, key), value, `must be an integer from ${min} to ${max} or a string such as "25%"`));
       }
       return value;
     }
     case 'stringMap': {
       if (!isRecord(value)) {
-        errors.push(typeError(path, value, 'must be a map of strings'));
+        errors.push(typeError(pathTo(parent, key), value, 'must be a map of strings'));
         return value;
       }
       let out: Record<string, unknown> | undefined;
-      for (const key in value) {
-        const v = value[key];
+      for (const name in value) {
+        const v = value[name];
         if (typeof v === 'string') continue;
-        if (v === null) (out ??= {...value})[key] = '';
-        else errors.push(typeError({parent: path, key, bracket: true}, v, 'must be a string'));
+        if (v === null) (out ??= {...value})[name] = '';
+        else errors.push(typeError({parent: pathTo(parent, key), key: name, bracket: true}, v, 'must be a string'));
       }
       return out ?? value;
     }
     case 'list': {
       if (!Array.isArray(value)) {
-        errors.push(typeError(path, value, 'must be a list'));
+        errors.push(typeError(pathTo(parent, key), value, 'must be a list'));
         return value;
       }
       let out: unknown[] | undefined;
+      const path = pathTo(parent, key);
       for (let i = 0; i < value.length; i++) {
         const item: unknown = value[i];
-        const decoded = item === null ? zeroOf(schema.of) : decode(schema.of, item, {parent: path, key: String(i), bracket: true}, errors);
+        const decoded = item === null ? zeroOf(schema.of) : decode(schema.of, item, path, i, errors);
         if (decoded !== item) (out ??= [...value])[i] = decoded;
       }
       return out ?? value;
     }
     case 'object': {
       if (!isRecord(value)) {
-        errors.push(typeError(path, value, 'must be an object'));
+        errors.push(typeError(pathTo(parent, key), value, 'must be an object'));
         return value;
       }
       let out: Record<string, unknown> | undefined;
+      const path = pathTo(parent, key);
       for (const field of schema.entries) {
         const v = value[field.key];
         if (v === undefined || v === null) {
@@ -317,10 +328,10 @@ function decode(schema: Schema, value: unknown, path: PathNode | undefined, erro
           // templates, and revisions hold them), the core reads it as absent; other nulls go.
           if (v === null && KEEPS_NULL.has(field.schema.t)) continue;
           if (v === null) delete (out ??= {...value})[field.key];
-          if (field.struct) (out ??= {...value})[field.key] = decode(field.schema, {}, {parent: path, key: field.key, bracket: false}, errors);
+          if (field.struct) (out ??= {...value})[field.key] = decode(field.schema, {}, path, field.key, errors);
           continue;
         }
-        const decoded = decode(field.schema, v, {parent: path, key: field.key, bracket: false}, errors);
+        const decoded = decode(field.schema, v, path, field.key, errors);
         if (decoded !== v) (out ??= {...value})[field.key] = decoded;
       }
       return out ?? value;

@@ -244,6 +244,11 @@ export class ReconcileEngine {
 }
 
 /** RFC3339 with one-second precision, as the API server stamps creationTimestamp. */
+let lastIsoSecond: {readonly second: number; readonly text: string} | undefined;
+
+/** RFC3339 in whole seconds; the last one is remembered, as a wave creates its pods at one time. */
 function isoSeconds(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  const second = Math.floor(ms / 1000);
+  if (lastIsoSecond?.second !== second) lastIsoSecond = {second, text: new Date(second * 1000).toISOString().replace('.000Z', 'Z')};
+  return lastIsoSecond.text;
 }

@@ -18,15 +18,22 @@ export function findUpdatedPodsOnNode(pods: readonly DaemonPod[]): {newPod?: Dae
   for (const pod of pods) {
     if (pod.terminating) continue;
     if (pod.updated) {
-      if (newPod) return {ok: false};
+      if (newPod) return TWO_OF_A_KIND;
       newPod = pod;
     } else {
-      if (oldPod) return {ok: false};
+      if (oldPod) return TWO_OF_A_KIND;
       oldPod = pod;
     }
   }
-  return {...(newPod ? {newPod} : {}), ...(oldPod ? {oldPod} : {}), ok: true};
+  // One literal per shape, no spreads: this runs for every node at every simulated sync of a plan.
+  if (newPod && oldPod) return {newPod, oldPod, ok: true};
+  if (newPod) return {newPod, ok: true};
+  if (oldPod) return {oldPod, ok: true};
+  return NOTHING_ON_NODE;
 }
+
+const NOTHING_ON_NODE = {ok: true} as const;
+const TWO_OF_A_KIND = {ok: false} as const;
 
 export type NodeUpdateClass =
   | {readonly kind: 'not-ok'}

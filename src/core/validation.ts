@@ -178,7 +178,24 @@ function isDNS1123Label(value: string): string[] {
 }
 
 // upstream: staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go IsQualifiedName
-function isQualifiedName(value: string): string[] {
+/**
+ * A pure check of a string, remembered: label keys and values repeat across thousands of objects (every pod of a
+ * DaemonSet carries the same ones). Bounded, so that a stream of distinct strings cannot grow it without end.
+ */
+function remembered(check: (value: string) => string[]): (value: string) => readonly string[] {
+  const known = new Map<string, readonly string[]>();
+  return (value) => {
+    let result = known.get(value);
+    if (result === undefined) {
+      if (known.size >= 4096) known.clear();
+      result = check(value);
+      known.set(value, result);
+    }
+    return result;
+  };
+}
+
+const isQualifiedName = remembered((value: string): string[] => {
   const errs: string[] = [];
   const parts = value.split('/');
   let name: string;
@@ -197,10 +214,10 @@ function isQualifiedName(value: string): string[] {
   else if (name.length > 63) errs.push(`name part ${maxLen(63)}`);
   if (!QUALIFIED.test(name)) errs.push(`name part ${regexError(QUALIFIED_MSG, QUALIFIED_FMT, 'MyName', 'my.name', '123-abc')}`);
   return errs;
-}
+});
 
 // upstream: staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go IsValidLabelValue
-function isValidLabelValue(value: string): string[] {
+const isValidLabelValue = remembered((value: string): string[] => {
   const errs: string[] = [];
   if (value.length > 63) errs.push(maxLen(63));
   if (!LABEL_VALUE.test(value)) {
@@ -215,7 +232,7 @@ function isValidLabelValue(value: string): string[] {
     );
   }
   return errs;
-}
+});
 
 // upstream: staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/validation/validation.go ValidateLabels
 function validateLabels(labels: Labels | undefined, field: string): FieldError[] {

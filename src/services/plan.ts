@@ -28,6 +28,7 @@ import {
 import {ClusterForbiddenError, InputError, NotFoundError, UsageError} from '../errors.js';
 import {formatList} from '../output/format.js';
 import {controlledRevisions, revisionHash} from './history.js';
+import {markPhase} from '../timings.js';
 
 export interface PlanOptions {
   readonly source: ClusterSource;
@@ -78,12 +79,15 @@ export async function planService(options: PlanOptions): Promise<RolloutPlan> {
 
 export async function planDaemonSet(options: PlanOptions): Promise<PlanResult> {
   const [state, controllerMinor] = await Promise.all([options.source.readState(options.ref), controllerMinorFor(options)]);
+  markPhase('read');
   // A stored object is planned as the controller acts on it; what only admission refuses becomes a plan warning.
   const errors = validateDaemonSet(state.daemonSet).filter((error) => !isToleratedByController(error));
   if (errors.length > 0) {
     throw new InputError(formatInvalid('daemonset', `${options.ref.namespace}/${options.ref.name}`, errors));
   }
-  return {plan: planWithTimings(state, resolveNow(options.now), options.podStartMs, controllerMinor), daemonSet: state.daemonSet};
+  const plan = planWithTimings(state, resolveNow(options.now), options.podStartMs, controllerMinor);
+  markPhase('plan');
+  return {plan, daemonSet: state.daemonSet};
 }
 
 // ---------------------------------------------------------------------------------------------------------------

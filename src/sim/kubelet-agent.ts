@@ -53,7 +53,7 @@ export class KubeletAgent {
   }
 
   async start(): Promise<void> {
-    const {CoreV1Api, CoordinationV1Api} = await import('./kubelet-api.js');
+    const {CoreV1Api, CoordinationV1Api} = await import('../cluster/live/client-node.js');
     this.core = this.kubeConfig.makeApiClient(CoreV1Api);
     this.coordination = this.kubeConfig.makeApiClient(CoordinationV1Api);
     for (const name of this.options.nodes) await this.registerNode(name);

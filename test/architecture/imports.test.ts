@@ -64,7 +64,7 @@ describe('commands import only @oclif/core at the top (heavy modules lazily, ins
   const commands = sources(join(SRC, 'commands'));
   test.each(commands.map((f) => ({file: relative(SRC, f), path: f})))('$file', ({path}) => {
     for (const spec of staticImports(path)) {
-      const lightweight = spec === '@oclif/core' || spec.startsWith('.') || spec.startsWith('node:');
+      const lightweight = spec === '@oclif/core' || spec.startsWith('@oclif/core/') || spec.startsWith('.') || spec.startsWith('node:');
       expect(lightweight, `${relative(SRC, path)} imports ${spec} eagerly`).toBe(true);
     }
     // Relative imports at the top must not pull services (which pull client-node, ink, js-yaml).

@@ -88,6 +88,18 @@ describe('kubectl_complete-ds_rollout', () => {
     expect((await complete('rollout', ['status', '--context', ''])).values).toEqual(['ds-rollout-sim']);
   });
 
+  test("a value in the flag's own word (--flag=VALUE): the candidates keep the flag", async () => {
+    expect((await complete('rollout', ['status', '--context=ds'])).values).toEqual(['--context=ds-rollout-sim']);
+    expect((await complete('rollout', ['status', '--namespace=kube-'])).values).toEqual(
+      names('namespaces')
+        .filter((name) => name.startsWith('kube-'))
+        .map((name) => `--namespace=${name}`),
+    );
+    expect((await complete('rollout', ['undo', 'fluentd', '-n', 'kube-system', '--to-revision='])).values).toEqual(
+      fluentdRevisions().map((revision) => `--to-revision=${revision}`),
+    );
+  });
+
   test("--cluster and --user: the kubeconfig's names, never their credentials; from the --kubeconfig typed", async () => {
     expect((await complete('rollout', ['status', '--cluster', ''])).values).toEqual(['ds-rollout-sim']);
     expect((await complete('rollout', ['status', '--user', ''])).values).toEqual(['ds-rollout-sim']);

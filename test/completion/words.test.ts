@@ -38,10 +38,15 @@ describe('wantedCompletion', () => {
     expect(want('rollout', ['status', '-nkube-system', '--context=prod', '--kubeconfig', '/k'], '')).toEqual({
       kind: 'daemonsets',
       cluster: {kubeconfig: '/k', context: 'prod', namespace: 'kube-system'},
+      before: '',
     });
     expect(want('plan', ['-n', 'x', 'ds', '-f'], '')).toEqual({kind: 'files'});
-    expect(want('rollout', ['undo', 'fluentd', '--namespace=kube-system', '--to-revision'], '')).toMatchObject({kind: 'revisions', daemonSet: 'fluentd'});
-    expect(want('rollout', ['history', 'fluentd'], '--revision=')).toMatchObject({kind: 'revisions', daemonSet: 'fluentd'});
+    expect(want('rollout', ['undo', 'fluentd', '--namespace=kube-system', '--to-revision'], '')).toMatchObject({
+      kind: 'revisions',
+      daemonSet: 'fluentd',
+      before: '',
+    });
+    expect(want('rollout', ['history', 'fluentd'], '--revision=')).toMatchObject({kind: 'revisions', daemonSet: 'fluentd', before: '--revision='});
     expect(want('rollout', ['step', 'fluentd'], '--nodes=a,b')).toMatchObject({kind: 'nodes', before: '--nodes=a,'});
     expect(want('rollout', ['sim', 'start', '--fail-node'], '')).toMatchObject({kind: 'nodes', before: ''});
     expect(want('rollout', ['status', '--context'], '')).toMatchObject({kind: 'kubeconfig', list: 'contexts'});
@@ -62,17 +67,30 @@ describe('wantedCompletion', () => {
         cluster: 'c',
         'tls-server-name': 'n',
       },
+      before: '',
     });
     expect(want('rollout', ['status', '--insecure-skip-tls-verify=false', '-s', 'https://h'], '')).toEqual({
       kind: 'daemonsets',
       cluster: {server: 'https://h', 'insecure-skip-tls-verify': false},
+      before: '',
     });
   });
 
   test("--context, --cluster and --user: the kubeconfig's names, from the --kubeconfig already typed", () => {
-    expect(want('rollout', ['status', '--cluster'], '')).toEqual({kind: 'kubeconfig', list: 'clusters', cluster: {}});
-    expect(want('rollout', ['step', 'fluentd', '--kubeconfig=/k', '--user'], 'ad')).toEqual({kind: 'kubeconfig', list: 'users', cluster: {kubeconfig: '/k'}});
-    expect(want('rollout', ['history', '--kubeconfig', '/k', '--context'], '')).toEqual({kind: 'kubeconfig', list: 'contexts', cluster: {kubeconfig: '/k'}});
+    expect(want('rollout', ['status', '--cluster'], '')).toEqual({kind: 'kubeconfig', list: 'clusters', cluster: {}, before: ''});
+    expect(want('rollout', ['step', 'fluentd', '--kubeconfig=/k', '--user'], 'ad')).toEqual({
+      kind: 'kubeconfig',
+      list: 'users',
+      cluster: {kubeconfig: '/k'},
+      before: '',
+    });
+    expect(want('rollout', ['history', '--kubeconfig', '/k', '--context'], '')).toEqual({
+      kind: 'kubeconfig',
+      list: 'contexts',
+      cluster: {kubeconfig: '/k'},
+      before: '',
+    });
+    expect(want('rollout', ['status'], '--context=pr')).toEqual({kind: 'kubeconfig', list: 'contexts', cluster: {}, before: '--context='});
     expect(want('rollout', ['sim', 'kubelets', '--user'], '')).toMatchObject({kind: 'kubeconfig', list: 'users'});
   });
 

@@ -46,16 +46,22 @@ export class KubeClient {
   private readonly delay: (ms: number) => Promise<void>;
   private readonly closing = new AbortController();
 
+  private transportKubeConfig: Promise<KubeConfig> | undefined;
+
   constructor(
     private readonly credentials: Credentials,
-    /** The same transport for client-node's Watch. */
-    readonly kubeConfig: KubeConfig,
     readonly server: string,
     readonly context: string,
     private readonly options: KubeClientOptions = {},
   ) {
     this.attempts = Math.max(1, options.attempts ?? RETRY_ATTEMPTS);
     this.delay = options.delay ?? sleep;
+  }
+
+  /** This client's transport as a KubeConfig, for client-node's Watch; loads client-node on first use. */
+  kubeConfig(): Promise<KubeConfig> {
+    this.transportKubeConfig ??= import('./client-node.js').then(({TransportKubeConfig}) => new TransportKubeConfig(this.credentials, this.server));
+    return this.transportKubeConfig;
   }
 
   /**

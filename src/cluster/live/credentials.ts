@@ -2,12 +2,12 @@
 // (bearer token, token file, exec plugin, basic auth, impersonation) every request carries, built once per process
 // (again when an exec credential expires). As kubectl, nothing that identifies the user is sent to an http server.
 // client-node serves what it does well: proxy agents (proxy-url, HTTPS_PROXY) and legacy auth-providers; its
-// Watch and typed API clients use this same transport through TransportKubeConfig.
+// Watch and typed API clients use this same transport through TransportKubeConfig (client-node.ts).
 import {readFileSync} from 'node:fs';
 import {Agent as HttpAgent, type Agent} from 'node:http';
 import {Agent as HttpsAgent} from 'node:https';
 import {BlockList, isIP} from 'node:net';
-import {KubeConfig} from '@kubernetes/client-node';
+import {createSecureContext} from 'node:tls';
 import {InputError} from '../../errors.js';
 import {type ExecCredential, runExecPlugin} from './exec-credential.js';
 import {describeOrigin} from './kubeconfig-merge.js';
@@ -194,12 +194,13 @@ export class Credentials {
       return new HttpsAgent({
         keepAlive: true,
         rejectUnauthorized: !cluster.insecureSkipTlsVerify,
-        ...(ca ? {ca} : {}),
-        ...(certificate ?? {}),
+        // One TLS context for every connection: parallel lists open several, and each would parse the CA again.
+        secureContext: createSecureContext({...(ca ? {ca} : {}), ...(certificate ?? {})}),
         ...(cluster.tlsServerName ? {servername: cluster.tlsServerName} : {}),
       });
     }
     // client-node builds proxy agents (http CONNECT and socks) with the same TLS material.
+    const {KubeConfig} = await import('./client-node.js');
     const kc = new KubeConfig();
     kc.loadFromOptions({
       clusters: [
@@ -224,6 +225,7 @@ export class Credentials {
   /** Legacy auth-providers (oidc, gcp, azure): client-node's authenticators. */
   private async authProviderHeaders(): Promise<Record<string, string>> {
     const {cluster, user} = this.config;
+    const {KubeConfig} = await import('./client-node.js');
     const kc = new KubeConfig();
     kc.loadFromOptions({
       clusters: [{name: 'cluster', server: cluster.server, skipTLSVerify: cluster.insecureSkipTlsVerify}],
@@ -246,44 +248,4 @@ export class Credentials {
 
 function firstLine(text: string): string {
   return (text.split('\n')[0] ?? '').trim().slice(0, 200);
-}
-
-type FetchInit = Awaited<ReturnType<KubeConfig['applyToFetchOptions']>>;
-
-/**
- * A KubeConfig for client-node's Watch and typed API clients that sends this transport: one cluster (the server)
- * whose agent and headers come from `credentials`, so both paths authenticate the same way.
- */
-export class TransportKubeConfig extends KubeConfig {
-  constructor(
-    private readonly credentials: Credentials,
-    server: string,
-  ) {
-    super();
-    this.loadFromOptions({
-      clusters: [{name: 'cluster', server, skipTLSVerify: false}],
-      users: [{name: 'user'}],
-      contexts: [{name: 'context', cluster: 'cluster', user: 'user'}],
-      currentContext: 'context',
-    });
-  }
-
-  override async applyToFetchOptions(): Promise<FetchInit> {
-    const {agent, headers} = await this.credentials.transport();
-    const flat: Record<string, string> = {};
-    for (const [key, value] of Object.entries(headers)) flat[key] = Array.isArray(value) ? value.join(', ') : value;
-    return {agent, headers: flat} as unknown as FetchInit;
-  }
-
-  override async applyToHTTPSOptions(opts: Parameters<KubeConfig['applyToHTTPSOptions']>[0]): Promise<void> {
-    const {agent, headers} = await this.credentials.transport();
-    opts.agent = agent;
-    opts.headers = {...(opts.headers ?? {}), ...headers};
-  }
-
-  override async applySecurityAuthentication(context: Parameters<KubeConfig['applySecurityAuthentication']>[0]): Promise<void> {
-    const {agent, headers} = await this.credentials.transport();
-    for (const [key, value] of Object.entries(headers)) context.setHeaderParam(key, Array.isArray(value) ? value.join(', ') : value);
-    context.setAgent(agent);
-  }
 }

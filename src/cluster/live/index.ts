@@ -1,7 +1,7 @@
 // The live adapter's entry: one call turns kubeconfig flags into a source, a writer and a way to watch.
 import type {DaemonSetRef} from '../cluster-source.js';
 import {KubeClient} from './client.js';
-import {Credentials, TransportKubeConfig} from './credentials.js';
+import {Credentials} from './credentials.js';
 import {type KubeconfigOptions, resolveKubeconfig} from './kubeconfig.js';
 import {LiveClusterSource} from './live-source.js';
 import {type ClusterObjectsWatchOptions, type ClusterWatch, type ClusterWatchOptions, watchClusterObjects, watchClusterState} from './watch.js';
@@ -31,7 +31,7 @@ export interface LiveCluster {
 export function connectLiveCluster(options: ConnectOptions): LiveCluster {
   const config = resolveKubeconfig(options);
   const credentials = new Credentials(config, options.timeoutMs ? {timeoutMs: options.timeoutMs} : {});
-  const client = new KubeClient(credentials, new TransportKubeConfig(credentials, config.server), config.server, config.context, {
+  const client = new KubeClient(credentials, config.server, config.context, {
     timeoutMs: options.timeoutMs,
     ...(options.attempts === undefined ? {} : {attempts: options.attempts}),
   });
@@ -48,7 +48,7 @@ export function connectLiveCluster(options: ConnectOptions): LiveCluster {
 }
 
 export {KubeClient} from './client.js';
-export {Credentials, TransportKubeConfig} from './credentials.js';
+export {Credentials} from './credentials.js';
 export {type KubeconfigList, kubeconfigNames, resolveKubeconfig} from './kubeconfig.js';
 export {LiveClusterSource, DEFAULT_PAGE_SIZE} from './live-source.js';
 export {LiveClusterWriter} from './writer.js';

@@ -1,16 +1,8 @@
 // Slim copies of what the API returns: only the fields the reconcile core reads (src/core/types.ts), so that a
 // namespace of 50,000 pods or a cluster of 50,000 nodes fits in memory once the page they came in is dropped.
-// Node images, pod volumes, env and probes, managedFields: none of them matter to a DaemonSet rollout.
-import {
-  type ControllerRevision,
-  type DaemonSet,
-  type DecodedKind,
-  decodeObject,
-  type Node,
-  type ObjectMeta,
-  type Pod,
-  summarizeFieldErrors,
-} from '../../core/index.js';
+// Node images, pod volumes, env and probes, managedFields: none of them matter to a DaemonSet rollout, and they are
+// dropped before decoding, unread. (A snapshot's objects are checked whole: it is input, as a manifest is.)
+import {type ControllerRevision, type DaemonSet, type DecodedKind, decodeObject, type Node, type Pod, summarizeFieldErrors} from '../../core/index.js';
 import {ClusterError} from '../../errors.js';
 
 type Json = Record<string, unknown>;
@@ -38,29 +30,53 @@ function pick(source: unknown, keys: readonly string[]): Json {
   return out;
 }
 
-function metadata(raw: unknown, keys: readonly string[]): ObjectMeta {
-  return pick(isObject(raw) ? raw['metadata'] : undefined, keys) as unknown as ObjectMeta;
+/**
+ * The Ready condition of a status's conditions. A value of the wrong type is kept as it is, here and below, so
+ * that decoding names it: what is dropped is never read, what is kept is checked.
+ */
+function readyCondition(conditions: unknown): unknown {
+  if (!Array.isArray(conditions)) return conditions;
+  return conditions.filter((c) => isObject(c) && c['type'] === 'Ready').map((c) => pick(c, ['type', 'status', 'reason', 'lastTransitionTime']));
 }
 
-function readyCondition(status: unknown): Json[] | undefined {
-  const conditions = isObject(status) ? status['conditions'] : undefined;
-  if (!Array.isArray(conditions)) return undefined;
-  return conditions.filter((c) => isObject(c) && c['type'] === 'Ready').map((c) => pick(c, ['type', 'status', 'reason', 'lastTransitionTime']));
+/** `out[key] = slim(source[key])` when the source has a value there. */
+function copy(out: Json, source: Json, key: string, slim: (value: unknown) => unknown): void {
+  const value = source[key];
+  if (value !== undefined && value !== null) out[key] = slim(value);
+}
+
+function slimObject(value: unknown, slim: (value: Json) => Json): unknown {
+  return isObject(value) ? slim(value) : value;
 }
 
 // What the rules read of a node: its name and labels (nodeSelector, affinity), taints, cordon, readiness.
 // Annotations, addresses, capacity, images and the other conditions are dropped.
 const NODE_META_KEYS = ['name', 'uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'labels'];
 
+// The projections copy the fields the core reads first and decode only those: most of what the server sends
+// (container specs, images, managedFields) is dropped unread.
+/** The fields of a node the core reads, not yet decoded (anything but an object is left for decoding to refuse). */
+function slimNode(raw: unknown): unknown {
+  if (!isObject(raw)) return raw;
+  const slim: Json = {};
+  copy(slim, raw, 'metadata', (meta) => slimObject(meta, (m) => pick(m, NODE_META_KEYS)));
+  copy(slim, raw, 'spec', (spec) => slimObject(spec, (s) => pick(s, ['taints', 'unschedulable'])));
+  copy(slim, raw, 'status', (status) => slimObject(status, (s) => conditionsOf(s)));
+  return slim;
+}
+
 export function projectNode(answer: unknown): Node {
-  const raw = decoded('Node', answer);
-  const source = raw;
-  const conditions = readyCondition(source['status']);
-  return {
-    metadata: metadata(raw, NODE_META_KEYS),
-    spec: pick(source['spec'], ['taints', 'unschedulable']),
-    status: (conditions === undefined ? {} : {conditions}) as Node['status'],
-  };
+  const node = decoded('Node', slimNode(answer));
+  node['metadata'] ??= {};
+  node['spec'] ??= {};
+  node['status'] ??= {};
+  return node as unknown as Node;
+}
+
+function conditionsOf(status: Json): Json {
+  const out: Json = {};
+  copy(out, status, 'conditions', readyCondition);
+  return out;
 }
 
 // What the rules read of a pod: identity and deletion, labels (selector, revision hash, template generation),
@@ -68,41 +84,62 @@ export function projectNode(answer: unknown): Node {
 // reasons. Annotations, volumes, env, probes, plain owner references and messages are dropped.
 const POD_META_KEYS = ['name', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'labels'];
 
-function containerStatuses(list: unknown): Json[] | undefined {
-  if (!Array.isArray(list)) return undefined;
+function containerStatuses(list: unknown): unknown {
+  if (!Array.isArray(list)) return list;
   return list.map((c) => {
+    if (!isObject(c)) return c;
     const out = pick(c, ['name', 'ready', 'restartCount']);
-    const state = isObject(c) ? c['state'] : undefined;
+    const state = c['state'];
     if (isObject(state)) {
       out['state'] = isObject(state['waiting'])
         ? {waiting: pick(state['waiting'], ['reason'])}
         : isObject(state['terminated'])
           ? {terminated: pick(state['terminated'], ['reason', 'exitCode'])}
           : {running: {}};
-    }
+    } else if (state !== undefined && state !== null) out['state'] = state;
     return out;
   });
 }
 
-export function projectPod(answer: unknown): Pod {
-  const raw = decoded('Pod', answer);
-  const source = raw;
-  const meta = metadata(raw, POD_META_KEYS) as unknown as Json;
-  const rawMeta = isObject(source['metadata']) ? source['metadata'] : {};
-  const controller = Array.isArray(rawMeta['ownerReferences']) ? rawMeta['ownerReferences'].filter((r) => isObject(r) && r['controller'] === true) : [];
-  if (controller.length > 0) meta['ownerReferences'] = controller.map((r) => pick(r, ['apiVersion', 'kind', 'name', 'uid', 'controller']));
-  const spec = isObject(source['spec']) ? source['spec'] : {};
-  // The node-affinity pin only matters for a pod not yet bound to a node (getTargetNodeName).
-  const slimSpec: Json = spec['nodeName'] ? {nodeName: spec['nodeName'], containers: []} : {...pick(spec, ['affinity']), containers: []};
-  const rawStatus = isObject(source['status']) ? source['status'] : {};
-  const status = pick(rawStatus, ['phase', 'reason']);
-  const conditions = readyCondition(rawStatus);
-  if (conditions !== undefined) status['conditions'] = conditions;
-  for (const key of ['containerStatuses', 'initContainerStatuses']) {
-    const list = containerStatuses(rawStatus[key]);
-    if (list !== undefined) status[key] = list;
+function podMetadata(meta: Json): Json {
+  const out = pick(meta, POD_META_KEYS);
+  const references = meta['ownerReferences'];
+  if (!Array.isArray(references)) copy(out, meta, 'ownerReferences', (value) => value);
+  else {
+    const controller = references.filter((r) => isObject(r) && r['controller'] === true);
+    if (controller.length > 0) out['ownerReferences'] = controller.map((r) => pick(r, ['apiVersion', 'kind', 'name', 'uid', 'controller']));
   }
-  return {metadata: meta as unknown as ObjectMeta, spec: slimSpec as unknown as Pod['spec'], status};
+  return out;
+}
+
+function podSpec(spec: Json): Json {
+  // The node-affinity pin only matters for a pod not yet bound to a node (getTargetNodeName).
+  return spec['nodeName'] ? {nodeName: spec['nodeName'], containers: []} : {...pick(spec, ['affinity']), containers: []};
+}
+
+function podStatus(status: Json): Json {
+  const out = pick(status, ['phase', 'reason']);
+  copy(out, status, 'conditions', readyCondition);
+  copy(out, status, 'containerStatuses', containerStatuses);
+  copy(out, status, 'initContainerStatuses', containerStatuses);
+  return out;
+}
+
+/** The fields of a pod the core reads, not yet decoded (anything but an object is left for decoding to refuse). */
+function slimPod(raw: unknown): unknown {
+  if (!isObject(raw)) return raw;
+  const slim: Json = {};
+  copy(slim, raw, 'metadata', (meta) => slimObject(meta, podMetadata));
+  slim['spec'] = slimObject(raw['spec'] ?? {}, podSpec);
+  copy(slim, raw, 'status', (status) => slimObject(status, podStatus));
+  return slim;
+}
+
+export function projectPod(answer: unknown): Pod {
+  const pod = decoded('Pod', slimPod(answer));
+  pod['metadata'] ??= {};
+  pod['status'] ??= {};
+  return pod as unknown as Pod;
 }
 
 /**

@@ -5,7 +5,7 @@
 // the retry policy, and a cluster that stays unreachable or frozen (no answer to a probe within the request
 // timeout, tried as every read is) is reported to whoever waits (follower.ts). Collaborators (list, watch, delay) are injected
 // the way client-node's ListWatch takes them, so retry and re-list paths are tested without sleeping.
-import {type KubeConfig, Watch} from '@kubernetes/client-node';
+import type {KubeConfig} from '@kubernetes/client-node';
 import type {ControllerRevision, DaemonSet, Node, ObjectMeta, Pod} from '../../core/index.js';
 import {ClusterUnreachableError, type DsRolloutError, NotFoundError} from '../../errors.js';
 import type {ClusterObjects, DaemonSetRef} from '../cluster-source.js';
@@ -214,8 +214,8 @@ export class Reflector<T extends {readonly metadata: ObjectMeta}> {
  * server's first answer can be dropped by closing its sockets.
  */
 export function clientNodeWatch(client: KubeClient, path: string, request: RequestDescription, query: Readonly<Record<string, string>> = {}): StartWatch {
-  const kubeConfig = client.kubeConfig;
   return async (resourceVersion, onEvent, onDone, signal) => {
+    const [kubeConfig, {Watch}] = await Promise.all([client.kubeConfig(), import('./client-node.js')]);
     let agent: {destroy?(): void} | undefined;
     const config = Object.create(kubeConfig) as KubeConfig;
     config.applyToFetchOptions = async (options) => {

@@ -1,5 +1,5 @@
 // `kubectl ds-rollout abort NAME`: roll a gated rollout back by hand. Heavy modules load inside run().
-import {Flags} from '@oclif/core';
+import * as Flags from '@oclif/core/flags';
 import {BaseCommand} from '../../base-command.js';
 import {daemonSetArg, durationFlag, liveClusterFlags, outputFlag} from '../../flags.js';
 

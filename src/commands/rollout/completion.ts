@@ -1,5 +1,5 @@
 // `kubectl ds-rollout completion bash|zsh|fish`: a completion script for the two binaries run directly.
-import {Args} from '@oclif/core';
+import * as Args from '@oclif/core/args';
 import {BaseCommand} from '../../base-command.js';
 
 export default class Completion extends BaseCommand {

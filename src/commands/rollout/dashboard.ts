@@ -1,7 +1,7 @@
 // `kubectl ds-rollout dashboard NAME`: the interactive terminal dashboard, or (no terminal, CI, -o json) the status.
 // Only @oclif/core and the flag modules load at start-up; the service loads the cluster client, and Ink only when
 // it will draw.
-import {Flags} from '@oclif/core';
+import * as Flags from '@oclif/core/flags';
 import {BaseCommand} from '../../base-command.js';
 import {clusterFlags, daemonSetArg, outputFlagOf} from '../../flags.js';
 

@@ -1,5 +1,5 @@
 // `kubectl ds-rollout history NAME`: parse flags, call the history service, render. Heavy modules load inside run().
-import {Flags} from '@oclif/core';
+import * as Flags from '@oclif/core/flags';
 import {BaseCommand} from '../../base-command.js';
 import {clusterFlags, isDocumentFormat, nowFlag, optionalDaemonSetArg, outputFlag} from '../../flags.js';
 

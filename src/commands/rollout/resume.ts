@@ -1,5 +1,5 @@
 // `kubectl ds-rollout resume NAME`: parse flags, call the resume service, print. Heavy modules load inside run().
-import {Flags} from '@oclif/core';
+import * as Flags from '@oclif/core/flags';
 import {BaseCommand} from '../../base-command.js';
 import {daemonSetArg, dryRunFlag, isDocumentFormat, intOrPercentFlag, liveClusterFlags, outputFlag} from '../../flags.js';
 

@@ -1,6 +1,6 @@
 // `kubectl ds-rollout status NAME`: parse flags, call the status service (once, or following watches), render,
 // exit with the verdict's code. Heavy modules load inside run().
-import {Flags} from '@oclif/core';
+import * as Flags from '@oclif/core/flags';
 import {BaseCommand} from '../../base-command.js';
 import {clusterFlags, durationFlag, isDocumentFormat, nowFlag, optionalDaemonSetArg, outputFlagOf} from '../../flags.js';
 

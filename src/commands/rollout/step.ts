@@ -1,6 +1,6 @@
 // `kubectl ds-rollout step NAME`: parse flags, confirm on a terminal, run the step service, print its progress.
 // Heavy modules load inside run().
-import {Flags} from '@oclif/core';
+import * as Flags from '@oclif/core/flags';
 import {BaseCommand} from '../../base-command.js';
 import {daemonSetArg, dryRunFlag, isDocumentFormat, durationFlag, intOrPercentFlag, liveClusterFlags, outputFlag} from '../../flags.js';
 import {gatedFlags, isGated} from '../../gated-flags.js';

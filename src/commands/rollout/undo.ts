@@ -1,5 +1,5 @@
 // `kubectl ds-rollout undo NAME`: parse flags, preview with the undo service, confirm, apply. Heavy modules load inside run().
-import {Flags} from '@oclif/core';
+import * as Flags from '@oclif/core/flags';
 import {BaseCommand} from '../../base-command.js';
 import {daemonSetArg, dryRunFlag, isDocumentFormat, liveClusterFlags, nowFlag, outputFlag} from '../../flags.js';
 

@@ -1,5 +1,5 @@
 // `kubectl ds-rollout version`: this plugin's version, and the API server's when one answers quickly.
-import {Flags} from '@oclif/core';
+import * as Flags from '@oclif/core/flags';
 import {BaseCommand} from '../../base-command.js';
 import {contextFlag, kubeconfigFlag, requestTimeoutFlagDefaulting} from '../../flags.js';
 

@@ -1,6 +1,6 @@
 // `kubectl ds-rollout sim kubelets`: plays the kubelets of N nodes against any API server (e.g. a real
 // kube-apiserver with no nodes of its own) until Ctrl-C.
-import {Flags} from '@oclif/core';
+import * as Flags from '@oclif/core/flags';
 import {BaseCommand} from '../../../base-command.js';
 import {connectionFlags} from '../../../flags.js';
 import {InputError} from '../../../errors.js';
@@ -32,7 +32,8 @@ export default class SimKubelets extends BaseCommand {
     const {flags} = await this.parse(SimKubelets);
     if (flags.nodes < 1) throw new InputError('--nodes must be at least 1');
     const {resolveKubeconfig} = await import('../../../cluster/live/kubeconfig.js');
-    const {Credentials, TransportKubeConfig} = await import('../../../cluster/live/credentials.js');
+    const {Credentials} = await import('../../../cluster/live/credentials.js');
+    const {TransportKubeConfig} = await import('../../../cluster/live/client-node.js');
     const {KubeletAgent} = await import('../../../sim/kubelet-agent.js');
     const {kubeconfigOptions} = await import('../../../cluster/open-source.js');
     const resolved = resolveKubeconfig(kubeconfigOptions(flags));

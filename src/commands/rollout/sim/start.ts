@@ -1,5 +1,5 @@
 // `kubectl ds-rollout sim start`: runs a simulated cluster in the foreground until Ctrl-C.
-import {Flags} from '@oclif/core';
+import * as Flags from '@oclif/core/flags';
 import {BaseCommand} from '../../../base-command.js';
 
 export default class SimStart extends BaseCommand {
