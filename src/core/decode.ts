@@ -174,8 +174,12 @@ export interface Decoded {
  */
 export function decodeObject(kind: DecodedKind, value: unknown): Decoded {
   const errors: FieldError[] = [];
-  let decoded = decode(SCHEMAS[kind], value, undefined, undefined, errors) as Record<string, unknown>;
-  if (errors.length > 0) return {object: undefined, errors};
+  let decoded = decode(SCHEMAS[kind], value, UNTRACKED, undefined, errors) as Record<string, unknown>;
+  if (errors.length > 0) {
+    const named: FieldError[] = [];
+    decode(SCHEMAS[kind], value, undefined, undefined, named);
+    return {object: undefined, errors: named};
+  }
   if (kind === 'ControllerRevision' && decoded['revision'] === undefined) decoded = {...decoded, revision: 0};
   return {object: decoded, errors};
 }
@@ -254,87 +258,144 @@ const KEEPS_NULL = new Set<Schema['t']>(['string', 'time', 'bool', 'any']);
  * or as the parent of a list's or an object's children. Most values are leaves without errors.
  */
 function pathTo(parent: PathNode | undefined, key: string | number | undefined): PathNode | undefined {
+  if (parent === UNTRACKED) return UNTRACKED;
   return key === undefined ? parent : {parent, key: String(key), bracket: typeof key === 'number'};
 }
 
-/** The decoded value: `value` itself when decoding changes nothing (the common case: no copy is made). */
+/**
+ * The parent of a first pass that makes no path nodes at all: objects nearly always decode without an error, so
+ * decodeObject first only learns whether there is one, and names the fields in a second pass when there is.
+ */
+const UNTRACKED: PathNode = {parent: undefined, key: '', bracket: false};
+
+/**
+ * Decodes one value: `value` itself when decoding changes nothing (the common case: no copy is made), errors
+ * pushed to `errors`. `parent` and `key` say where the value is, for the errors' field paths.
+ */
+type Decoder = (value: unknown, parent: PathNode | undefined, key: string | number | undefined, errors: FieldError[]) => unknown;
+
+// Each schema is turned into one function, once: decoding every object of a large cluster walks the same few
+// schemas tens of thousands of times, and a function per schema node is faster to run (and to warm up) than
+// one function that interprets the schema at every value.
+const decoders = new WeakMap<Schema, Decoder>();
+
+function decoderOf(schema: Schema): Decoder {
+  let decoder = decoders.get(schema);
+  if (decoder === undefined) {
+    decoder = compile(schema);
+    decoders.set(schema, decoder);
+  }
+  return decoder;
+}
+
 function decode(schema: Schema, value: unknown, parent: PathNode | undefined, key: string | number | undefined, errors: FieldError[]): unknown {
+  return decoderOf(schema)(value, parent, key, errors);
+}
+
+/** A decoder that checks a leaf's type: `valid` or an error saying `detail`. */
+function leaf(valid: (value: unknown) => boolean, detail: (value: unknown) => string): Decoder {
+  return (value, parent, key, errors) => {
+    if (!valid(value)) errors.push(typeError(pathTo(parent, key), value, detail(value)));
+    return value;
+  };
+}
+
+function compile(schema: Schema): Decoder {
   switch (schema.t) {
     case 'any':
-      return value;
+      return (value) => value;
     case 'string':
-      if (typeof value !== 'string') errors.push(typeError(pathTo(parent, key), value, 'must be a string'));
-      return value;
+      return leaf(
+        (value) => typeof value === 'string',
+        () => 'must be a string',
+      );
     case 'bool':
-      if (typeof value !== 'boolean') errors.push(typeError(pathTo(parent, key), value, 'must be a boolean'));
-      return value;
+      return leaf(
+        (value) => typeof value === 'boolean',
+        () => 'must be a boolean',
+      );
     case 'time':
-      if (typeof value !== 'string' || !isRfc3339Time(value))
-        errors.push(typeError(pathTo(parent, key), value, 'must be an RFC3339 time such as "2026-11-21T12:00:00Z"'));
-      return value;
+      return leaf(
+        (value) => typeof value === 'string' && isRfc3339Time(value),
+        () => 'must be an RFC3339 time such as "2026-11-21T12:00:00Z"',
+      );
     case 'int': {
       const [min, max] = INT_RANGE[schema.bits];
-      if (typeof value !== 'number' || !Number.isInteger(value)) errors.push(typeError(pathTo(parent, key), value, 'must be an integer'));
-      else if (value < min || value > max) errors.push(typeError(pathTo(parent, key), value, `must be an integer from ${min} to ${max}`));
-      return value;
+      return leaf(
+        (value) => typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max,
+        (value) => (typeof value !== 'number' || !Number.isInteger(value) ? 'must be an integer' : `must be an integer from ${min} to ${max}`),
+      );
     }
     case 'intOrString': {
-      if (typeof value === 'string') return value;
       const [min, max] = INT_RANGE[32];
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-        errors.push(typeError(pathTo(parent, key), value, `must be an integer from ${min} to ${max} or a string such as "25%"`));
-      }
-      return value;
+      return leaf(
+        (value) => typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max),
+        () => `must be an integer from ${min} to ${max} or a string such as "25%"`,
+      );
     }
-    case 'stringMap': {
-      if (!isRecord(value)) {
-        errors.push(typeError(pathTo(parent, key), value, 'must be a map of strings'));
-        return value;
-      }
-      let out: Record<string, unknown> | undefined;
-      for (const name in value) {
-        const v = value[name];
-        if (typeof v === 'string') continue;
-        if (v === null) (out ??= {...value})[name] = '';
-        else errors.push(typeError({parent: pathTo(parent, key), key: name, bracket: true}, v, 'must be a string'));
-      }
-      return out ?? value;
-    }
+    case 'stringMap':
+      return (value, parent, key, errors) => {
+        if (!isRecord(value)) {
+          errors.push(typeError(pathTo(parent, key), value, 'must be a map of strings'));
+          return value;
+        }
+        let out: Record<string, unknown> | undefined;
+        for (const name in value) {
+          const v = value[name];
+          if (typeof v === 'string') continue;
+          if (v === null) (out ??= {...value})[name] = '';
+          else errors.push(typeError({parent: pathTo(parent, key), key: name, bracket: true}, v, 'must be a string'));
+        }
+        return out ?? value;
+      };
     case 'list': {
-      if (!Array.isArray(value)) {
-        errors.push(typeError(pathTo(parent, key), value, 'must be a list'));
-        return value;
-      }
-      let out: unknown[] | undefined;
-      const path = pathTo(parent, key);
-      for (let i = 0; i < value.length; i++) {
-        const item: unknown = value[i];
-        const decoded = item === null ? zeroOf(schema.of) : decode(schema.of, item, path, i, errors);
-        if (decoded !== item) (out ??= [...value])[i] = decoded;
-      }
-      return out ?? value;
+      const item = decoderOf(schema.of);
+      const zero = schema.of;
+      return (value, parent, key, errors) => {
+        if (!Array.isArray(value)) {
+          errors.push(typeError(pathTo(parent, key), value, 'must be a list'));
+          return value;
+        }
+        let out: unknown[] | undefined;
+        const path = pathTo(parent, key);
+        for (let i = 0; i < value.length; i++) {
+          const element: unknown = value[i];
+          const decoded = element === null ? zeroOf(zero) : item(element, path, i, errors);
+          if (decoded !== element) (out ??= [...value])[i] = decoded;
+        }
+        return out ?? value;
+      };
     }
     case 'object': {
-      if (!isRecord(value)) {
-        errors.push(typeError(pathTo(parent, key), value, 'must be an object'));
-        return value;
-      }
-      let out: Record<string, unknown> | undefined;
-      const path = pathTo(parent, key);
-      for (const field of schema.entries) {
-        const v = value[field.key];
-        if (v === undefined || v === null) {
-          // A null string, time or boolean stays as written (kubectl prints `creationTimestamp: null` in
-          // templates, and revisions hold them), the core reads it as absent; other nulls go.
-          if (v === null && KEEPS_NULL.has(field.schema.t)) continue;
-          if (v === null) delete (out ??= {...value})[field.key];
-          if (field.struct) (out ??= {...value})[field.key] = decode(field.schema, {}, path, field.key, errors);
-          continue;
+      const fields = schema.entries.map((field) => ({
+        key: field.key,
+        decode: decoderOf(field.schema),
+        struct: field.struct,
+        // A null string, time or boolean stays as written (kubectl prints `creationTimestamp: null` in
+        // templates, and revisions hold them), the core reads it as absent; other nulls go.
+        keepsNull: KEEPS_NULL.has(field.schema.t),
+      }));
+      return (value, parent, key, errors) => {
+        if (!isRecord(value)) {
+          errors.push(typeError(pathTo(parent, key), value, 'must be an object'));
+          return value;
         }
-        const decoded = decode(field.schema, v, path, field.key, errors);
-        if (decoded !== v) (out ??= {...value})[field.key] = decoded;
-      }
-      return out ?? value;
+        let out: Record<string, unknown> | undefined;
+        const path = pathTo(parent, key);
+        for (let i = 0; i < fields.length; i++) {
+          const field = fields[i]!;
+          const v = value[field.key];
+          if (v === undefined || v === null) {
+            if (v === null && field.keepsNull) continue;
+            if (v === null) delete (out ??= {...value})[field.key];
+            if (field.struct) (out ??= {...value})[field.key] = field.decode({}, path, field.key, errors);
+            continue;
+          }
+          const decoded = field.decode(v, path, field.key, errors);
+          if (decoded !== v) (out ??= {...value})[field.key] = decoded;
+        }
+        return out ?? value;
+      };
     }
   }
 }

@@ -8,10 +8,20 @@ type Plain = Record<string, unknown>;
 /** Copies `value` with `keys` first, in that order, then every other own key in its original order. */
 function ordered(value: object, keys: readonly string[]): Plain {
   const source = value as Plain;
+  // The core mostly builds its objects in contract order already: those are printed as they are, not copied.
+  if (inOrderAndDefined(source, keys)) return source;
   const out: Plain = {};
   for (const key of keys) if (key in source && source[key] !== undefined) out[key] = source[key];
   for (const [key, field] of Object.entries(source)) if (!(key in out) && field !== undefined) out[key] = field;
   return out;
+}
+
+function inOrderAndDefined(source: Plain, keys: readonly string[]): boolean {
+  const own = Object.keys(source);
+  let at = 0;
+  for (const key of keys) if (key in source && own[at++] !== key) return false;
+  for (const key of own) if (source[key] === undefined) return false;
+  return true;
 }
 
 function pod(summary: PodSummary): Plain {

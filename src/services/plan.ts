@@ -59,7 +59,9 @@ export async function controllerMinorFor(options: PlanOptions): Promise<Controll
 /** The plan of the given controller, its wave times from the durations this DaemonSet's own pods show (or the stated defaults, or --pod-start). */
 function planWithTimings(state: ClusterState, now: number, podStartMs: number | undefined, controllerMinor: ControllerMinor | undefined): RolloutPlan {
   const timings = observePodTimings(state, {now, ...(podStartMs !== undefined ? {podStartMs} : {})});
-  return planRollout(state, {now, timings, ...(controllerMinor === undefined ? {} : {controllerMinor})});
+  const plan = planRollout(state, {now, timings, ...(controllerMinor === undefined ? {} : {controllerMinor})});
+  markPhase('plan');
+  return plan;
 }
 
 /** The `now` of an options object, read after the state was fetched. */
@@ -85,9 +87,7 @@ export async function planDaemonSet(options: PlanOptions): Promise<PlanResult> {
   if (errors.length > 0) {
     throw new InputError(formatInvalid('daemonset', `${options.ref.namespace}/${options.ref.name}`, errors));
   }
-  const plan = planWithTimings(state, resolveNow(options.now), options.podStartMs, controllerMinor);
-  markPhase('plan');
-  return {plan, daemonSet: state.daemonSet};
+  return {plan: planWithTimings(state, resolveNow(options.now), options.podStartMs, controllerMinor), daemonSet: state.daemonSet};
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -250,6 +250,7 @@ export async function planUpdate(options: PlanUpdateOptions): Promise<PlanUpdate
   let state: ClusterState;
   try {
     state = await options.source.readState(options.ref);
+    markPhase('read');
   } catch (error) {
     if (error instanceof NotFoundError) return planCreate(options);
     throw error;

@@ -63,6 +63,14 @@ describe('kubectl ds-plan output', () => {
     expect(fromExample.stdout).toBe(fromScenario.stdout);
   });
 
+  test('DS_ROLLOUT_TIMINGS=1: the same output, and one stderr line saying where the time went', async () => {
+    const [plain, timed] = await Promise.all([runCli([...example, '-o', 'json']), runCli([...example, '-o', 'json'], {env: {DS_ROLLOUT_TIMINGS: '1'}})]);
+    expectSuccess(plain);
+    expect(timed.code).toBe(0);
+    expect(timed.stdout).toBe(plain.stdout);
+    expect(timed.stderr).toMatch(/^timings: start-up \d+ ms, read \d+ ms, plan \d+ ms, output \d+ ms \(total \d+ ms since the process started\)\n$/);
+  });
+
   test('yaml is the json document', async () => {
     const [json, yaml] = await Promise.all([runCli([...example, '-o', 'json']), runCli([...example, '--output=yaml'])]);
     expectSuccess(yaml);
