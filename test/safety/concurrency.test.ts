@@ -52,8 +52,16 @@ test('409s are retried from a fresh read: a pod that changed is decided again; t
   const events: StepEvent[] = [];
   const running = step(sim, events);
 
-  // The lease patch (the step's first write) is in flight: someone annotates the DaemonSet (new resourceVersion).
-  await sim.until(() => sim!.test.cluster.requestLog.filter({verb: 'patch', resource: 'daemonsets', status: 0}).length === 1, 10_000, 'the patch in flight');
+  // The lease patch (the step's first write, after the pause) is in flight: someone annotates the DaemonSet (new
+  // resourceVersion). Waiting for the second patch: the pause's, delayed too, must not be the one caught.
+  await sim.until(
+    () => {
+      const patches = sim!.test.cluster.requestLog.filter({verb: 'patch', resource: 'daemonsets'});
+      return patches.length === 2 && patches[1]!.status === 0;
+    },
+    10_000,
+    'the lease patch in flight',
+  );
   store.modify('daemonsets', NAMESPACE, NAME, (ds) => ({...ds, metadata: {...ds.metadata, annotations: {...ds.metadata.annotations, owner: 'team-a'}}}));
   undoPatchDelay();
   // The DELETE is in flight: the kubelet (say) updates the pod (new resourceVersion).

@@ -4,6 +4,8 @@
 import {createServer} from 'node:net';
 import {readFile, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
+import {setFlagsFromString} from 'node:v8';
+import {runInNewContext} from 'node:vm';
 import {afterAll, beforeAll, describe, expect, test} from 'vitest';
 import {connectLiveCluster} from '../../../src/cluster/live/index.js';
 import {resolveKubeconfig} from '../../../src/cluster/live/kubeconfig.js';
@@ -133,6 +135,23 @@ describe('errors', () => {
       expect(error).toBeInstanceOf(ClusterUnreachableError);
       expect((error as Error).message).toMatch(/^cannot reach the cluster at https:\/\/127\.0\.0\.1:\d+: no answer within 200ms \(--request-timeout\)$/);
     } finally {
+      undo();
+    }
+  });
+
+  test('the request timeout holds while the garbage collector runs (a timeout signal it could take would never fire)', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const collecting = setInterval(gc, 10);
+    const undo = t.cluster.delay({verb: 'get', resource: 'daemonsets', ms: 3000});
+    try {
+      const error = await connectLiveCluster({kubeconfig: t.kubeconfig, timeoutMs: 200, attempts: 1})
+        .source.readDaemonSet(REF)
+        .catch((e: unknown) => e);
+      // Without the timeout, the server's answer after 3 s would be read as a success.
+      expect(error).toBeInstanceOf(ClusterUnreachableError);
+    } finally {
+      clearInterval(collecting);
       undo();
     }
   });
