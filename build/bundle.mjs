@@ -31,34 +31,39 @@ const inkWithoutDevtools = {
   },
 };
 
+/** A plugin that replaces `from` with `to` in the module `filter` matches; the build fails once `from` is gone. */
+function rewriteSource(name, filter, from, to) {
+  return {
+    name,
+    setup(esbuild) {
+      esbuild.onLoad({filter}, ({path}) => {
+        const source = readFileSync(path, 'utf8');
+        const rewritten = source.replace(from, to);
+        if (rewritten === source) throw new Error(`${name}: ${JSON.stringify(from)} is no longer in ${path}`);
+        return {contents: rewritten, loader: 'js'};
+      });
+    },
+  };
+}
+
 // oclif asks whether it runs under WSL with a dynamic import, at every start: one more file to load, after the
 // others, before anything is printed. The same module, imported statically, is in the bundle's first file.
-const oclifWslStatic = {
-  name: 'oclif-wsl-static',
-  setup(esbuild) {
-    esbuild.onLoad({filter: /[\\/]@oclif[\\/]core[\\/]lib[\\/]util[\\/]os\.js$/}, ({path}) => {
-      const source = readFileSync(path, 'utf8');
-      const rewritten = source.replace("(await import('wsl-utils')).isWsl", "require('is-wsl').default");
-      if (rewritten === source) throw new Error(`oclif-wsl-static: the wsl-utils import moved in ${path}`);
-      return {contents: rewritten, loader: 'js'};
-    });
-  },
-};
+const oclifWslStatic = rewriteSource(
+  'oclif-wsl-static',
+  /[\\/]@oclif[\\/]core[\\/]lib[\\/]util[\\/]os\.js$/,
+  "(await import('wsl-utils')).isWsl",
+  "require('is-wsl').default",
+);
 
 // oclif sorts the command list with localeCompare at every start, and the first localeCompare of a process loads
 // ICU's collation (~7 ms, a tenth of Node's own start-up). Command ids are lower-case ASCII words and colons, which
 // code point order sorts the same way.
-const oclifSortWithoutIcu = {
-  name: 'oclif-sort-without-icu',
-  setup(esbuild) {
-    esbuild.onLoad({filter: /[\\/]@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin\.js$/}, ({path}) => {
-      const source = readFileSync(path, 'utf8');
-      const rewritten = source.replace('.sort((a, b) => a.id.localeCompare(b.id))', '.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))');
-      if (rewritten === source) throw new Error(`oclif-sort-without-icu: the command sort moved in ${path}`);
-      return {contents: rewritten, loader: 'js'};
-    });
-  },
-};
+const oclifSortWithoutIcu = rewriteSource(
+  'oclif-sort-without-icu',
+  /[\\/]@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin\.js$/,
+  '.sort((a, b) => a.id.localeCompare(b.id))',
+  '.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))',
+);
 
 // oclif's help measures every word it wraps with string-width 4, which runs a large emoji regular expression over
 // each one. Printable ASCII (no escape sequence, no control character, no emoji) is one column a character: the
