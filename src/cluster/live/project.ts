@@ -61,7 +61,7 @@ function slimNode(raw: unknown): unknown {
   const slim: Json = {};
   copy(slim, raw, 'metadata', (meta) => slimObject(meta, (m) => pick(m, NODE_META_KEYS)));
   copy(slim, raw, 'spec', (spec) => slimObject(spec, (s) => pick(s, ['taints', 'unschedulable'])));
-  copy(slim, raw, 'status', (status) => slimObject(status, (s) => conditionsOf(s)));
+  copy(slim, raw, 'status', (status) => slimObject(status, conditionsOf));
   return slim;
 }
 
