@@ -105,7 +105,7 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
     if (step.rollingUpdateDecision?.arbitraryChoice) arbitrary = true;
     const changed = create.length + del.length > 0;
     if (changed) {
-      waves.push({at: (t - now) / 1000, create, delete: del});
+      waves.push({create, delete: del, at: (t - now) / 1000});
       for (const d of del) if (!deletedBy.has(d.node)) deletedBy.set(d.node, `${d.pod}, wave ${waves.length}`);
       const touched = new Set<number>();
       const deletedOn = new Set<number>();
@@ -203,19 +203,26 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
   const blockerOfNode = firstMessageByNode(blockers);
   const warningOfNode = firstMessageByNode(warnings);
 
-  const nodes: NodePlan[] = input.slots
-    .filter((slot) => slot.node)
-    .map((slot) => ({
+  // Built field by field, in the contract's order (so that the output prints them as they are): one per node.
+  const nodes: NodePlan[] = [];
+  for (const slot of input.slots) {
+    if (!slot.node) continue;
+    const plan: Mutable<NodePlan> = {
       name: slot.name,
       shouldRun: slot.eligibility.shouldRun,
       shouldContinueRunning: slot.eligibility.shouldContinueRunning,
       reason: slot.eligibility.reason,
-      state: nodeState(slot.eligibility.shouldRun, slot.pods, now),
-      ...(blockerOfNode.has(slot.name) ? {blocker: blockerOfNode.get(slot.name)!} : {}),
-      ...(warningOfNode.has(slot.name) ? {warning: warningOfNode.get(slot.name)!} : {}),
-      ...(waveOfNode.has(slot.name) ? {wave: waveOfNode.get(slot.name)!} : {}),
       pods: slot.pods.map((pod) => summarisePod(pod, now)),
-    }));
+      state: nodeState(slot.eligibility.shouldRun, slot.pods, now),
+    };
+    const blocker = blockerOfNode.get(slot.name);
+    if (blocker !== undefined) plan.blocker = blocker;
+    const warning = warningOfNode.get(slot.name);
+    if (warning !== undefined) plan.warning = warning;
+    const wave = waveOfNode.get(slot.name);
+    if (wave !== undefined) plan.wave = wave;
+    nodes.push(plan);
+  }
 
   const budgets = input.strategyType === 'RollingUpdate' && !('error' in input.budgets) ? input.budgets : {maxUnavailable: 0, maxSurge: 0};
   const current = currentRevisionOf(input.history.update.hash, input.revisions, input.daemonPods);
@@ -280,6 +287,9 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
   };
 }
 
+/** The plan's objects are built field by field before they are handed out read-only. */
+type Mutable<T> = {-readonly [K in keyof T]: T[K]};
+
 function estimate(value: DurationEstimate): TimingEstimate {
   return {seconds: value.ms / 1000, basis: value.basis, observations: value.observations};
 }
@@ -332,8 +342,7 @@ function nodeState(shouldRun: boolean, pods: readonly DaemonPod[], now: number):
 }
 
 function summarisePod(pod: DaemonPod, now: number): PodSummary {
-  const problem = podProblem(pod.pod);
-  return {
+  const summary: Mutable<PodSummary> = {
     name: pod.name,
     hash: pod.pod.metadata.labels?.[CONTROLLER_REVISION_HASH_LABEL] ?? '',
     updated: pod.updated,
@@ -341,8 +350,10 @@ function summarisePod(pod: DaemonPod, now: number): PodSummary {
     available: isDaemonPodAvailable(pod, now),
     terminating: pod.terminating,
     phase: pod.phase,
-    ...(problem ? {problem} : {}),
   };
+  const problem = podProblem(pod.pod);
+  if (problem) summary.problem = problem;
+  return summary;
 }
 
 interface BlockerContext {

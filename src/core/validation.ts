@@ -237,13 +237,20 @@ const isValidLabelValue = remembered((value: string): string[] => {
 // upstream: staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/validation/validation.go ValidateLabels
 function validateLabels(labels: Labels | undefined, field: string): FieldError[] {
   const errs: FieldError[] = [];
+  if (labels === undefined || labels === null || labelsAreValid(labels)) return errs;
   // Go walks the map in random order; sorted keys keep the message stable.
-  for (const key of Object.keys(labels ?? {}).sort(goBytesOrder)) {
+  for (const key of Object.keys(labels).sort(goBytesOrder)) {
     for (const msg of isQualifiedName(key)) errs.push(invalid(field, key, goQuote(key), msg));
-    const value = labels![key]!;
+    const value = labels[key]!;
     for (const msg of isValidLabelValue(value)) errs.push(invalid(field, value, goQuote(value), msg));
   }
   return errs;
+}
+
+/** Whether every key and value of `labels` is valid: nearly always so, and then no keys are sorted to word errors. */
+function labelsAreValid(labels: Labels): boolean {
+  for (const key in labels) if (isQualifiedName(key).length > 0 || isValidLabelValue(labels[key]!).length > 0) return false;
+  return true;
 }
 
 // upstream: staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/validation/validation.go ValidateLabelSelector
@@ -277,9 +284,7 @@ function validateLabelSelector(selector: LabelSelector | undefined, field: strin
 
 /** Whether LabelSelectorAsSelector would fail (then the server skips the template-labels comparison). */
 function selectorConversionFails(selector: LabelSelector): boolean {
-  for (const [k, v] of Object.entries(selector.matchLabels ?? {})) {
-    if (isQualifiedName(k).length > 0 || isValidLabelValue(v).length > 0) return true;
-  }
+  if (selector.matchLabels && !labelsAreValid(selector.matchLabels)) return true;
   for (const req of selector.matchExpressions ?? []) {
     if (isQualifiedName(req.key ?? '').length > 0) return true;
     const values = req.values ?? [];
@@ -319,77 +324,92 @@ function validateContainerList(containers: readonly Container[], field: string, 
   return errs;
 }
 
+// Thousands of stored pods and nodes carry the same valid tolerations, taints and node selectors: the checks
+// below push to the caller's list and build a field path only for an error.
+
+/** The path of part `part` of item `index` of the list at `field`: `spec.tolerations[2].key`. */
+function itemPath(field: string, index: number, part: string): string {
+  return `${field}[${index}].${part}`;
+}
+
 // upstream: staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/validation/validation.go ValidateLabelName
-function validateLabelName(name: string, field: string): FieldError[] {
-  return isQualifiedName(name).map((msg) => invalid(field, name, goQuote(name), msg));
+function checkLabelName(errs: FieldError[], name: string, field: string, index: number, part: string): void {
+  const problems = isQualifiedName(name);
+  for (const msg of problems) errs.push(invalid(itemPath(field, index, part), name, goQuote(name), msg));
 }
 
 const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
 
 // upstream: pkg/apis/core/validation/validation.go validateTaintEffect
-function validateTaintEffect(effect: string, allowEmpty: boolean, field: string): FieldError[] {
-  if (effect === '') return allowEmpty ? [] : [required(field)];
-  return TAINT_EFFECTS.includes(effect) ? [] : [notSupported(field, effect, TAINT_EFFECTS)];
+function checkTaintEffect(errs: FieldError[], effect: string, allowEmpty: boolean, field: string, index: number): void {
+  if (effect === '') {
+    if (!allowEmpty) errs.push(required(itemPath(field, index, 'effect')));
+  } else if (!TAINT_EFFECTS.includes(effect)) errs.push(notSupported(itemPath(field, index, 'effect'), effect, TAINT_EFFECTS));
 }
 
 // upstream: pkg/apis/core/validation/validation.go ValidateTolerations
 function validateTolerations(tolerations: readonly Toleration[] | undefined, field: string): FieldError[] {
   const errs: FieldError[] = [];
-  (tolerations ?? []).forEach((toleration, i) => {
-    const path = `${field}[${i}]`;
+  if (tolerations === undefined) return errs;
+  for (let i = 0; i < tolerations.length; i++) {
+    const toleration = tolerations[i]!;
     const key = toleration.key ?? '';
     const operator = toleration.operator ?? '';
     const value = toleration.value ?? '';
     const effect = toleration.effect ?? '';
-    if (key !== '') errs.push(...validateLabelName(key, `${path}.key`));
+    if (key !== '') checkLabelName(errs, key, field, i, 'key');
     if (key === '' && operator !== 'Exists') {
       errs.push(
-        invalid(`${path}.operator`, operator, goQuote(operator), 'operator must be Exists when `key` is empty, which means "match all values and all keys"'),
+        invalid(
+          itemPath(field, i, 'operator'),
+          operator,
+          goQuote(operator),
+          'operator must be Exists when `key` is empty, which means "match all values and all keys"',
+        ),
       );
     }
     if (toleration.tolerationSeconds !== undefined && effect !== 'NoExecute') {
-      errs.push(invalid(`${path}.effect`, effect, goQuote(effect), "effect must be 'NoExecute' when `tolerationSeconds` is set"));
+      errs.push(invalid(itemPath(field, i, 'effect'), effect, goQuote(effect), "effect must be 'NoExecute' when `tolerationSeconds` is set"));
     }
     if (operator === 'Equal' || operator === '') {
       const problems = isValidLabelValue(value);
-      if (problems.length > 0) errs.push(invalid(`${path}.operator`, value, goQuote(value), problems.join(';')));
+      if (problems.length > 0) errs.push(invalid(itemPath(field, i, 'operator'), value, goQuote(value), problems.join(';')));
     } else if (operator === 'Exists') {
-      if (value !== '') errs.push(invalid(`${path}.operator`, toleration, goQuote(value), "value must be empty when `operator` is 'Exists'"));
-    } else errs.push(notSupported(`${path}.operator`, operator, ['Equal', 'Exists']));
-    errs.push(...validateTaintEffect(effect, true, `${path}.effect`));
-  });
+      if (value !== '') errs.push(invalid(itemPath(field, i, 'operator'), toleration, goQuote(value), "value must be empty when `operator` is 'Exists'"));
+    } else errs.push(notSupported(itemPath(field, i, 'operator'), operator, ['Equal', 'Exists']));
+    checkTaintEffect(errs, effect, true, field, i);
+  }
   return errs;
 }
 
 // upstream: pkg/apis/core/validation/validation.go validateNodeSelectorRequirement, validateNodeFieldSelectorRequirement
-function validateNodeSelectorRequirements(requirements: readonly NodeSelectorRequirement[] | undefined, field: string, fields: boolean): FieldError[] {
-  const errs: FieldError[] = [];
-  (requirements ?? []).forEach((req, i) => {
-    const path = `${field}[${i}]`;
+function checkNodeSelectorRequirements(errs: FieldError[], requirements: readonly NodeSelectorRequirement[] | undefined, field: string, fields: boolean): void {
+  if (requirements === undefined) return;
+  for (let i = 0; i < requirements.length; i++) {
+    const req = requirements[i]!;
     const values = req.values ?? [];
     const operator = req.operator ?? '';
     switch (operator) {
       case 'In':
       case 'NotIn':
-        if (values.length === 0) errs.push(required(`${path}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
+        if (values.length === 0) errs.push(required(itemPath(field, i, 'values'), "must be specified when `operator` is 'In' or 'NotIn'"));
         break;
       case 'Exists':
       case 'DoesNotExist':
-        if (values.length > 0) errs.push(forbidden(`${path}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+        if (values.length > 0) errs.push(forbidden(itemPath(field, i, 'values'), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
         break;
       case 'Gt':
       case 'Lt':
-        if (values.length !== 1) errs.push(required(`${path}.values`, "must be specified single value when `operator` is 'Lt' or 'Gt'"));
+        if (values.length !== 1) errs.push(required(itemPath(field, i, 'values'), "must be specified single value when `operator` is 'Lt' or 'Gt'"));
         break;
       default:
-        errs.push(invalid(`${path}.operator`, operator, goQuote(operator), 'not a valid selector operator'));
+        errs.push(invalid(itemPath(field, i, 'operator'), operator, goQuote(operator), 'not a valid selector operator'));
     }
     const key = req.key ?? '';
     if (fields) {
-      if (key !== 'metadata.name') errs.push(invalid(`${path}.key`, key, goQuote(key), 'not a valid field selector key'));
-    } else errs.push(...validateLabelName(key, `${path}.key`));
-  });
-  return errs;
+      if (key !== 'metadata.name') errs.push(invalid(itemPath(field, i, 'key'), key, goQuote(key), 'not a valid field selector key'));
+    } else checkLabelName(errs, key, field, i, 'key');
+  }
 }
 
 // upstream: pkg/apis/core/validation/validation.go validateAffinity, validateNodeAffinity, ValidateNodeSelector
@@ -403,8 +423,8 @@ function validateAffinity(affinity: Affinity | undefined, field: string): FieldE
     const terms = requiredTerms.nodeSelectorTerms ?? [];
     if (terms.length === 0) errs.push(required(path, 'must have at least one node selector term'));
     terms.forEach((term, i) => {
-      errs.push(...validateNodeSelectorRequirements(term.matchExpressions, `${path}[${i}].matchExpressions`, false));
-      errs.push(...validateNodeSelectorRequirements(term.matchFields, `${path}[${i}].matchFields`, true));
+      checkNodeSelectorRequirements(errs, term.matchExpressions, `${path}[${i}].matchExpressions`, false);
+      checkNodeSelectorRequirements(errs, term.matchFields, `${path}[${i}].matchFields`, true);
     });
   }
   return errs;
@@ -433,11 +453,11 @@ function validateObjectMeta(meta: ObjectMeta, rule: NameRule, namespaced: boolea
   errs.push(...validateLabels(meta.labels, 'metadata.labels'));
   const controllers: string[] = [];
   (meta.ownerReferences ?? []).forEach((ref, i) => {
-    const path = `metadata.ownerReferences[${i}]`;
-    if (!ref.apiVersion) errs.push(invalid(`${path}.apiVersion`, '', '""', 'version must not be empty'));
-    if (!ref.kind) errs.push(invalid(`${path}.kind`, '', '""', 'kind must not be empty'));
-    if (!ref.name) errs.push(invalid(`${path}.name`, '', '""', 'name must not be empty'));
-    if (!ref.uid) errs.push(invalid(`${path}.uid`, '', '""', 'uid must not be empty'));
+    const field = 'metadata.ownerReferences';
+    if (!ref.apiVersion) errs.push(invalid(itemPath(field, i, 'apiVersion'), '', '""', 'version must not be empty'));
+    if (!ref.kind) errs.push(invalid(itemPath(field, i, 'kind'), '', '""', 'kind must not be empty'));
+    if (!ref.name) errs.push(invalid(itemPath(field, i, 'name'), '', '""', 'name must not be empty'));
+    if (!ref.uid) errs.push(invalid(itemPath(field, i, 'uid'), '', '""', 'uid must not be empty'));
     if (ref.controller === true) controllers.push(`${ref.kind}/${ref.name}`);
   });
   if (controllers.length > 1) {
@@ -545,18 +565,18 @@ export function validateNode(node: Node): FieldError[] {
   const errs = validateObjectMeta(node.metadata, 'subdomain', false, true);
   const seen = new Set<string>();
   (node.spec?.taints ?? []).forEach((taint, i) => {
-    const path = `spec.taints[${i}]`;
+    const field = 'spec.taints';
     const key = taint.key ?? '';
     const value = taint.value ?? '';
     const effect = taint.effect ?? '';
-    errs.push(...validateLabelName(key, `${path}.key`));
+    checkLabelName(errs, key, field, i, 'key');
     const problems = isValidLabelValue(value);
-    if (problems.length > 0) errs.push(invalid(`${path}.value`, value, goQuote(value), problems.join(';')));
-    errs.push(...validateTaintEffect(effect, false, `${path}.effect`));
+    if (problems.length > 0) errs.push(invalid(itemPath(field, i, 'value'), value, goQuote(value), problems.join(';')));
+    checkTaintEffect(errs, effect, false, field, i);
     const id = `${effect}\u0000${key}`;
     if (seen.has(id)) {
       errs.push({
-        field: path,
+        field: `${field}[${i}]`,
         type: 'FieldValueDuplicate',
         message: `Duplicate value: ${goQuote(`${key}:${effect}`)}: taints must be unique by key and effect pair`,
       });

@@ -28,8 +28,31 @@ function pod(summary: PodSummary): Plain {
   return ordered(summary, ['name', 'hash', 'updated', 'ready', 'available', 'terminating', 'phase']);
 }
 
+/** `items` through `f`, or `items` itself when `f` returns every item as it is (no copy of a large plan). */
+function mapped<T>(items: readonly T[], f: (item: T) => unknown): readonly unknown[] {
+  let out: unknown[] | undefined;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!;
+    const result = f(item);
+    if (out !== undefined) out.push(result);
+    else if (result !== item) {
+      out = items.slice(0, i) as unknown[];
+      out.push(result);
+    }
+  }
+  return out ?? items;
+}
+
+/** `ordered(value, keys)` with some fields replaced: `value` itself when that changes nothing. */
+function orderedWith(value: object, keys: readonly string[], fields: Plain): Plain {
+  const out = ordered(value, keys);
+  const source = value as Plain;
+  for (const key in fields) if (fields[key] !== source[key]) return {...out, ...fields};
+  return out;
+}
+
 function node(plan: NodePlan): Plain {
-  return {...ordered(plan, ['name', 'shouldRun', 'shouldContinueRunning', 'reason', 'pods']), pods: plan.pods.map(pod)};
+  return orderedWith(plan, ['name', 'shouldRun', 'shouldContinueRunning', 'reason', 'pods'], {pods: mapped(plan.pods, pod)});
 }
 
 function deletion(action: PodDeletion): Plain {
@@ -37,11 +60,10 @@ function deletion(action: PodDeletion): Plain {
 }
 
 function actions(value: {readonly create: readonly {node: string}[]; readonly delete: readonly PodDeletion[]}): Plain {
-  return {
-    ...ordered(value, ['create', 'delete']),
-    create: value.create.map((action) => ordered(action, ['node'])),
-    delete: value.delete.map(deletion),
-  };
+  return orderedWith(value, ['create', 'delete'], {
+    create: mapped(value.create, (action) => ordered(action, ['node'])),
+    delete: mapped(value.delete, deletion),
+  });
 }
 
 function wave(value: Wave): Plain {
