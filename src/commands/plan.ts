@@ -98,12 +98,10 @@ Exit status: 0 for a plan, 1 for a usage or input error, 2 when the cluster cann
 
     if (isDocumentFormat(flags.output)) {
       // The plan contract's document (with -f grown by one field, update).
-      const [{toPlanDocument}, {manifestDocument}, {renderDocument}] = await Promise.all([
-        import('../output/plan-json.js'),
-        import('../output/manifest-text.js'),
-        import('../output/document.js'),
-      ]);
-      const document = {...toPlanDocument(plan), ...(update ? {update: manifestDocument(update)} : {})} as {kind: string};
+      const [{toPlanDocument}, {renderDocument}] = await Promise.all([import('../output/plan-json.js'), import('../output/document.js')]);
+      // The manifest's renderer (and the YAML library under its diff) is loaded only for -f.
+      const updateField = update ? {update: (await import('../output/manifest-text.js')).manifestDocument(update)} : {};
+      const document = {...toPlanDocument(plan), ...updateField} as {kind: string};
       process.stdout.write(await renderDocument(document, flags.output));
       return;
     }

@@ -1,5 +1,5 @@
 // Pod readiness, availability and lifecycle predicates.
-import type {Node, Pod, PodCondition} from './types.js';
+import type {ContainerStatus, Node, Pod, PodCondition} from './types.js';
 
 // Go's zero time.Time (0001-01-01T00:00:00Z): upstream treats it as "no transition time".
 const GO_ZERO_TIME_MS = -62135596800000;
@@ -64,13 +64,19 @@ const STARTING = new Set(['ContainerCreating', 'PodInitializing']);
 export function podProblem(pod: Pod): string | undefined {
   const scheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
   if (scheduled?.status === 'False') return scheduled.reason ?? 'Unschedulable';
-  for (const c of [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])]) {
+  return containerProblem(pod.status?.initContainerStatuses) ?? containerProblem(pod.status?.containerStatuses) ?? pod.status?.reason;
+}
+
+/** The first waiting reason other than starting, or terminated reason of a container that is not ready. */
+function containerProblem(statuses: readonly ContainerStatus[] | undefined): string | undefined {
+  if (statuses === undefined) return undefined;
+  for (const c of statuses) {
     const waiting = c.state?.waiting?.reason;
     if (waiting && !STARTING.has(waiting)) return waiting;
     const terminated = c.state?.terminated?.reason;
     if (terminated && !c.ready && terminated !== 'Completed') return terminated;
   }
-  return pod.status?.reason;
+  return undefined;
 }
 
 /** How long a pod may take to come up before "not ready" stops meaning "still starting". */

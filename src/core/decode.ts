@@ -484,15 +484,16 @@ export function readStoredObjects(items: readonly InputObject[]): StoredObjectsR
     const meta = object['metadata'] as unknown as ObjectMeta;
     const namespace = item.kind === 'Node' ? '' : (meta.namespace ?? 'default');
     const nameKey = `${item.kind}\u0000${namespace}\u0000${meta.name}`;
-    const shownName = `${item.kind} ${namespace === '' ? '' : `${namespace}/`}${meta.name}`;
+    // Worded only for a problem: names are unique in nearly every snapshot of thousands of objects.
+    const shownName = () => `${item.kind} ${namespace === '' ? '' : `${namespace}/`}${meta.name}`;
     const sameName = byName.get(nameKey);
-    if (sameName !== undefined) problems.push(`${item.where}: Duplicate value: ${shownName} is also ${sameName}`);
+    if (sameName !== undefined) problems.push(`${item.where}: Duplicate value: ${shownName()} is also ${sameName}`);
     else byName.set(nameKey, item.where);
     if (meta.uid) {
       const uidKey = `${item.kind}\u0000${meta.uid}`;
       const sameUid = byUid.get(uidKey);
       if (sameUid !== undefined && sameName === undefined)
-        problems.push(`${item.where}: Duplicate value: ${shownName} has the uid ${goQuote(meta.uid)} of ${sameUid}`);
+        problems.push(`${item.where}: Duplicate value: ${shownName()} has the uid ${goQuote(meta.uid)} of ${sameUid}`);
       else if (sameUid === undefined) byUid.set(uidKey, item.where);
     }
     out[item.kind].push(object);

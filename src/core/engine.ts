@@ -231,9 +231,9 @@ export class ReconcileEngine {
 
   removePods(index: number, predicate: (pod: DaemonPod) => boolean): boolean {
     const slot = this.slots[index]!;
-    const kept = slot.pods.filter((p) => !predicate(p));
-    if (kept.length === slot.pods.length) return false;
-    slot.pods = kept;
+    // Nearly always nothing goes: no copy of the list then.
+    if (!slot.pods.some(predicate)) return false;
+    slot.pods = slot.pods.filter((p) => !predicate(p));
     this.dirty.add(index);
     return true;
   }

@@ -141,7 +141,7 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
         if (engine.removePods(index, (pod) => pod.terminating && !isStuckTerminating(pod.pod, node, now))) dropped = true;
         // Pods that are merely starting come up now, like the ones the plan creates.
         for (const pod of engine.slots[index]!.pods) {
-          if (pod.planned || !isPodStarting(pod.pod, node, now)) continue;
+          if (pod.planned || pod.ready || !isPodStarting(pod.pod, node, now)) continue;
           // A pod already starting is Ready podStart after its creation (or now, if that has passed).
           const readyAt = Math.max(now, Date.parse(pod.pod.metadata.creationTimestamp ?? '') + startMs || now);
           const availableAt = minReadyMs === 0 && readyAt === now ? Number.NEGATIVE_INFINITY : readyAt + minReadyMs;

@@ -55,17 +55,28 @@ export function observedStartMs(pod: Pod): number | undefined {
   return Number.isFinite(ms) && ms >= 0 ? ms : undefined;
 }
 
+/** How long each of the RECENT_PODS newest pods that are not terminating took to start (those that show it). */
+function recentStarts(pods: readonly Pod[]): number[] {
+  // Newest first; a start (two more dates to read) is worked out only until enough pods have shown one.
+  const newestFirst = pods
+    .filter((pod) => !pod.metadata.deletionTimestamp)
+    .map((pod) => ({pod, created: Date.parse(pod.metadata.creationTimestamp ?? '')}))
+    .filter((entry) => Number.isFinite(entry.created))
+    .sort((a, b) => b.created - a.created);
+  const starts: number[] = [];
+  for (const {pod} of newestFirst) {
+    if (starts.length === RECENT_PODS) break;
+    const start = observedStartMs(pod);
+    if (start !== undefined) starts.push(start);
+  }
+  return starts;
+}
+
 /** The durations the plan's waves use, with what each is based on. */
 export function observePodTimings(state: ClusterState, options: TimingOptions): PodTimings {
   const pods = state.pods.filter((pod) => ownedBy(pod, state));
 
-  const recent = pods
-    .filter((pod) => !pod.metadata.deletionTimestamp)
-    .map((pod) => ({created: Date.parse(pod.metadata.creationTimestamp ?? ''), start: observedStartMs(pod)}))
-    .filter((entry): entry is {created: number; start: number} => entry.start !== undefined && Number.isFinite(entry.created))
-    .sort((a, b) => b.created - a.created)
-    .slice(0, RECENT_PODS)
-    .map((entry) => entry.start);
+  const recent = options.podStartMs === undefined ? recentStarts(pods) : [];
   const podStart: DurationEstimate =
     options.podStartMs !== undefined
       ? {ms: options.podStartMs, basis: 'given', observations: 0}

@@ -2,7 +2,6 @@
 // -f, plan the rollout of a new version of the DaemonSet instead, with the diff and the warnings a person wants
 // before applying it. No oclif here; the command turns thrown errors into exit codes.
 import {readFile} from 'node:fs/promises';
-import {loadAll} from 'js-yaml';
 import type {ClusterSource, DaemonSetRef} from '../cluster/cluster-source.js';
 import {
   type ClusterState,
@@ -105,6 +104,7 @@ export async function readManifest(path: string, name: string | undefined, stdin
     });
   }
   let documents: unknown[];
+  const {loadAll} = await import('js-yaml');
   try {
     documents = loadAll(text);
   } catch (error) {

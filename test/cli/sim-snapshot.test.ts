@@ -86,7 +86,7 @@ describe('sim start --snapshot', () => {
     const dump = await dumpCluster(tc.cluster);
     const dumpPath = join(tc.dir, 'cluster.json');
     await writeFile(dumpPath, dump);
-    const dumpTime = new Date(snapshotTime(parseSnapshot(dump, 'dump'))!).toISOString();
+    const dumpTime = new Date(snapshotTime(await parseSnapshot(dump, 'dump'))!).toISOString();
 
     // Live, ds-plan models the controller of the version the server reports; offline it needs telling (else the newest).
     const {gitVersion} = (await call(tc.cluster, 'GET', '/version')).body as {gitVersion: string};

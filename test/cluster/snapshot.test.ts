@@ -17,7 +17,7 @@ const configMap = {apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: 'x', na
 const all = [...nodes, ...pods, ds, revision, configMap];
 const list = {apiVersion: 'v1', kind: 'List', metadata: {resourceVersion: ''}, items: all};
 
-function counts(objects: ReturnType<typeof parseSnapshot>) {
+function counts(objects: Awaited<ReturnType<typeof parseSnapshot>>) {
   return [objects.daemonSets.length, objects.nodes.length, objects.pods.length, objects.revisions.length];
 }
 
@@ -29,32 +29,32 @@ describe('parseSnapshot', () => {
     {name: 'a stream with empty documents and a leading ---', text: `---\n${all.map((o) => dump(o)).join('---\n---\n')}---\n`},
     {name: 'a bare JSON array', text: JSON.stringify(all)},
     {name: 'a byte-order mark', text: `\uFEFF${dump(list)}`},
-  ])('reads $name, ignoring other kinds', ({text}) => {
-    expect(counts(parseSnapshot(text, 's.yaml'))).toEqual([1, 2, 2, 1]);
+  ])('reads $name, ignoring other kinds', async ({text}) => {
+    expect(counts(await parseSnapshot(text, 's.yaml'))).toEqual([1, 2, 2, 1]);
   });
 
-  test('reads a single object', () => {
-    const objects = parseSnapshot(dump(ds), 'ds.yaml');
+  test('reads a single object', async () => {
+    const objects = await parseSnapshot(dump(ds), 'ds.yaml');
     expect(objects.daemonSets[0]?.metadata.name).toBe('fluentd');
     expect(counts(objects)).toEqual([1, 0, 0, 0]);
   });
 
-  test('fills in the kind of items of raw API lists (PodList, NodeList)', () => {
+  test('fills in the kind of items of raw API lists (PodList, NodeList)', async () => {
     const podList = {apiVersion: 'v1', kind: 'PodList', items: pods.map(({kind: _kind, ...pod}) => pod)};
     const nodeList = {apiVersion: 'v1', kind: 'NodeList', items: nodes.map(({kind: _kind, ...node}) => node)};
-    const objects = parseSnapshot(`${dump(podList)}---\n${dump(nodeList)}`, 's.yaml');
+    const objects = await parseSnapshot(`${dump(podList)}---\n${dump(nodeList)}`, 's.yaml');
     expect(objects.pods.map((p) => p.kind)).toEqual(['Pod', 'Pod']);
     expect(objects.nodes).toHaveLength(2);
   });
 
-  test('keeps timestamps as strings, as the core expects', () => {
-    const objects = parseSnapshot(dump(list), 's.yaml');
+  test('keeps timestamps as strings, as the core expects', async () => {
+    const objects = await parseSnapshot(dump(list), 's.yaml');
     expect(objects.pods[0]?.metadata.creationTimestamp).toBe('2026-11-21T11:00:00Z');
   });
 
-  test('an empty file has no objects', () => {
-    expect(counts(parseSnapshot('', 'empty.yaml'))).toEqual([0, 0, 0, 0]);
-    expect(counts(parseSnapshot('# just a comment\n', 'empty.yaml'))).toEqual([0, 0, 0, 0]);
+  test('an empty file has no objects', async () => {
+    expect(counts(await parseSnapshot('', 'empty.yaml'))).toEqual([0, 0, 0, 0]);
+    expect(counts(await parseSnapshot('# just a comment\n', 'empty.yaml'))).toEqual([0, 0, 0, 0]);
   });
 
   test.each([
@@ -97,10 +97,10 @@ describe('parseSnapshot', () => {
       text: 'kind: ControllerRevision\nmetadata: {name: r}\ndata: {}\nrevision: "2"\n',
       message: 'examples/x.yaml: revision: Invalid value: "2": must be an integer (ControllerRevision r)',
     },
-  ])('rejects $name as one InputError line', ({text, message}) => {
+  ])('rejects $name as one InputError line', async ({text, message}) => {
     let error: unknown;
     try {
-      parseSnapshot(text, 'examples/x.yaml');
+      await parseSnapshot(text, 'examples/x.yaml');
     } catch (caught) {
       error = caught;
     }
@@ -267,10 +267,10 @@ describe('parseSnapshot validates every object once, as the API server would', (
     },
   ];
 
-  test.each(rows)('$name', ({items, message}) => {
+  test.each(rows)('$name', async ({items, message}) => {
     let error: unknown;
     try {
-      parseSnapshot(JSON.stringify({apiVersion: 'v1', kind: 'List', items}), 's.json');
+      await parseSnapshot(JSON.stringify({apiVersion: 'v1', kind: 'List', items}), 's.json');
     } catch (caught) {
       error = caught;
     }
@@ -282,25 +282,25 @@ describe('parseSnapshot validates every object once, as the API server would', (
     else expect(line.slice('s.json: '.length)).toMatch(message);
   });
 
-  test('null is an absent field, as Go decodes it: labels: null and rollingUpdate: null are read as not set', () => {
+  test('null is an absent field, as Go decodes it: labels: null and rollingUpdate: null are read as not set', async () => {
     const items = withValue(4, ru, null);
     (items[2] as {metadata: {labels: unknown}}).metadata.labels = null;
-    const objects = parseSnapshot(JSON.stringify({kind: 'List', items}), 's.json');
+    const objects = await parseSnapshot(JSON.stringify({kind: 'List', items}), 's.json');
     expect(objects.pods[0]!.metadata).not.toHaveProperty('labels');
     expect(objects.daemonSets[0]!.spec.updateStrategy).toEqual({type: 'RollingUpdate'});
   });
 
-  test('several problems: the first, with a count of the rest', () => {
+  test('several problems: the first, with a count of the rest', async () => {
     const items = withValue(2, ['status', 'conditions'], 'x');
     (items[3] as {status: unknown}).status = 'y';
-    expect(() => parseSnapshot(JSON.stringify({kind: 'List', items}), 's.json')).toThrow(
+    await expect(parseSnapshot(JSON.stringify({kind: 'List', items}), 's.json')).rejects.toThrow(
       's.json: items[2].status.conditions: Invalid value: "x": must be a list (Pod default/fluentd-aaaaa); and 1 more problem',
     );
   });
 
-  test('a multi-document stream names the document', () => {
+  test('a multi-document stream names the document', async () => {
     const text = `${dump(nodes[0])}---\n${dump({...nodes[1], spec: {taints: 'x'}})}`;
-    expect(() => parseSnapshot(text, 's.yaml')).toThrow('s.yaml: document 2.spec.taints: Invalid value: "x": must be a list (Node node-b)');
+    await expect(parseSnapshot(text, 's.yaml')).rejects.toThrow('s.yaml: document 2.spec.taints: Invalid value: "x": must be a list (Node node-b)');
   });
 });
 
@@ -308,8 +308,11 @@ describe('SnapshotClusterSource', () => {
   const otherNamespacePod = {...newPod('fluentd-ccccc', 'node-a', kubeSystemDs, {hash: 'h1'})};
   const otherRevision = newRevision(kubeSystemDs, 'h9', 1);
   const exporter = {...ds, metadata: {...ds.metadata, name: 'node-exporter', uid: 'other'}};
-  const objects = parseSnapshot(dump({kind: 'List', items: [...all, kubeSystemDs, otherNamespacePod, otherRevision, exporter]}), 's.yaml');
-  const source = new SnapshotClusterSource(objects, 's.yaml');
+  let source: SnapshotClusterSource;
+  beforeAll(async () => {
+    const objects = await parseSnapshot(dump({kind: 'List', items: [...all, kubeSystemDs, otherNamespacePod, otherRevision, exporter]}), 's.yaml');
+    source = new SnapshotClusterSource(objects, 's.yaml');
+  });
 
   test('returns the DaemonSet, every node, and the pods and revisions of its namespace', async () => {
     const state = await source.readState({namespace: 'kube-system', name: 'fluentd'});
@@ -321,14 +324,14 @@ describe('SnapshotClusterSource', () => {
 
   test("does not filter pods by selector or owner: claiming is the core's job", async () => {
     const stray = {...newPod('stray', 'node-a', ds, {owner: null, labels: {app: 'other'}})};
-    const withStray = new SnapshotClusterSource(parseSnapshot(dump({kind: 'List', items: [...all, stray]}), 's.yaml'), 's.yaml');
+    const withStray = new SnapshotClusterSource(await parseSnapshot(dump({kind: 'List', items: [...all, stray]}), 's.yaml'), 's.yaml');
     const state = await withStray.readState({namespace: 'default', name: 'fluentd'});
     expect(state.pods.map((p) => p.metadata.name)).toEqual(['fluentd-aaaaa', 'fluentd-bbbbb', 'stray']);
   });
 
   test('puts objects without a namespace in "default", as the API server would', async () => {
     const {namespace: _namespace, ...metadata} = ds.metadata;
-    const bare = new SnapshotClusterSource(parseSnapshot(dump({...ds, metadata}), 'ds.yaml'), 'ds.yaml');
+    const bare = new SnapshotClusterSource(await parseSnapshot(dump({...ds, metadata}), 'ds.yaml'), 'ds.yaml');
     const state = await bare.readState({namespace: 'default', name: 'fluentd'});
     expect(state.daemonSet.metadata.namespace).toBe('default');
   });
@@ -342,7 +345,7 @@ describe('SnapshotClusterSource', () => {
   });
 
   test('a snapshot without DaemonSets says so', async () => {
-    const empty = new SnapshotClusterSource(parseSnapshot(dump({kind: 'List', items: nodes}), 'n.yaml'), 'n.yaml');
+    const empty = new SnapshotClusterSource(await parseSnapshot(dump({kind: 'List', items: nodes}), 'n.yaml'), 'n.yaml');
     await expect(empty.readState({namespace: 'default', name: 'x'})).rejects.toThrow(
       'daemonset "x" not found in namespace "default" of snapshot n.yaml (it has no DaemonSets)',
     );
@@ -350,7 +353,7 @@ describe('SnapshotClusterSource', () => {
 
   test('a long list of DaemonSets is cut after ten', async () => {
     const many = Array.from({length: 13}, (_, i) => ({...ds, metadata: {...ds.metadata, name: `ds-${String(i).padStart(2, '0')}`, uid: `uid-${i}`}}));
-    const big = new SnapshotClusterSource(parseSnapshot(dump({kind: 'List', items: many}), 'b.yaml'), 'b.yaml');
+    const big = new SnapshotClusterSource(await parseSnapshot(dump({kind: 'List', items: many}), 'b.yaml'), 'b.yaml');
     await expect(big.readState({namespace: 'default', name: 'x'})).rejects.toThrow(/default\/ds-09, and 3 more\)$/);
   });
 
@@ -398,7 +401,7 @@ describe('SnapshotClusterSource', () => {
 describe('the bundled example', () => {
   test('is a List with the fluentd DaemonSet, its revisions and other kube-system objects', async () => {
     const text = await readFile(new URL('../../examples/rollout-in-progress.yaml', import.meta.url), 'utf8');
-    const objects = parseSnapshot(text, 'examples/rollout-in-progress.yaml');
+    const objects = await parseSnapshot(text, 'examples/rollout-in-progress.yaml');
     expect(objects.daemonSets.map((d) => d.metadata.name).sort()).toEqual(['fluentd', 'kube-proxy']);
     expect(objects.nodes).toHaveLength(12);
     const fluentd = objects.daemonSets.find((d) => d.metadata.name === 'fluentd')!;

@@ -57,13 +57,13 @@ let cluster: SimulatedCluster | undefined;
 afterEach(async () => cluster?.stop());
 
 describe('loading a snapshot into the simulated cluster', () => {
-  it('takes the newest timestamp as the dump time (not a deletion deadline, which lies after it)', () => {
-    expect(new Date(snapshotTime(parseSnapshot(dump(), 'dump'))!).toISOString()).toBe('2025-03-01T09:00:00.000Z');
+  it('takes the newest timestamp as the dump time (not a deletion deadline, which lies after it)', async () => {
+    expect(new Date(snapshotTime(await parseSnapshot(dump(), 'dump'))!).toISOString()).toBe('2025-03-01T09:00:00.000Z');
   });
 
   it('keeps ages, uids, generations and owners; creates the namespaces; ignores other kinds; finishes pending deletions', async () => {
     const clock = new ManualClock(SIM_START);
-    cluster = await startSimulatedCluster({clock, snapshot: parseSnapshot(dump(), 'dump')});
+    cluster = await startSimulatedCluster({clock, snapshot: await parseSnapshot(dump(), 'dump')});
     const store = cluster.store;
     // The newest timestamp (the node's heartbeat, 09:00:00) is the sim's start.
     const shift = SIM_START - Date.parse(DUMP_TIME);
@@ -94,7 +94,7 @@ describe('loading a snapshot into the simulated cluster', () => {
     first.store.create(makeNode('worker-1'));
     const dumped = {apiVersion: 'v1', kind: 'List', items: first.store.list('nodes').items};
     await first.stop();
-    cluster = await startSimulatedCluster({clock: new ManualClock(SIM_START), snapshot: parseSnapshot(JSON.stringify(dumped), 'dump')});
+    cluster = await startSimulatedCluster({clock: new ManualClock(SIM_START), snapshot: await parseSnapshot(JSON.stringify(dumped), 'dump')});
     const created = cluster.store.create(makeNode('worker-2'));
     expect(created.metadata.uid).not.toBe(dumped.items[0]!.metadata.uid);
     expect(cluster.store.get('nodes', undefined, 'worker-1')!.metadata.uid).toBe(dumped.items[0]!.metadata.uid);

@@ -1,6 +1,5 @@
 // Turns what `kubectl get nodes,pods,daemonsets,controllerrevisions -A -o yaml|json` prints into typed objects.
 // Accepts a List (or any *List) with items, a multi-document YAML stream, or single objects; other kinds are ignored.
-import {loadAll} from 'js-yaml';
 import {type InputObject, isDecodedKind, readStoredObjects, type StoredObjects} from '../../core/index.js';
 import {InputError} from '../../errors.js';
 
@@ -8,9 +7,10 @@ export type SnapshotObjects = StoredObjects;
 
 type Json = Record<string, unknown>;
 
-export function parseSnapshot(text: string, sourceName: string): SnapshotObjects {
+export async function parseSnapshot(text: string, sourceName: string): Promise<SnapshotObjects> {
   const body = text.replace(/^\uFEFF/, '');
-  const documents = /^\s*[[{]/.test(body) ? [parseJson(body, sourceName)] : parseYaml(body, sourceName);
+  // js-yaml is loaded only for YAML: what kubectl prints with -o json needs none of it.
+  const documents = /^\s*[[{]/.test(body) ? [parseJson(body, sourceName)] : await parseYaml(body, sourceName);
   const collected: InputObject[] = [];
   // Positions as field paths (items[12]); the document number only when there are several.
   documents.forEach((document, index) => collectDocument(document, documents.length > 1 ? `document ${index + 1}` : '', sourceName, collected));
@@ -40,7 +40,8 @@ function parseJson(text: string, sourceName: string): unknown {
   }
 }
 
-function parseYaml(text: string, sourceName: string): unknown[] {
+async function parseYaml(text: string, sourceName: string): Promise<unknown[]> {
+  const {loadAll} = await import('js-yaml');
   try {
     return loadAll(text);
   } catch (error) {

@@ -81,9 +81,9 @@ export async function readSnapshot(path: string, stdin: NodeJS.ReadStream = proc
   if (path === '-') {
     // Waiting on a terminal would look like a hang.
     if (stdin.isTTY) throw new UsageError('--snapshot - reads the snapshot from stdin, but stdin is a terminal');
-    return {objects: parseSnapshot(await readStream(stdin), STDIN_NAME), sourceName: STDIN_NAME};
+    return {objects: await parseSnapshot(await readStream(stdin), STDIN_NAME), sourceName: STDIN_NAME};
   }
-  return {objects: parseSnapshot(await readSnapshotFile(path), path), sourceName: path};
+  return {objects: await parseSnapshot(await readSnapshotFile(path), path), sourceName: path};
 }
 
 function withNamespace(daemonSet: DaemonSet, namespace: string): DaemonSet {
