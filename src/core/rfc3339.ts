@@ -2,7 +2,7 @@
 // rolled over the way Date.parse rolls it into March.
 function daysIn(year: number, month: number): number {
   if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
-  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
 
 /** Milliseconds since the epoch for an RFC3339 time, or undefined when it is not one (or not a real date). */
