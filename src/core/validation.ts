@@ -350,7 +350,7 @@ function checkTaintEffect(errs: FieldError[], effect: string, allowEmpty: boolea
 // upstream: pkg/apis/core/validation/validation.go ValidateTolerations
 function validateTolerations(tolerations: readonly Toleration[] | undefined, field: string): FieldError[] {
   const errs: FieldError[] = [];
-  if (tolerations === undefined) return errs;
+  if (tolerations === undefined || tolerations === null) return errs;
   for (let i = 0; i < tolerations.length; i++) {
     const toleration = tolerations[i]!;
     const key = toleration.key ?? '';
@@ -384,7 +384,7 @@ function validateTolerations(tolerations: readonly Toleration[] | undefined, fie
 
 // upstream: pkg/apis/core/validation/validation.go validateNodeSelectorRequirement, validateNodeFieldSelectorRequirement
 function checkNodeSelectorRequirements(errs: FieldError[], requirements: readonly NodeSelectorRequirement[] | undefined, field: string, fields: boolean): void {
-  if (requirements === undefined) return;
+  if (requirements === undefined || requirements === null) return;
   for (let i = 0; i < requirements.length; i++) {
     const req = requirements[i]!;
     const values = req.values ?? [];
