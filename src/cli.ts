@@ -12,6 +12,7 @@ import Abort from './commands/rollout/abort.js';
 import Completion from './commands/rollout/completion.js';
 import Dashboard from './commands/rollout/dashboard.js';
 import History from './commands/rollout/history.js';
+import Options from './commands/rollout/options.js';
 import Pause from './commands/rollout/pause.js';
 import Promote from './commands/rollout/promote.js';
 import Resume from './commands/rollout/resume.js';
@@ -33,6 +34,7 @@ export const COMMANDS: Readonly<Record<string, Command.Class>> = {
   'rollout:completion': Completion,
   'rollout:dashboard': Dashboard,
   'rollout:history': History,
+  'rollout:options': Options,
   'rollout:pause': Pause,
   'rollout:promote': Promote,
   'rollout:resume': Resume,

@@ -45,20 +45,29 @@ export function durationFlag(name: string, options: {summary: string}) {
   return Flags.custom<number>({summary: options.summary, helpValue: 'DURATION', parse: async (input) => parseDuration(input, `--${name}`)})();
 }
 
+/**
+ * The help group of kubectl's global flags (connection, credentials, namespace): every command's help leaves them
+ * to `kubectl ds-rollout options`, as kubectl's leaves them to `kubectl options`.
+ */
+export const CONNECTION_GROUP = 'CONNECTION';
+
 export const namespaceFlag = Flags.string({
   char: 'n',
-  summary: "Namespace of the DaemonSet (live mode: the context's namespace; with --snapshot: default).",
+  summary: "The namespace (default: the context's; with --snapshot: default).",
   helpValue: 'NAMESPACE',
+  helpGroup: CONNECTION_GROUP,
 });
 
 export const contextFlag = Flags.string({
   summary: 'The kubeconfig context to use.',
   helpValue: 'CONTEXT',
+  helpGroup: CONNECTION_GROUP,
 });
 
 export const kubeconfigFlag = Flags.string({
-  summary: 'Path to the kubeconfig file (default: $KUBECONFIG or ~/.kube/config).',
+  summary: 'The kubeconfig file (default: $KUBECONFIG, ~/.kube/config).',
   helpValue: 'FILE',
+  helpGroup: CONNECTION_GROUP,
 });
 
 /** `-o`: text, or a document format (`jsonpath=TEMPLATE` keeps its template). */
@@ -99,7 +108,7 @@ export function outputFlagOf(formats: ReadonlyArray<'text' | 'wide' | 'json' | '
   const spelled = formats.map((format) => (format === 'jsonpath' ? 'jsonpath=TEMPLATE' : format));
   const flag = Flags.custom<OutputFormat>({
     char: 'o',
-    summary: `Output format: ${spelled.join(', ')}.`,
+    summary: `${spelled.join(', ')}.`,
     helpValue: 'FORMAT',
     default: 'text',
     parse: async (input) => parseOutputFormat(input, formats),
@@ -124,18 +133,18 @@ export function truncate(text: string, max: number): string {
 }
 
 export const nowFlag = Flags.custom<number>({
-  summary: 'Judge readiness and minReadySeconds availability at this RFC3339 time (default: now).',
+  summary: 'Judge availability at this time (RFC3339).',
   helpValue: 'RFC3339',
   parse: (input) => parseRfc3339(input),
 })();
 
 export const snapshotFlag = Flags.string({
-  summary: 'Read the cluster from a `kubectl get nodes,pods,daemonsets,controllerrevisions -A -o yaml` file (- for stdin) instead of contacting it.',
+  summary: 'Read a kubectl dump offline (- for stdin).',
   helpValue: 'FILE',
 });
 
 export const kubeVersionFlag = Flags.custom<number>({
-  summary: "Model the DaemonSet controller of this Kubernetes version, e.g. 1.20 (default: the live server's, from /version; offline: the newest modelled).",
+  summary: "Model this Kubernetes version's controller.",
   helpValue: '1.N',
   parse: async (input) => {
     // The same forms core/versions.ts parseMinor reads (this module imports nothing but oclif).
@@ -147,7 +156,7 @@ export const kubeVersionFlag = Flags.custom<number>({
 
 export const filenameFlag = Flags.string({
   char: 'f',
-  summary: 'A DaemonSet manifest: plan the rollout of this new version instead of the stored one.',
+  summary: 'Plan the rollout of this new manifest.',
   helpValue: 'MANIFEST',
 });
 
@@ -156,7 +165,7 @@ export type DryRun = (typeof DRY_RUNS)[number];
 
 /** kubectl's --dry-run: bare means client; server sends the writes with dryRun=All (validated, not stored). */
 export const dryRunFlag = Flags.custom<DryRun>({
-  summary: 'none, client (nothing is sent) or server (the writes are sent with dryRun=All: validated by the server, not stored). Bare --dry-run is client.',
+  summary: 'client: send nothing; server: dryRun=All.',
   helpValue: DRY_RUNS.join('|'),
   default: 'none',
   parse: async (input) => {
@@ -169,10 +178,11 @@ Object.assign(dryRunFlag, {completions: DRY_RUNS, bareValue: 'client'} satisfies
 /** `--request-timeout`, with its default in whole seconds. */
 export function requestTimeoutFlagDefaulting(seconds: number) {
   return Flags.custom<number>({
-    summary: 'How long one API request may take before the cluster counts as unreachable (0: no limit).',
+    summary: `How long one API request may take (0: no limit; default ${seconds}s).`,
     helpValue: 'DURATION',
     default: seconds * 1000,
     defaultHelp: async () => `${seconds}s`,
+    helpGroup: CONNECTION_GROUP,
     parse: async (input) => parseDuration(input, '--request-timeout'),
   })();
 }
@@ -181,28 +191,28 @@ export const requestTimeoutFlag = requestTimeoutFlagDefaulting(30);
 
 // kubectl's global flags that pick the cluster and the credentials. kubectl passes none of them to a plugin, so
 // each command defines them, with kubectl's names and meanings (they override the kubeconfig's context).
-const CONNECTION = 'CONNECTION FLAGS';
+const CONNECTION = CONNECTION_GROUP;
 
 /** The flags, besides -n, --context, --kubeconfig and --request-timeout, that override the kubeconfig. */
 export const connectionFlags = {
-  cluster: Flags.string({summary: "The kubeconfig cluster to use (instead of the context's).", helpValue: 'NAME', helpGroup: CONNECTION}),
-  user: Flags.string({summary: "The kubeconfig user to use (instead of the context's).", helpValue: 'NAME', helpGroup: CONNECTION}),
+  cluster: Flags.string({summary: 'The kubeconfig cluster to use.', helpValue: 'NAME', helpGroup: CONNECTION}),
+  user: Flags.string({summary: 'The kubeconfig user to use.', helpValue: 'NAME', helpGroup: CONNECTION}),
   server: Flags.string({char: 's', summary: 'The address and port of the Kubernetes API server.', helpValue: 'URL', helpGroup: CONNECTION}),
   token: Flags.string({summary: 'Bearer token for authentication to the API server.', helpValue: 'TOKEN', helpGroup: CONNECTION}),
   as: Flags.string({summary: 'Username to impersonate for the operation.', helpValue: 'USER', helpGroup: CONNECTION}),
   'as-group': Flags.string({
-    summary: 'Group to impersonate for the operation (repeat for several).',
+    summary: 'Group to impersonate (repeatable).',
     helpValue: 'GROUP',
     multiple: true,
     helpGroup: CONNECTION,
   }),
   'certificate-authority': Flags.string({summary: 'Path to a cert file for the certificate authority.', helpValue: 'FILE', helpGroup: CONNECTION}),
   'insecure-skip-tls-verify': Flags.boolean({
-    summary: "Don't check the server's certificate (makes HTTPS connections insecure).",
+    summary: "Don't check the server's certificate (insecure).",
     helpGroup: CONNECTION,
   }),
   'tls-server-name': Flags.string({
-    summary: "Server name for the server certificate check (default: the server's host).",
+    summary: 'Server name to check the certificate against.',
     helpValue: 'NAME',
     helpGroup: CONNECTION,
   }),

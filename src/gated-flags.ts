@@ -4,28 +4,31 @@ import {durationFlag} from './flags.js';
 
 export const gatedFlags = {
   canary: Flags.string({
-    summary: 'Gated rollout: the first stage takes this many nodes (N) or this share of them (P%), then it is baked and the gate judged.',
+    summary: 'The canary: N nodes, or P% of them.',
     helpValue: 'N|P%',
     exclusive: ['canary-nodes', 'canary-selector'],
   }),
-  'canary-nodes': Flags.string({summary: 'Gated rollout: the canary is these nodes (comma-separated).', helpValue: 'NODE,...', exclusive: ['canary-selector']}),
-  'canary-selector': Flags.string({summary: 'Gated rollout: the canary is the nodes with these labels.', helpValue: 'SELECTOR'}),
-  'canary-bake': durationFlag('canary-bake', {summary: "Gated rollout: watch the canary's new pods this long after they are available (server clock)."}),
-  bake: durationFlag('bake', {summary: 'Gated rollout: watch each later wave this long after it is available.'}),
-  approve: Flags.boolean({summary: 'Gated rollout: stop after the canary (exit 0, still paused) until `kubectl ds-rollout promote`.'}),
+  'canary-nodes': Flags.string({summary: 'The canary: these nodes.', helpValue: 'NODE,...', exclusive: ['canary-selector']}),
+  'canary-selector': Flags.string({summary: 'The canary: the nodes with these labels.', helpValue: 'SELECTOR'}),
+  'canary-bake': durationFlag('canary-bake', {summary: 'Watch the canary this long once available.'}),
+  bake: durationFlag('bake', {summary: 'Watch each later wave this long.'}),
+  approve: Flags.boolean({summary: 'Stop after the canary until promote.'}),
   'on-failure': Flags.option({
     options: ['pause', 'undo'] as const,
-    summary: 'Gated rollout: when a gate fails, stay paused (exit 3) or roll back the nodes that got the new revision.',
+    summary: 'When a gate fails: pause or undo.',
   })(),
-  'max-restarts': Flags.integer({min: 0, summary: 'Gated rollout: container restarts a new pod may have before the gate fails (default 0).'}),
+  'max-restarts': Flags.integer({min: 0, helpValue: 'N', summary: 'Restarts a new pod may have (default 0).'}),
   'progress-deadline': durationFlag('progress-deadline', {
-    summary: 'Gated rollout: how long a new pod may stay Pending or not Ready before the gate fails (default 10m).',
+    summary: 'Time a pod has to be Ready (default 10m).',
   }),
   strategy: Flags.string({
-    summary: 'Gated rollout: the stages in a YAML file (canary, canaryBake, approve, waves, bake, maxRestarts, progressDeadline, onFailure).',
+    summary: 'The stages, from a YAML file.',
     helpValue: 'FILE',
   }),
 };
+
+// Listed under their own heading in --help (src/help.ts), so each summary need not say "gated rollout".
+for (const flag of Object.values(gatedFlags)) Object.assign(flag, {helpGroup: 'Gated rollout'});
 
 export const GATED_FLAG_NAMES = Object.keys(gatedFlags) as (keyof typeof gatedFlags)[];
 

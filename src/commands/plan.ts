@@ -5,53 +5,18 @@ import {BaseCommand} from '../base-command.js';
 import {clusterFlags, durationFlag, filenameFlag, isDocumentFormat, kubeVersionFlag, nowFlag, optionalDaemonSetArg, outputFlag} from '../flags.js';
 
 export default class Plan extends BaseCommand {
-  static override summary = 'Preview what the DaemonSet controller does next and how the whole rollout unfolds.';
+  static override summary = 'Preview what the DaemonSet controller does next, wave by wave.';
 
-  static override description = `Reads the DaemonSet, every node, the pods and the ControllerRevisions, and applies the upstream DaemonSet controller's own rules (eligibility, budgets, rolling update) to answer:
-
-  * where the rollout stands: revisions, budgets, and every node with its pods;
-  * what ONE controller sync would create and delete next (manage, then the rolling update on the state after it);
-  * the waves from here to completion, assuming deletions finish at once and new pods become available after minReadySeconds;
-  * what blocks it: unavailable pods using the whole budget, taints the template does not tolerate, and so on.
-
-Nothing is changed. Where the controller picks arbitrarily, the plan picks by node name and says so.
-
-The rules are those of the controller of the cluster's Kubernetes version (read from the server's /version; --kube-version offline, else the newest modelled): 1.20 has the pre-1.21 rolling update and no maxSurge. The plan says which version it modelled, and warns when the server is outside the modelled range.
-
-Live (the default), it reads the cluster of the current kubeconfig context in a few large pages (four requests for a 5,000-node cluster). With -f MANIFEST it plans the rollout of that new version of the DaemonSet instead of the stored one: the manifest is defaulted as the API server would, the template diff against the current revision is shown, and so are the warnings worth reading before applying it (the rollout cannot start because unavailable pods use the budget; a hostPort with maxSurge > 0 leaves surge pods Pending; a selector, nodeSelector, affinity or toleration change takes the daemon off nodes; OnDelete does nothing until pods are deleted). A selector change is refused, as the API server would refuse it.
-
-With --snapshot the cluster is read from a file that kubectl printed and nothing is contacted, so the plan can run in CI. With --now the output is fully deterministic.
-
--o json and -o yaml follow the plan contract (fields are only ever added).
-
-Exit status: 0 for a plan, 1 for a usage or input error, 2 when the cluster cannot be reached or refuses.`;
+  static override description = `Applies the upstream DaemonSet controller's own rules (eligibility, budgets, rolling update) to a DaemonSet, its nodes, pods and revisions: where the rollout stands, what one controller sync does next, the waves to completion and what blocks them. Nothing is changed. Live by default; -f plans a new manifest (its diff and warnings); --snapshot reads a kubectl dump offline. Exit 0 for a plan, 1 for bad input, 2 when the cluster cannot be reached.`;
 
   static override examples = [
+    {description: "The rollout in progress on the current context's cluster", command: 'kubectl ds-plan fluentd -n kube-system'},
+    {description: 'Before kubectl apply: the diff, the warnings and every wave', command: 'kubectl ds-plan -f fluentd.yaml'},
     {
-      description: 'Plan the rollout in progress on the cluster of the current context:',
-      command: 'kubectl ds-plan fluentd -n kube-system',
+      description: 'Offline, from a dump of the cluster (nothing is contacted)',
+      command: 'kubectl get nodes,pods,ds,controllerrevisions -A -o yaml > cluster.yaml\nkubectl ds-plan fluentd -n kube-system --snapshot cluster.yaml',
     },
-    {
-      description: 'Before `kubectl apply -f fluentd.yaml`: the diff, the warnings and every wave of the rollout it starts:',
-      command: 'kubectl ds-plan -f fluentd.yaml',
-    },
-    {
-      description: 'Try the bundled example, a fluentd rollout in progress on 12 nodes:',
-      command: 'kubectl ds-plan fluentd -n kube-system --snapshot examples/rollout-in-progress.yaml --now 2026-11-21T12:00:00Z',
-    },
-    {
-      description:
-        'Plan from a snapshot of your cluster, taken with `kubectl get nodes,pods,daemonsets,controllerrevisions -A -o yaml > cluster.yaml` (nothing is contacted):',
-      command: 'kubectl ds-plan fluentd -n kube-system --snapshot cluster.yaml',
-    },
-    {
-      description: 'Fail a CI job when the rollout would get stuck:',
-      command: 'kubectl ds-plan fluentd -n kube-system --snapshot cluster.yaml -o json | jq -e .converges',
-    },
-    {
-      description: 'Read the snapshot from stdin:',
-      command: 'kubectl get nodes,pods,daemonsets,controllerrevisions -A -o json | kubectl ds-plan node-exporter -n monitoring --snapshot -',
-    },
+    {description: 'Fail a CI job when the rollout would not converge', command: 'kubectl ds-plan fluentd -n kube-system -o json | jq -e .converges'},
   ];
 
   static override args = {
@@ -64,11 +29,11 @@ Exit status: 0 for a plan, 1 for a usage or input error, 2 when the cluster cann
     now: nowFlag,
     'kube-version': kubeVersionFlag,
     'pod-start': durationFlag('pod-start', {
-      summary: "How long a new pod takes from creation to Ready, for the wave times (default: the median of this DaemonSet's recent pods, or 10s without any).",
+      summary: "A new pod's time to Ready, for wave times.",
     }),
     output: outputFlag,
     'all-nodes': Flags.boolean({
-      summary: 'In the text output, list every node, also in large clusters (by default only nodes that still need something are listed above 40 nodes).',
+      summary: 'List every node, also in large clusters.',
     }),
   };
 

@@ -103,7 +103,7 @@ describe('the binaries, with no node on PATH', () => {
   });
 
   test('kubectl-ds_rollout: help, status, history, and errors as one line', async () => {
-    expect((await run('kubectl-ds_rollout', ['--help'])).stdout).toContain('$ kubectl ds-rollout COMMAND');
+    expect((await run('kubectl-ds_rollout', ['--help'])).stdout).toContain('kubectl ds-rollout COMMAND [flags]');
     const status = await run('kubectl-ds_rollout', ['status', 'fluentd', '-n', 'kube-system', '--watch=false']);
     expect(status.stderr).toBe('');
     expect(status.stdout).toContain('fluentd');

@@ -87,6 +87,6 @@ describe.skipIf(skipWithoutKubectl)('through kubectl, from the install prefix', 
     expect(status.stderr).toBe('');
     expect(status.stdout).toContain('fluentd');
     const help = await run(kubectlPath!, ['ds-rollout', '--help']);
-    expect(help.stdout).toContain('$ kubectl ds-rollout COMMAND');
+    expect(help.stdout).toContain('kubectl ds-rollout COMMAND [flags]');
   });
 });

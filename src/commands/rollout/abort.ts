@@ -4,22 +4,18 @@ import {BaseCommand} from '../../base-command.js';
 import {daemonSetArg, durationFlag, liveClusterFlags, outputFlag} from '../../flags.js';
 
 export default class Abort extends BaseCommand {
-  static override summary = 'Roll a gated rollout back: the previous template, and only the nodes that got the new one stepped back.';
+  static override summary = 'Roll back a gated rollout on the nodes it reached.';
 
-  static override description = `What --on-failure undo does, by hand: the template goes back to the previous revision (as \`kubectl ds-rollout undo\`), then the nodes that run the new revision, and no other, are stepped back within the budget. The DaemonSet stays paused; the record in ds-rollout.io/gated-rollout says aborted.
+  static override description = `What --on-failure undo does, by hand: the template goes back to the previous revision, then only the nodes that run the new one are stepped back, within the budget. The DaemonSet stays paused and the gated-rollout record says aborted. Exit 0 rolled back, 1 bad input or no confirmation, 2 cluster unreachable, 3 a node did not come back within --timeout.`;
 
-Needs RBAC: as step and undo.
-
-Exit status: 0 rolled back; 1 usage or input error (no gated rollout to abort, no confirmation); 2 the cluster cannot be reached or refuses; 3 a node did not come back within --timeout; 130 interrupted.`;
-
-  static override examples = [{description: 'Roll back a canary that looks wrong:', command: 'kubectl ds-rollout abort fluentd -n kube-system --yes'}];
+  static override examples = [{description: 'Roll back a canary that looks wrong', command: 'kubectl ds-rollout abort fluentd -n kube-system --yes'}];
 
   static override args = {name: daemonSetArg};
 
   static override flags = {
     ...liveClusterFlags,
-    timeout: durationFlag('timeout', {summary: 'How long the nodes stepped back may take to become available (0: no limit; default 5m).'}),
-    yes: Flags.boolean({char: 'y', summary: 'Do not ask for confirmation (needed: abort deletes pods).'}),
+    timeout: durationFlag('timeout', {summary: 'Time the nodes may take (0: none; default 5m).'}),
+    yes: Flags.boolean({char: 'y', summary: 'Do not ask (needed: abort deletes pods).'}),
     output: outputFlag,
   };
 

@@ -3,14 +3,14 @@ import * as Args from '@oclif/core/args';
 import {BaseCommand} from '../../base-command.js';
 
 export default class Completion extends BaseCommand {
-  static override summary = 'Print a shell completion script for kubectl-ds_plan and kubectl-ds_rollout run directly.';
+  static override summary = 'Print a completion script for the plugin binaries.';
 
-  static override description = `Through kubectl (1.26 and later), completion needs no script: kubectl runs the kubectl_complete-ds_plan and kubectl_complete-ds_rollout executables that come with the plugins. This script is for calling the binaries directly. It completes subcommands, flags, -o values, --context from the kubeconfig, and -n, DaemonSet names, revisions and --nodes from the current context's cluster.`;
+  static override description = `Through kubectl 1.26 and later no script is needed: kubectl runs the kubectl_complete-ds_plan and kubectl_complete-ds_rollout executables that come with the plugins. This script is for calling kubectl-ds_plan and kubectl-ds_rollout directly.`;
 
   static override examples = [
-    {description: 'bash, for this shell:', command: 'source <(kubectl ds-rollout completion bash)'},
-    {description: 'zsh (after compinit):', command: 'source <(kubectl ds-rollout completion zsh)'},
-    {description: 'fish:', command: 'kubectl ds-rollout completion fish > ~/.config/fish/completions/kubectl-ds_rollout.fish'},
+    {description: 'bash, for this shell', command: 'source <(kubectl ds-rollout completion bash)'},
+    {description: 'zsh (after compinit)', command: 'source <(kubectl ds-rollout completion zsh)'},
+    {description: 'fish', command: 'kubectl ds-rollout completion fish > ~/.config/fish/completions/ds.fish'},
   ];
 
   static override args = {

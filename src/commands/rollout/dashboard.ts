@@ -8,26 +8,13 @@ import {clusterFlags, daemonSetArg, outputFlagOf} from '../../flags.js';
 export default class Dashboard extends BaseCommand {
   static override summary = 'Watch and drive a DaemonSet rollout on one screen.';
 
-  static override description = `An interactive terminal dashboard for one DaemonSet, following the cluster through watches (no polling):
-
-  * the header: DaemonSet, namespace, context, strategy, the current and update revisions with their images, paused or not;
-  * budget gauges: unavailable in use / maxUnavailable, surge in use / maxSurge, updated / desired, and an ETA from the pace observed;
-  * every node coloured by state (updated, updating, old, surging, missing, misscheduled, not eligible, blocked with the reason), the next wave marked; on large clusters a compact grid and a filterable list;
-  * the selected node's pods, hashes and readiness and why it blocks; the revision history and diffs.
-
-Keys: arrows or j/k move, enter shows the node, s steps one wave, p pauses, r resumes, u undoes (after showing the diff), P promotes and a aborts a gated rollout, d toggles the diff pane, tab moves to the revisions, / filters by name or state, ? helps, q quits. Every key that changes the cluster asks for confirmation first; --readonly disables them.
-
-Outside a terminal (stdout or stdin not a TTY, CI set, or -o json|yaml) no screen is drawn: the status is printed once as \`ds-rollout status\` prints it, or with --watch every change until the rollout completes or is stuck, with status's exit codes (0 complete, 3 stuck, 4 progressing). NO_COLOR turns colours off.`;
+  static override description = `An interactive terminal dashboard following the cluster through watches: budgets, every node by state, the next wave, the selected node's pods and the revision history. Keys step, pause, resume, undo, promote and abort, each after a confirmation (? lists them; --readonly disables them). Without a terminal it prints the status as \`ds-rollout status\` does, with its exit codes.`;
 
   static override examples = [
-    {description: 'Watch and drive the fluentd rollout:', command: 'kubectl ds-rollout dashboard fluentd -n kube-system'},
-    {description: 'Look without being able to change anything:', command: 'kubectl ds-rollout dashboard fluentd -n kube-system --readonly'},
+    {description: 'Watch and drive the fluentd rollout', command: 'kubectl ds-rollout dashboard fluentd -n kube-system'},
+    {description: 'Look without being able to change anything', command: 'kubectl ds-rollout dashboard fluentd -n kube-system --readonly'},
     {
-      description: 'The simulated demo cluster (started with `kubectl ds-rollout sim`):',
-      command: 'kubectl ds-rollout dashboard fluentd -n kube-system --kubeconfig sim.kubeconfig',
-    },
-    {
-      description: 'In a script: the status as JSON, one document per change until the rollout ends:',
+      description: 'In a script: one JSON document per change until the rollout ends',
       command: 'kubectl ds-rollout dashboard fluentd -n kube-system -o json --watch',
     },
   ];
@@ -38,8 +25,8 @@ Outside a terminal (stdout or stdin not a TTY, CI set, or -o json|yaml) no scree
 
   static override flags = {
     ...clusterFlags,
-    readonly: Flags.boolean({summary: 'Disable the keys that change the cluster (step, pause, resume, undo, promote, abort).'}),
-    watch: Flags.boolean({char: 'w', summary: 'Without a terminal: print the status on every change until the rollout completes or is stuck.'}),
+    readonly: Flags.boolean({summary: 'Disable the keys that change the cluster.'}),
+    watch: Flags.boolean({char: 'w', summary: 'No terminal: print every change until done.'}),
     output: outputFlagOf(['text', 'json', 'yaml']),
   };
 

@@ -6,22 +6,12 @@ import {clusterFlags, isDocumentFormat, nowFlag, optionalDaemonSetArg, outputFla
 export default class History extends BaseCommand {
   static override summary = "List a DaemonSet's revisions, show one, or diff two.";
 
-  static override description = `Lists the revisions \`kubectl rollout history\` lists (ControllerRevisions controlled by the DaemonSet whose labels match its selector), with their hash, age, change-cause, images, how many daemon pods run each one, and which one is current (the revision the controller rolls out).
-
---revision N prints that revision's pod template as YAML. --diff A B prints a unified diff from revision A to revision B: images first, then the rest of the template (keys sorted, so only values that differ show).
-
-Revision numbers are not stable: an undo makes an old revision current again and renumbers it to the highest number.
-
-Exit status: 0 on success, 1 for a usage or input error (an unknown revision: "unable to find the specified revision N"), 2 when the cluster cannot be reached or refuses.`;
+  static override description = `Lists the revisions \`kubectl rollout history\` lists, with hash, age, change-cause, images, how many pods run each and which is current. --revision N prints one revision's pod template; --diff A B the template diff from A to B, images first. An undo renumbers the restored revision to the highest number. Exit 0 on success, 1 for bad input or an unknown revision, 2 when the cluster cannot be reached.`;
 
   static override examples = [
-    {description: 'The revisions of fluentd, with images and pod counts:', command: 'kubectl ds-rollout history fluentd -n kube-system'},
-    {description: 'What revision 2 runs:', command: 'kubectl ds-rollout history fluentd -n kube-system --revision 2'},
-    {description: 'What changed from revision 1 to revision 3:', command: 'kubectl ds-rollout history fluentd -n kube-system --diff 1 3'},
-    {
-      description: 'The current revision number, for a script:',
-      command: "kubectl ds-rollout history fluentd -n kube-system -o json | jq '.revisions[] | select(.current) | .revision'",
-    },
+    {description: 'The revisions, with images and pod counts', command: 'kubectl ds-rollout history fluentd -n kube-system'},
+    {description: 'What revision 2 runs', command: 'kubectl ds-rollout history fluentd -n kube-system --revision 2'},
+    {description: 'What changed from revision 1 to revision 3', command: 'kubectl ds-rollout history fluentd -n kube-system --diff 1 3'},
   ];
 
   static override args = {
@@ -31,7 +21,7 @@ Exit status: 0 on success, 1 for a usage or input error (an unknown revision: "u
   static override flags = {
     ...clusterFlags,
     revision: Flags.integer({summary: "Print this revision's pod template.", helpValue: 'N', min: 1}),
-    diff: Flags.integer({summary: 'Print the template diff from revision A to revision B.', helpValue: 'A B', multiple: true, delimiter: ',', min: 1}),
+    diff: Flags.integer({summary: 'The template diff from revision A to B.', helpValue: 'A B', multiple: true, delimiter: ',', min: 1}),
     now: nowFlag,
     output: outputFlag,
   };

@@ -3,24 +3,16 @@ import {BaseCommand} from '../../base-command.js';
 import {daemonSetArg, dryRunFlag, isDocumentFormat, liveClusterFlags, outputFlag} from '../../flags.js';
 
 export default class Pause extends BaseCommand {
-  static override summary = 'Pause a DaemonSet rollout: no more pods are replaced until step or resume.';
+  static override summary = 'Pause a rollout: no pod is replaced until step or resume.';
 
-  static override description = `\`kubectl rollout pause\` refuses DaemonSets. This records the DaemonSet's RollingUpdate settings (maxUnavailable, maxSurge) in the annotation ds-rollout.io/paused-strategy and switches updateStrategy to OnDelete, in one patch sent with the resourceVersion it was computed from. The template is not touched, so no pod restarts and no revision is created; the controller simply stops replacing old pods.
-
-Caveat: while paused, the controller still creates pods from the current template on nodes that join, and replaces pods that are deleted (by anyone) with it.
-
-Pausing a DaemonSet that ds-rollout already paused changes nothing. A DaemonSet that is OnDelete by its own choice is refused (there is nothing to pause; step it with --max-unavailable). ds-plan, status and the dashboard show "paused by ds-rollout" with the recorded budget.
-
-Needs RBAC: get and patch daemonsets.
-
-Exit status: 0 paused or already paused; 1 usage or input error (unknown DaemonSet, OnDelete not set by ds-rollout); 2 the cluster cannot be reached or refuses.`;
+  static override description = `\`kubectl rollout pause\` refuses DaemonSets. This records the RollingUpdate settings in the annotation ds-rollout.io/paused-strategy and switches updateStrategy to OnDelete, in one patch with a resourceVersion precondition; no pod restarts. While paused the controller still creates pods on nodes that join and replaces deleted pods. Exit status: 0 paused, 1 bad input or already paused, 2 cluster unreachable.`;
 
   static override examples = [
-    {description: 'Pause a rollout:', command: 'kubectl ds-rollout pause fluentd -n kube-system'},
-    {description: 'See what would be recorded, change nothing:', command: 'kubectl ds-rollout pause fluentd -n kube-system --dry-run'},
+    {description: 'Pause a rollout', command: 'kubectl ds-rollout pause fluentd -n kube-system'},
+    {description: 'See what would be recorded, change nothing', command: 'kubectl ds-rollout pause fluentd -n kube-system --dry-run'},
     {
-      description: 'Then replace one wave of old pods at a time, or hand the rollout back:',
-      command: 'kubectl ds-rollout step fluentd -n kube-system; kubectl ds-rollout resume fluentd -n kube-system',
+      description: 'Then one wave at a time, or hand the rollout back',
+      command: 'kubectl ds-rollout step fluentd -n kube-system\nkubectl ds-rollout resume fluentd -n kube-system',
     },
   ];
 

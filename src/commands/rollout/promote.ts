@@ -3,21 +3,17 @@ import {BaseCommand} from '../../base-command.js';
 import {daemonSetArg, durationFlag, liveClusterFlags, outputFlag} from '../../flags.js';
 
 export default class Promote extends BaseCommand {
-  static override summary = 'Continue a gated rollout that waits for approval after its canary.';
+  static override summary = 'Continue a gated rollout that waits for approval.';
 
-  static override description = `A gated rollout started with --approve (\`kubectl ds-rollout step NAME --until-complete --canary 2 --approve --yes\`) stops after the canary's bake, still paused, with the stage recorded in the annotation ds-rollout.io/gated-rollout. promote continues with the next stage and runs the rest of the recorded plan, with the same gates and failure mode.
+  static override description = `A gated rollout started with --approve stops after the canary's bake, still paused, its stage recorded in the annotation ds-rollout.io/gated-rollout. promote runs the rest of the recorded plan with the same gates and failure mode. Exit 0 every stage passed, 1 nothing waits for approval, 2 cluster unreachable, 3 a gate failed or a wave did not land.`;
 
-Needs RBAC: as step.
-
-Exit status: 0 every stage passed (or the next approval point was reached); 1 usage or input error (no gated rollout waits for approval); 2 the cluster cannot be reached or refuses; 3 a gate failed, a wave did not become available, or the DaemonSet changed under the rollout; 130 interrupted.`;
-
-  static override examples = [{description: 'Continue after the canary:', command: 'kubectl ds-rollout promote fluentd -n kube-system'}];
+  static override examples = [{description: 'Continue after the canary', command: 'kubectl ds-rollout promote fluentd -n kube-system'}];
 
   static override args = {name: daemonSetArg};
 
   static override flags = {
     ...liveClusterFlags,
-    timeout: durationFlag('timeout', {summary: 'How long one wave may take to become available, or wait for budget (0: no limit; default 5m).'}),
+    timeout: durationFlag('timeout', {summary: 'Time a wave may take (0: none; default 5m).'}),
     output: outputFlag,
   };
 

@@ -4,26 +4,13 @@ import {BaseCommand} from '../../base-command.js';
 import {daemonSetArg, dryRunFlag, isDocumentFormat, intOrPercentFlag, liveClusterFlags, outputFlag} from '../../flags.js';
 
 export default class Resume extends BaseCommand {
-  static override summary = 'Resume a DaemonSet paused by ds-rollout: restore its RollingUpdate settings.';
+  static override summary = 'Resume a paused rollout: restore its RollingUpdate settings.';
 
-  static override description = `Restores the RollingUpdate settings recorded by \`ds-rollout pause\` (annotation ds-rollout.io/paused-strategy) and removes the record, in one patch sent with the resourceVersion it was computed from. The controller then carries on with the rollout under its own rules.
-
-A DaemonSet that ds-rollout did not pause (OnDelete by its own choice, or a record that cannot be read) is refused, unless --force with an explicit strategy: --max-unavailable (and --max-surge). A DaemonSet that runs RollingUpdate already is "not paused" (exit 1); if it still carries a leftover record (for example after \`step --controller\` was killed), only the record is removed.
-
-Needs RBAC: get and patch daemonsets.
-
-Exit status: 0 resumed; 1 usage or input error (not paused, not paused by ds-rollout, invalid strategy); 2 the cluster cannot be reached or refuses.`;
+  static override description = `Restores the RollingUpdate settings \`ds-rollout pause\` recorded and removes the record, in one patch with a resourceVersion precondition; the controller then carries on. A DaemonSet ds-rollout did not pause is refused unless --force with --max-unavailable (and --max-surge). Exit status: 0 resumed, 1 bad input or not paused, 2 cluster unreachable.`;
 
   static override examples = [
-    {description: 'Hand the rollout back to the controller with the recorded budget:', command: 'kubectl ds-rollout resume fluentd -n kube-system'},
-    {
-      description: 'Switch a hand-made OnDelete DaemonSet to RollingUpdate, one node at a time:',
-      command: 'kubectl ds-rollout resume node-exporter -n monitoring --force --max-unavailable 1',
-    },
-    {
-      description: 'Resume with a surge strategy instead of the recorded one:',
-      command: 'kubectl ds-rollout resume fluentd -n kube-system --force --max-unavailable 0 --max-surge 10%',
-    },
+    {description: 'Hand the rollout back to the controller with the recorded budget', command: 'kubectl ds-rollout resume fluentd -n kube-system'},
+    {description: 'Switch a hand-made OnDelete DaemonSet to RollingUpdate', command: 'kubectl ds-rollout resume agent --force --max-unavailable 1'},
   ];
 
   static override args = {
@@ -32,9 +19,9 @@ Exit status: 0 resumed; 1 usage or input error (not paused, not paused by ds-rol
 
   static override flags = {
     ...liveClusterFlags,
-    force: Flags.boolean({summary: 'Resume with the strategy given by --max-unavailable/--max-surge, also a DaemonSet ds-rollout did not pause.'}),
-    'max-unavailable': intOrPercentFlag('max-unavailable', {summary: 'With --force: maxUnavailable of the RollingUpdate strategy.'}),
-    'max-surge': intOrPercentFlag('max-surge', {summary: 'With --force: maxSurge of the RollingUpdate strategy (default 0).'}),
+    force: Flags.boolean({summary: 'Resume one ds-rollout did not pause.'}),
+    'max-unavailable': intOrPercentFlag('max-unavailable', {summary: 'With --force: maxUnavailable.'}),
+    'max-surge': intOrPercentFlag('max-surge', {summary: 'With --force: maxSurge (default 0).'}),
     'dry-run': dryRunFlag,
     output: outputFlag,
   };

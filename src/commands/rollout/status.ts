@@ -5,41 +5,14 @@ import {BaseCommand} from '../../base-command.js';
 import {clusterFlags, durationFlag, isDocumentFormat, nowFlag, optionalDaemonSetArg, outputFlagOf} from '../../flags.js';
 
 export default class Status extends BaseCommand {
-  static override summary = 'Say where a DaemonSet rollout stands, node by node, and whether it can finish.';
+  static override summary = 'Where a rollout stands, node by node, and whether it can finish.';
 
-  static override description = `Prints what \`kubectl rollout status\` prints, computed from the status the controller wrote, then the verdict and why: every node that is not updated yet, with the reason (waiting for its wave, new pod starting, or blocked: node NotReady or cordoned, pod Pending / CrashLoopBackOff / ImagePullBackOff, stuck Terminating), from the same plan as \`kubectl ds-plan\`.
-
-The verdict is "complete" (every node that should run the daemon runs one updated, available pod, and the controller agrees), "progressing" (something is in flight: the controller's next sync has work, pods are starting, terminating or waiting out minReadySeconds), "paused" (paused by \`ds-rollout pause\`: old pods wait for \`ds-rollout step\` or \`resume\`) or "stuck" (nothing can move without a change: a crashing new pod and a NotReady node using the budget, a pod stuck Terminating, OnDelete).
-
-Like \`kubectl rollout status\`, it follows the rollout through watches (no polling) until it completes, has been stuck for --stuck-after, or --timeout ends; --watch=false looks once (so do --snapshot and --now). Works for OnDelete DaemonSets too (kubectl refuses them).
-
-Without NAME it shows every DaemonSet of the namespace (-A: of every namespace) in one table: verdict, revisions (current->update), budget use and the first blocker, read with one list request per resource however many DaemonSets there are. Watching, the table is redrawn on every change until every DaemonSet is complete (or nothing has progressed for --stuck-after, or --timeout). The exit status is the worst verdict: stuck, then paused, then progressing.
-
-Exit status:
-  0  the rollout is complete
-  1  usage or input error (bad flags, unknown DaemonSet)
-  2  the cluster cannot be reached or refuses (RBAC); with --watch also when it stops answering (connection refused, or no answer within --request-timeout, each tried 4 times)
-  3  the rollout is stuck: no progress is possible without a change
-  4  the rollout is still progressing: at the --timeout, or now (--watch=false)
-  5  the rollout is paused by ds-rollout pause (watching: once nothing is in flight for --stuck-after)`;
+  static override description = `Prints what \`kubectl rollout status\` prints, then the verdict (complete, progressing, paused or stuck) and every node not updated yet with the reason, following watches until the rollout ends; --watch=false looks once. Without NAME, one row per DaemonSet of the namespace (-A: of all). Exit 0 complete, 1 bad input, 2 cluster unreachable, 3 stuck, 4 still progressing, 5 paused.`;
 
   static override examples = [
-    {
-      description: 'Follow the fluentd rollout until it completes, and why each node is not done yet:',
-      command: 'kubectl ds-rollout status ds/fluentd -n kube-system',
-    },
-    {description: 'Where it stands now, without waiting:', command: 'kubectl ds-rollout status fluentd -n kube-system --watch=false'},
-    {description: 'Every DaemonSet of the cluster at a glance, kept live (during a cluster upgrade):', command: 'kubectl ds-rollout status -A'},
-    {
-      description: 'In CI: wait up to 10 minutes; fail fast (exit 3) once it has been stuck for a minute:',
-      command: 'kubectl ds-rollout status fluentd -n kube-system --timeout 10m --stuck-after 1m',
-    },
-    {
-      description: 'The per-node verdict as JSON:',
-      command: 'kubectl ds-rollout status node-exporter -n monitoring --watch=false -o json | jq \'.nodes[] | select(.state == "blocked")\'',
-    },
-    {description: 'Just the verdict:', command: "kubectl ds-rollout status fluentd -n kube-system --watch=false -o jsonpath='{.verdict}'"},
-    {description: 'From a snapshot (nothing is contacted):', command: 'kubectl ds-rollout status fluentd -n kube-system --snapshot cluster.yaml'},
+    {description: 'Follow the rollout until it completes, and why each node is not done', command: 'kubectl ds-rollout status ds/fluentd -n kube-system'},
+    {description: 'In CI: wait up to 10 minutes, fail once stuck for a minute', command: 'kubectl ds-rollout status fluentd --timeout 10m --stuck-after 1m'},
+    {description: 'Every DaemonSet of the cluster at a glance', command: 'kubectl ds-rollout status -A'},
   ];
 
   static override args = {
@@ -48,19 +21,19 @@ Exit status:
 
   static override flags = {
     ...clusterFlags,
-    'all-namespaces': Flags.boolean({char: 'A', summary: 'Every DaemonSet of every namespace, one row each.'}),
+    'all-namespaces': Flags.boolean({char: 'A', summary: 'Every DaemonSet of every namespace.'}),
     watch: Flags.boolean({
       char: 'w',
       allowNo: true,
-      summary: 'Follow the rollout until it completes, is stuck, or --timeout ends (the default on a live cluster; --watch=false looks once).',
+      summary: 'Follow until done (live default; =false: once).',
     }),
     timeout: durationFlag('timeout', {
-      summary: 'Give up after this long (exit 4); 0, the default, waits without limit. Without --watch it bounds the one look.',
+      summary: 'Give up after this long (exit 4; 0: no limit).',
     }),
-    'stuck-after': durationFlag('stuck-after', {summary: 'While watching: end once the rollout has been stuck this long (exit 3). Default 10s.'}),
+    'stuck-after': durationFlag('stuck-after', {summary: 'End once stuck this long (exit 3; default 10s).'}),
     now: nowFlag,
     output: outputFlagOf(['text', 'wide', 'json', 'yaml', 'name', 'jsonpath']),
-    'all-nodes': Flags.boolean({summary: 'In the text output, list updated nodes too, also in large clusters.'}),
+    'all-nodes': Flags.boolean({summary: 'List updated nodes too.'}),
   };
 
   async run(): Promise<void> {

@@ -6,50 +6,15 @@ import {daemonSetArg, dryRunFlag, isDocumentFormat, durationFlag, intOrPercentFl
 import {gatedFlags, isGated} from '../../gated-flags.js';
 
 export default class Step extends BaseCommand {
-  static override summary = 'Replace the next wave of old pods of a paused DaemonSet, and wait until it is available.';
+  static override summary = 'Replace the next wave of old pods of a paused DaemonSet.';
 
-  static override description = `On a DaemonSet paused with \`ds-rollout pause\`, computes the next wave with the controller's own rolling-update rule (the same code as ds-plan and the controller): the recorded maxUnavailable (or --max-unavailable) scaled against the nodes that should run the daemon, minus what is unavailable already (missing pods, terminating pods, new pods not yet available, old pods not ready: counted exactly as the controller counts them). Unavailable old pods in scope go whatever the budget, as the controller does.
-
-It shows the wave and, on a terminal, asks before deleting (y: this wave, a: all waves, N: stop); without a terminal it needs --yes. Each deletion is decided again on a fresh read and sent with the pod's uid and resourceVersion as preconditions: a pod that changed meanwhile is never deleted blindly, and only pods of the wave shown are ever deleted, so a node going NotReady can make a wave smaller, never larger. It then waits, following the cluster through watches, until the controller's replacements of the pods that were available are Ready and Available for minReadySeconds, or --timeout (a node whose old pod was unavailable already, say on a NotReady node, gets its replacement too but stays counted against the budget until it is available). A wave that deleted something is recorded in the DaemonSet's own annotation ds-rollout.io/step ({"step":3,"of":8,"at":...}; the total is an estimate) and in the pause record's step count; step never sets kubernetes.io/change-cause (the next revision would inherit it). A dry run, a declined or refused step, and a wave that deleted nothing record nothing.
-
-While it changes things, a step holds a lease on the DaemonSet (annotation ds-rollout.io/step-lease: holder, acquire and renew times on the server's clock), renewed every 7.5s and lapsing 30s after the last renewal (or at once when its process on this host is gone); it is given back at the end. A second step that finds the lease held refuses (exit 2) naming the holder; --force takes it over, and the step that lost it stops at its next check (exit 2).
-
-Every wait follows the cluster through watches; when the cluster stops answering (connection refused, or no answer within --request-timeout, each tried 4 times), the step says so in one line naming the server and exits 2 instead of waiting for --timeout.
-
---nodes and --selector choose which nodes go next (a canary): the budget still counts unavailability over the whole DaemonSet. --until-complete repeats waves until no old pod is left in scope, stopping at the first wave that does not become available.
-
-If the template changes during a step (someone applies a new version), or the DaemonSet is resumed, the step stops and says so. Killed at any moment, the DaemonSet stays paused; run step again and it continues from what it finds, within the budget.
-
-A recorded strategy with maxSurge > 0 cannot surge while paused (the controller would delete the second pod of a node): --controller resumes the recorded strategy for one wave, waits until the wave's nodes run an available new pod, and pauses again (also on Ctrl-C). During that wave the DaemonSet is not paused: if the process is killed then, \`ds-rollout pause\` again is the recovery (status shows it as not paused).
-
-Gated rollouts (--canary N|P%, --canary-nodes, --canary-selector, --canary-bake, --bake, --approve, --on-failure, --max-restarts, --progress-deadline, --strategy FILE): the rollout in stages, a canary then waves, each baked and judged by a health gate over its new pods (lost Ready, restarts, CrashLoopBackOff, image pull errors, Pending or not Ready past the progress deadline). The stage is kept in the annotation ds-rollout.io/gated-rollout: rerun the same command to continue. A failed gate exits 3, paused, or with --on-failure undo rolled back on the nodes that got the new revision. See README "Gated rollouts".
-
-Needs RBAC: get, list, watch and patch daemonsets; list and watch pods, nodes and controllerrevisions; delete pods.
-
-Exit status: 0 the wave (or every wave) landed, or nothing to do; 1 usage or input error (not paused, unknown node, no confirmation); 2 the cluster cannot be reached, stopped answering, or refuses, or another step holds the lease; 3 a wave did not become available within --timeout, no wave can start because unavailable pods hold the budget, or the DaemonSet changed under the step; 130 interrupted.`;
+  static override description = `It waits until the wave is available. The wave is the controller's choice within the budget, confirmed first (else --yes). Exit 0 landed, 1 bad input, 2 cluster unreachable or lease held, 3 a wave or gate failed.`;
 
   static override examples = [
+    {description: 'Show the next wave, change nothing', command: 'kubectl ds-rollout step fluentd -n kube-system --dry-run'},
     {
-      description: 'A gated rollout: 2 canary nodes baked 10 minutes, then the rest, rolled back if a new pod fails:',
-      command: 'kubectl ds-rollout step fluentd -n kube-system --until-complete --canary 2 --canary-bake 10m --on-failure undo --yes',
-    },
-    {description: 'Show the next wave, change nothing:', command: 'kubectl ds-rollout step fluentd -n kube-system --dry-run'},
-    {description: 'Replace the next wave (the recorded budget), asking first:', command: 'kubectl ds-rollout step fluentd -n kube-system'},
-    {
-      description: 'A canary: two chosen nodes first, from a script:',
-      command: 'kubectl ds-rollout step fluentd -n kube-system --nodes worker-03,worker-04 --yes',
-    },
-    {
-      description: 'Nodes chosen by label, three at a time:',
-      command: 'kubectl ds-rollout step fluentd -n kube-system --selector pool=canary --max-unavailable 3 --yes',
-    },
-    {
-      description: 'The rest of the rollout, wave by wave, each given 10 minutes:',
-      command: 'kubectl ds-rollout step fluentd -n kube-system --until-complete --timeout 10m --yes',
-    },
-    {
-      description: 'One surge wave run by the controller itself (recorded maxSurge > 0):',
-      command: 'kubectl ds-rollout step node-exporter -n monitoring --controller --yes',
+      description: 'A gated rollout: 2 canary nodes first, rolled back if a gate fails',
+      command: 'kubectl ds-rollout step agent --until-complete --canary 2 --on-failure undo',
     },
   ];
 
@@ -60,16 +25,16 @@ Exit status: 0 the wave (or every wave) landed, or nothing to do; 1 usage or inp
   static override flags = {
     ...liveClusterFlags,
     'max-unavailable': intOrPercentFlag('max-unavailable', {
-      summary: 'The budget of this step instead of the recorded one (scaled against the nodes that should run the daemon).',
+      summary: 'The budget (default: the recorded one).',
     }),
-    nodes: Flags.string({summary: 'Only these nodes (comma-separated) may go next.', helpValue: 'NODE,...'}),
-    selector: Flags.string({char: 'l', summary: 'Only nodes with these labels may go next (a label selector, e.g. pool=canary).', helpValue: 'SELECTOR'}),
-    'until-complete': Flags.boolean({summary: 'Repeat waves until no old pod is left (in scope); stop at the first wave that does not become available.'}),
-    timeout: durationFlag('timeout', {summary: 'How long one wave may take to become available, or wait for budget (0: no limit; default 5m).'}),
-    controller: Flags.boolean({summary: 'For a recorded maxSurge > 0: let the controller run one surge wave, then pause again.'}),
+    nodes: Flags.string({summary: 'Only these nodes may go next.', helpValue: 'NODE,...'}),
+    selector: Flags.string({char: 'l', summary: 'Only nodes with these labels may go next.', helpValue: 'SELECTOR'}),
+    'until-complete': Flags.boolean({summary: 'Repeat waves until no old pod is left.'}),
+    timeout: durationFlag('timeout', {summary: 'Time a wave may take (0: none; default 5m).'}),
+    controller: Flags.boolean({summary: 'Let the controller run one surge wave.'}),
     'dry-run': dryRunFlag,
-    force: Flags.boolean({summary: 'Take the step lease over from another step that still holds it (that step stops).'}),
-    yes: Flags.boolean({char: 'y', summary: 'Do not ask for confirmation (needed without a terminal).'}),
+    force: Flags.boolean({summary: 'Take the step lease over from another step.'}),
+    yes: Flags.boolean({char: 'y', summary: 'Do not ask (needed without a terminal).'}),
     output: outputFlag,
     ...gatedFlags,
   };

@@ -4,20 +4,13 @@ import {BaseCommand} from '../../base-command.js';
 import {daemonSetArg, dryRunFlag, isDocumentFormat, liveClusterFlags, nowFlag, outputFlag} from '../../flags.js';
 
 export default class Undo extends BaseCommand {
-  static override summary = 'Roll a DaemonSet back to an earlier revision, showing first what will change.';
+  static override summary = 'Roll back to an earlier revision, showing first what changes.';
 
-  static override description = `Does what \`kubectl rollout undo\` does: the target is --to-revision, or the second-highest revision; when the template already matches it, nothing is sent ("skipped rollback"); otherwise it sends the same strategic merge patch, whose body is the revision's own data (the whole template replaced). It also sets the DaemonSet's kubernetes.io/change-cause annotation ("ds-rollout undo to revision N") in the same patch, which carries the resourceVersion it was computed from; a concurrent change makes it read and decide again.
-
-Before anything changes it shows the template diff, which nodes will restart their daemon pod (planned with the same rules as \`kubectl ds-plan\`), and the renumbering: the controller gives the restored revision the next number ("revision 2 becomes revision 4").
-
-On a terminal it asks for confirmation unless --yes. Without a terminal (a script, CI) it refuses unless --yes is given, so that a pipeline never rolls back by accident: pass --yes to act like kubectl, or --dry-run to only look.
-
-Exit status: 0 rolled back, skipped, or dry run; 1 usage or input error (unknown revision, no earlier revision, no confirmation); 2 the cluster cannot be reached or refuses.`;
+  static override description = `Does what \`kubectl rollout undo\` does (the target is --to-revision, or the revision before the highest), after showing the template diff, which nodes will restart their pod and the renumbering. One patch with a resourceVersion precondition; the change-cause goes onto the restored ControllerRevision, not the DaemonSet. Without a terminal it needs --yes. Exit 0 rolled back, skipped or dry run; 1 bad input or no confirmation; 2 cluster unreachable.`;
 
   static override examples = [
-    {description: 'Preview going back to the previous revision (nothing is changed):', command: 'kubectl ds-rollout undo fluentd -n kube-system --dry-run'},
-    {description: 'Go back to the previous revision, after confirming:', command: 'kubectl ds-rollout undo fluentd -n kube-system'},
-    {description: 'Go back to revision 3 from a script:', command: 'kubectl ds-rollout undo fluentd -n kube-system --to-revision 3 --yes'},
+    {description: 'Preview going back to the previous revision', command: 'kubectl ds-rollout undo fluentd -n kube-system --dry-run'},
+    {description: 'Go back to revision 3 from a script', command: 'kubectl ds-rollout undo fluentd -n kube-system --to-revision 3 --yes'},
   ];
 
   static override args = {
@@ -26,7 +19,7 @@ Exit status: 0 rolled back, skipped, or dry run; 1 usage or input error (unknown
 
   static override flags = {
     ...liveClusterFlags,
-    'to-revision': Flags.integer({summary: 'The revision to roll back to; 0 (the default) means the one before the highest.', helpValue: 'N', default: 0}),
+    'to-revision': Flags.integer({summary: 'The revision (default 0: the previous one).', helpValue: 'N', default: 0}),
     'dry-run': dryRunFlag,
     yes: Flags.boolean({char: 'y', summary: 'Do not ask for confirmation.'}),
     now: nowFlag,

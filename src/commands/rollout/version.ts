@@ -4,14 +4,14 @@ import {BaseCommand} from '../../base-command.js';
 import {contextFlag, kubeconfigFlag, requestTimeoutFlagDefaulting} from '../../flags.js';
 
 export default class Version extends BaseCommand {
-  static override summary = "Print the plugin's version, and the cluster's when it can be reached.";
+  static override summary = "Print the plugin's version, and the cluster's.";
 
-  static override description = `Like \`kubectl version\`: the client (this plugin, and the Node.js it runs on) and, unless --client, the API server of the current context (GET /version). A cluster that cannot be reached, or no kubeconfig at all, does not make this fail: the server's line is left out and one warning goes to stderr. \`kubectl ds-plan --version\` and \`kubectl ds-rollout --version\` print the client line only.`;
+  static override description = `Like \`kubectl version\`: this plugin and the Node.js it runs on, and unless --client the API server's (GET /version, 5s --request-timeout). An unreachable cluster, or no kubeconfig, is one warning on stderr and exit 0.`;
 
   static override examples = [
-    {description: 'Both versions:', command: 'kubectl ds-rollout version'},
-    {description: 'Only the plugin, without contacting any cluster:', command: 'kubectl ds-rollout version --client'},
-    {description: 'For scripts:', command: 'kubectl ds-rollout version -o json'},
+    {description: 'Both versions', command: 'kubectl ds-rollout version'},
+    {description: 'Only the plugin, contacting no cluster', command: 'kubectl ds-rollout version --client'},
+    {description: 'For scripts', command: 'kubectl ds-rollout version -o json'},
   ];
 
   static override flags = {

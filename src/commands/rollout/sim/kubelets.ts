@@ -2,30 +2,30 @@
 // kube-apiserver with no nodes of its own) until Ctrl-C.
 import * as Flags from '@oclif/core/flags';
 import {BaseCommand} from '../../../base-command.js';
-import {connectionFlags} from '../../../flags.js';
+import {connectionFlags, contextFlag, kubeconfigFlag} from '../../../flags.js';
 import {InputError} from '../../../errors.js';
 
 export default class SimKubelets extends BaseCommand {
   static override summary = 'Play the kubelets of N nodes against any API server, until Ctrl-C.';
 
-  static override description = `Registers nodes sim-node-1..N (Ready, with capacity), renews their leases in kube-node-lease, runs pods bound to them to Running and Ready after a delay, and finishes their graceful deletions. It binds nothing: the cluster's scheduler does. Pods with an image containing --fail-image crash-loop.`;
+  static override description = `Registers nodes sim-node-1..N (Ready, with capacity), renews their leases, runs the pods bound to them to Running and Ready after a delay and finishes their graceful deletions. It binds nothing: the cluster's scheduler does. Pods whose image contains --fail-image crash-loop.`;
 
   static override examples = [
     {
-      description: 'Eight nodes for a control plane started by scripts/real-cluster/up.sh:',
+      description: 'Eight nodes for a control plane started by scripts/real-cluster/up.sh',
       command: 'kubectl ds-rollout sim kubelets --kubeconfig /tmp/rc/kubeconfig --nodes 8',
     },
   ];
 
   static override flags = {
-    kubeconfig: Flags.string({summary: 'Path to the kubeconfig file.', helpValue: 'FILE'}),
-    context: Flags.string({summary: 'The kubeconfig context to use.', helpValue: 'NAME'}),
+    kubeconfig: kubeconfigFlag,
+    context: contextFlag,
     ...connectionFlags,
     nodes: Flags.integer({summary: 'Number of nodes.', default: 3, helpValue: 'N'}),
     prefix: Flags.string({summary: 'Node name prefix.', default: 'sim-node-', helpValue: 'TEXT'}),
     'start-delay': Flags.integer({summary: 'Milliseconds from binding to Ready.', default: 1000, helpValue: 'MS'}),
     'stop-delay': Flags.integer({summary: 'Milliseconds a deleted pod takes to stop.', default: 500, helpValue: 'MS'}),
-    'fail-image': Flags.string({summary: 'Pods with an image containing this text crash-loop.', helpValue: 'TEXT'}),
+    'fail-image': Flags.string({summary: 'Pods whose image contains this text crash.', helpValue: 'TEXT'}),
   };
 
   async run(): Promise<void> {

@@ -3,59 +3,42 @@ import * as Flags from '@oclif/core/flags';
 import {BaseCommand} from '../../../base-command.js';
 
 export default class SimStart extends BaseCommand {
-  static override summary = 'Run a simulated cluster (API server, kubelets, DaemonSet controller) in the foreground.';
+  static override summary = 'Run a simulated cluster in the foreground, until Ctrl-C.';
 
-  static override description = `Starts a Kubernetes-API-compatible server on 127.0.0.1 with simulated kubelets and the DaemonSet controller (the same reconcile core ds-plan uses), loads a scenario, writes a kubeconfig with its own context and runs until Ctrl-C. Use kubectl and this plugin against it from another terminal.
-
-Scenarios:
-  demo   20 nodes; kube-system/fluentd in the middle of a rolling update (maxUnavailable 2, minReadySeconds 10), one node tainted dedicated=gpu:NoSchedule, one NotReady node, one node where the new fluentd pods crash; monitoring/node-exporter complete.
-  empty  3 nodes, no DaemonSets.
-  large  5,000 nodes (--nodes to change) with kube-system/fluentd complete on all of them.
-
-With --snapshot FILE (or - for stdin) the cluster is loaded from what \`kubectl get nodes,pods,daemonsets,controllerrevisions -A -o yaml\` (or -o json) printed, the same file ds-plan --snapshot reads: other kinds are ignored, namespaces are created, objects keep their uids and generations, and every timestamp moves by one amount so the dump's newest one falls at the simulated cluster's start (a pod 3h old in the dump is 3h old here). The controller and kubelets then run on it, so a rollout can be rehearsed on the shape of production. Nothing contacts the real cluster.
-
-It serves HTTPS with a certificate authority of its own and demands a bearer token; the kubeconfig carries both. Nothing outside this process is touched; the kubeconfig is removed on exit unless you named it with --kubeconfig.`;
+  static override description = `Serves a Kubernetes-compatible API on 127.0.0.1 with simulated kubelets and the DaemonSet controller (the reconcile core ds-plan uses), loads a scenario (demo: 20 nodes mid-rollout; empty; large: 5,000 nodes) or a kubectl dump (--snapshot), writes a kubeconfig and runs until Ctrl-C. Nothing outside this process is touched.`;
 
   static override examples = [
-    {description: 'The demo, at real speed:', command: 'kubectl ds-rollout sim start'},
+    {description: 'The demo, at real speed; then use kubectl from another terminal', command: 'kubectl ds-rollout sim start'},
     {
-      description: 'A large cluster, ten times faster than real time, on a fixed port:',
-      command: 'kubectl ds-rollout sim start --scenario large --nodes 5000 --speed 10 --port 6443',
+      description: 'A large cluster, ten times faster than real time, on a fixed port',
+      command: 'kubectl ds-rollout sim start --scenario large --speed 10 --port 6443',
     },
     {
-      description: 'Then, in another terminal:',
-      command: 'export KUBECONFIG=/tmp/ds-rollout-sim-6443.kubeconfig; kubectl get ds -A; kubectl ds-plan fluentd -n kube-system',
-    },
-    {
-      description: 'Rehearse on a copy of your cluster (pods of images with bad-tag crash):',
+      description: 'Rehearse on a copy of your cluster (pods of images with bad-tag crash)',
       command:
-        'kubectl get nodes,pods,daemonsets,controllerrevisions -A -o json > cluster.json\nkubectl ds-rollout sim start --snapshot cluster.json --speed 10 --fail-image bad-tag',
-    },
-    {
-      description: 'Make new pods of an image crash everywhere:',
-      command: 'kubectl ds-rollout sim start --scenario empty --fail-image bad-tag --fail-mode crash',
+        'kubectl get nodes,pods,ds,controllerrevisions -A -o json > cluster.json\nkubectl ds-rollout sim start --snapshot cluster.json --fail-image bad-tag',
     },
   ];
 
   static override flags = {
-    scenario: Flags.string({summary: 'What to load: demo (the default), empty or large.', helpValue: 'NAME', exclusive: ['snapshot']}),
-    nodes: Flags.integer({summary: 'Number of nodes (demo: 20, empty: 3, large: 5000).', helpValue: 'N', exclusive: ['snapshot']}),
+    scenario: Flags.string({summary: 'demo (the default), empty or large.', helpValue: 'NAME', exclusive: ['snapshot']}),
+    nodes: Flags.integer({summary: 'Number of nodes (demo 20, empty 3, large 5000).', helpValue: 'N', exclusive: ['snapshot']}),
     snapshot: Flags.string({
-      summary: 'Load this dump of a cluster (kubectl get nodes,pods,daemonsets,controllerrevisions -A -o yaml|json; - reads stdin) instead of a scenario.',
+      summary: 'Load a kubectl dump instead (- for stdin).',
       helpValue: 'FILE',
     }),
     port: Flags.integer({summary: 'Port on 127.0.0.1 (default: a free one).', helpValue: 'PORT'}),
-    kubeconfig: Flags.string({summary: 'Write the kubeconfig here (default: a file in the temp directory, removed on exit).', helpValue: 'FILE'}),
-    speed: Flags.string({summary: 'Simulated seconds per real second (kubelet start-up, minReadySeconds, graceful deletion).', default: '1', helpValue: 'X'}),
+    kubeconfig: Flags.string({summary: 'Write the kubeconfig here (kept on exit).', helpValue: 'FILE'}),
+    speed: Flags.string({summary: 'Simulated seconds per real second.', default: '1', helpValue: 'X'}),
     tls: Flags.boolean({
-      summary: 'Serve HTTPS with a CA of its own and demand the bearer token the kubeconfig carries (--no-tls: plain http, no authentication).',
+      summary: 'HTTPS and a token (--no-tls: plain http).',
       default: true,
       allowNo: true,
     }),
-    'fail-image': Flags.string({summary: 'Pods with an image containing this text fail to start.', helpValue: 'TEXT'}),
-    'fail-node': Flags.string({summary: 'Pods on this node fail to start (with --fail-image: only those pods).', helpValue: 'NODE'}),
+    'fail-image': Flags.string({summary: 'Pods whose image contains this text fail.', helpValue: 'TEXT'}),
+    'fail-node': Flags.string({summary: 'Pods on this node fail to start.', helpValue: 'NODE'}),
     'fail-mode': Flags.string({
-      summary: 'How they fail: crash (CrashLoopBackOff), image-pull (ImagePullBackOff) or never-ready.',
+      summary: 'crash, image-pull or never-ready.',
       default: 'crash',
       helpValue: 'MODE',
     }),
