@@ -29,7 +29,7 @@ try {
     },
   );
   process.stdout.write(output);
-  process.stdout.write(`\nTo keep a simulated cluster running and try every command: kubectl ds-rollout sim start (see README).\n`);
+  process.stdout.write(`\nTo keep a simulated cluster running and try every command: kubectl ds-rollout sim start (see docs/commands/sim.md).\n`);
 } finally {
   await cluster.stop();
   rmSync(dir, {recursive: true, force: true});

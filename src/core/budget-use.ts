@@ -1,5 +1,5 @@
 // Which nodes use the rolling update's budget, and why: the one home of that rule. The count is the controller's
-// own (RollingUpdateTally's classes and countsAgainstBudget, reconcile-spec 8.3 and 8.4); the reasons explain each
+// own (RollingUpdateTally's classes and countsAgainstBudget, docs/design/reconcile.md §8.3 and §8.4); the reasons explain each
 // node in the controller's terms. ds-plan, status, the dashboard and step all read it from here.
 import {isNodeReady, isStuckTerminating, podProblem} from './availability.js';
 import type {DaemonPod, NodeSlot} from './daemon-pods.js';

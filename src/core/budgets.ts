@@ -60,7 +60,7 @@ export function allowsSurge(ds: DaemonSet): boolean {
 }
 
 /**
- * The budgets rollingUpdate works with for `desired` nodes that should run the DaemonSet (reconcile-spec 8.1).
+ * The budgets rollingUpdate works with for `desired` nodes that should run the DaemonSet (docs/design/reconcile.md §8.1).
  * When both scale to 0 and desired > 0, maxUnavailable becomes 1, as upstream does for objects that bypassed
  * validation. A strategy other than RollingUpdate never runs rollingUpdate, so its budgets are 0 / 0.
  */

@@ -21,7 +21,7 @@ export interface ClaimResult<T> {
 }
 
 /**
- * Classifies objects by reconcile-spec section 3: controlled by another UID → ignored; controlled by the DS →
+ * Classifies objects by docs/design/reconcile.md §3: controlled by another UID → ignored; controlled by the DS →
  * owned if the selector matches, else released (unless the DS is being deleted); orphan → adopted when the
  * selector matches, neither it nor the DS is being deleted and it is in the DS's namespace.
  */

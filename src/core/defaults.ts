@@ -1,6 +1,6 @@
 // What a real API server fills in when a DaemonSet or Pod is created or updated, before validation and
-// storage (sim-api 7.1). Manifests given with -f never went through a server, so the planner defaults them
-// the same way before comparing their template with stored revisions (reconcile-spec 10.2).
+// storage (docs/design/sim-api.md §7.1). Manifests given with -f never went through a server, so the planner defaults them
+// the same way before comparing their template with stored revisions (docs/design/reconcile.md §10.2).
 //
 // Only the scheme's defaulting functions are modelled, not admission plugins. Left out on purpose:
 //   - Priority admission: spec.priority 0, spec.preemptionPolicy PreemptLowerPriority (and priorityClassName).

@@ -48,7 +48,7 @@ function addOrUpdateToleration(list: readonly Toleration[], toleration: Tolerati
 }
 
 /**
- * The template's tolerations followed by the default daemon tolerations it lacks (reconcile-spec 4.4).
+ * The template's tolerations followed by the default daemon tolerations it lacks (docs/design/reconcile.md §4.4).
  * A template entry equal to a default except for tolerationSeconds is replaced in place by the default.
  */
 // upstream: pkg/controller/daemon/util/daemonset_util.go AddOrUpdateDaemonPodTolerations

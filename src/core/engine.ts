@@ -176,7 +176,7 @@ export class ReconcileEngine {
 
   /**
    * Applies actions to the engine's view: deleted pods are gone at once, created pods appear as new,
-   * not yet ready pods carrying the update hash (the observed model of reconcile-spec section 2).
+   * not yet ready pods carrying the update hash (the observed model of docs/design/reconcile.md §2).
    */
   private apply(createIdx: readonly number[], deleteList: readonly (PodToDelete & {index: number})[], now: number) {
     const create: PodCreation[] = [];

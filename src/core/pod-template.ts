@@ -79,7 +79,7 @@ export function newDaemonPod(ds: DaemonSet, nodeName: string, hash: string): Pod
 
 /**
  * Updated = carries the update revision's hash, or (fallback) the DS's template generation in
- * `pod-template-generation` (reconcile-spec 7.2).
+ * `pod-template-generation` (docs/design/reconcile.md §7.2).
  */
 // upstream: pkg/controller/daemon/util/daemonset_util.go IsPodUpdated
 export function isPodUpdated(pod: Pod, hash: string, generation: number | undefined): boolean {

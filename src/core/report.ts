@@ -65,7 +65,7 @@ export const STATUS_KEYS = [
 ] as const;
 
 /**
- * kubectl's DaemonSetStatusViewer message and done flag (reconcile-spec 12, last bullet). Unlike kubectl it also
+ * kubectl's DaemonSetStatusViewer message and done flag (docs/design/reconcile.md §12, last paragraph). Unlike kubectl it also
  * answers for OnDelete, with the same counts.
  */
 // upstream: staging/src/k8s.io/kubectl/pkg/polymorphichelpers/rollout_status.go DaemonSetStatusViewer.Status

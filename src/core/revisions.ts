@@ -1,5 +1,5 @@
 // ControllerRevisions of a DaemonSet: which one is current, what the controller creates, renumbers,
-// relabels and deletes (reconcile-spec 10 and 11), and the template hash that names new revisions.
+// relabels and deletes (docs/design/reconcile.md §10 and §11), and the template hash that names new revisions.
 // Decisions only: callers (the sim's controller, the planner) perform the writes.
 import {canonicalJson, deepEqualJson, stripNulls, withSortedKeys} from './canonical-json.js';
 import {CONTROLLER_REVISION_HASH_LABEL} from './pod-template.js';
@@ -18,7 +18,7 @@ function byName(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** The hash a revision stands for: its label, or its name once the controller has labelled it (reconcile-spec 7.1). */
+/** The hash a revision stands for: its label, or its name once the controller has labelled it (docs/design/reconcile.md §7.1). */
 function revisionHash(revision: ControllerRevision): string {
   return revision.metadata.labels?.[CONTROLLER_REVISION_HASH_LABEL] ?? revision.metadata.name;
 }
@@ -51,7 +51,7 @@ export function revisionData(template: PodTemplateSpec): {spec: {template: unkno
 }
 
 /**
- * Whether `revision` records `template` (reconcile-spec 10.2, the practical equivalent of upstream's byte
+ * Whether `revision` records `template` (docs/design/reconcile.md §10.2, the practical equivalent of upstream's byte
  * comparison): its data is exactly `{spec: {template: T}}` where T is the template plus `$patch: replace`.
  * Null-valued keys count as absent and a missing template `metadata` equals `{}`, as they do for Go's typed
  * encoding. Allocation-free: the sim's controller calls this on every sync.
@@ -192,7 +192,7 @@ export interface HistoryDecision {
   /** Every non-current revision, sorted by revision ascending then name (as given: not relabelled). */
   readonly old: readonly ControllerRevision[];
   /**
-   * True when the name `<ds>-<hash>` is taken by a revision with different data (spec 10.3). Upstream then bumps
+   * True when the name `<ds>-<hash>` is taken by a revision with different data (docs/design/reconcile.md §10.3). Upstream then bumps
    * status.collisionCount and creates on a later sync; here `create` already uses the bumped count, and the
    * caller must write `collisionCount` to status.collisionCount.
    */
@@ -230,7 +230,7 @@ function newRevision(ds: DaemonSet, hash: string, revision: number): ControllerR
 }
 
 /**
- * What the controller does to the DS's revisions before each sync (reconcile-spec 10.3): split them into the
+ * What the controller does to the DS's revisions before each sync (docs/design/reconcile.md §10.3): split them into the
  * current one (data matches the template) and old ones, create the current one if missing, keep the highest of
  * duplicate current ones (relabelling pods to its hash and deleting the rest), and renumber it to max(old) + 1.
  * `revisions` are those already claimed as the DS's; `daemonPods` its claimed pods (used to relabel after dedup).
@@ -330,7 +330,7 @@ function snapshot(
 }
 
 /**
- * Names of old revisions to delete (reconcile-spec 11): when there are more than revisionHistoryLimit (default 10)
+ * Names of old revisions to delete (docs/design/reconcile.md §11): when there are more than revisionHistoryLimit (default 10)
  * old revisions, the oldest ones whose hash no daemon pod carries, oldest first, until the excess is gone.
  * `allDaemonPods` must include terminating and terminal-and-deleted pods, as upstream's cleanup does.
  * Equal revision numbers (an unstable sort upstream) are taken by name.

@@ -85,7 +85,7 @@ export interface RollingUpdateDecision {
 
 /**
  * A node's entry in rollingUpdate's node-to-pods map, or undefined when the map has none: the map holds every node
- * with daemon pods, plus every existing node that should run the daemon (reconcile-spec 8.1).
+ * with daemon pods, plus every existing node that should run the daemon (docs/design/reconcile.md §8.1).
  */
 export function tallyEntryFor(
   slot: {readonly pods: readonly DaemonPod[]; readonly exists: boolean; readonly eligibility: NodeEligibility},

@@ -264,7 +264,7 @@ export interface ClusterState {
 // ---------------------------------------------------------------------------------------------
 // Decisions
 
-/** Why a pod is deleted: one value per upstream code path (reconcile-spec section 16). */
+/** Why a pod is deleted: one value per upstream code path (docs/design/reconcile.md §16). */
 export type DeleteReason =
   'failed' | 'succeeded' | 'surplus' | 'surge-extra' | 'old-unready' | 'replaced' | 'not-eligible' | 'orphaned-unscheduled' | 'outdated' | 'retired';
 
@@ -294,7 +294,7 @@ export interface NodeEligibility {
   readonly reason: string;
 }
 
-/** Budgets after scaling against desiredNumberScheduled and the both-zero fallback (reconcile-spec 8.1). */
+/** Budgets after scaling against desiredNumberScheduled and the both-zero fallback (docs/design/reconcile.md §8.1). */
 export interface RolloutBudgets {
   readonly maxUnavailable: number;
   readonly maxSurge: number;
@@ -307,7 +307,7 @@ export interface CoreEvent {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The plan (plan-contract.md): what ds-plan prints, step executes and the dashboard shows.
+// The plan (docs/design/plan-contract.md): what ds-plan prints, step executes and the dashboard shows.
 
 export interface RevisionRef {
   readonly revision: number;

@@ -1,5 +1,5 @@
 // What the API server rejects (422) when a DaemonSet is created or updated, worded as the server words it
-// (sim-api 4 and 7.1). Not the whole of apps/v1 validation: the checks a DaemonSet manifest or rollout edit
+// (docs/design/sim-api.md §4 and §7.1). Not the whole of apps/v1 validation: the checks a DaemonSet manifest or rollout edit
 // realistically trips over. Inputs are defaulted first (defaultDaemonSet), as the server validates after
 // defaulting. Not modelled: annotations, volumes, ports, probes, resources, security contexts, affinity,
 // tolerations, and the rest of ValidatePodSpec.

@@ -1,5 +1,5 @@
-// Which upstream DaemonSet controller the core models. Behaviour changed between minors (reconcile-spec
-// section 14, and the pre-1.21 rolling update); the minor is a parameter of each decision, never a global.
+// Which upstream DaemonSet controller the core models. Behaviour changed between minors (docs/design/reconcile.md
+// §14, and the pre-1.21 rolling update); the minor is a parameter of each decision, never a global.
 
 /** The oldest and newest Kubernetes 1.x minors whose DaemonSet controller the core models. */
 export const OLDEST_MODELLED_MINOR = 20;

@@ -1,4 +1,4 @@
-// ds-plan's machine-readable output. Key order follows plan-contract.md exactly; fields the contract does not
+// ds-plan's machine-readable output. Key order follows docs/design/plan-contract.md exactly; fields the contract does not
 // list (RolloutPlan grows) follow the contract's fields, so the output only ever grows.
 import {API_VERSION} from './document.js';
 import {type NodePlan, type PodDeletion, type PodSummary, type RolloutPlan, STATUS_KEYS, type Wave} from '../core/index.js';

@@ -18,7 +18,7 @@ import {ClusterUnreachableError, EXIT_OK, EXIT_PAUSED, EXIT_PROGRESSING, EXIT_ST
 export type {NodeStatus, NodeStatusState, RolloutStatusReport, RolloutVerdict} from '../core/index.js';
 export {kubectlStatusMessage} from '../core/index.js';
 
-/** Exit codes of `ds-rollout status` (documented in its --help and the README). */
+/** Exit codes of `ds-rollout status` (documented in its --help and docs/commands/status.md). */
 export const STATUS_EXIT: Readonly<Record<RolloutVerdict, number>> = {complete: EXIT_OK, stuck: EXIT_STUCK, progressing: EXIT_PROGRESSING, paused: EXIT_PAUSED};
 
 /** The core's rollout report, for a DaemonSet the API server would admit (else an input error naming it). */

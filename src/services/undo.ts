@@ -42,7 +42,7 @@ export function undoChangeCause(revision: number): string {
   return `ds-rollout undo to revision ${revision}`;
 }
 
-/** kubectl's choice of target (reconcile-spec 13): the exact number, or for 0 the second highest. */
+/** kubectl's choice of target (docs/design/reconcile.md §13): the exact number, or for 0 the second highest. */
 // upstream: staging/src/k8s.io/kubectl/pkg/polymorphichelpers/rollback.go DaemonSetRollbacker.Rollback, daemonSetHistory
 export function undoTarget(revisions: readonly ControllerRevision[], toRevision: number): ControllerRevision {
   if (toRevision < 0) throw new InputError(`unable to find specified revision ${toRevision} in history`);

@@ -1,5 +1,5 @@
 // Accept-header parsing with exact parameter matching. A substring test (`v=v2` inside `v=v2beta1`) serves
-// the wrong discovery format to older kubectl builds (sim-api.md section 10, pitfall 1).
+// the wrong discovery format to older kubectl builds (docs/design/sim-api.md §10, pitfall 1).
 
 export interface MediaRange {
   readonly type: string;

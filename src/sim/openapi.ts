@@ -1,6 +1,6 @@
 // A minimal OpenAPI v3: enough for kubectl's query-param verifier to see that every kind's PATCH accepts
 // `fieldValidation`, so `create -f` / `apply -f` validate server-side instead of needing OpenAPI v2
-// (sim-api.md section 3). No schemas: `kubectl explain` is out of scope.
+// (docs/design/sim-api.md §3). No schemas: `kubectl explain` is out of scope.
 import {createHash} from 'node:crypto';
 import {RESOURCES, type ResourceInfo} from './resources.js';
 import {SERVER_VERSION} from './discovery.js';

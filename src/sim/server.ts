@@ -1,5 +1,5 @@
 // The simulated cluster's HTTP front: a Kubernetes-API-compatible server on 127.0.0.1 that the real kubectl
-// and @kubernetes/client-node accept (sim-api.md). It routes, negotiates formats and maps store errors to
+// and @kubernetes/client-node accept (docs/design/sim-api.md). It routes, negotiates formats and maps store errors to
 // Status bodies; the semantics live in store.ts, gc.ts and strategy.ts.
 import {goJsonEscape} from './json-escape.js';
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http';

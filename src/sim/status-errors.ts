@@ -1,4 +1,4 @@
-// API errors in the exact `Status` shapes kubectl and client-node parse (sim-api.md section 4). The store
+// API errors in the exact `Status` shapes kubectl and client-node parse (docs/design/sim-api.md §4). The store
 // throws these; the HTTP layer serialises `toStatus()` with `code` as the HTTP status.
 
 export type StatusReason =

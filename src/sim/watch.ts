@@ -1,4 +1,4 @@
-// Watch streams (sim-api.md section 5.2): newline-delimited compact JSON events, flushed per event, starting
+// Watch streams (docs/design/sim-api.md §5.2): newline-delimited compact JSON events, flushed per event, starting
 // from a resourceVersion (no gaps, no duplicates), a synthetic ADDED snapshot when it is unset or "0",
 // selector-aware ADDED/DELETED when an object moves in or out of the selection, bookmarks only on request,
 // 410 as an ERROR event followed by close, and cleanup when the client goes away.

@@ -1,5 +1,5 @@
 // Who uses the rolling update's budget: one rule in core (budget-use.ts), counted as the controller's tally counts
-// it, read by ds-plan, status, the dashboard and step. Each row is one node shape of reconcile-spec 8.3 / 8.4.
+// it, read by ds-plan, status, the dashboard and step. Each row is one node shape of docs/design/reconcile.md §8.3 / §8.4.
 import {describe, expect, test} from 'vitest';
 import {planRollout, syncDaemonSet} from '../../src/core/index.js';
 import type {ClusterState, DaemonSet, Node, Pod} from '../../src/core/types.js';

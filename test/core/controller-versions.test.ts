@@ -85,7 +85,8 @@ function runWorld(start: ClusterState, minor: number, delays: {startMs: number; 
 const agentDefaults = {startMs: 1000, stopMs: 500};
 
 describe('the 1.20 rolling update (pre-1.21 update.go)', () => {
-  // real-cluster.md saw 3,1,1,1,1,1 on 8 nodes at maxUnavailable 3 with one pod deleted twice. With the agent's
+  // The real 1.20 controller went 3,1,1,1,1,1 on 8 nodes at maxUnavailable 3, one pod deleted twice
+  // (docs/plan.md, versions modelled). With the agent's
   // default delays and the candidates taken in node-name order (upstream's order is Go map order), the same
   // mechanism gives: 3 at once, then one at a time as new pods turn Ready, a terminating pod deleted again
   // (spending the budget while it frees nothing), never the 3/3/2 waves of the newest controller.

@@ -70,7 +70,7 @@ function replay(initial: ClusterState): {create: string[]; delete: string[]}[] {
     const r = cluster.sync({now: NOW});
     const changed = r.actions.create.length + r.actions.delete.length > 0;
     if (changed) {
-      // The plan lists a sync's actions by node name (plan-contract.md); the controller issues them in any order.
+      // The plan lists a sync's actions by node name (docs/design/plan-contract.md); the controller issues them in any order.
       waves.push({
         create: r.actions.create.map((c) => c.node).sort(),
         delete: r.actions.delete.map((d) => `${d.node}/${d.reason}/${d.pod.includes('-new-') ? 'new' : d.pod}`).sort(),

@@ -5,7 +5,7 @@ import {renderPlanYaml} from '../../src/output/plan-yaml.js';
 import type {RolloutPlan} from '../../src/core/types.js';
 import {samplePlan} from './sample-plan.js';
 
-// The contract's key order (plan-contract.md), level by level.
+// The contract's key order (docs/design/plan-contract.md), level by level.
 const TOP = ['kind', 'daemonSet', 'strategy', 'revisions', 'status', 'nodes', 'nextSync', 'waves', 'complete'];
 const STATUS = [
   'desiredNumberScheduled',

@@ -1,4 +1,4 @@
-// The simulator against the real kubectl (sim-api.md section 11): every command below runs the installed
+// The simulator against the real kubectl (docs/design/sim-api.md §11): every command below runs the installed
 // kubectl (Google's dispatcher, which execs kubectl 1.32 because /version says 1.32) and asserts on its own
 // output. Locally, without kubectl, the suite is skipped with a message; in CI a missing kubectl fails it.
 import {spawn} from 'node:child_process';

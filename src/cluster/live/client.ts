@@ -1,7 +1,7 @@
 // Raw JSON over the kubeconfig's own transport: credentials.ts builds the agent (CA, client certificates, proxy)
 // and the auth headers (tokens, exec plugins); requests go through node:http(s) and bodies are parsed as plain
 // JSON. Plain JSON is what the core reads (strings for times, not Date objects), and it is about twice as fast
-// as client-node's typed deserialiser on large lists (dependencies.md section 6).
+// as client-node's typed deserialiser on large lists (docs/design/architecture.md, "Reading large lists").
 import {type IncomingMessage, request as httpRequest} from 'node:http';
 import {request as httpsRequest} from 'node:https';
 import type {KubeConfig} from '@kubernetes/client-node';

@@ -1,5 +1,5 @@
 // The ClusterSource of a real cluster: the DaemonSet, every node, every pod and ControllerRevision of its
-// namespace (the controller's claim rules need orphans and released objects too, reconcile-spec 3 and 16),
+// namespace (the controller's claim rules need orphans and released objects too, docs/design/reconcile.md §3 and §16),
 // read in parallel with large pages: four requests for a 5,000-node cluster.
 import type {ClusterState, ControllerRevision, DaemonSet, Node, Pod} from '../../core/index.js';
 import type {ClusterObjects, ClusterObjectsSource, ClusterSource, DaemonSetRef} from '../cluster-source.js';

@@ -44,7 +44,7 @@ export default class Step extends BaseCommand {
     const errors = await import('../../errors.js');
     const dryRun = flags['dry-run'] !== 'none';
     if (isGated(flags)) {
-      // A gated rollout (README "Gated rollouts"): its own service, which steps each stage with the step service.
+      // A gated rollout (docs/gated-rollouts.md): its own service, which steps each stage with the step service.
       if (flags.controller || flags.nodes !== undefined || flags.selector !== undefined || dryRun) {
         throw new errors.UsageError(
           'a gated rollout (--canary, --strategy, ...) chooses its own nodes: it takes no --controller, --nodes, --selector or --dry-run',

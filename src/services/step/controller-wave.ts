@@ -160,7 +160,7 @@ export async function runControllerWave(run: StepRun, state: ClusterState): Prom
 }
 
 /**
- * The controller's own surge rule (reconcile-spec 8.4: an old pod goes once the new pod of its node is available),
+ * The controller's own surge rule (docs/design/reconcile.md §8.4: an old pod goes once the new pod of its node is available),
  * applied by the plugin when the controller has not looked again: upstream re-syncs after minReadySeconds only
  * while the oldest pod of a node is not yet available, which a surge pod never is. Availability-neutral: the
  * node keeps its available new pod. Same preconditions as every deletion.

@@ -1,4 +1,4 @@
-// Patch engines used by the simulated API server for PATCH requests (sim-api §6).
+// Patch engines used by the simulated API server for PATCH requests (docs/design/sim-api.md §6).
 
 import {applyJsonPatch} from './json-patch.js';
 import {applyMergePatch} from './merge-patch.js';

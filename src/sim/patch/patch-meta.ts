@@ -1,6 +1,6 @@
 // Strategic-merge metadata: which lists merge and on which key. This mirrors the `patchStrategy` /
 // `patchMergeKey` struct tags compiled into kubectl 1.32 (k8s.io/api core/v1, apps/v1, meta/v1) for the
-// kinds the simulator serves (sim-api §6.1). Only structs that lead to a merge list are described;
+// kinds the simulator serves (docs/design/sim-api.md §6.1). Only structs that lead to a merge list are described;
 // every other field merges maps key by key and replaces lists, exactly like an untagged Go field.
 
 export type PatchStrategy = 'merge' | 'replace';

@@ -189,7 +189,7 @@ function mergeOrderedLists(original: JsonObject, patch: JsonObject, meta: Struct
     const [patchItems, serverOnly] = field.mergeKey ? partitionMaps(merged, order, field.mergeKey) : partitionScalars(merged, order);
     const kind = elementKind(originalList, patchList);
     // `originalList` is deliberately the array mergeList edited in place: the reference code reads the
-    // live order from a slice that shares storage with the merge result (sim-api §6.3 corner case).
+    // live order from a slice that shares storage with the merge result (docs/design/sim-api.md §6.3 corner case).
     setKey(original, listKey, normalizeElementOrder(patchItems, serverOnly, order, originalList, field.mergeKey, kind));
     delete patch[listKey];
   }
@@ -393,7 +393,7 @@ function splitDeletions(list: JsonValue[]): [JsonValue[], JsonValue[]] {
 }
 
 // ---------------------------------------------------------------------------------------------
-// ordering (sim-api §6.3)
+// ordering (docs/design/sim-api.md §6.3)
 
 /** Patch items in patch order, server-only items in live order, then interleaved by live position. */
 function normalizeElementOrder(
