@@ -8,6 +8,7 @@ import {readFileSync, writeFileSync} from 'node:fs';
 import {dirname, join} from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {promisify} from 'node:util';
+import type {ClusterState} from '../src/core/index.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -49,7 +50,7 @@ async function dashboardFrame(): Promise<string> {
     nodes: store.list('nodes').items,
     pods: store.list('pods', {namespace: 'kube-system'}).items,
     revisions: store.list('controllerrevisions', {namespace: 'kube-system'}).items,
-  } as unknown as import('../src/core/index.js').ClusterState;
+  } as unknown as ClusterState;
   store.close();
   const input = {
     plan: core.planRollout(state, {now}),
