@@ -70,7 +70,10 @@ async function planOutput(): Promise<string> {
     cwd: ROOT,
     env: {PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', FORCE_COLOR: '1'},
   });
-  return `$ kubectl ds-plan ${args.join(' ')}\n\n${stdout}`;
+  // The picture ends after the waves: the warnings and notes below them are long lines of prose.
+  const lines = stdout.split('\n');
+  const end = lines.findIndex((line) => /^(?:\u001B\[[0-9;]*m)*(?:Warnings|Notes):/.test(line));
+  return `$ kubectl ds-plan ${args.join(' ')}\n\n${(end === -1 ? lines : lines.slice(0, end)).join('\n').trimEnd()}\n`;
 }
 
 /** Every picture, rendered now: path -> SVG text. */
