@@ -1,6 +1,7 @@
 // `kubectl ds-rollout promote NAME`: continue a gated rollout stopped for approval. Heavy modules load inside run().
 import {BaseCommand} from '../../base-command.js';
 import {daemonSetArg, durationFlag, liveClusterFlags, outputFlag} from '../../flags.js';
+import {detachFlags} from '../../detach-flags.js';
 
 export default class Promote extends BaseCommand {
   static override summary = 'Continue a gated rollout that waits for approval after its canary.';
@@ -19,10 +20,17 @@ Exit status: 0 every stage passed (or the next approval point was reached); 1 us
     ...liveClusterFlags,
     timeout: durationFlag('timeout', {summary: 'How long one wave may take to become available, or wait for budget (0: no limit; default 5m).'}),
     output: outputFlag,
+    ...detachFlags,
   };
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Promote);
+    if (flags.detach) {
+      const {runDetachCommand} = await import('../../detach-command.js');
+      // The Job has no terminal: it confirms with --yes where promote takes one.
+      const yes = 'yes' in Promote.flags;
+      return runDetachCommand({command: 'promote', name: args.name, argv: this.argv, version: this.config.version, yes, flags});
+    }
     const {runGatedCommand} = await import('../../gated-command.js');
     await runGatedCommand({mode: 'promote', name: args.name, flags});
   }

@@ -4,6 +4,7 @@ import * as Flags from '@oclif/core/flags';
 import {BaseCommand} from '../../base-command.js';
 import {daemonSetArg, dryRunFlag, isDocumentFormat, durationFlag, intOrPercentFlag, liveClusterFlags, outputFlag} from '../../flags.js';
 import {gatedFlags, isGated} from '../../gated-flags.js';
+import {detachFlags} from '../../detach-flags.js';
 
 export default class Step extends BaseCommand {
   static override summary = 'Replace the next wave of old pods of a paused DaemonSet, and wait until it is available.';
@@ -72,6 +73,7 @@ Exit status: 0 the wave (or every wave) landed, or nothing to do; 1 usage or inp
     yes: Flags.boolean({char: 'y', summary: 'Do not ask for confirmation (needed without a terminal).'}),
     output: outputFlag,
     ...gatedFlags,
+    ...detachFlags,
   };
 
   async run(): Promise<void> {
@@ -80,6 +82,15 @@ Exit status: 0 the wave (or every wave) landed, or nothing to do; 1 usage or inp
     const dryRun = flags['dry-run'] !== 'none';
     if (isGated(flags)) {
       // A gated rollout (README "Gated rollouts"): its own service, which steps each stage with the step service.
+      if (flags.detach) {
+        if (flags.controller || flags.nodes !== undefined || flags.selector !== undefined) {
+          throw new errors.UsageError('a gated rollout (--canary, --strategy, ...) chooses its own nodes: it takes no --controller, --nodes or --selector');
+        }
+        if (!flags.yes && !dryRun)
+          throw new errors.UsageError('a detached gated rollout runs its stages unattended: pass --yes (or --dry-run=client -o yaml to see the Job)');
+        const {runDetachCommand} = await import('../../detach-command.js');
+        return runDetachCommand({command: 'step', name: args.name, argv: this.argv, version: this.config.version, yes: true, flags});
+      }
       if (flags.controller || flags.nodes !== undefined || flags.selector !== undefined || dryRun) {
         throw new errors.UsageError(
           'a gated rollout (--canary, --strategy, ...) chooses its own nodes: it takes no --controller, --nodes, --selector or --dry-run',
@@ -89,6 +100,7 @@ Exit status: 0 the wave (or every wave) landed, or nothing to do; 1 usage or inp
       const {runGatedCommand} = await import('../../gated-command.js');
       return runGatedCommand({mode: 'step', name: args.name, flags});
     }
+    if (flags.detach) throw new errors.UsageError('--detach runs a gated rollout in the cluster: give its stages (--canary, --canary-nodes, --strategy, ...)');
     if (flags.controller && (flags['max-unavailable'] !== undefined || flags.nodes !== undefined || flags.selector !== undefined)) {
       throw new errors.UsageError('--controller runs the recorded strategy as the controller does: it takes no --max-unavailable, --nodes or --selector');
     }
