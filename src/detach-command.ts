@@ -99,3 +99,22 @@ export async function runDetachCommand(run: DetachRun): Promise<void> {
     live.client.close();
   }
 }
+
+/**
+ * In a detached Job's pod (DS_ROLLOUT_DETACHED_TEMPLATE set): true, after saying why on stdout, when the rollout
+ * the Job was made for is over, so that a restarted pod ends the Job instead of starting something new.
+ */
+export async function detachedRunIsOver(flags: SourceOptions, name: string): Promise<boolean> {
+  const {DETACHED_TEMPLATE_ENV, detachedRolloutOver} = await import('./core/index.js');
+  const template = process.env[DETACHED_TEMPLATE_ENV];
+  if (template === undefined || template === '') return false;
+  const {openLiveCluster} = await import('./cluster/open-source.js');
+  const live = await openLiveCluster(flags);
+  try {
+    const over = detachedRolloutOver(await live.source.readDaemonSet({namespace: live.namespace, name}), template);
+    if (over !== undefined) process.stdout.write(`${over[0]!.toUpperCase()}${over.slice(1)}.\n`);
+    return over !== undefined;
+  } finally {
+    live.client.close();
+  }
+}

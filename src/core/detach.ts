@@ -2,7 +2,9 @@
 // the Job that runs the same command in the DaemonSet's namespace, with a ServiceAccount allowed exactly what the
 // rollout does; and the Kubernetes Events that tell the rollout's story on the DaemonSet (`kubectl describe ds`).
 // Pure: names, argument lists and objects as data; the service sends them.
-import type {GatedEvent} from './gates.js';
+import {type GatedEvent, gatedRecordOf} from './gates.js';
+import {computeTemplateHash} from './revisions.js';
+import type {DaemonSet} from './types.js';
 
 /** The image the release packaging builds from the repository's Dockerfile; `--image` replaces it. */
 export const RELEASE_IMAGE_REPOSITORY = 'ghcr.io/ds-rollout/ds-rollout';
@@ -24,8 +26,13 @@ export const DETACH_SERVICE_ACCOUNT = 'ds-rollout';
 export const detachClusterRoleName = (namespace: string) => `ds-rollout:${namespace}`;
 /** Where the strategy file (--strategy) is mounted in the Job's pod, from a ConfigMap named as the Job. */
 export const DETACHED_STRATEGY_DIR = '/etc/ds-rollout';
-/** Jobs retry a failed driver this many times; a restart may find the step lease of the killed one (30 s). */
-export const DETACHED_BACKOFF_LIMIT = 10;
+/**
+ * Jobs retry a failed driver this many times (10 s, 20 s, 40 s ... apart): enough for a restart that finds the step
+ * lease of a killed driver (it lapses in 30 s), and a failed gate ends the Job as Failed within about 10 minutes.
+ */
+export const DETACHED_BACKOFF_LIMIT = 6;
+/** Set in the Job's pod: the template hash the Job was made for. A restart after that rollout ended does nothing. */
+export const DETACHED_TEMPLATE_ENV = 'DS_ROLLOUT_DETACHED_TEMPLATE';
 /** Event.source.component and reportingController. */
 export const EVENT_COMPONENT = 'ds-rollout';
 
@@ -41,12 +48,13 @@ export interface PolicyRule {
  */
 export const DETACH_ROLE_RULES: readonly PolicyRule[] = [
   {apiGroups: ['apps'], resources: ['daemonsets'], verbs: ['get', 'list', 'watch', 'patch']},
+  // get and patch: an undo on a failed gate writes the change-cause on the revision it restores.
   {apiGroups: ['apps'], resources: ['controllerrevisions'], verbs: ['get', 'list', 'watch', 'patch']},
-  {apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch', 'delete']},
+  {apiGroups: [''], resources: ['pods'], verbs: ['list', 'watch', 'delete']},
   {apiGroups: [''], resources: ['events'], verbs: ['create']},
 ];
 
-export const DETACH_CLUSTER_ROLE_RULES: readonly PolicyRule[] = [{apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch']}];
+export const DETACH_CLUSTER_ROLE_RULES: readonly PolicyRule[] = [{apiGroups: [''], resources: ['nodes'], verbs: ['list', 'watch']}];
 
 /** Does one of `rules` allow `verb` on `group`/`resource`? */
 export function rulesAllow(rules: readonly PolicyRule[], group: string, resource: string, verb: string): boolean {
@@ -57,10 +65,16 @@ export function rulesAllow(rules: readonly PolicyRule[], group: string, resource
  * The Job of one rollout: the DaemonSet's name and the template being rolled out, so a second `--detach` of the
  * same rollout finds it, and a later rollout gets its own. At most 63 characters (a label value names it too).
  */
-export function detachedJobName(daemonSet: string, templateHash: string): string {
-  const suffix = templateHash.slice(0, 10);
+export function detachedJobName(daemonSet: string, templateHash: string, promotedStage?: number): string {
+  const suffix = `${templateHash.slice(0, 10)}${promotedStage === undefined ? '' : `-promote-${promotedStage}`}`;
   const room = 63 - 'ds-rollout--'.length - suffix.length;
   return `ds-rollout-${daemonSet.slice(0, room).replace(/[-.]+$/, '')}-${suffix}`;
+}
+
+/** Is `job` one of the Jobs of this rollout (the step's, or a promote's)? */
+export function isDetachedJobOf(job: string, daemonSet: string, templateHash: string): boolean {
+  const step = detachedJobName(daemonSet, templateHash);
+  return job === step || job.startsWith(`${step}-promote-`);
 }
 
 // Flags that choose this machine's cluster, credentials or output: the Job has its own (in-cluster), or none.
@@ -122,6 +136,8 @@ export interface DetachInput {
   readonly daemonSet: string;
   /** The template hash being rolled out (the gated record's `template`). */
   readonly template: string;
+  /** detachedJobName's. */
+  readonly job: string;
   readonly image: string;
   /** The container's args (detachedCommandArgs). */
   readonly args: readonly string[];
@@ -138,7 +154,7 @@ export type Manifest = Readonly<Record<string, unknown>> & {
 /** In creation order: what the Job needs exists before it. */
 export function detachManifests(input: DetachInput): Manifest[] {
   const {namespace} = input;
-  const job = detachedJobName(input.daemonSet, input.template);
+  const job = input.job;
   const labels = {...MANAGED_BY, [DETACHED_DAEMONSET_LABEL]: input.daemonSet, [DETACHED_TEMPLATE_LABEL]: input.template.slice(0, 63)};
   const shared = {metadata: (name: string, namespaced = true) => ({name, ...(namespaced ? {namespace} : {}), labels: {...MANAGED_BY}})};
   const clusterRole = detachClusterRoleName(namespace);
@@ -169,7 +185,10 @@ export function detachManifests(input: DetachInput): Manifest[] {
     name: 'ds-rollout',
     image: input.image,
     args: [...input.args],
-    env: [{name: 'NO_COLOR', value: '1'}],
+    env: [
+      {name: 'NO_COLOR', value: '1'},
+      {name: DETACHED_TEMPLATE_ENV, value: input.template},
+    ],
     resources: {requests: {cpu: '50m', memory: '64Mi'}, limits: {memory: '256Mi'}},
     securityContext: {allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, runAsUser: 65532, capabilities: {drop: ['ALL']}},
     ...(input.strategy !== undefined ? {volumeMounts: [{name: 'strategy', mountPath: DETACHED_STRATEGY_DIR, readOnly: true}]} : {}),
@@ -192,6 +211,21 @@ export function detachManifests(input: DetachInput): Manifest[] {
     },
   });
   return manifests;
+}
+
+/**
+ * Why a restarted Job has nothing left to do, or undefined: its rollout is over when the template is no longer the
+ * one it was made for (aborted, rolled back, or replaced by a newer release), or its record says complete or
+ * aborted. Without this, a restart after an abort would start a gated rollout of the restored template.
+ */
+export function detachedRolloutOver(ds: DaemonSet, template: string): string | undefined {
+  const ref = `daemonset ${ds.metadata.namespace ?? ''}/${ds.metadata.name}`;
+  if (computeTemplateHash(ds.spec.template) !== template) return `the template of ${ref} is no longer the one this Job rolls out: nothing to do`;
+  const found = gatedRecordOf(ds);
+  if (found.kind === 'record' && found.record.template === template && (found.record.phase === 'complete' || found.record.phase === 'aborted')) {
+    return `the gated rollout of ${ref} is ${found.record.phase}: nothing to do`;
+  }
+  return undefined;
 }
 
 /** The DaemonSet's annotation naming the Job that drives its rollout, or undefined. */

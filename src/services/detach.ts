@@ -55,15 +55,18 @@ export async function detachRollout(options: DetachOptions): Promise<DetachResul
   const ds = await cluster.readDaemonSet(ref);
   refuseUnrunnable(ds, ref, options.command);
   const template = computeTemplateHash(ds.spec.template);
+  const found = gatedRecordOf(ds);
+  // A promote gets a Job of its own, named after the stage it continues from (the step's Job has ended there).
+  const job = detachedJobName(ref.name, template, options.command === 'promote' && found.kind === 'record' ? found.record.stage + 1 : undefined);
   const manifests = detachManifests({
     namespace: ref.namespace,
     daemonSet: ref.name,
     template,
+    job,
     image: options.image,
     args: detachedCommandArgs(options.command, options.argv, {namespace: ref.namespace, strategy: options.strategy !== undefined, yes: options.yes}),
     ...(options.strategy !== undefined ? {strategy: options.strategy} : {}),
   });
-  const job = detachedJobName(ref.name, template);
   const result = {kind: 'DetachedRollout' as const, daemonSet: ref, job, manifests, dryRun: options.dryRun !== undefined};
   if (options.dryRun === 'client') return {...result, created: true};
   let created = true;

@@ -31,6 +31,7 @@ Exit status: 0 every stage passed (or the next approval point was reached); 1 us
       const yes = 'yes' in Promote.flags;
       return runDetachCommand({command: 'promote', name: args.name, argv: this.argv, version: this.config.version, yes, flags});
     }
+    if (await (await import('../../detach-command.js')).detachedRunIsOver(flags, args.name)) return;
     const {runGatedCommand} = await import('../../gated-command.js');
     await runGatedCommand({mode: 'promote', name: args.name, flags});
   }

@@ -97,6 +97,7 @@ Exit status: 0 the wave (or every wave) landed, or nothing to do; 1 usage or inp
         );
       }
       if (!flags.yes) throw new errors.UsageError('a gated rollout runs its stages unattended: pass --yes');
+      if (await (await import('../../detach-command.js')).detachedRunIsOver(flags, args.name)) return;
       const {runGatedCommand} = await import('../../gated-command.js');
       return runGatedCommand({mode: 'step', name: args.name, flags});
     }
