@@ -187,11 +187,16 @@ export function detachManifests(input: DetachInput): Manifest[] {
     args: [...input.args],
     env: [
       {name: 'NO_COLOR', value: '1'},
+      // The root filesystem is read-only: anything the CLI caches goes to an emptyDir.
+      {name: 'HOME', value: '/tmp'},
       {name: DETACHED_TEMPLATE_ENV, value: input.template},
     ],
-    resources: {requests: {cpu: '50m', memory: '64Mi'}, limits: {memory: '256Mi'}},
+    resources: {requests: {cpu: '50m', memory: '64Mi'}, limits: {memory: '512Mi'}},
     securityContext: {allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, runAsUser: 65532, capabilities: {drop: ['ALL']}},
-    ...(input.strategy !== undefined ? {volumeMounts: [{name: 'strategy', mountPath: DETACHED_STRATEGY_DIR, readOnly: true}]} : {}),
+    volumeMounts: [
+      {name: 'tmp', mountPath: '/tmp'},
+      ...(input.strategy !== undefined ? [{name: 'strategy', mountPath: DETACHED_STRATEGY_DIR, readOnly: true}] : []),
+    ],
   };
   manifests.push({
     apiVersion: 'batch/v1',
@@ -205,7 +210,7 @@ export function detachManifests(input: DetachInput): Manifest[] {
           serviceAccountName: DETACH_SERVICE_ACCOUNT,
           restartPolicy: 'Never',
           containers: [container],
-          ...(input.strategy !== undefined ? {volumes: [{name: 'strategy', configMap: {name: job}}]} : {}),
+          volumes: [{name: 'tmp', emptyDir: {}}, ...(input.strategy !== undefined ? [{name: 'strategy', configMap: {name: job}}] : [])],
         },
       },
     },

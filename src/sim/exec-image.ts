@@ -88,10 +88,10 @@ export class ExecRunner {
     const out = createWriteStream(log, {flags: 'a'});
     const env: Record<string, string> = {
       PATH: process.env['PATH'] ?? '/usr/bin:/bin',
-      // An empty home: no kubeconfig is found, as in a container.
-      HOME: home,
       HOSTNAME: pod.name,
       ...Object.fromEntries(pod.env.map((e) => [e.name, e.value ?? ''])),
+      // The pod's own empty directory, whatever the container says: no kubeconfig of this machine is found.
+      HOME: home,
       KUBERNETES_SERVICE_HOST: this.cluster.host,
       KUBERNETES_SERVICE_PORT: this.cluster.port,
       DS_ROLLOUT_SERVICEACCOUNT_DIR: account,
