@@ -1,6 +1,7 @@
 // What `step ... --detach` and `promote --detach` share: the gated rollout handed to a Job (services/detach.ts),
 // its manifests printed for a dry run, or a line naming the Job. Loaded lazily by those commands.
 import {readFile} from 'node:fs/promises';
+import {type DaemonSet, gatedProgressOf} from './core/index.js';
 import {InputError} from './errors.js';
 import {isDocumentFormat, type OutputFormat} from './flags.js';
 import type {SourceOptions} from './cluster/open-source.js';
@@ -117,4 +118,21 @@ export async function detachedRunIsOver(flags: SourceOptions, name: string): Pro
   } finally {
     live.client.close();
   }
+}
+
+/**
+ * `promote` and `abort` from a terminal while a Job drives (or drove) the rollout: one line naming it, and what
+ * becomes of it, so that nobody wonders which of the two is in charge.
+ */
+export function detachedJobNote(ds: DaemonSet, mode: 'promote' | 'abort', now: number): string | undefined {
+  const progress = gatedProgressOf(ds, now);
+  const job = progress?.job;
+  if (job === undefined) return undefined;
+  // Stopped for approval, the Job has ended; otherwise its driver may still run (or be restarted).
+  const ended = progress!.phase === 'awaiting-approval';
+  return mode === 'abort'
+    ? ended
+      ? `Job ${job} drove this gated rollout until its approval point; a restart of it finds the rollout over.`
+      : `Job ${job} drives this gated rollout: it stops at its next step, and its restarts find the rollout over.`
+    : `Job ${job} drove this gated rollout until its approval point: promote continues it here (promote --detach runs the rest in a Job).`;
 }

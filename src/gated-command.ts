@@ -116,6 +116,10 @@ export async function runGatedCommand(run: GatedRun): Promise<void> {
   const recorder = new events.RolloutEventRecorder((await import('./cluster/live/objects.js')).liveEventSink(live), ref, (line) =>
     process.stderr.write(`${line}\n`),
   );
+  if (run.mode !== 'step') {
+    const note = (await import('./detach-command.js')).detachedJobNote(await live.source.readDaemonSet(ref), run.mode, live.client.serverNow());
+    if (note !== undefined) out.write(`${note}\n`);
+  }
   const options = {
     cluster: step.stepClusterOf(live),
     source: live.source,

@@ -249,6 +249,22 @@ test('--approve: the Job stops for approval, status names it, promote --detach g
   expect({code: again.code, stdout: again.stdout}).toEqual({code: 0, stdout: 'The gated rollout of daemonset default/agent is complete: nothing to do.\n'});
 });
 
+test('abort from a terminal names the Job that drove the rollout; a restart of that Job then does nothing', async () => {
+  sim = await startRolloutSim({nodes: 3, maxUnavailable: 1});
+  const job = await detachedJob(sim, ['step', 'agent', '--canary', '1', '--canary-bake', '2s', '--approve']);
+  expect((await runAsPod(sim, job)).code).toBe(0);
+  const name = sim.daemonSet().metadata.annotations![DETACHED_JOB_ANNOTATION]!;
+  const aborted = await cli(sim, ['abort', 'agent', '--yes']);
+  expect({code: aborted.code, stderr: aborted.stderr}).toEqual({code: 0, stderr: ''});
+  expect(aborted.stdout.split('\n')[0]).toBe(`Job ${name} drove this gated rollout until its approval point; a restart of it finds the rollout over.`);
+  const restart = await runAsPod(sim, job);
+  expect({code: restart.code, stdout: restart.stdout}).toEqual({
+    code: 0,
+    stdout: 'The template of daemonset default/agent is no longer the one this Job rolls out: nothing to do.\n',
+  });
+  expect(eventReasons(sim).at(-1)).toBe('Aborted');
+});
+
 test('-o json prints the manifests as a List', async () => {
   sim = await startRolloutSim({nodes: 2});
   const {stdout, code} = await cli(sim, ['step', 'agent', '--canary', '1', '--detach', '--dry-run', '-o', 'json']);
