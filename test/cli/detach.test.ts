@@ -225,6 +225,10 @@ test('--approve: the Job stops for approval, status names it, promote --detach g
   const name = sim.daemonSet().metadata.annotations![DETACHED_JOB_ANNOTATION]!;
   const status = await cli(sim, ['status', 'agent']);
   expect(status.stdout).toContain(`gated rollout: stage 1/2 canary, awaiting approval (kubectl ds-rollout promote), driven by Job ${name}`);
+  const plan = await runCli(['agent', '--kubeconfig', sim.kubeconfig], {bin: 'bin/kubectl-ds_plan'});
+  expect(plan.stdout).toContain(`Gated: gated rollout: stage 1/2 canary, awaiting approval (kubectl ds-rollout promote), driven by Job ${name}`);
+  const json = JSON.parse((await cli(sim, ['status', 'agent', '-o', 'json'])).stdout) as {gated?: {job?: string}};
+  expect(json.gated?.job).toBe(name);
 
   const promoteJob = await detachedJob(sim, ['promote', 'agent']);
   expect(stored(sim, 'jobs')).toHaveLength(2);
@@ -247,7 +251,7 @@ test('--approve: the Job stops for approval, status names it, promote --detach g
   // Kubernetes may run a finished Job's pod again (a node lost): it finds the rollout complete.
   const again = await runAsPod(sim, promoteJob);
   expect({code: again.code, stdout: again.stdout}).toEqual({code: 0, stdout: 'The gated rollout of daemonset default/agent is complete: nothing to do.\n'});
-});
+}, 180_000);
 
 test('abort from a terminal names the Job that drove the rollout; a restart of that Job then does nothing', async () => {
   sim = await startRolloutSim({nodes: 3, maxUnavailable: 1});
