@@ -269,6 +269,16 @@ test('abort from a terminal names the Job that drove the rollout; a restart of t
   expect(eventReasons(sim).at(-1)).toBe('Aborted');
 });
 
+test('--dry-run=server sends the objects with dryRun=All: the server checks them, nothing is stored', async () => {
+  sim = await startRolloutSim({nodes: 2});
+  const {stdout, stderr, code} = await cli(sim, ['step', 'agent', '--canary', '1', '--detach', '--dry-run=server']);
+  expect({code, stderr}).toEqual({code: 0, stderr: ''});
+  expect(stdout).toMatch(/^The API server accepted 6 objects for Job default\/ds-rollout-agent-\w+ \(server dry run: nothing was created\)\.\n$/);
+  expect(stored(sim, 'jobs')).toEqual([]);
+  expect(stored(sim, 'serviceaccounts')).toEqual([]);
+  expect(sim.daemonSet().metadata.annotations?.[DETACHED_JOB_ANNOTATION]).toBeUndefined();
+});
+
 test('-o json prints the manifests as a List', async () => {
   sim = await startRolloutSim({nodes: 2});
   const {stdout, code} = await cli(sim, ['step', 'agent', '--canary', '1', '--detach', '--dry-run', '-o', 'json']);
