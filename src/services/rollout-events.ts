@@ -3,7 +3,7 @@
 // be written (no RBAC to create events, a server that refuses) is reported once and never stops the rollout.
 import {hostname} from 'node:os';
 import type {DaemonSetRef} from '../cluster/cluster-source.js';
-import {type DaemonSet, type GatedEvent, type Manifest, type RolloutMilestone, kubernetesEvent, rolloutEventOf} from '../core/index.js';
+import {type DaemonSet, type GatedEvent, type GatedResult, type Manifest, type RolloutMilestone, kubernetesEvent, rolloutEventOf} from '../core/index.js';
 
 export interface EventSink {
   readDaemonSet(ref: DaemonSetRef): Promise<DaemonSet>;
@@ -60,4 +60,21 @@ export class RolloutEventRecorder {
   flush(): Promise<void> {
     return this.queue;
   }
+}
+
+/**
+ * What one run of the gated rollout service records, the same from the CLI and the dashboard: its progress as it
+ * comes (a promote's resumption is the Promoted transition), then how it ended.
+ */
+export function gatedRunEvents(recorder: RolloutEventRecorder, mode: 'step' | 'promote' | 'abort') {
+  return {
+    progress: (event: GatedEvent) => recorder.record(mode === 'promote' && event.kind === 'plan' && event.resumed ? {kind: 'promoted'} : event),
+    ended: (result: GatedResult) =>
+      recorder.record(
+        result.outcome === 'complete' ? {kind: 'complete'} : {kind: 'awaiting-approval', stage: result.record.stages[result.record.stage]?.name ?? ''},
+      ),
+    aborted: (undone: {readonly toRevision: number; readonly nodes: readonly string[]}) =>
+      recorder.record({kind: 'aborted', toRevision: undone.toRevision, nodes: undone.nodes}),
+    flush: () => recorder.flush(),
+  };
 }
