@@ -111,6 +111,16 @@ export async function runGatedCommand(run: GatedRun): Promise<void> {
   const out = isDocumentFormat(output) ? process.stderr : process.stdout;
   const color = colorEnabled(out.isTTY, process.env);
   const interrupt = stopAtSafePoint(out);
+  // Every stage transition and gate failure is also an Event on the DaemonSet (docs/gated/detached.md).
+  const events = await import('./services/rollout-events.js');
+  const recorded = events.gatedRunEvents(
+    new events.RolloutEventRecorder((await import('./cluster/live/objects.js')).liveEventSink(live), ref, (line) => process.stderr.write(`${line}\n`)),
+    run.mode,
+  );
+  if (run.mode !== 'step') {
+    const note = (await import('./detach-command.js')).detachedJobNote(await live.source.readDaemonSet(ref), run.mode, live.client.serverNow());
+    if (note !== undefined) out.write(`${note}\n`);
+  }
   const options = {
     cluster: step.stepClusterOf(live),
     source: live.source,
@@ -121,22 +131,26 @@ export async function runGatedCommand(run: GatedRun): Promise<void> {
     onEvent: (event: Parameters<typeof view.renderGatedEvent>[0]) => {
       const line = view.renderGatedEvent(event, ref, color);
       if (line !== undefined) out.write(`${line}\n`);
+      recorded.progress(event);
     },
     signal: interrupt.signal,
   };
   try {
     if (run.mode === 'abort') {
       const undone = await gated.abortGatedRollout(options);
+      recorded.aborted(undone);
       const summary = `Gated rollout aborted: daemonset ${ref.namespace}/${ref.name} is back on revision ${undone.toRevision}${undone.nodes.length > 0 ? ` (stepped back: ${undone.nodes.join(', ')})` : ''}; it stays paused.`;
       if (isDocumentFormat(output)) process.stdout.write(await renderDocument({kind: 'GatedRolloutAbort', daemonSet: ref, ...undone}, output));
       else process.stdout.write(`${summary}\n`);
       return;
     }
     const result = await gated.runGatedRollout({...options, ...(strategy ? {strategy} : {}), promote: run.mode === 'promote'});
+    recorded.ended(result);
     if (isDocumentFormat(output)) process.stdout.write(await renderDocument(result, output));
     else process.stdout.write(`${view.renderGatedSummary(result, ref)}\n`);
   } finally {
     interrupt.dispose();
+    await recorded.flush();
   }
 }
 

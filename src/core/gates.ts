@@ -1,6 +1,7 @@
 // Gated rollouts (canary, then waves, each watched for a while): the stage plan, the health gate over the new
 // revision's pods, and the record kept in an annotation on the DaemonSet. Pure: cluster state and the server's
 // clock in, plans and verdicts out.
+import {detachedJobOf, isDetachedJobOf} from './detach.js';
 import {labelSelectorMatches, parseLabelSelector} from './selectors.js';
 import {nodeShouldRunDaemonPod} from './eligibility.js';
 import {isPodReady} from './availability.js';
@@ -229,13 +230,17 @@ export interface GatedProgress {
   /** While baking: seconds left on the server's clock. */
   readonly bakeLeftSeconds?: number;
   readonly failures: readonly GateFailure[];
+  /** The Job driving it (`--detach`), when the DaemonSet names one for this rollout's template. */
+  readonly job?: string;
 }
 
 /** The gated rollout in progress on `ds` (not finished, not aborted), as status and ds-plan show it. */
 export function gatedProgressOf(ds: DaemonSet, now: number): GatedProgress | undefined {
   const found = gatedRecordOf(ds);
   if (found.kind !== 'record' || found.record.phase === 'complete' || found.record.phase === 'aborted') return undefined;
-  return gatedProgress(found.record, now);
+  const job = detachedJobOf(ds);
+  const driven = job !== undefined && isDetachedJobOf(job, ds.metadata.name, found.record.template);
+  return {...gatedProgress(found.record, now), ...(driven ? {job} : {})};
 }
 
 export function gatedProgress(record: GatedRecord, now: number): GatedProgress {

@@ -144,3 +144,28 @@ export {
 } from './gates.js';
 export {plural} from './words.js';
 export {DEFAULT_POD_DELETION_MS, DEFAULT_POD_START_MS, observePodTimings, observedStartMs, type DurationEstimate, type PodTimings} from './timing.js';
+export {
+  DETACH_CLUSTER_ROLE_RULES,
+  DETACH_ROLE_RULES,
+  DETACH_SERVICE_ACCOUNT,
+  DETACHED_DAEMONSET_LABEL,
+  DETACHED_JOB_ANNOTATION,
+  DETACHED_TEMPLATE_ENV,
+  DETACHED_TEMPLATE_LABEL,
+  type DetachInput,
+  type Manifest,
+  type PolicyRule,
+  RELEASE_IMAGE_REPOSITORY,
+  type RolloutEvent,
+  type RolloutMilestone,
+  detachManifests,
+  detachedCommandArgs,
+  detachedJobName,
+  detachedJobOf,
+  detachedRolloutOver,
+  isDetachedJobOf,
+  kubernetesEvent,
+  releaseImage,
+  rolloutEventOf,
+  rulesAllow,
+} from './detach.js';

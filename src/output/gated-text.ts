@@ -59,5 +59,6 @@ export function describeGatedProgress(progress: GatedProgress): string {
   const phase = progress.phase === 'awaiting-approval' ? 'awaiting approval (kubectl ds-rollout promote)' : progress.phase;
   const left = progress.bakeLeftSeconds !== undefined ? `, ${formatDuration(progress.bakeLeftSeconds)} left` : '';
   const failed = progress.failures.length > 0 ? `; gate failed: ${progress.failures.map(describeGateFailure).join('; ')}` : '';
-  return `gated rollout: stage ${progress.stage}/${progress.stages} ${progress.name}, ${phase}${left}${failed}`;
+  const job = progress.job !== undefined ? `, driven by Job ${progress.job}` : '';
+  return `gated rollout: stage ${progress.stage}/${progress.stages} ${progress.name}, ${phase}${left}${job}${failed}`;
 }

@@ -18,6 +18,7 @@ import {
   validateDaemonSet,
 } from '../core/index.js';
 import {type DsRolloutError, InputError} from '../errors.js';
+import type {EventSink} from './rollout-events.js';
 import type {
   ActionHandler,
   ActionOutcome,
@@ -229,6 +230,8 @@ export interface ActionServices {
   readonly stepTimeoutMs?: number;
   /** How undo waits for the controller to renumber a revision (default: real time; tests move a simulated clock). */
   readonly sleep?: (ms: number) => Promise<void>;
+  /** Where promote and abort record the gated rollout's Events (docs/gated/detached.md). */
+  readonly events?: EventSink;
 }
 
 /** The dashboard's keys, wired to the same services as `ds-rollout step`, `pause`, `resume` and `undo`. */
@@ -246,7 +249,14 @@ export function clusterActions(services: ActionServices): ActionHandler {
 /** `ds-rollout promote` / `abort` from the dashboard: the gated rollout service, its progress in the status line. */
 async function gatedAction(services: ActionServices, mode: 'promote' | 'abort', progress: ((message: string) => void) | undefined): Promise<ActionOutcome> {
   if (!services.stepCluster) throw new InputError(`${mode} needs a live cluster`);
-  const [gated, {renderGatedEvent}] = await Promise.all([import('./gated-rollout.js'), import('../output/gated-text.js')]);
+  const [gated, {renderGatedEvent}, events] = await Promise.all([
+    import('./gated-rollout.js'),
+    import('../output/gated-text.js'),
+    import('./rollout-events.js'),
+  ]);
+  const recorded = services.events
+    ? events.gatedRunEvents(new events.RolloutEventRecorder(services.events, services.ref, (line) => progress?.(line)), mode)
+    : undefined;
   const options = {
     cluster: services.stepCluster,
     source: services.source,
@@ -256,17 +266,24 @@ async function gatedAction(services: ActionServices, mode: 'promote' | 'abort', 
     onEvent: (event: Parameters<typeof renderGatedEvent>[0]) => {
       const line = renderGatedEvent(event, services.ref, false)?.split('\n')[0]?.trim();
       if (line) progress?.(line);
+      recorded?.progress(event);
     },
     ...(services.signal ? {signal: services.signal} : {}),
   };
-  if (mode === 'abort') {
-    const undone = await gated.abortGatedRollout(options);
-    return {
-      message: `gated rollout aborted: back on revision ${undone.toRevision}${undone.nodes.length > 0 ? `; stepped back ${undone.nodes.join(', ')}` : ''}`,
-    };
+  try {
+    if (mode === 'abort') {
+      const undone = await gated.abortGatedRollout(options);
+      recorded?.aborted(undone);
+      return {
+        message: `gated rollout aborted: back on revision ${undone.toRevision}${undone.nodes.length > 0 ? `; stepped back ${undone.nodes.join(', ')}` : ''}`,
+      };
+    }
+    const result = await gated.runGatedRollout({...options, promote: true});
+    recorded?.ended(result);
+    return {message: result.outcome === 'complete' ? 'gated rollout complete: every stage passed' : 'gated rollout waits for approval again'};
+  } finally {
+    await recorded?.flush();
   }
-  const result = await gated.runGatedRollout({...options, promote: true});
-  return {message: result.outcome === 'complete' ? 'gated rollout complete: every stage passed' : 'gated rollout waits for approval again'};
 }
 
 function budgetText(budget: {readonly maxUnavailable: IntOrString; readonly maxSurge?: IntOrString}): string {
@@ -451,7 +468,15 @@ async function interactiveDashboard(options: DashboardOptions): Promise<number> 
   const closing = new AbortController();
   const actions = readonly
     ? READ_ONLY_ACTIONS
-    : clusterActions({source, writer: live!.writer, ref, now, stepCluster: (await import('./step.js')).stepClusterOf(live!), signal: closing.signal});
+    : clusterActions({
+        source,
+        writer: live!.writer,
+        ref,
+        now,
+        stepCluster: (await import('./step.js')).stepClusterOf(live!),
+        signal: closing.signal,
+        events: (await import('../cluster/live/objects.js')).liveEventSink(live!),
+      });
   const context = {name: options.name, namespace, kubeContext: live?.context ?? `snapshot ${options.snapshot}`, ...(live ? {server: live.server} : {})};
 
   options.stdout.write(ENTER_ALTERNATE_SCREEN);

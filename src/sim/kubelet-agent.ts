@@ -6,7 +6,8 @@
 // starts from a state that holds still.
 import type {CoordinationV1Api, CoreV1Api, KubeConfig, V1Pod} from '@kubernetes/client-node';
 import type {Pod} from '../core/index.js';
-import {failureFor, podCondition, podProblemState, startedPodStatus, type FailureRule} from './kubelet.js';
+import {exitedPodStatus, failureFor, podCondition, podProblemState, startedPodStatus, type FailureRule} from './kubelet.js';
+import {type ExecImage, type ExecPod, ExecRunner, type RunningProcess} from './exec-image.js';
 
 export interface KubeletAgentOptions {
   readonly nodes: readonly string[];
@@ -20,6 +21,14 @@ export interface KubeletAgentOptions {
   readonly labels?: Readonly<Record<string, string>>;
   /** Called with an error of a background renewal or pod transition (the agent keeps going). */
   readonly onError?: (error: unknown) => void;
+  /** Pods with these images run a local process (exec-image.ts): the API server as pods see it, and a work dir. */
+  readonly exec?: {
+    readonly images: readonly ExecImage[];
+    readonly host: string;
+    readonly port: string;
+    readonly caCert: string;
+    readonly dir: string;
+  };
 }
 
 /** One transition the agent would make: a pod starting, or a deleted pod going away. */
@@ -44,6 +53,7 @@ export class KubeletAgent {
   private pending: PendingTransition[] = [];
   private lastError: unknown;
   private leases = true;
+  private exec: ExecRunner | undefined;
 
   constructor(
     private readonly kubeConfig: KubeConfig,
@@ -56,6 +66,27 @@ export class KubeletAgent {
     const {CoreV1Api, CoordinationV1Api} = await import('../cluster/live/client-node.js');
     this.core = this.kubeConfig.makeApiClient(CoreV1Api);
     this.coordination = this.kubeConfig.makeApiClient(CoordinationV1Api);
+    const exec = this.options.exec;
+    if (exec && exec.images.length > 0) {
+      this.exec = new ExecRunner(
+        {
+          host: exec.host,
+          port: exec.port,
+          caCert: exec.caCert,
+          requestToken: async (namespace, name) => {
+            const request = await this.core.createNamespacedServiceAccountToken({
+              namespace,
+              name,
+              body: {apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {audiences: [], expirationSeconds: 3600}},
+            });
+            return request.status?.token ?? '';
+          },
+        },
+        exec.images,
+        exec.dir,
+        (pod, code, startedAt) => void this.processExited(pod, code, startedAt).catch((e) => this.failed(e)),
+      );
+    }
     for (const name of this.options.nodes) await this.registerNode(name);
     await this.renewLeases();
     this.leaseTimer = setInterval(() => void this.renewLeases().catch((e) => this.failed(e)), 10_000);
@@ -65,6 +96,30 @@ export class KubeletAgent {
   stop(): void {
     clearInterval(this.timer);
     clearInterval(this.leaseTimer);
+    this.exec?.stopAll();
+  }
+
+  /** The processes of --exec-image pods now running. */
+  processes(): RunningProcess[] {
+    return this.exec?.processes() ?? [];
+  }
+
+  /** An exec-image pod's process ended: its container terminated with the exit code (restartPolicy Never). */
+  private async processExited(pod: ExecPod, exitCode: number, startedAt: string): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const current = await this.core.readNamespacedPodStatus({name: pod.name, namespace: pod.namespace});
+        if (current.metadata?.uid !== pod.uid) return;
+        const status = exitedPodStatus(current as unknown as Pod, exitCode, startedAt, new Date().toISOString().replace(/\.\d+Z$/, 'Z'));
+        current.status = {...current.status, ...(withDates(status) as V1Pod['status'])};
+        await this.core.replaceNamespacedPodStatus({name: pod.name, namespace: pod.namespace, body: current});
+        return;
+      } catch (error) {
+        const code = (error as {code?: number}).code;
+        if (code === 404) return;
+        if (code !== 409 || attempt >= 10) throw error;
+      }
+    }
   }
 
   /** Stop making pod transitions (nodes keep renewing leases); `release` makes them. */
@@ -232,6 +287,7 @@ export class KubeletAgent {
   private async apply(t: PendingTransition): Promise<void> {
     try {
       if (t.kind === 'finish-deletion') {
+        this.exec?.stop(t.uid);
         await this.core.deleteNamespacedPod({
           name: t.name,
           namespace: t.namespace,
@@ -249,6 +305,24 @@ export class KubeletAgent {
       );
       pod.status = {...pod.status, ...(withDates(started) as V1Pod['status'])};
       await this.core.replaceNamespacedPodStatus({name: t.name, namespace: t.namespace, body: pod});
+      // Running first, then the process: its exit (however soon) is the last status written.
+      const exec = this.exec?.imageFor((pod.spec?.containers ?? []).map((c) => c.image));
+      if (exec && !this.exec!.has(t.uid)) {
+        const container = pod.spec!.containers[0]!;
+        const execPod = {
+          namespace: t.namespace,
+          name: t.name,
+          uid: t.uid,
+          serviceAccount: pod.spec?.serviceAccountName ?? 'default',
+          args: container.args ?? [],
+          env: (container.env ?? []).map((e) => ({name: e.name, ...(e.value !== undefined ? {value: e.value} : {})})),
+        };
+        const startedAt = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+        await this.exec!.start(execPod, exec, startedAt).catch(async (error: unknown) => {
+          this.failed(error);
+          await this.processExited(execPod, 127, startedAt);
+        });
+      }
     } catch (error) {
       const code = (error as {code?: number}).code;
       if (code !== 404 && code !== 409) throw error;

@@ -320,3 +320,29 @@ function podAddress(uid: string): string {
   for (const ch of uid) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
   return `10.244.${(h >> 8) & 255}.${h & 255}`;
 }
+
+/**
+ * A pod whose container process ended (`sim kubelets --exec-image`), for restartPolicy Never: Succeeded on exit 0,
+ * else Failed, the container terminated with the exit code (or the signal as 128+n, as the kubelet reports it).
+ */
+export function exitedPodStatus(pod: Pod, exitCode: number, startedAt: string, now: string): Record<string, unknown> {
+  const keep = (pod.status?.conditions ?? []).filter((c) => !['ContainersReady', 'Ready'].includes(c.type));
+  const reason = exitCode === 0 ? 'Completed' : 'Error';
+  return {
+    phase: exitCode === 0 ? 'Succeeded' : 'Failed',
+    conditions: [
+      ...keep,
+      {type: 'ContainersReady', status: 'False', lastTransitionTime: now, reason: 'PodCompleted'},
+      {type: 'Ready', status: 'False', lastTransitionTime: now, reason: 'PodCompleted'},
+    ],
+    containerStatuses: pod.spec.containers.map((c) => ({
+      name: c.name,
+      image: c.image ?? '',
+      imageID: '',
+      restartCount: 0,
+      started: false,
+      ready: false,
+      state: {terminated: {exitCode, reason, startedAt, finishedAt: now, containerID: `containerd://${(pod.metadata.uid ?? '').replace(/-/g, '')}`}},
+    })),
+  };
+}

@@ -1,12 +1,26 @@
 // The resources the simulated API server serves, with everything discovery, tables, field selectors
 // and the store's per-resource rules need to know about them. One table, so adding a resource is one entry.
 
-export type ResourceName = 'namespaces' | 'nodes' | 'pods' | 'events' | 'daemonsets' | 'controllerrevisions';
+export type ResourceName =
+  | 'namespaces'
+  | 'nodes'
+  | 'pods'
+  | 'events'
+  | 'daemonsets'
+  | 'controllerrevisions'
+  // What a detached gated rollout creates (its Job, ServiceAccount and roles): stored and served, never run.
+  | 'serviceaccounts'
+  | 'configmaps'
+  | 'jobs'
+  | 'roles'
+  | 'rolebindings'
+  | 'clusterroles'
+  | 'clusterrolebindings';
 
 export interface ResourceInfo {
   readonly resource: ResourceName;
   /** API group: '' for core. */
-  readonly group: '' | 'apps';
+  readonly group: '' | 'apps' | 'batch' | 'rbac.authorization.k8s.io';
   readonly version: 'v1';
   readonly kind: string;
   readonly singular: string;
@@ -130,7 +144,32 @@ export const RESOURCES: Readonly<Record<ResourceName, ResourceInfo>> = {
     tracksGeneration: false,
     fieldLabels: [],
   },
+  serviceaccounts: plain('serviceaccounts', '', 'ServiceAccount', true, ['sa']),
+  configmaps: plain('configmaps', '', 'ConfigMap', true, ['cm']),
+  jobs: {...plain('jobs', 'batch', 'Job', true, []), categories: ['all'], hasStatus: true, tracksGeneration: true},
+  roles: plain('roles', 'rbac.authorization.k8s.io', 'Role', true, []),
+  rolebindings: plain('rolebindings', 'rbac.authorization.k8s.io', 'RoleBinding', true, []),
+  clusterroles: plain('clusterroles', 'rbac.authorization.k8s.io', 'ClusterRole', false, []),
+  clusterrolebindings: plain('clusterrolebindings', 'rbac.authorization.k8s.io', 'ClusterRoleBinding', false, []),
 };
+
+/** A resource stored as given: no status, no generation, no field selectors beyond name and namespace. */
+function plain(resource: ResourceName, group: ResourceInfo['group'], kind: string, namespaced: boolean, shortNames: readonly string[]): ResourceInfo {
+  return {
+    resource,
+    group,
+    version: 'v1',
+    kind,
+    singular: kind.toLowerCase(),
+    namespaced,
+    shortNames,
+    categories: [],
+    verbs: FULL_VERBS,
+    hasStatus: false,
+    tracksGeneration: false,
+    fieldLabels: [],
+  };
+}
 
 export const RESOURCE_NAMES: readonly ResourceName[] = Object.keys(RESOURCES) as ResourceName[];
 

@@ -88,6 +88,13 @@ const COLUMNS: Readonly<Record<ResourceName, readonly ColumnDefinition[]>> = {
     AGE,
   ],
   namespaces: [NAME, col('Status', 'string', 'The status of the namespace'), AGE],
+  serviceaccounts: [NAME, AGE],
+  configmaps: [NAME, AGE],
+  jobs: [NAME, AGE],
+  roles: [NAME, AGE],
+  rolebindings: [NAME, AGE],
+  clusterroles: [NAME, AGE],
+  clusterrolebindings: [NAME, AGE],
   events: [
     col('Last Seen', 'string', 'The time at which the most recent occurrence of this event was recorded.'),
     col('Type', 'string', 'Type of this event (Normal, Warning), new types could be added in the future'),
@@ -376,7 +383,19 @@ const CELLS: Readonly<Record<ResourceName, (obj: KubeObject, now: number) => Cel
   controllerrevisions: controllerRevisionCells,
   namespaces: namespaceCells,
   events: eventCells,
+  serviceaccounts: nameAgeCells,
+  configmaps: nameAgeCells,
+  jobs: nameAgeCells,
+  roles: nameAgeCells,
+  rolebindings: nameAgeCells,
+  clusterroles: nameAgeCells,
+  clusterrolebindings: nameAgeCells,
 };
+
+/** The objects the sim only stores (a detached rollout's Job and roles): the default printer's columns. */
+function nameAgeCells(obj: KubeObject, now: number): Cell[] {
+  return [obj.metadata.name, age(obj.metadata.creationTimestamp, now)];
+}
 
 export function tableCells(resource: ResourceName, obj: KubeObject, now: number): Cell[] {
   return CELLS[resource](obj, now);

@@ -54,6 +54,13 @@ export interface ResourceTypes {
   readonly events: KubeEvent;
   readonly daemonsets: DaemonSet;
   readonly controllerrevisions: ControllerRevision;
+  readonly serviceaccounts: KubeObject;
+  readonly configmaps: KubeObject;
+  readonly jobs: KubeObject;
+  readonly roles: KubeObject;
+  readonly rolebindings: KubeObject;
+  readonly clusterroles: KubeObject;
+  readonly clusterrolebindings: KubeObject;
 }
 
 export type ObjectOf<R extends ResourceName> = ResourceTypes[R];

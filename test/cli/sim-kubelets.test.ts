@@ -45,4 +45,13 @@ describe('ds-rollout sim kubelets', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toContain('--nodes must be at least 1');
   });
+
+  it('refuses an --exec-image without a command with one line and exit 1', async () => {
+    const r = await runCli(['sim', 'kubelets', '--exec-image', 'ds-rollout:e2e'], {bin: 'bin/kubectl-ds_rollout'});
+    expect({code: r.code, stdout: r.stdout, stderr: r.stderr}).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'error: --exec-image "ds-rollout:e2e": want IMAGE=COMMAND\n',
+    });
+  });
 });

@@ -6,6 +6,7 @@ import {tmpdir} from 'node:os';
 import {join, resolve} from 'node:path';
 import {KubeConfig} from '@kubernetes/client-node';
 import {KubeletAgent, type KubeletAgentOptions} from '../../src/sim/kubelet-agent.js';
+import type {ExecImage} from '../../src/sim/exec-image.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SCRIPTS = join(ROOT, 'scripts/real-cluster');
@@ -37,7 +38,9 @@ export interface AuditEvent {
   readonly stage: string;
 }
 
-export async function startControlPlane(agentOptions: Omit<KubeletAgentOptions, 'nodes'> & {nodes: number}): Promise<ControlPlane> {
+export async function startControlPlane(
+  agentOptions: Omit<KubeletAgentOptions, 'nodes' | 'exec'> & {nodes: number; execImages?: readonly ExecImage[]},
+): Promise<ControlPlane> {
   const bin = execFileSync(join(SCRIPTS, 'build.sh'), {encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit']})
     .trim()
     .split('\n')
@@ -57,7 +60,19 @@ export async function startControlPlane(agentOptions: Omit<KubeletAgentOptions, 
     const kc = new KubeConfig();
     kc.loadFromFile(kubeconfig);
     const nodes = Array.from({length: agentOptions.nodes}, (_, i) => `node-${String(i + 1).padStart(2, '0')}`);
-    agent = new KubeletAgent(kc, {...agentOptions, nodes});
+    const {execImages, ...kubeletOptions} = agentOptions;
+    // Pods of these images run as local processes that reach the API server as pods do (sim kubelets --exec-image).
+    const server = new URL(kc.getCurrentCluster()!.server);
+    const exec = execImages
+      ? {
+          images: execImages,
+          host: server.hostname,
+          port: server.port,
+          caCert: Buffer.from(kc.getCurrentCluster()!.caData ?? '', 'base64').toString('utf8'),
+          dir: join(state, 'exec'),
+        }
+      : undefined;
+    agent = new KubeletAgent(kc, {...kubeletOptions, nodes, ...(exec ? {exec} : {})});
     await agent.start();
     const env = {
       ...process.env,

@@ -65,7 +65,10 @@ describe('version, discovery and OpenAPI', () => {
     const nodes = beta.body.items[0].versions[0].resources.find((r: {resource: string}) => r.resource === 'nodes');
     expect(nodes).toMatchObject({scope: 'Cluster', shortNames: ['no']});
     const legacy = await call(url, 'GET', '/apis', {headers: {accept: 'application/json, */*'}});
-    expect(legacy.body).toMatchObject({kind: 'APIGroupList', groups: [{name: 'apps', preferredVersion: {groupVersion: 'apps/v1'}}]});
+    expect(legacy.body).toMatchObject({
+      kind: 'APIGroupList',
+      groups: [{name: 'apps', preferredVersion: {groupVersion: 'apps/v1'}}, {name: 'batch'}, {name: 'rbac.authorization.k8s.io'}],
+    });
     const core = await call(url, 'GET', '/api');
     expect(core.body).toMatchObject({kind: 'APIVersions', versions: ['v1']});
   });
@@ -84,7 +87,8 @@ describe('version, discovery and OpenAPI', () => {
     const apps = await call(url, 'GET', '/apis/apps/v1');
     expect(apps.body).toMatchObject({kind: 'APIResourceList', groupVersion: 'apps/v1'});
     expect((await call(url, 'GET', '/apis/apps')).body).toMatchObject({kind: 'APIGroup', name: 'apps'});
-    expect((await call(url, 'GET', '/apis/batch/v1')).status).toBe(404);
+    expect((await call(url, 'GET', '/apis/batch/v1')).body).toMatchObject({kind: 'APIResourceList', groupVersion: 'batch/v1'});
+    expect((await call(url, 'GET', '/apis/policy/v1')).status).toBe(404);
   });
 
   it('serves a minimal OpenAPI v3 with content-hashed URLs and fieldValidation on PATCH', async () => {

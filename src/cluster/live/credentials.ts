@@ -110,6 +110,9 @@ function isLoopback(host: string): boolean {
   return (isIP(host) === 4 && host.startsWith('127.')) || host === '::1';
 }
 
+/** How long a token read from a file is used before the file is read again (client-go's cached file token source). */
+const TOKEN_FILE_REREAD_MS = 60_000;
+
 export class Credentials {
   private current: Promise<Transport> | undefined;
   /** The transport `current` resolved to. */
@@ -152,7 +155,12 @@ export class Credentials {
     const headers: Record<string, string | string[]> = {};
     let token = user.token;
     let credential: ExecCredential | undefined;
-    if (token === undefined && user.tokenFile !== undefined) token = readFile(user.tokenFile, keyOf(user.origin, 'tokenFile')).toString('utf8').trim();
+    const fromFile = token === undefined && user.tokenFile !== undefined;
+    if (fromFile) {
+      token = readFile(user.tokenFile!, keyOf(user.origin, 'tokenFile')).toString('utf8').trim();
+      // A projected service account token is rotated on disk: read it again after a minute, or after a 401 (client-go).
+      this.expiresAt = Date.now() + TOKEN_FILE_REREAD_MS;
+    }
     // A static token wins over the plugin, as in client-go (the plugin's round tripper steps aside for an Authorization header).
     if (token === undefined && user.exec !== undefined) {
       credential = await runExecPlugin(user.exec, {cluster, ...(this.options.timeoutMs ? {timeoutMs: this.options.timeoutMs} : {})});
@@ -166,7 +174,7 @@ export class Credentials {
     else if (user.username !== undefined) headers['Authorization'] = `Basic ${Buffer.from(`${user.username}:${user.password ?? ''}`).toString('base64')}`;
     else if (user.authProvider !== undefined) Object.assign(headers, await this.authProviderHeaders());
     const transport = {agent: await this.agent(ca, certificate), headers: {...headers, ...impersonation(user)}};
-    if (credential !== undefined) this.fromExec.add(transport);
+    if (credential !== undefined || fromFile) this.fromExec.add(transport);
     return transport;
   }
 

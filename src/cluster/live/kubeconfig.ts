@@ -144,11 +144,20 @@ function loadData(options: KubeconfigOptions): KubeconfigData | undefined {
   return existsSync(home) ? loadKubeconfigFile(home) : undefined;
 }
 
+/**
+ * Where a pod finds its service account's token, CA and namespace (rest.InClusterConfig's path).
+ * DS_ROLLOUT_SERVICEACCOUNT_DIR moves it for tests that play a pod on this machine; it is read only when
+ * KUBERNETES_SERVICE_HOST and _PORT are set and no kubeconfig is found, so it grants nothing a kubeconfig would not.
+ */
+export function serviceAccountDir(): string {
+  return process.env['DS_ROLLOUT_SERVICEACCOUNT_DIR'] || '/var/run/secrets/kubernetes.io/serviceaccount';
+}
+
 /** What kubectl does without any kubeconfig: the pod's service account inside a cluster, else localhost:8080. */
 function defaultData(): KubeconfigData {
   const host = process.env['KUBERNETES_SERVICE_HOST'];
   const port = process.env['KUBERNETES_SERVICE_PORT'];
-  const account = '/var/run/secrets/kubernetes.io/serviceaccount';
+  const account = serviceAccountDir();
   const entry = (name: string, value: RawMap) => ({name, value, origin: {file: '(in-cluster)', key: name}});
   if (host && port && existsSync(`${account}/token`)) {
     const server = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;

@@ -1,6 +1,7 @@
 // `kubectl ds-rollout promote NAME`: continue a gated rollout stopped for approval. Heavy modules load inside run().
 import {BaseCommand} from '../../base-command.js';
 import {daemonSetArg, durationFlag, liveClusterFlags, outputFlag} from '../../flags.js';
+import {detachFlags} from '../../detach-flags.js';
 
 export default class Promote extends BaseCommand {
   static override summary = 'Continue a gated rollout that waits for approval.';
@@ -15,10 +16,18 @@ export default class Promote extends BaseCommand {
     ...liveClusterFlags,
     timeout: durationFlag('timeout', {summary: 'Time a wave may take (0: none; default 5m).'}),
     output: outputFlag,
+    ...detachFlags,
   };
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Promote);
+    if (flags.detach) {
+      const {runDetachCommand} = await import('../../detach-command.js');
+      // The Job has no terminal: it confirms with --yes where promote takes one.
+      const yes = 'yes' in Promote.flags;
+      return runDetachCommand({command: 'promote', name: args.name, argv: this.argv, version: this.config.version, yes, flags});
+    }
+    if (await (await import('../../detach-command.js')).detachedRunIsOver(flags, args.name)) return;
     const {runGatedCommand} = await import('../../gated-command.js');
     await runGatedCommand({mode: 'promote', name: args.name, flags});
   }

@@ -4,6 +4,7 @@ import * as Flags from '@oclif/core/flags';
 import {BaseCommand} from '../../base-command.js';
 import {daemonSetArg, dryRunFlag, isDocumentFormat, durationFlag, intOrPercentFlag, liveClusterFlags, outputFlag} from '../../flags.js';
 import {gatedFlags, isGated} from '../../gated-flags.js';
+import {detachFlags} from '../../detach-flags.js';
 
 export default class Step extends BaseCommand {
   static override summary = 'Replace the next wave of old pods of a paused DaemonSet.';
@@ -37,6 +38,7 @@ export default class Step extends BaseCommand {
     yes: Flags.boolean({char: 'y', summary: 'Do not ask (needed without a terminal).'}),
     output: outputFlag,
     ...gatedFlags,
+    ...detachFlags,
   };
 
   async run(): Promise<void> {
@@ -45,15 +47,26 @@ export default class Step extends BaseCommand {
     const dryRun = flags['dry-run'] !== 'none';
     if (isGated(flags)) {
       // A gated rollout (docs/gated-rollouts.md): its own service, which steps each stage with the step service.
+      if (flags.detach) {
+        if (flags.controller || flags.nodes !== undefined || flags.selector !== undefined) {
+          throw new errors.UsageError('a gated rollout (--canary, --strategy, ...) chooses its own nodes: it takes no --controller, --nodes or --selector');
+        }
+        if (!flags.yes && !dryRun)
+          throw new errors.UsageError('a detached gated rollout runs its stages unattended: pass --yes (or --dry-run=client -o yaml to see the Job)');
+        const {runDetachCommand} = await import('../../detach-command.js');
+        return runDetachCommand({command: 'step', name: args.name, argv: this.argv, version: this.config.version, yes: true, flags});
+      }
       if (flags.controller || flags.nodes !== undefined || flags.selector !== undefined || dryRun) {
         throw new errors.UsageError(
           'a gated rollout (--canary, --strategy, ...) chooses its own nodes: it takes no --controller, --nodes, --selector or --dry-run',
         );
       }
       if (!flags.yes) throw new errors.UsageError('a gated rollout runs its stages unattended: pass --yes');
+      if (await (await import('../../detach-command.js')).detachedRunIsOver(flags, args.name)) return;
       const {runGatedCommand} = await import('../../gated-command.js');
       return runGatedCommand({mode: 'step', name: args.name, flags});
     }
+    if (flags.detach) throw new errors.UsageError('--detach runs a gated rollout in the cluster: give its stages (--canary, --canary-nodes, --strategy, ...)');
     if (flags.controller && (flags['max-unavailable'] !== undefined || flags.nodes !== undefined || flags.selector !== undefined)) {
       throw new errors.UsageError('--controller runs the recorded strategy as the controller does: it takes no --max-unavailable, --nodes or --selector');
     }

@@ -8,7 +8,7 @@ import {InputError} from '../../../errors.js';
 export default class SimKubelets extends BaseCommand {
   static override summary = 'Play the kubelets of N nodes against any API server, until Ctrl-C.';
 
-  static override description = `Registers nodes sim-node-1..N (Ready, with capacity), renews their leases, runs the pods bound to them to Running and Ready after a delay and finishes their graceful deletions. It binds nothing: the cluster's scheduler does. Pods whose image contains --fail-image crash-loop.`;
+  static override description = `Registers nodes sim-node-1..N (Ready, with capacity), renews their leases, runs the pods bound to them to Running and Ready after a delay and finishes their graceful deletions. It binds nothing: the cluster's scheduler does. Pods whose image contains --fail-image crash. Pods of an --exec-image image run COMMAND here, with a service account token and in-cluster env; its exit is the container's.`;
 
   static override examples = [
     {
@@ -26,6 +26,11 @@ export default class SimKubelets extends BaseCommand {
     'start-delay': Flags.integer({summary: 'Milliseconds from binding to Ready.', default: 1000, helpValue: 'MS'}),
     'stop-delay': Flags.integer({summary: 'Milliseconds a deleted pod takes to stop.', default: 500, helpValue: 'MS'}),
     'fail-image': Flags.string({summary: 'Pods whose image contains this text crash.', helpValue: 'TEXT'}),
+    'exec-image': Flags.string({
+      summary: 'Pods of IMAGE run COMMAND here as their container. Repeatable.',
+      helpValue: 'IMAGE=COMMAND',
+      multiple: true,
+    }),
   };
 
   async run(): Promise<void> {
@@ -38,12 +43,36 @@ export default class SimKubelets extends BaseCommand {
     const {kubeconfigOptions} = await import('../../../cluster/open-source.js');
     const resolved = resolveKubeconfig(kubeconfigOptions(flags));
     const nodes = Array.from({length: flags.nodes}, (_, i) => `${flags.prefix}${i + 1}`);
+    let exec;
+    if (flags['exec-image'] !== undefined && flags['exec-image'].length > 0) {
+      const {parseExecImage} = await import('../../../sim/exec-image.js');
+      let images;
+      try {
+        images = flags['exec-image'].map(parseExecImage);
+      } catch (error) {
+        throw new InputError((error as Error).message);
+      }
+      const {readFileSync, mkdtempSync} = await import('node:fs');
+      const {tmpdir} = await import('node:os');
+      const {join} = await import('node:path');
+      const url = new URL(resolved.server);
+      const ca =
+        resolved.cluster.certificateAuthorityData ?? (resolved.cluster.certificateAuthority ? readFileSync(resolved.cluster.certificateAuthority) : undefined);
+      exec = {
+        images,
+        host: url.hostname,
+        port: url.port || (url.protocol === 'https:' ? '443' : '80'),
+        caCert: ca?.toString('utf8') ?? '',
+        dir: mkdtempSync(join(tmpdir(), 'ds-rollout-exec-')),
+      };
+    }
     const agent = new KubeletAgent(new TransportKubeConfig(new Credentials(resolved), resolved.server), {
       nodes,
       startDelayMs: flags['start-delay'],
       stopDelayMs: flags['stop-delay'],
       onError: (error) => this.logToStderr(`kubelets: ${String((error as Error).message ?? error).split('\n')[0]}`),
       ...(flags['fail-image'] !== undefined ? {failures: [{image: flags['fail-image'], mode: 'crash' as const}]} : {}),
+      ...(exec ? {exec} : {}),
     });
     this.log(`Playing the kubelets of ${nodes.length} nodes (${nodes[0]}..${nodes.at(-1)}) on ${resolved.server} (context ${resolved.context})`);
     await agent.start();

@@ -1,0 +1,289 @@
+// `step ... --detach` through the BUILT `kubectl ds-rollout` (run `npm run build` first) on the simulated cluster:
+// the manifests printed for GitOps, the Job and its roles created once (a second --detach finds it), the Job's
+// command line run as the image's entrypoint would run it (in-cluster credentials from a token file, no kubeconfig)
+// completing the rollout within the Role's verbs, and the rollout's story as Events on the DaemonSet.
+import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {load, loadAll} from 'js-yaml';
+import {afterEach, expect, test, vi} from 'vitest';
+import {
+  DETACH_CLUSTER_ROLE_RULES,
+  DETACH_ROLE_RULES,
+  DETACHED_JOB_ANNOTATION,
+  GATED_ROLLOUT_ANNOTATION,
+  RELEASE_IMAGE_REPOSITORY,
+  detachedCommandArgs,
+  rulesAllow,
+} from '../../src/core/index.js';
+import {runCli} from '../helpers/run-cli.js';
+import {type RolloutSim, startRolloutSim, Witness} from '../safety/rollout-sim.js';
+
+vi.setConfig({testTimeout: 60_000});
+
+const BIN = 'bin/kubectl-ds_rollout';
+let sim: RolloutSim | undefined;
+let dir: string | undefined;
+
+afterEach(async () => {
+  await sim?.stop();
+  sim = undefined;
+  if (dir) await rm(dir, {recursive: true, force: true});
+  dir = undefined;
+});
+
+function cli(s: RolloutSim, args: string[]) {
+  return runCli([...args, '--kubeconfig', s.kubeconfig], {bin: BIN});
+}
+
+interface Container {
+  image: string;
+  args: string[];
+  env: {name: string; value: string}[];
+}
+
+interface JobManifest {
+  metadata: {name: string};
+  spec: {backoffLimit: number; template: {spec: {serviceAccountName: string; restartPolicy: string; containers: Container[]}}};
+}
+
+const stored = (s: RolloutSim, resource: 'jobs' | 'serviceaccounts' | 'roles' | 'rolebindings' | 'clusterroles' | 'events' | 'configmaps') =>
+  s.test.cluster.store.list(resource).items as unknown as Record<string, unknown>[];
+
+function eventReasons(s: RolloutSim): string[] {
+  const uid = s.daemonSet().metadata.uid;
+  return stored(s, 'events')
+    .filter((e) => (e['involvedObject'] as {uid?: string; kind?: string}).uid === uid && (e['source'] as {component?: string}).component === 'ds-rollout')
+    .map((e) => e['reason'] as string);
+}
+
+test('--dry-run=client -o yaml prints the ServiceAccount, roles and Job, and sends nothing', async () => {
+  sim = await startRolloutSim({nodes: 3});
+  const {stdout, stderr, code} = await cli(sim, ['step', 'agent', '--canary', '1', '--canary-bake', '30s', '--detach', '--dry-run=client', '-o', 'yaml']);
+  expect({code, stderr}).toEqual({code: 0, stderr: ''});
+  const docs = loadAll(stdout) as {kind: string; metadata: {name: string; namespace?: string}}[];
+  expect(docs.map((d) => d.kind)).toEqual(['ServiceAccount', 'Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding', 'Job']);
+  const job = docs.at(-1) as unknown as JobManifest;
+  expect(job.metadata.name).toMatch(/^ds-rollout-agent-[0-9a-f]{10}$/);
+  const pod = job.spec.template.spec;
+  expect(pod).toMatchObject({serviceAccountName: 'ds-rollout', restartPolicy: 'Never'});
+  expect(pod.containers[0]!.image).toMatch(new RegExp(`^${RELEASE_IMAGE_REPOSITORY}:v\\d+\\.\\d+\\.\\d+`));
+  // The same command, minus this machine's kubeconfig and output flags, plus the namespace and --yes.
+  expect(pod.containers[0]!.args).toEqual(['step', 'agent', '--canary', '1', '--canary-bake', '30s', '--namespace', 'default', '--yes']);
+  expect(stored(sim, 'jobs')).toEqual([]);
+  expect(stored(sim, 'serviceaccounts')).toEqual([]);
+});
+
+test('the Job runs the same command: strategy file mounted, credentials and output flags dropped, --image kept out', () => {
+  expect(
+    detachedCommandArgs(
+      'step',
+      ['fluentd', '-nkube-system', '--token', 's3cret', '--strategy=s.yaml', '--dry-run', '--until-complete', '-o', 'yaml', '--image=x', '--detach', '-y'],
+      {namespace: 'kube-system', strategy: true, yes: true},
+    ),
+  ).toEqual(['step', 'fluentd', '--until-complete', '--namespace', 'kube-system', '--strategy', '/etc/ds-rollout/strategy.yaml', '--yes']);
+});
+
+test('--detach creates the Job once, names it on the DaemonSet and in an Event; a second --detach finds it', async () => {
+  sim = await startRolloutSim({nodes: 3});
+  dir = await mkdtemp(join(tmpdir(), 'ds-rollout-detach-'));
+  const strategy = join(dir, 'strategy.yaml');
+  await writeFile(strategy, 'canary: 1\ncanaryBake: 10s\n');
+  const args = ['step', 'agent', '--strategy', strategy, '--detach', '--image', 'registry.local/ds-rollout:test', '--yes'];
+  const first = await cli(sim, args);
+  expect({code: first.code, stderr: first.stderr}).toEqual({code: 0, stderr: ''});
+  const [job] = stored(sim, 'jobs') as unknown as JobManifest[];
+  expect(first.stdout.split('\n')[0]).toBe(`Job default/${job!.metadata.name} created: it runs the gated rollout of daemonset default/agent in the cluster.`);
+  expect(job!.spec.template.spec.containers[0]).toMatchObject({
+    image: 'registry.local/ds-rollout:test',
+    args: ['step', 'agent', '--namespace', 'default', '--strategy', '/etc/ds-rollout/strategy.yaml', '--yes'],
+  });
+  expect((stored(sim, 'configmaps')[0]!['data'] as Record<string, string>)['strategy.yaml']).toBe('canary: 1\ncanaryBake: 10s\n');
+  expect(stored(sim, 'roles')[0]!['rules']).toEqual(DETACH_ROLE_RULES);
+  expect(sim.daemonSet().metadata.annotations?.[DETACHED_JOB_ANNOTATION]).toBe(job!.metadata.name);
+  expect(eventReasons(sim)).toEqual(['Detached']);
+  // Nothing ran the rollout here: the Job does.
+  expect(sim.daemonSet().metadata.annotations?.[GATED_ROLLOUT_ANNOTATION]).toBeUndefined();
+
+  const second = await cli(sim, args);
+  expect({code: second.code, stderr: second.stderr}).toEqual({code: 0, stderr: ''});
+  expect(second.stdout.split('\n')[0]).toBe(
+    `Job default/${job!.metadata.name} already drives the gated rollout of daemonset default/agent: nothing new was created.`,
+  );
+  expect(stored(sim, 'jobs')).toHaveLength(1);
+});
+
+test('bad input: one stderr line, exit 1, nothing created', async () => {
+  sim = await startRolloutSim({nodes: 3, unpaused: true});
+  const cases: [string[], string][] = [
+    [['step', 'agent', '--until-complete', '--detach', '--yes'], '--detach runs a gated rollout in the cluster'],
+    [['step', 'agent', '--canary', '1', '--detach'], 'pass --yes'],
+    [['step', 'agent', '--canary', '1', '--detach', '--yes'], 'is not paused'],
+    [['step', 'agent', '--canary', 'x', '--detach', '--yes'], 'invalid --canary "x"'],
+    [['promote', 'agent', '--detach'], 'has no gated rollout waiting for approval'],
+  ];
+  for (const [args, message] of cases) {
+    const {stdout, stderr, code} = await cli(sim, args);
+    expect({args, code, stdout}).toEqual({args, code: 1, stdout: ''});
+    expect(stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(stderr).toContain(message);
+  }
+  expect(stored(sim, 'jobs')).toEqual([]);
+  expect(stored(sim, 'serviceaccounts')).toEqual([]);
+});
+
+/** Runs a Job's container command line as the image's entrypoint would: in-cluster credentials, no kubeconfig. */
+async function runAsPod(s: RolloutSim, container: Container) {
+  // What the kubelet gives the pod: the service account's token, the CA and the namespace, and the service's address.
+  dir ??= await mkdtemp(join(tmpdir(), 'ds-rollout-pod-'));
+  const account = join(dir, 'serviceaccount');
+  await mkdir(account, {recursive: true});
+  const {cluster} = s.test;
+  await writeFile(join(account, 'token'), cluster.issueToken('system:serviceaccount:default:ds-rollout', ['system:masters']));
+  await writeFile(join(account, 'ca.crt'), cluster.caCert!);
+  await writeFile(join(account, 'namespace'), 'default');
+  const url = new URL(cluster.url);
+  cluster.requestLog.clear();
+  const witness = new Witness(s);
+  const run = await runCli(container.args, {
+    bin: BIN,
+    // No kubeconfig anywhere: HOME is empty and KUBECONFIG unset, as in the image.
+    env: {
+      ...Object.fromEntries(container.env.map((e) => [e.name, e.value])),
+      HOME: dir,
+      KUBERNETES_SERVICE_HOST: url.hostname,
+      KUBERNETES_SERVICE_PORT: url.port,
+      DS_ROLLOUT_SERVICEACCOUNT_DIR: account,
+    },
+  });
+  witness.stop();
+  return {...run, budget: witness.max.count};
+}
+
+/** Every request the driver sent is one its Role (or, for nodes, its ClusterRole) allows. */
+function expectWithinRoles(s: RolloutSim): Set<string> {
+  const sent = new Set(
+    s.test.cluster.requestLog.entries.filter((e) => e.resource !== undefined).map((e) => `${e.verb} ${e.resource}${e.subresource ? `/${e.subresource}` : ''}`),
+  );
+  const groupOf: Record<string, string> = {daemonsets: 'apps', controllerrevisions: 'apps', pods: '', events: '', nodes: ''};
+  for (const request of sent) {
+    const [verb, resource] = request.split(' ') as [string, string];
+    const rules = resource === 'nodes' ? DETACH_CLUSTER_ROLE_RULES : DETACH_ROLE_RULES;
+    expect({request, allowed: groupOf[resource] !== undefined && rulesAllow(rules, groupOf[resource]!, resource, verb)}).toEqual({request, allowed: true});
+  }
+  return sent;
+}
+
+/** Detaches `args` and returns the container of the Job it created. */
+async function detachedJob(s: RolloutSim, args: string[]): Promise<Container> {
+  const before = new Set(stored(s, 'jobs').map((j) => (j as unknown as JobManifest).metadata.name));
+  const created = await cli(s, [...args, '--detach', ...(args[0] === 'step' ? ['--yes'] : [])]);
+  expect({code: created.code, stderr: created.stderr}).toEqual({code: 0, stderr: ''});
+  const job = (stored(s, 'jobs') as unknown as JobManifest[]).find((j) => !before.has(j.metadata.name));
+  return job!.spec.template.spec.containers[0]!;
+}
+
+test("the Job's command line, run as the image's entrypoint with in-cluster credentials, completes the rollout within its roles and tells it in Events", async () => {
+  sim = await startRolloutSim({nodes: 4, maxUnavailable: 1});
+  const job = await detachedJob(sim, ['step', 'agent', '--canary', '1', '--canary-bake', '10s', '--bake', '5s']);
+  const run = await runAsPod(sim, job);
+  expect({code: run.code, stderr: run.stderr}).toEqual({code: 0, stderr: ''});
+  expect(run.stdout.trimEnd().split('\n').at(-1)).toMatch(/^Gated rollout complete: every stage passed/);
+  expect(run.budget).toBeLessThanOrEqual(1);
+  expect(Object.values(sim.images()).every((images) => images.length === 1 && images[0] === 'agent:v2')).toBe(true);
+  expect(expectWithinRoles(sim)).toContain('create events');
+  expect(eventReasons(sim)).toEqual(['Detached', 'RolloutStarted', 'CanaryStarted', 'CanaryPassed', 'StageStarted', 'StagePassed', 'RolloutComplete']);
+  const started = stored(sim, 'events').find((e) => e['reason'] === 'CanaryStarted')!;
+  expect(started).toMatchObject({type: 'Normal', message: 'Stage 1/2 canary started on node-1', involvedObject: {kind: 'DaemonSet', name: 'agent'}});
+});
+
+test('a crash-looping canary run by the Job fails its gate, rolls back within its roles, and says so in Warning events', async () => {
+  sim = await startRolloutSim({nodes: 4, maxUnavailable: 1});
+  sim.test.cluster.kubelets!.injectFailure({image: 'agent:v2', mode: 'crash'});
+  const job = await detachedJob(sim, ['step', 'agent', '--canary', '1', '--canary-bake', '1m', '--on-failure', 'undo']);
+  const run = await runAsPod(sim, job);
+  expect(run.code).toBe(3);
+  expect(run.stderr).toMatch(/gate failed at stage canary: .*CrashLoopBackOff.*; rolled back to revision 1 on node-1/);
+  await sim.until(() => Object.values(sim!.images()).every((images) => images.length === 1 && images[0] === 'agent:v1'), 20_000, 'v1 everywhere');
+  expect(run.budget).toBeLessThanOrEqual(1);
+  expect(expectWithinRoles(sim)).toContain('patch controllerrevisions');
+  expect(eventReasons(sim)).toEqual(['Detached', 'RolloutStarted', 'CanaryStarted', 'GateFailed', 'RollingBack']);
+  // A restart of the Job's pod after the rollback finds the template it was made for gone: it does nothing.
+  sim.test.cluster.requestLog.clear();
+  const restart = await runAsPod(sim, job);
+  expect({code: restart.code, stderr: restart.stderr}).toEqual({code: 0, stderr: ''});
+  expect(restart.stdout).toBe('The template of daemonset default/agent is no longer the one this Job rolls out: nothing to do.\n');
+  expect(sim.test.cluster.requestLog.entries.filter((e) => e.verb !== undefined && !['get', 'list', 'watch'].includes(e.verb))).toEqual([]);
+  expect(stored(sim, 'events').find((e) => e['reason'] === 'GateFailed')).toMatchObject({type: 'Warning', message: expect.stringMatching(/CrashLoopBackOff/)});
+});
+
+test('--approve: the Job stops for approval, status names it, promote --detach gets a Job of its own that finishes; a restart then does nothing', async () => {
+  sim = await startRolloutSim({nodes: 3, maxUnavailable: 1});
+  const stepJob = await detachedJob(sim, ['step', 'agent', '--canary', '1', '--canary-bake', '5s', '--approve']);
+  const first = await runAsPod(sim, stepJob);
+  expect({code: first.code, stderr: first.stderr}).toEqual({code: 0, stderr: ''});
+  const name = sim.daemonSet().metadata.annotations![DETACHED_JOB_ANNOTATION]!;
+  const status = await cli(sim, ['status', 'agent']);
+  expect(status.stdout).toContain(`gated rollout: stage 1/2 canary, awaiting approval (kubectl ds-rollout promote), driven by Job ${name}`);
+  const plan = await runCli(['agent', '--kubeconfig', sim.kubeconfig], {bin: 'bin/kubectl-ds_plan'});
+  expect(plan.stdout).toContain(`Gated: gated rollout: stage 1/2 canary, awaiting approval (kubectl ds-rollout promote), driven by Job ${name}`);
+  const json = JSON.parse((await cli(sim, ['status', 'agent', '-o', 'json'])).stdout) as {gated?: {job?: string}};
+  expect(json.gated?.job).toBe(name);
+
+  const promoteJob = await detachedJob(sim, ['promote', 'agent']);
+  expect(stored(sim, 'jobs')).toHaveLength(2);
+  expect(promoteJob.args.slice(0, 2)).toEqual(['promote', 'agent']);
+  const promoted = await runAsPod(sim, promoteJob);
+  expect({code: promoted.code, stderr: promoted.stderr}).toEqual({code: 0, stderr: ''});
+  expect(promoted.stdout.trimEnd().split('\n').at(-1)).toMatch(/^Gated rollout complete/);
+  expect(eventReasons(sim)).toEqual([
+    'Detached',
+    'RolloutStarted',
+    'CanaryStarted',
+    'CanaryPassed',
+    'AwaitingApproval',
+    'Detached',
+    'Promoted',
+    'StageStarted',
+    'StagePassed',
+    'RolloutComplete',
+  ]);
+  // Kubernetes may run a finished Job's pod again (a node lost): it finds the rollout complete.
+  const again = await runAsPod(sim, promoteJob);
+  expect({code: again.code, stdout: again.stdout}).toEqual({code: 0, stdout: 'The gated rollout of daemonset default/agent is complete: nothing to do.\n'});
+}, 180_000);
+
+test('abort from a terminal names the Job that drove the rollout; a restart of that Job then does nothing', async () => {
+  sim = await startRolloutSim({nodes: 3, maxUnavailable: 1});
+  const job = await detachedJob(sim, ['step', 'agent', '--canary', '1', '--canary-bake', '2s', '--approve']);
+  expect((await runAsPod(sim, job)).code).toBe(0);
+  const name = sim.daemonSet().metadata.annotations![DETACHED_JOB_ANNOTATION]!;
+  const aborted = await cli(sim, ['abort', 'agent', '--yes']);
+  expect({code: aborted.code, stderr: aborted.stderr}).toEqual({code: 0, stderr: ''});
+  expect(aborted.stdout.split('\n')[0]).toBe(`Job ${name} drove this gated rollout until its approval point; a restart of it finds the rollout over.`);
+  const restart = await runAsPod(sim, job);
+  expect({code: restart.code, stdout: restart.stdout}).toEqual({
+    code: 0,
+    stdout: 'The template of daemonset default/agent is no longer the one this Job rolls out: nothing to do.\n',
+  });
+  expect(eventReasons(sim).at(-1)).toBe('Aborted');
+});
+
+test('--dry-run=server sends the objects with dryRun=All: the server checks them, nothing is stored', async () => {
+  sim = await startRolloutSim({nodes: 2});
+  const {stdout, stderr, code} = await cli(sim, ['step', 'agent', '--canary', '1', '--detach', '--dry-run=server']);
+  expect({code, stderr}).toEqual({code: 0, stderr: ''});
+  expect(stdout).toMatch(/^The API server accepted 6 objects for Job default\/ds-rollout-agent-\w+ \(server dry run: nothing was created\)\.\n$/);
+  expect(stored(sim, 'jobs')).toEqual([]);
+  expect(stored(sim, 'serviceaccounts')).toEqual([]);
+  expect(sim.daemonSet().metadata.annotations?.[DETACHED_JOB_ANNOTATION]).toBeUndefined();
+});
+
+test('-o json prints the manifests as a List', async () => {
+  sim = await startRolloutSim({nodes: 2});
+  const {stdout, code} = await cli(sim, ['step', 'agent', '--canary', '1', '--detach', '--dry-run', '-o', 'json']);
+  expect(code).toBe(0);
+  const list = load(stdout) as {kind: string; items: {kind: string}[]};
+  expect(list.kind).toBe('List');
+  expect(list.items.map((i) => i.kind)).toContain('Job');
+});

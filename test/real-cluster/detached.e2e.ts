@@ -1,0 +1,202 @@
+// A detached gated rollout on a real Kubernetes 1.20.2 control plane: the real Job controller runs the driver (the
+// kubelet agent plays its container as a local process with a service account token, --exec-image), the driver is
+// killed during the canary's bake, the Job controller starts another pod, and the rollout resumes and completes
+// within the budget, with RBAC limited to the Role the plugin made, and its story in `kubectl describe ds`.
+import type {V1DaemonSet, V1Pod} from '@kubernetes/client-node';
+import {join, resolve} from 'node:path';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {eventually, startControlPlane, type ControlPlane} from './control-plane.js';
+
+const NODES = 20;
+const IMAGE = 'ds-rollout:e2e';
+const BIN = join(resolve(import.meta.dirname, '../..'), 'bin/kubectl-ds_rollout');
+let cp: ControlPlane;
+
+const manifest = (image: string) => `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: default}
+spec:
+  selector: {matchLabels: {app: agent}}
+  updateStrategy: {type: RollingUpdate, rollingUpdate: {maxUnavailable: 2}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      terminationGracePeriodSeconds: 30
+      containers: [{name: agent, image: "${image}"}]
+`;
+
+interface List<T> {
+  items: T[];
+}
+
+interface Job {
+  metadata: {name: string};
+  status?: {succeeded?: number; failed?: number; active?: number};
+}
+
+async function json<T>(args: string[]): Promise<T> {
+  const r = await cp.kubectl([...args, '-o', 'json']);
+  if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr}`);
+  return JSON.parse(r.stdout) as T;
+}
+
+const daemonSet = () => json<V1DaemonSet>(['get', 'daemonset', 'agent']);
+
+async function record(): Promise<{phase: string; stage: number} | undefined> {
+  const text = (await daemonSet()).metadata?.annotations?.['ds-rollout.io/gated-rollout'];
+  return text === undefined ? undefined : (JSON.parse(text) as {phase: string; stage: number});
+}
+
+async function nodesOn(suffix: string): Promise<string[]> {
+  return (await json<List<V1Pod>>(['get', 'pods', '-l', 'app=agent'])).items
+    .filter((p) => !p.metadata?.deletionTimestamp && p.spec?.containers[0]?.image?.endsWith(suffix))
+    .map((p) => p.spec!.nodeName!)
+    .sort();
+}
+
+/** The most nodes ever seen without a Ready pod that is not being deleted, sampled until stopped. */
+function watchBudget(): {stop: () => Promise<number>} {
+  let worst = 0;
+  let watching = true;
+  const sampling = (async () => {
+    while (watching) {
+      const pods = (await json<List<V1Pod>>(['get', 'pods', '-l', 'app=agent'])).items;
+      const serving = new Set(
+        pods
+          .filter((p) => !p.metadata?.deletionTimestamp && p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))
+          .map((p) => p.spec?.nodeName),
+      );
+      worst = Math.max(worst, NODES - serving.size);
+    }
+  })();
+  return {
+    stop: async () => {
+      watching = false;
+      await sampling;
+      return worst;
+    },
+  };
+}
+
+beforeAll(async () => {
+  cp = await startControlPlane({
+    nodes: NODES,
+    startDelayMs: 300,
+    stopDelayMs: 300,
+    failures: [{image: 'agent:broken', mode: 'crash'}],
+    // The Job's container: this checkout's plugin, run by this machine's node.
+    execImages: [{image: IMAGE, command: [process.execPath, BIN]}],
+  });
+  const applied = await cp.kubectl(['apply', '-f', '-'], manifest('registry.example/agent:1.0'));
+  expect(applied.stderr).toBe('');
+  await eventually('the DaemonSet to run on every node', async () => {
+    const ds = await daemonSet();
+    return ds.status?.numberAvailable === NODES && ds.status?.updatedNumberScheduled === NODES ? ds : undefined;
+  });
+});
+
+afterAll(() => cp?.stop());
+
+describe('a detached gated rollout on a real 1.20.2 control plane', () => {
+  it('survives the kill of its driver during the bake: the Job controller starts another, which completes the rollout within the budget', async () => {
+    expect((await cp.kubectl(['ds-rollout', 'pause', 'agent'])).code).toBe(0);
+    expect((await cp.kubectl(['set', 'image', 'daemonset/agent', 'agent=registry.example/agent:2.0'])).code).toBe(0);
+    const budget = watchBudget();
+    try {
+      const detached = await cp.kubectl([
+        'ds-rollout',
+        'step',
+        'agent',
+        '--until-complete',
+        '--canary',
+        '2',
+        '--canary-bake',
+        '40s',
+        '--detach',
+        '--image',
+        IMAGE,
+        '--yes',
+      ]);
+      expect({code: detached.code, stderr: detached.stderr}).toEqual({code: 0, stderr: ''});
+      const job = /^Job default\/(\S+) created/.exec(detached.stdout)![1]!;
+
+      // The driver bakes the canary: kill its process (as a node losing it would).
+      await eventually('the canary bake', async () => ((await record())?.phase === 'baking' ? true : undefined), 180_000);
+      const [first] = cp.agent.processes();
+      expect(first?.pod.name).toMatch(new RegExp(`^${job}-`));
+      const status = await cp.kubectl(['ds-rollout', 'status', 'agent']);
+      expect(status.stdout).toContain(`driven by Job ${job}`);
+      first!.child.kill('SIGKILL');
+
+      // The real Job controller sees the pod fail (exit 137) and starts another; it resumes the same bake.
+      const second = await eventually('a second driver pod', async () => cp.agent.processes().find((p) => p.pod.uid !== first!.pod.uid), 180_000);
+      expect(second.pod.name).toMatch(new RegExp(`^${job}-`));
+      const done = await eventually(
+        'the Job to succeed',
+        async () => {
+          const current = await json<Job>(['get', 'job', job]);
+          return current.status?.succeeded === 1 ? current : undefined;
+        },
+        480_000,
+      );
+      expect(done.status?.failed).toBeGreaterThanOrEqual(1);
+    } finally {
+      expect(await budget.stop()).toBeLessThanOrEqual(2);
+    }
+    expect(await nodesOn(':2.0')).toHaveLength(NODES);
+    expect(await record()).toMatchObject({phase: 'complete'});
+
+    // The rollout's story on the DaemonSet, as an operator reads it.
+    const described = await cp.kubectl(['describe', 'daemonset', 'agent']);
+    for (const reason of ['Detached', 'RolloutStarted', 'CanaryStarted', 'RolloutResumed', 'CanaryPassed', 'StageStarted', 'RolloutComplete']) {
+      expect(described.stdout).toMatch(new RegExp(`Normal\\s+${reason}\\s+\\S+\\s+ds-rollout`));
+    }
+  }, 900_000);
+
+  it('a crash-looping canary run by a Job with --on-failure undo ends with every node on the old revision; abort then changes nothing', async () => {
+    expect((await cp.kubectl(['set', 'image', 'daemonset/agent', 'agent=registry.example/agent:broken'])).code).toBe(0);
+    const budget = watchBudget();
+    let job: string;
+    try {
+      const detached = await cp.kubectl([
+        'ds-rollout',
+        'step',
+        'agent',
+        '--canary',
+        '1',
+        '--canary-bake',
+        '20s',
+        '--on-failure',
+        'undo',
+        '--detach',
+        '--image',
+        IMAGE,
+        '--yes',
+      ]);
+      expect({code: detached.code, stderr: detached.stderr}).toEqual({code: 0, stderr: ''});
+      job = /^Job default\/(\S+) created/.exec(detached.stdout)![1]!;
+      // The first driver fails its gate (exit 3) after the rollback; the next one finds its template gone and ends the Job.
+      await eventually(
+        'the Job to end',
+        async () => {
+          const current = await json<Job>(['get', 'job', job]);
+          return current.status?.succeeded === 1 ? current : undefined;
+        },
+        480_000,
+      );
+    } finally {
+      expect(await budget.stop()).toBeLessThanOrEqual(2);
+    }
+    await eventually('every node back on the old release', async () => ((await nodesOn(':2.0')).length === NODES ? true : undefined), 120_000);
+    expect((await daemonSet()).spec?.template.spec?.containers[0]?.image).toBe('registry.example/agent:2.0');
+    const described = await cp.kubectl(['describe', 'daemonset', 'agent']);
+    expect(described.stdout).toMatch(/Warning\s+GateFailed\s+\S+\s+ds-rollout\s+Gate failed at stage canary: .*CrashLoopBackOff/);
+    expect(described.stdout).toMatch(/Warning\s+RollingBack\s+\S+\s+ds-rollout/);
+
+    const before = await daemonSet();
+    for (let i = 0; i < 2; i++) await cp.kubectl(['ds-rollout', 'abort', 'agent', '--yes']);
+    const after = await daemonSet();
+    expect(after.spec?.template).toEqual(before.spec?.template);
+    expect(await nodesOn(':2.0')).toHaveLength(NODES);
+  }, 900_000);
+});

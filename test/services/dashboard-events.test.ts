@@ -1,0 +1,56 @@
+// The dashboard's promote and abort keys record the gated rollout's Events as the CLI does (one helper,
+// services/rollout-events.ts): in-process through the dashboard's actions against the simulated cluster.
+import {afterEach, expect, test, vi} from 'vitest';
+import {liveEventSink} from '../../src/cluster/live/objects.js';
+import {clusterActions} from '../../src/services/dashboard.js';
+import {runGatedRollout} from '../../src/services/gated-rollout.js';
+import {REF, type RolloutSim, startRolloutSim} from '../safety/rollout-sim.js';
+
+vi.setConfig({testTimeout: 60_000});
+
+let sim: RolloutSim | undefined;
+afterEach(async () => {
+  await sim?.stop();
+  sim = undefined;
+});
+
+const reasons = (s: RolloutSim) =>
+  (s.test.cluster.store.list('events').items as unknown as {reason: string; source: {component?: string}}[])
+    .filter((e) => e.source.component === 'ds-rollout')
+    .map((e) => e.reason);
+
+test('abort from the dashboard records RollingBack and Aborted on the DaemonSet', async () => {
+  sim = await startRolloutSim({nodes: 3, maxUnavailable: 1});
+  const {live} = sim;
+  const waiting = await runGatedRollout({
+    cluster: sim.stepCluster,
+    source: live.source,
+    writer: live.writer,
+    ref: REF,
+    timeoutMs: 60_000,
+    strategy: {
+      canary: {kind: 'count', count: 1},
+      canaryBakeMs: 0,
+      waves: [],
+      bakeMs: 0,
+      approve: true,
+      maxRestarts: 0,
+      progressDeadlineMs: 600_000,
+      onFailure: 'pause',
+    },
+  });
+  expect(waiting.outcome).toBe('awaiting-approval');
+  const actions = clusterActions({
+    source: live.source,
+    writer: live.writer,
+    ref: REF,
+    now: () => live.client.serverNow(),
+    stepCluster: sim.stepCluster,
+    events: liveEventSink(live),
+  });
+  const lines: string[] = [];
+  const outcome = await actions.abort!((line) => lines.push(line));
+  expect(outcome.message).toMatch(/^gated rollout aborted: back on revision 1/);
+  expect(reasons(sim)).toEqual(['RollingBack', 'Aborted']);
+  expect(lines.filter((l) => l.startsWith('warning'))).toEqual([]);
+});
