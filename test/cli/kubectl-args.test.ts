@@ -99,7 +99,9 @@ describe('TYPE/NAME', () => {
   test('another type is a one-line error, exit 1', async () => {
     const result = await runCli(['status', 'deployment/fluentd', '--snapshot', EXAMPLE], ROLLOUT);
     expect([result.code, result.stdout]).toEqual([1, '']);
-    expect(oneLine(result)).toBe('error: "deployment/fluentd" is not a DaemonSet: ds-rollout works on daemonsets (NAME, ds/NAME or daemonset.apps/NAME)');
+    expect(oneLine(result)).toBe(
+      'error: "deployment/fluentd" is not a DaemonSet: ds-rollout works on daemonsets (NAME, ds NAME, ds/NAME or daemonset.apps/NAME)',
+    );
   });
 });
 

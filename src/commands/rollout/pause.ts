@@ -9,11 +9,11 @@ export default class Pause extends BaseCommand {
 
 Caveat: while paused, the controller still creates pods from the current template on nodes that join, and replaces pods that are deleted (by anyone) with it.
 
-Pausing a DaemonSet that ds-rollout already paused changes nothing. A DaemonSet that is OnDelete by its own choice is refused (there is nothing to pause; step it with --max-unavailable). ds-plan, status and the dashboard show "paused by ds-rollout" with the recorded budget.
+Pausing a DaemonSet that is already paused is an error, as \`kubectl rollout pause\` of a paused Deployment is (\`error: daemonsets.apps "NAME" is already paused\`, exit 1; nothing is sent). A DaemonSet that is OnDelete by its own choice is refused (there is nothing to pause; step it with --max-unavailable). ds-plan, status and the dashboard show "paused by ds-rollout" with the recorded budget.
 
 Needs RBAC: get and patch daemonsets.
 
-Exit status: 0 paused or already paused; 1 usage or input error (unknown DaemonSet, OnDelete not set by ds-rollout); 2 the cluster cannot be reached or refuses.`;
+Exit status: 0 paused; 1 usage or input error (unknown DaemonSet, already paused, OnDelete not set by ds-rollout); 2 the cluster cannot be reached or refuses.`;
 
   static override examples = [
     {description: 'Pause a rollout:', command: 'kubectl ds-rollout pause fluentd -n kube-system'},
@@ -44,6 +44,11 @@ Exit status: 0 paused or already paused; 1 usage or input error (unknown DaemonS
       now: () => live.client.serverNow(),
       ...(flags['dry-run'] === 'none' ? {} : {dryRun: flags['dry-run']}),
     });
+    if (result.outcome === 'already-paused') {
+      // kubectl rollout pause of a paused Deployment: an error naming the resource, exit 1.
+      const [{InputError}, {alreadyPausedMessage}] = await Promise.all([import('../../errors.js'), import('../../services/pause.js')]);
+      throw new InputError(alreadyPausedMessage(result.daemonSet));
+    }
     if (flags.output === 'text') {
       const [{renderPauseText}, {colorEnabled}] = await Promise.all([import('../../output/step-text.js'), import('../../output/color.js')]);
       process.stdout.write(renderPauseText(result, colorEnabled(process.stdout.isTTY, process.env)));
