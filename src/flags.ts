@@ -284,7 +284,7 @@ export interface DaemonSetArgMark {
 /** The DaemonSet a command works on: NAME or TYPE/NAME. Never read from stdin (stdin is for -f - and --snapshot -). */
 export const daemonSetArg = Args.string({
   required: true,
-  description: 'Name of the DaemonSet: NAME or ds/NAME.',
+  description: 'Name of the DaemonSet: NAME, ds/NAME, or TYPE NAME as two words (ds NAME).',
   ignoreStdin: true,
   parse: async (input) => parseDaemonSetName(input),
 });
@@ -292,7 +292,7 @@ Object.assign(daemonSetArg, {daemonSetName: true} satisfies DaemonSetArgMark);
 
 /** The same, optional (ds-plan -f, --snapshot holding one DaemonSet, status of every DaemonSet). */
 export const optionalDaemonSetArg = Args.string({
-  description: 'Name of the DaemonSet: NAME or ds/NAME.',
+  description: 'Name of the DaemonSet: NAME, ds/NAME, or TYPE NAME as two words (ds NAME).',
   ignoreStdin: true,
   parse: async (input) => parseDaemonSetName(input),
 });
