@@ -8,6 +8,7 @@ import {createHash} from 'node:crypto';
 import {chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {inject} from 'postject';
+import {archiveUri} from './release-url.mjs';
 
 const pjson = JSON.parse(readFileSync('package.json', 'utf8'));
 const version = pjson.version;
@@ -36,8 +37,9 @@ wave of old pods at a time) and resume, and a live terminal dashboard.`,
   },
 ];
 
-const RELEASE_URL = process.env.DS_ROLLOUT_RELEASE_URL ?? `https://github.com/ds-rollout/ds-rollout/releases/download/v${version}`;
 const archiveName = `ds-rollout_${version}_${os}_${arch}.tar.gz`;
+// Checked first: a release without a download URL is refused before three minutes of work.
+const uri = archiveUri(pjson, archiveName);
 const work = 'dist-sea';
 const stage = join(work, 'stage');
 rmSync(stage, {recursive: true, force: true});
@@ -47,14 +49,38 @@ mkdirSync(stage, {recursive: true});
 const seaConfig = join(work, 'sea-config.json');
 const blob = join(work, 'sea-prep.blob');
 writeFileSync(seaConfig, JSON.stringify({main: join(work, 'main.cjs'), output: blob, disableExperimentalSEAWarning: true, useCodeCache: true}));
-execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], {stdio: ['ignore', 'ignore', 'inherit']});
+// Node says "Wrote single executable preparation blob to ..." on stderr: a success says nothing, a failure says why.
+try {
+  execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], {stdio: ['ignore', 'pipe', 'pipe']});
+} catch (error) {
+  process.stderr.write(error.stderr ?? '');
+  throw new Error(`node --experimental-sea-config ${seaConfig} failed`, {cause: error});
+}
 const blobBytes = readFileSync(blob);
+
+/**
+ * postject's ELF parser (LIEF, compiled to WebAssembly) prints one warning per note section of node's binary whose
+ * name it cannot look up ("Can't find string offset for section name '.note.100'", nine for Node 20; nodejs/postject#83).
+ * They describe node's own notes, which the injection leaves as they are, so exactly those lines are dropped; any other
+ * line still reaches stderr. The module binds console.warn when inject() loads it, so the filter is in place by then.
+ */
+async function quietly(work) {
+  const warn = console.warn;
+  console.warn = (...args) => {
+    if (!/^warning: Can't find string offset for section name '\.note[^']*'$/.test(args.join(' '))) warn(...args);
+  };
+  try {
+    return await work();
+  } finally {
+    console.warn = warn;
+  }
+}
 
 // 2. One executable per plugin (krew links one binary per plugin name); each finds its plugin from its name, so
 // the executables are the same bytes: injected once, then copied.
 const executable = join(work, 'executable');
 copyFileSync(process.execPath, executable);
-await inject(executable, 'NODE_SEA_BLOB', blobBytes, {sentinelFuse: 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'});
+await quietly(() => inject(executable, 'NODE_SEA_BLOB', blobBytes, {sentinelFuse: 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'}));
 for (const plugin of PLUGINS) {
   const target = join(stage, plugin.binary);
   copyFileSync(executable, target);
@@ -77,6 +103,8 @@ const tar = execFileSync('tar', ['--create', '--sort=name', '--mtime=@0', '--own
 const level = process.argv.includes('--fast') ? '-1' : '-6';
 writeFileSync(archive, execFileSync('gzip', ['-n', level], {input: tar, maxBuffer: 1 << 30}));
 const sha256 = createHash('sha256').update(readFileSync(archive)).digest('hex');
+// sha256sum's format, so `sha256sum -c SHA256SUMS` checks a download.
+writeFileSync(join('dist-release', 'SHA256SUMS'), `${sha256}  ${archiveName}\n`);
 
 // 4. The krew manifests: one per plugin name, both pointing at the same archive.
 const indent = (text, spaces) => text.replace(/^/gm, ' '.repeat(spaces));
@@ -86,7 +114,7 @@ function platform(plugin) {
       matchLabels:
         os: ${os}
         arch: ${arch}
-    uri: ${RELEASE_URL}/${archiveName}
+    uri: ${uri}
     sha256: ${sha256}
     files:
       - from: ${plugin.binary}
@@ -120,4 +148,6 @@ ${indent(plugin.description, 4)}
 ${platform(plugin)}`;
   writeFileSync(join('dist-release', 'plugins', `${plugin.name}.yaml`), manifest);
 }
-process.stdout.write(`${archive}\nsha256 ${sha256}\n${PLUGINS.map((p) => `dist-release/plugins/${p.name}.yaml`).join('\n')}\n`);
+process.stdout.write(
+  `${archive}\nsha256 ${sha256} (dist-release/SHA256SUMS)\nuri ${uri}\n${PLUGINS.map((p) => `dist-release/plugins/${p.name}.yaml`).join('\n')}\n`,
+);

@@ -4,7 +4,7 @@
 // dependency-free colour helpers.
 import {Command} from '@oclif/core/command';
 import type * as Interfaces from '@oclif/core/interfaces';
-import {FALSE_WORDS, TRUE_WORDS} from './flags.js';
+import {type DaemonSetArgMark, FALSE_WORDS, isDaemonSetType, notDaemonSetTypeError, TRUE_WORDS} from './flags.js';
 import {stripAnsi} from './output/color.js';
 import {nearest} from './suggest.js';
 import {markPhase, timingsLine} from './timings.js';
@@ -99,7 +99,10 @@ export abstract class BaseCommand extends Command {
     options?: Interfaces.Input<F, B, A>,
     argv: string[] = this.argv,
   ): Promise<Interfaces.ParserOutput<F, B, A>> {
-    return super.parse(options, normalizeArgv(argv, (options?.flags ?? {}) as Record<string, FlagShape>));
+    const flags = (options?.flags ?? {}) as Record<string, FlagShape>;
+    const takesDaemonSet = Object.values((options?.args ?? {}) as Record<string, DaemonSetArgMark>).some((arg) => arg.daemonSetName === true);
+    const normalized = normalizeArgv(argv, flags);
+    return super.parse(options, takesDaemonSet ? joinTypeAndName(normalized, flags) : normalized);
   }
 
   protected override async finally(error: Error | undefined): Promise<void> {
@@ -122,6 +125,7 @@ interface FlagShape {
   readonly char?: string;
   readonly allowNo?: boolean;
   readonly bareValue?: string;
+  readonly multiple?: boolean;
 }
 
 /**
@@ -157,6 +161,45 @@ export function normalizeArgv(argv: readonly string[], flags: Readonly<Record<st
     out.push(token);
   }
   return out;
+}
+
+/**
+ * kubectl's `TYPE NAME [NAME...]` (`status daemonset agent`, `ds daemonset.apps agent`) to `TYPE/NAME` words, which
+ * the DaemonSet argument parses. As kubectl reads them: with a second word the first is always a TYPE (another type
+ * is a one-line error); a DaemonSet TYPE alone is the whole collection, that is no NAME. A single other word is NAME.
+ * Flag values (`-n ds`) are not words. Exported for tests.
+ */
+export function joinTypeAndName(argv: readonly string[], flags: Readonly<Record<string, FlagShape>>): string[] {
+  const byChar = new Map(Object.entries(flags).flatMap(([name, flag]) => (flag.char ? [[flag.char, name] as const] : [])));
+  const words: number[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!;
+    if (token === '--') {
+      for (let rest = i + 1; rest < argv.length; rest++) words.push(rest);
+      break;
+    }
+    if (token.length > 1 && token.startsWith('-')) {
+      const long = token.startsWith('--') ? token.slice(2).split('=')[0]! : undefined;
+      const name = long ?? byChar.get(token[1]!);
+      const flag = name === undefined ? undefined : flags[name];
+      // An unknown flag: which words are its values is unknown, so leave the words to oclif, which names the flag.
+      if (flag === undefined) return [...argv];
+      // The next token is this flag's value when the flag takes one and was not written `--flag=value` or `-nVALUE`;
+      // a flag taking several values (oclif's `multiple`) takes every word up to the next flag.
+      const inline = token.includes('=') || (long === undefined && token.length > 2);
+      if (flag.type === 'boolean' || flag.bareValue !== undefined || inline) continue;
+      i++;
+      while (flag.multiple && i + 1 < argv.length && !argv[i + 1]!.startsWith('-')) i++;
+      continue;
+    }
+    words.push(i);
+  }
+  const [first, ...names] = words;
+  if (first === undefined || argv[first]!.includes('/')) return [...argv];
+  const type = argv[first]!;
+  if (names.length === 0) return isDaemonSetType(type) ? argv.filter((_token, index) => index !== first) : [...argv];
+  if (!isDaemonSetType(type)) throw notDaemonSetTypeError(type);
+  return argv.flatMap((token, index) => (index === first ? [] : names.includes(index) ? [`${type}/${token}`] : [token]));
 }
 
 class BooleanValueError extends Error {

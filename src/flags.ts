@@ -250,22 +250,35 @@ export function intOrPercentFlag(name: string, options: {summary: string}) {
   return Flags.custom<number | string>({summary: options.summary, helpValue: 'N|P%', parse: async (input) => parseIntOrPercent(input, `--${name}`)})();
 }
 
-// The spellings of the DaemonSet resource kubectl accepts in TYPE/NAME (short name, kind, plural, with group/version).
+// The spellings of the DaemonSet resource kubectl accepts as TYPE (short name, kind, plural, with group/version).
 const DAEMONSET_TYPES = new Set(['ds', 'daemonset', 'daemonsets']);
 const DAEMONSET_GROUPS = new Set(['', '.apps', '.v1.apps']);
+
+/** Whether kubectl would read `type` (`ds`, `DaemonSet`, `daemonsets.apps`, ...) as the DaemonSet resource. */
+export function isDaemonSetType(type: string): boolean {
+  const lower = type.toLowerCase();
+  const dot = lower.indexOf('.');
+  const [kind, group] = dot === -1 ? [lower, ''] : [lower.slice(0, dot), lower.slice(dot)];
+  return DAEMONSET_TYPES.has(kind) && DAEMONSET_GROUPS.has(group);
+}
+
+const DAEMONSET_FORMS = 'ds-rollout works on daemonsets (NAME, ds NAME, ds/NAME or daemonset.apps/NAME)';
+
+/** `deployment/x` (TYPE/NAME with another TYPE): one line. */
+function notDaemonSetError(typed: string): Error {
+  return new ArgumentError(`"${truncate(typed, 60)}" is not a DaemonSet: ${DAEMONSET_FORMS}`);
+}
+
+/** `deployment x` or `fluentd fluentbit` (two words: the first is TYPE, as kubectl reads them) with another TYPE: one line. */
+export function notDaemonSetTypeError(type: string): Error {
+  return new ArgumentError(`"${truncate(type, 60)}" is not a DaemonSet type: ${DAEMONSET_FORMS}`);
+}
 
 /** NAME or TYPE/NAME (`ds/x`, `daemonset/x`, `daemonsets.apps/x`, ...) to NAME; any other type is a one-line error. */
 export function parseDaemonSetName(input: string): string {
   const slash = input.indexOf('/');
   const name = slash === -1 ? input : input.slice(slash + 1);
-  if (slash !== -1) {
-    const type = input.slice(0, slash).toLowerCase();
-    const dot = type.indexOf('.');
-    const [kind, group] = dot === -1 ? [type, ''] : [type.slice(0, dot), type.slice(dot)];
-    if (!DAEMONSET_TYPES.has(kind) || !DAEMONSET_GROUPS.has(group)) {
-      throw new ArgumentError(`"${truncate(input, 60)}" is not a DaemonSet: ds-rollout works on daemonsets (NAME, ds/NAME or daemonset.apps/NAME)`);
-    }
-  }
+  if (slash !== -1 && !isDaemonSetType(input.slice(0, slash))) throw notDaemonSetError(input);
   // A DNS subdomain (RFC 1123), as the API server requires of a DaemonSet's name.
   if (!/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(name)) {
     throw new ArgumentError(`invalid DaemonSet name "${truncate(name, 60)}": want a lower-case DNS name such as fluentd`);
@@ -273,17 +286,24 @@ export function parseDaemonSetName(input: string): string {
   return name;
 }
 
+/** Marks an argument as a DaemonSet's NAME, so TYPE NAME (two words, as kubectl takes them) is read for it: see joinTypeAndName. */
+export interface DaemonSetArgMark {
+  readonly daemonSetName?: true;
+}
+
 /** The DaemonSet a command works on: NAME or TYPE/NAME. Never read from stdin (stdin is for -f - and --snapshot -). */
 export const daemonSetArg = Args.string({
   required: true,
-  description: 'Name of the DaemonSet: NAME or ds/NAME.',
+  description: 'Name of the DaemonSet: NAME, ds/NAME, or TYPE NAME as two words (ds NAME).',
   ignoreStdin: true,
   parse: async (input) => parseDaemonSetName(input),
 });
+Object.assign(daemonSetArg, {daemonSetName: true} satisfies DaemonSetArgMark);
 
 /** The same, optional (ds-plan -f, --snapshot holding one DaemonSet, status of every DaemonSet). */
 export const optionalDaemonSetArg = Args.string({
-  description: 'Name of the DaemonSet: NAME or ds/NAME.',
+  description: 'Name of the DaemonSet: NAME, ds/NAME, or TYPE NAME as two words (ds NAME).',
   ignoreStdin: true,
   parse: async (input) => parseDaemonSetName(input),
 });
+Object.assign(optionalDaemonSetArg, {daemonSetName: true} satisfies DaemonSetArgMark);

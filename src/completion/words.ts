@@ -2,7 +2,7 @@
 // a subcommand, a flag name, a flag's value or the DaemonSet argument. Pure: no cluster, no files.
 import type {Command} from '@oclif/core/command';
 import type {KubeconfigList} from '../cluster/live/index.js';
-import {connectionFlags, type FlagValues, TRUE_WORDS} from '../flags.js';
+import {connectionFlags, type FlagValues, isDaemonSetType, TRUE_WORDS} from '../flags.js';
 
 /** Cobra's directives, which `kubectl __complete` relays to the shell (a bit set). */
 export const Directive = {Default: 0, Error: 1, NoSpace: 2, NoFileComp: 4} as const;
@@ -115,6 +115,11 @@ export function wantedCompletion(plugin: string, words: readonly string[], toCom
         else pending = flag;
       }
     } else positional.push(word);
+  }
+  // kubectl's TYPE NAME: a DaemonSet TYPE word first (`status ds <TAB>`) is not the name; the next word is.
+  if (positional.length > 0 && !positional[0]!.includes('/') && isDaemonSetType(positional[0]!) && command.args !== undefined) {
+    const argument = Object.values(command.args)[0] as {readonly options?: readonly string[]} | undefined;
+    if (argument !== undefined && argument.options === undefined) positional.shift();
   }
   const cluster: ClusterChoice = Object.fromEntries(CLUSTER_FLAGS.flatMap((name) => (values[name] === undefined ? [] : [[name, values[name]]])));
 

@@ -33,6 +33,16 @@ export function describeRef(ref: DaemonSetRef): string {
   return `daemonset ${ref.namespace}/${ref.name}`;
 }
 
+/** kubectl's words for a resource in the wrong state (`daemonsets.apps "x" is not paused`), as rollout pause/resume print them. */
+export function wrongStateMessage(ref: DaemonSetRef, problem: string): string {
+  return `daemonsets.apps "${ref.name}" ${problem}`;
+}
+
+/** What `pause` of a paused DaemonSet says: kubectl's message for a paused Deployment. */
+export function alreadyPausedMessage(ref: DaemonSetRef): string {
+  return wrongStateMessage(ref, 'is already paused');
+}
+
 export async function pauseDaemonSet(options: PauseOptions): Promise<PauseResult> {
   const {ref} = options;
   let decision: PauseDecision | undefined;

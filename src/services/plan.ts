@@ -94,6 +94,25 @@ export async function planDaemonSet(options: PlanOptions): Promise<PlanResult> {
 
 /** The DaemonSet a manifest file holds (YAML or JSON; one DaemonSet, or the one named NAME among several). */
 export async function readManifest(path: string, name: string | undefined, stdin: NodeJS.ReadableStream = process.stdin): Promise<DaemonSet> {
+  const objects = await readManifestObjects(path, stdin);
+  const daemonSets = objects.filter((doc) => isObject(doc) && doc['kind'] === 'DaemonSet').map((doc, index) => decodeManifestDaemonSet(doc, index, path));
+  const wanted = name === undefined ? daemonSets : daemonSets.filter((ds) => ds.metadata.name === name);
+  if (wanted.length === 1) return wanted[0]!;
+  if (daemonSets.length === 0) throw new InputError(`manifest "${path}" holds no DaemonSet`);
+  if (wanted.length === 0)
+    throw new UsageError(
+      `manifest "${path}" holds no DaemonSet named "${name}" (it has ${daemonSets
+        .slice(0, 10)
+        .map((ds) => `"${ds.metadata.name}"`)
+        .join(', ')}${daemonSets.length > 10 ? ` and ${daemonSets.length - 10} more` : ''})`,
+    );
+  const names = wanted.slice(0, 10).map((ds) => ds.metadata.name);
+  const more = wanted.length > names.length ? ` and ${wanted.length - names.length} more` : '';
+  throw new UsageError(`manifest "${path}" holds ${wanted.length} DaemonSets: name the one to plan (${names.join(', ')}${more})`);
+}
+
+/** The objects of a manifest file (`-` for stdin): every YAML or JSON document, the items of a List spread. */
+export async function readManifestObjects(path: string, stdin: NodeJS.ReadableStream = process.stdin): Promise<unknown[]> {
   let text: string;
   try {
     text = path === '-' ? await readStream(stdin) : await readFile(path, 'utf8');
@@ -110,21 +129,7 @@ export async function readManifest(path: string, name: string | undefined, stdin
   } catch (error) {
     throw new InputError(`manifest "${path}" is not valid YAML or JSON: ${(error as Error).message.split('\n')[0]}`, {cause: error});
   }
-  const objects = documents.flatMap((doc) => (isObject(doc) && doc['kind'] === 'List' && Array.isArray(doc['items']) ? doc['items'] : [doc]));
-  const daemonSets = objects.filter((doc) => isObject(doc) && doc['kind'] === 'DaemonSet').map((doc, index) => decodeManifestDaemonSet(doc, index, path));
-  const wanted = name === undefined ? daemonSets : daemonSets.filter((ds) => ds.metadata.name === name);
-  if (wanted.length === 1) return wanted[0]!;
-  if (daemonSets.length === 0) throw new InputError(`manifest "${path}" holds no DaemonSet`);
-  if (wanted.length === 0)
-    throw new UsageError(
-      `manifest "${path}" holds no DaemonSet named "${name}" (it has ${daemonSets
-        .slice(0, 10)
-        .map((ds) => `"${ds.metadata.name}"`)
-        .join(', ')}${daemonSets.length > 10 ? ` and ${daemonSets.length - 10} more` : ''})`,
-    );
-  const names = wanted.slice(0, 10).map((ds) => ds.metadata.name);
-  const more = wanted.length > names.length ? ` and ${wanted.length - names.length} more` : '';
-  throw new UsageError(`manifest "${path}" holds ${wanted.length} DaemonSets: name the one to plan (${names.join(', ')}${more})`);
+  return documents.flatMap((doc) => (isObject(doc) && doc['kind'] === 'List' && Array.isArray(doc['items']) ? doc['items'] : [doc]));
 }
 
 /** A manifest's DaemonSet with the types the API server's decoder wants (field values are judged later, as admission judges them). */

@@ -4,7 +4,7 @@ import type {DaemonSetRef} from '../cluster/cluster-source.js';
 import type {ClusterWriter, DryRunMode} from '../cluster/cluster-writer.js';
 import {type DaemonSet, type IntOrString, pauseStateOf, type RecordedRollingUpdate, type ResumeDecision, resumeDecision} from '../core/index.js';
 import {InputError} from '../errors.js';
-import {describeRef} from './pause.js';
+import {describeRef, wrongStateMessage} from './pause.js';
 
 export interface ResumeOptions {
   readonly writer: Pick<ClusterWriter, 'patchDaemonSet'>;
@@ -50,7 +50,7 @@ export async function resumeDaemonSet(options: ResumeOptions): Promise<ResumeRes
     case 'stale':
       return {daemonSet: ref, outcome: 'stale-record-removed', dryRun};
     case 'not-paused':
-      throw new InputError(`${describeRef(ref)} is not paused (updateStrategy ${final.type || 'unset'})`);
+      throw new InputError(wrongStateMessage(ref, 'is not paused'));
     case 'needs-force':
       throw new InputError(
         final.state === 'invalid'

@@ -39,6 +39,11 @@ export interface StatusListReport {
 // Worst first: what needs a change, then what needs a person (paused), then what is still moving.
 const SEVERITY: Readonly<Record<RowVerdict, number>> = {invalid: 4, stuck: 3, paused: 2, progressing: 1, complete: 0};
 
+/** The worst of several verdicts (complete for none). */
+export function worstVerdict<V extends RowVerdict>(verdicts: readonly V[]): V | 'complete' {
+  return verdicts.reduce<V | 'complete'>((worst, verdict) => (SEVERITY[verdict] > SEVERITY[worst] ? verdict : worst), 'complete');
+}
+
 /** The exit code of a list: the worst verdict's, as `status NAME` documents them (invalid counts as stuck). */
 export function statusListExit(report: StatusListReport): number {
   return report.verdict === 'invalid' ? STATUS_EXIT.stuck : STATUS_EXIT[report.verdict];
@@ -71,7 +76,7 @@ export function statusList(objects: ClusterObjects, now: number, namespace: stri
       }
     })
     .sort((a, b) => a.daemonSet.namespace.localeCompare(b.daemonSet.namespace) || a.daemonSet.name.localeCompare(b.daemonSet.name));
-  const verdict = items.reduce<RowVerdict>((worst, item) => (SEVERITY[item.verdict] > SEVERITY[worst] ? item.verdict : worst), 'complete');
+  const verdict = worstVerdict(items.map((item) => item.verdict));
   return {kind: 'DaemonSetRolloutStatusList', ...(namespace === undefined ? {} : {namespace}), verdict, items};
 }
 

@@ -1,19 +1,22 @@
 // `ds-rollout status`: the core's rollout report (kubectl's line, the verdict a CI job can act on, and why, node by
 // node) read once or followed through the watches. The watch loop only re-evaluates the same pure function on every
 // change the watches report.
-import {resolveNow} from './plan.js';
-import type {ClusterSource, DaemonSetRef} from '../cluster/cluster-source.js';
+import {manifestNamespace, readManifestObjects, resolveNow} from './plan.js';
+import type {ClusterObjectsSource, ClusterSource, DaemonSetRef} from '../cluster/cluster-source.js';
 import {type Follow, Follower} from '../cluster/live/follower.js';
 import {
   type ClusterState,
+  type DaemonSet,
   formatInvalid,
+  labelSelectorMatches,
+  parseLabelSelector,
   type RolloutPlan,
   type RolloutStatusReport,
   type RolloutVerdict,
   rolloutReport,
   validateDaemonSet,
 } from '../core/index.js';
-import {ClusterUnreachableError, EXIT_OK, EXIT_PAUSED, EXIT_PROGRESSING, EXIT_STUCK, InputError} from '../errors.js';
+import {ClusterUnreachableError, EXIT_OK, EXIT_PAUSED, EXIT_PROGRESSING, EXIT_STUCK, InputError, UsageError} from '../errors.js';
 
 export type {NodeStatus, NodeStatusState, RolloutStatusReport, RolloutVerdict} from '../core/index.js';
 export {kubectlStatusMessage} from '../core/index.js';
@@ -145,4 +148,50 @@ export async function runStatus(options: RunStatusOptions): Promise<RolloutStatu
     case 'stuck':
       return {report, exitCode: STATUS_EXIT.stuck, failure: `rollout of daemon set ${name} is stuck: ${report.detail}`};
   }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Which DaemonSets: `status -l SELECTOR` and `status -f FILE`, as kubectl rollout status takes them
+
+function byNamespaceAndName(a: DaemonSetRef, b: DaemonSetRef): number {
+  return a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name);
+}
+
+/** `-l SELECTOR`: the DaemonSets of the namespace (undefined: of all) whose labels match, by namespace and name. */
+export async function selectDaemonSets(source: ClusterObjectsSource, namespace: string | undefined, selector: string): Promise<DaemonSetRef[]> {
+  let parsed;
+  try {
+    parsed = parseLabelSelector(selector);
+  } catch (error) {
+    // The parser's message names the selector: `invalid label selector "...": ...`.
+    throw new UsageError((error as Error).message);
+  }
+  const {daemonSets} = await source.readObjects(namespace);
+  return daemonSets
+    .filter((ds) => labelSelectorMatches(parsed, ds.metadata.labels))
+    .map((ds) => ({namespace: ds.metadata.namespace ?? 'default', name: ds.metadata.name}))
+    .sort(byNamespaceAndName);
+}
+
+/**
+ * `-f FILE` (`-` for stdin): the DaemonSets the manifest names, in its order; each in its own namespace, else -n's, else
+ * the context's (a manifest namespace that -n contradicts is refused, as kubectl refuses it). Another kind is an error.
+ */
+export async function manifestDaemonSets(path: string, flagNamespace: string | undefined, defaultNamespace: string): Promise<DaemonSetRef[]> {
+  const objects = await readManifestObjects(path);
+  if (objects.length === 0) throw new InputError(`manifest "${path}" holds no DaemonSet`);
+  return objects.map((object, index) => {
+    const {kind, metadata} = (typeof object === 'object' && object !== null ? object : {}) as {
+      kind?: unknown;
+      metadata?: {name?: unknown; namespace?: unknown};
+    };
+    const name = typeof metadata?.name === 'string' ? metadata.name : undefined;
+    if (kind !== 'DaemonSet' || name === undefined) {
+      const which = `${typeof kind === 'string' ? kind : 'object'} ${name === undefined ? index + 1 : `"${name}"`}`;
+      throw new InputError(`manifest "${path}": ${which.slice(0, 120)} is not a DaemonSet: ds-rollout works on daemonsets`);
+    }
+    const own = typeof metadata?.namespace === 'string' && metadata.namespace !== '' ? metadata.namespace : undefined;
+    const namespace = manifestNamespace({metadata: {name, ...(own ? {namespace: own} : {})}} as DaemonSet, flagNamespace) ?? defaultNamespace;
+    return {namespace, name};
+  });
 }

@@ -1,5 +1,5 @@
 // The versions `kubectl ds-rollout version` prints: the plugin's (known at build time) and the API server's.
-import {openLiveCluster} from '../cluster/open-source.js';
+import {kubeconfigOptions} from '../cluster/open-source.js';
 
 export interface PluginVersion {
   readonly version: string;
@@ -29,8 +29,14 @@ export async function serverVersion(options: {
   readonly 'request-timeout'?: number;
 }): Promise<ServerVersion | {readonly warning: string}> {
   try {
-    const live = await openLiveCluster(options);
-    return await live.client.get<ServerVersion>('/version', {verb: 'get', resource: 'version'});
+    // One try, as kubectl version makes: a cluster that is not there (connection refused) is said at once, not retried.
+    const {connectLiveCluster} = await import('../cluster/live/index.js');
+    const live = connectLiveCluster({...kubeconfigOptions(options), timeoutMs: options['request-timeout'], attempts: 1});
+    try {
+      return await live.client.get<ServerVersion>('/version', {verb: 'get', resource: 'version'});
+    } finally {
+      live.client.close();
+    }
   } catch (error) {
     return {warning: `server version unknown: ${(error as Error).message}`};
   }

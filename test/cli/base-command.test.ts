@@ -1,7 +1,7 @@
 // The one error printer: every failure becomes one line and the contract's exit code.
 import {Errors} from '@oclif/core';
 import {describe, expect, test} from 'vitest';
-import {describeFailure, normalizeArgv} from '../../src/base-command.js';
+import {describeFailure, joinTypeAndName, normalizeArgv} from '../../src/base-command.js';
 import {ClusterUnreachableError, InputError, NotFoundError, UsageError} from '../../src/errors.js';
 import {dryRunFlag, parseDaemonSetName, parseOutputFormat, parseRfc3339} from '../../src/flags.js';
 import {nearest} from '../../src/suggest.js';
@@ -130,13 +130,85 @@ describe('normalizeArgv: pflag spellings oclif lacks', () => {
   });
 });
 
+describe("joinTypeAndName: kubectl's TYPE NAME, as two words", () => {
+  const flags = {
+    watch: {type: 'boolean', char: 'w', allowNo: true},
+    namespace: {type: 'option', char: 'n'},
+    'dry-run': dryRunFlag,
+    diff: {type: 'option', multiple: true},
+  };
+  test.each([
+    [['daemonset', 'agent'], ['daemonset/agent']],
+    [
+      ['ds', 'agent', '-n', 'kube-system'],
+      ['ds/agent', '-n', 'kube-system'],
+    ],
+    [
+      ['-n', 'ds', 'daemonsets.apps', 'agent'],
+      ['-n', 'ds', 'daemonsets.apps/agent'],
+    ],
+    [
+      ['--namespace', 'ds', 'agent'],
+      ['--namespace', 'ds', 'agent'],
+    ],
+    [
+      ['--namespace=ds', 'DaemonSet', 'agent'],
+      ['--namespace=ds', 'DaemonSet/agent'],
+    ],
+    [
+      ['-w', 'ds', 'agent'],
+      ['-w', 'ds/agent'],
+    ],
+    // A bare --dry-run takes no value: the next word is TYPE.
+    [
+      ['--dry-run', 'ds', 'agent'],
+      ['--dry-run', 'ds/agent'],
+    ],
+    // One word is NAME, unless it is the DaemonSet TYPE alone: the whole collection, no NAME.
+    [['agent'], ['agent']],
+    [['ds'], []],
+    [['ds/agent'], ['ds/agent']],
+    [
+      ['--', 'ds', 'agent'],
+      ['--', 'ds/agent'],
+    ],
+    [
+      ['-nds', 'ds', 'agent'],
+      ['-nds', 'ds/agent'],
+    ],
+    // A flag with several values takes the words up to the next flag.
+    [
+      ['ds', 'agent', '--diff', '2', '3'],
+      ['ds/agent', '--diff', '2', '3'],
+    ],
+    [
+      ['--diff', '2', '3', '-w', 'agent'],
+      ['--diff', '2', '3', '-w', 'agent'],
+    ],
+    // An unknown flag: the words are left as they are, for oclif to name the flag.
+    [
+      ['--stuk-after', '1s', 'ds', 'agent'],
+      ['--stuk-after', '1s', 'ds', 'agent'],
+    ],
+    [[], []],
+  ])('%j', (argv, expected) => {
+    expect(joinTypeAndName(argv, flags)).toEqual(expected);
+  });
+
+  test('another TYPE is the one-line error TYPE/NAME gets', () => {
+    expect(() => joinTypeAndName(['deployment', 'agent'], flags)).toThrow(
+      '"deployment" is not a DaemonSet type: ds-rollout works on daemonsets (NAME, ds NAME, ds/NAME or daemonset.apps/NAME)',
+    );
+  });
+});
+
 describe('parseDaemonSetName', () => {
   test.each(['x', 'ds/x', 'daemonset/x', 'daemonsets/x', 'daemonset.apps/x', 'daemonsets.v1.apps/x', 'DS/x'])('%s', (input) => {
     expect(parseDaemonSetName(input)).toBe('x');
   });
   test.each([
-    ['deploy/x', '"deploy/x" is not a DaemonSet: ds-rollout works on daemonsets (NAME, ds/NAME or daemonset.apps/NAME)'],
-    ['ds.batch/x', '"ds.batch/x" is not a DaemonSet: ds-rollout works on daemonsets (NAME, ds/NAME or daemonset.apps/NAME)'],
+    ['deploy/x', '"deploy/x" is not a DaemonSet: ds-rollout works on daemonsets (NAME, ds NAME, ds/NAME or daemonset.apps/NAME)'],
+    ['ds.batch/x', '"ds.batch/x" is not a DaemonSet: ds-rollout works on daemonsets (NAME, ds NAME, ds/NAME or daemonset.apps/NAME)'],
     ['Fluentd', 'invalid DaemonSet name "Fluentd": want a lower-case DNS name such as fluentd'],
     [`{"items": [\n${'x'.repeat(1000)}`, 'invalid DaemonSet name "{"items": [...": want a lower-case DNS name such as fluentd'],
   ])('refuses %s', (input, message) => {

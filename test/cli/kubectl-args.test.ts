@@ -3,7 +3,8 @@
 // -o name / jsonpath / wide, apiVersion and kind on every document, suggestions, and `a` at the step prompt.
 import {execFile} from 'node:child_process';
 import {existsSync} from 'node:fs';
-import {readFile} from 'node:fs/promises';
+import {readFile, rm, writeFile} from 'node:fs/promises';
+import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {dump, load} from 'js-yaml';
 import {afterAll, beforeAll, describe, expect, test, vi} from 'vitest';
@@ -99,7 +100,47 @@ describe('TYPE/NAME', () => {
   test('another type is a one-line error, exit 1', async () => {
     const result = await runCli(['status', 'deployment/fluentd', '--snapshot', EXAMPLE], ROLLOUT);
     expect([result.code, result.stdout]).toEqual([1, '']);
-    expect(oneLine(result)).toBe('error: "deployment/fluentd" is not a DaemonSet: ds-rollout works on daemonsets (NAME, ds/NAME or daemonset.apps/NAME)');
+    expect(oneLine(result)).toBe(
+      'error: "deployment/fluentd" is not a DaemonSet: ds-rollout works on daemonsets (NAME, ds NAME, ds/NAME or daemonset.apps/NAME)',
+    );
+  });
+});
+
+describe('status -l SELECTOR and -f FILE: each DaemonSet in turn (against a live cluster: kubectl-conventions.test.ts)', () => {
+  const at = ['-n', 'kube-system', '--snapshot', EXAMPLE, ...NOW];
+
+  test('-l: the matches by name, -o json a List; one look exits with the worst verdict', async () => {
+    const [both, one, json] = await Promise.all([
+      runCli(['status', '-l', 'k8s-app in (kube-proxy),!missing', ...at, '-o', 'name'], ROLLOUT),
+      runCli(['status', '-l', 'app.kubernetes.io/name=fluentd', ...at, '-o', 'name'], ROLLOUT),
+      runCli(['status', '-l', 'app.kubernetes.io/name', ...at, '-o', 'json'], ROLLOUT),
+    ]);
+    // kube-proxy is complete (0); fluentd is progressing (4).
+    expect([both.code, both.stdout, both.stderr]).toEqual([0, 'daemonset.apps/kube-proxy\n', '']);
+    expect([one.code, one.stdout]).toEqual([4, 'daemonset.apps/fluentd\n']);
+    const list = JSON.parse(json.stdout) as {kind: string; items: Array<{kind: string; verdict: string}>};
+    expect([json.code, list.kind, list.items.map((item) => [item.kind, item.verdict])]).toEqual([4, 'List', [['DaemonSetRolloutStatus', 'progressing']]]);
+  });
+
+  test("-f: the manifest's DaemonSets in its order, text for each; a bad selector or another kind is one line", async () => {
+    const items = await exampleItems();
+    const manifest = join(tmpdir(), `ds-rollout-status-f-${process.pid}.yaml`);
+    const daemonSets = items.filter((item) => item.kind === 'DaemonSet').reverse();
+    await writeFile(manifest, daemonSets.map((item) => dump(item)).join('---\n'));
+    try {
+      const [named, text, nodes, badSelector] = await Promise.all([
+        runCli(['status', '-f', manifest, ...at, '-o', 'name'], ROLLOUT),
+        runCli(['status', '-f', manifest, ...at], ROLLOUT),
+        runCli(['status', '-f', EXAMPLE, ...at], ROLLOUT),
+        runCli(['status', '-l', 'a in (', ...at], ROLLOUT),
+      ]);
+      expect([named.code, named.stdout]).toEqual([4, 'daemonset.apps/kube-proxy\ndaemonset.apps/fluentd\n']);
+      expect(text.stdout.indexOf('daemon set "kube-proxy"')).toBeLessThan(text.stdout.indexOf('daemon set "fluentd"'));
+      expect([nodes.code, oneLine(nodes)]).toEqual([1, `error: manifest "${EXAMPLE}": Node "cp-01" is not a DaemonSet: ds-rollout works on daemonsets`]);
+      expect([badSelector.code, oneLine(badSelector)]).toEqual([1, expect.stringMatching(/^error: invalid label selector "a in \(": /)]);
+    } finally {
+      await rm(manifest, {force: true});
+    }
   });
 });
 

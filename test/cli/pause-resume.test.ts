@@ -46,17 +46,13 @@ describe('pause, then resume', () => {
     expect(sim.daemonSet().spec.updateStrategy?.type).toBe('OnDelete');
   });
 
-  test('pausing again says so and exits 0; -o json gives a document', async () => {
-    const {stdout, code} = await cli('pause', 'agent', '-o', 'json');
-    expect(code).toBe(0);
-    expect(JSON.parse(stdout)).toMatchObject({
-      kind: 'DaemonSetPause',
-      outcome: 'already-paused',
-      strategy: {rollingUpdate: {maxUnavailable: '50%', maxSurge: 0}},
-    });
-    const yaml = await cli('pause', 'agent', '-o', 'yaml');
-    expect(yaml.stdout).toMatch(/^apiVersion: ds-rollout.io\/v1alpha1\nkind: DaemonSetPause\n/);
-    expect(yaml.stdout).toContain('outcome: already-paused');
+  test('pausing again is an error, as kubectl rollout pause of a paused Deployment: exit 1, one line, nothing sent', async () => {
+    const before = sim.daemonSet().metadata.resourceVersion;
+    for (const output of ['text', 'json']) {
+      const result = await cli('pause', 'agent', '-o', output);
+      expect(result).toEqual({code: 1, stdout: '', stderr: 'error: daemonsets.apps "agent" is already paused\n'});
+    }
+    expect(sim.daemonSet().metadata.resourceVersion).toBe(before);
   });
 
   test('ds-plan shows "paused by ds-rollout" with the recorded budget', async () => {
@@ -78,7 +74,7 @@ describe('pause, then resume', () => {
 
   test('resuming a running DaemonSet is an input error: exit 1, one line, nothing on stdout', async () => {
     const result = await cli('resume', 'agent');
-    expect(result).toEqual({code: 1, stdout: '', stderr: 'error: daemonset default/agent is not paused (updateStrategy RollingUpdate)\n'});
+    expect(result).toEqual({code: 1, stdout: '', stderr: 'error: daemonsets.apps "agent" is not paused\n'});
   });
 
   test('usage errors exit 1', async () => {

@@ -235,7 +235,16 @@ describe('kubectl ds-plan errors: exit 1, one line on stderr, nothing on stdout'
       args: ['--snapshot', EXAMPLE],
       message: `snapshot ${EXAMPLE} holds 2 DaemonSets: name one (kube-system/fluentd, kube-system/kube-proxy)`,
     },
-    {name: 'an extra argument', args: ['fluentd', 'fluentbit', '--snapshot', EXAMPLE], message: `unexpected argument: fluentbit; see 'kubectl ds-plan --help'`},
+    {
+      name: 'two words: TYPE NAME, as kubectl reads them',
+      args: ['fluentd', 'fluentbit', '--snapshot', EXAMPLE],
+      message: '"fluentd" is not a DaemonSet type: ds-rollout works on daemonsets (NAME, ds NAME, ds/NAME or daemonset.apps/NAME)',
+    },
+    {
+      name: 'an extra argument',
+      args: ['ds', 'fluentd', 'fluentbit', '--snapshot', EXAMPLE],
+      message: `unexpected argument: ds/fluentbit; see 'kubectl ds-plan --help'`,
+    },
     {
       name: 'an unknown output format',
       args: ['fluentd', '--snapshot', EXAMPLE, '-o', 'xml'],

@@ -53,6 +53,12 @@ describe('wantedCompletion', () => {
     expect(want('rollout', ['status', '--certificate-authority'], '')).toEqual({kind: 'files'});
   });
 
+  test("kubectl's TYPE NAME: after a DaemonSet TYPE word the name is completed, and is the one revisions are of", () => {
+    expect(want('rollout', ['status', 'daemonset', '-n', 'kube-system'], 'fl')).toEqual({kind: 'daemonsets', cluster: {namespace: 'kube-system'}, before: ''});
+    expect(want('rollout', ['undo', 'ds', 'fluentd', '--to-revision'], '')).toMatchObject({kind: 'revisions', daemonSet: 'fluentd'});
+    expect(want('rollout', ['status', 'ds', 'fluentd'], '')).toMatchObject({kind: 'fixed', candidates: []});
+  });
+
   test("kubectl's global flags already typed reach the lookups too", () => {
     const words = ['--server=https://h:6443', '--token', 'T', '--as', 'jane', '--as-group', 'a', '--as-group=b', '--insecure-skip-tls-verify', '--user', 'u'];
     expect(want('rollout', ['status', ...words, '--cluster=c', '--tls-server-name', 'n'], '')).toEqual({

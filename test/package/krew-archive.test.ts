@@ -1,7 +1,7 @@
-// The krew archive as a user installs it: built by `npm run package` (here: its two steps, gzip -1, when the archive is
-// missing or older than the bundle), unpacked, and run with a PATH that holds no node, against a simulated
+// The krew archive as a user installs it: built by `npm run package` (here: its two steps, gzip -1; the single
+// executable's bundle only when older than the build), unpacked, and run with a PATH that holds no node, against a simulated
 // cluster, directly and through kubectl. The manifests' sha256 must be the archive's.
-import {execFile, execFileSync} from 'node:child_process';
+import {execFile, execFileSync, spawnSync} from 'node:child_process';
 import {createHash} from 'node:crypto';
 import {existsSync, readFileSync, statSync} from 'node:fs';
 import {mkdir, mkdtemp, readdir, rm, symlink} from 'node:fs/promises';
@@ -11,11 +11,13 @@ import {load} from 'js-yaml';
 import {afterAll, beforeAll, describe, expect, test, vi} from 'vitest';
 import {kubectlMinor, kubectlPath, skipWithoutKubectl} from '../helpers/kubectl.js';
 import {ROOT} from '../helpers/run-cli.js';
+import {archiveUri} from '../../build/release-url.mjs';
 import {startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
 
 vi.setConfig({testTimeout: 30_000, hookTimeout: 600_000});
 
-const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {version: string}).version;
+const PJSON = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {version: string; config: {releaseBaseUrl: string}};
+const VERSION = PJSON.version;
 const ARCHIVE = join(ROOT, 'dist-release', `ds-rollout_${VERSION}_linux_amd64.tar.gz`);
 
 interface KrewManifest {
@@ -35,13 +37,21 @@ let dir: string;
 let bin: string;
 let t: TestCluster;
 
+/** What `npm run package`'s two steps printed on stderr: nothing, when all is well (no postject warnings). */
+let packageStderr = '';
+
 beforeAll(async () => {
   const bundle = join(ROOT, 'dist', 'cli.mjs');
-  if (!existsSync(ARCHIVE) || statSync(ARCHIVE).mtimeMs < statSync(bundle).mtimeMs) {
-    execFileSync(process.execPath, ['build/bundle.mjs', '--sea'], {cwd: ROOT, stdio: 'ignore'});
-    // --fast: a lighter gzip level, the one difference from the release archive (CI's time budget).
-    execFileSync(process.execPath, ['build/package.mjs', '--fast'], {cwd: ROOT, stdio: 'ignore'});
-  }
+  const step = (args: string[]) => {
+    const result = spawnSync(process.execPath, args, {cwd: ROOT, encoding: 'utf8', env: {...process.env, DS_ROLLOUT_RELEASE_URL: ''}});
+    if (result.status !== 0) throw new Error(`node ${args.join(' ')} failed: ${result.stderr}`);
+    packageStderr += result.stderr;
+  };
+  const seaBundle = join(ROOT, 'dist-sea', 'main.cjs');
+  if (!existsSync(seaBundle) || statSync(seaBundle).mtimeMs < statSync(bundle).mtimeMs) step(['build/bundle.mjs', '--sea']);
+  // Always: the manifests, checksums and warnings are what this suite checks. --fast: a lighter gzip level, the one
+  // difference from the release archive (CI's time budget).
+  step(['build/package.mjs', '--fast']);
   dir = await mkdtemp(join(tmpdir(), 'ds-rollout-krew-'));
   bin = join(dir, 'unpacked');
   await mkdir(bin);
@@ -61,6 +71,21 @@ function run(command: string, args: string[], path = bin): Promise<{code: number
     execFile(command, args, {env, cwd: dir}, (error, stdout, stderr) => resolve({code: typeof error?.code === 'number' ? error.code : 0, stdout, stderr})),
   );
 }
+
+test('npm run package prints no warning', () => {
+  expect(packageStderr).toBe('');
+});
+
+test('SHA256SUMS holds the archive sha256, as sha256sum -c reads it', () => {
+  const sum = createHash('sha256').update(readFileSync(ARCHIVE)).digest('hex');
+  expect(readFileSync(join(ROOT, 'dist-release', 'SHA256SUMS'), 'utf8')).toBe(`${sum}  ds-rollout_${VERSION}_linux_amd64.tar.gz\n`);
+});
+
+test('no krew manifest is committed: they are generated with the archive they describe', () => {
+  expect(execFileSync('git', ['ls-files', '--', 'plugins', '*.yaml'], {cwd: ROOT, encoding: 'utf8'}).split('\n')).not.toContainEqual(
+    expect.stringMatching(/(^|\/)plugins\//),
+  );
+});
 
 test('the archive holds both binaries, their completion executables and LICENSE', async () => {
   expect((await readdir(bin)).sort()).toEqual(['LICENSE', 'kubectl-ds_plan', 'kubectl-ds_rollout', 'kubectl_complete-ds_plan', 'kubectl_complete-ds_rollout']);
@@ -84,7 +109,8 @@ test.each([
   const [platform, ...others] = manifest.spec.platforms;
   expect(others).toEqual([]);
   expect(platform!.selector.matchLabels).toEqual({os: 'linux', arch: 'amd64'});
-  expect(platform!.uri.endsWith(`/ds-rollout_${VERSION}_linux_amd64.tar.gz`)).toBe(true);
+  // The one configurable base (package.json config.releaseBaseUrl) and the archive's name.
+  expect(platform!.uri).toBe(archiveUri(PJSON, `ds-rollout_${VERSION}_linux_amd64.tar.gz`, {}));
   expect(platform!.sha256).toBe(createHash('sha256').update(readFileSync(ARCHIVE)).digest('hex'));
   expect(platform!.bin).toBe(binary);
   expect(platform!.files.map((file) => file.from).sort()).toEqual(['LICENSE', binary, binary.replace('kubectl-', 'kubectl_complete-')].sort());

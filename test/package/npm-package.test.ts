@@ -53,6 +53,10 @@ test('the tarball holds what runs: the bundle, the four executables, LICENSE, CH
   expect(files).toEqual(expect.arrayContaining(['LICENSE', 'CHANGELOG.md', 'README.md', 'package.json', 'dist/cli.mjs']));
   expect(files.filter((file) => file.startsWith('dist/') && file !== 'dist/cli.mjs' && !/^dist\/chunks\/[\w-]+\.mjs$/.test(file))).toEqual([]);
   expect(files.some((file) => file.startsWith('src/') || file.startsWith('test/') || file === 'oclif.manifest.json')).toBe(false);
+  // Exactly what a global install runs and documents, nothing else (no build scripts, plugins or dist-release).
+  const needed =
+    /^(LICENSE|README\.md|CHANGELOG\.md|package\.json|bin\/kubectl(-|_complete-)ds_(plan|rollout)|dist\/cli\.mjs|dist\/chunks\/[\w-]+\.mjs|examples\/[\w.-]+)$/;
+  expect(files.filter((file) => !needed.test(file))).toEqual([]);
 });
 
 test('a global install puts only the kubectl plugin and completion executables on PATH', () => {

@@ -131,7 +131,7 @@ describe('resume', () => {
 
   test('a running DaemonSet is not paused', async () => {
     sim = await startRolloutSim({unpaused: true});
-    await expect(resumeDaemonSet({writer: sim.live.writer, ref: REF})).rejects.toThrow('daemonset default/agent is not paused (updateStrategy RollingUpdate)');
+    await expect(resumeDaemonSet({writer: sim.live.writer, ref: REF})).rejects.toThrow('daemonsets.apps "agent" is not paused');
   });
 
   test('refuses an OnDelete DaemonSet it did not pause, unless --force with a strategy', async () => {

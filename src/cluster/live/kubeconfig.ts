@@ -136,9 +136,8 @@ class Fields {
 function loadData(options: KubeconfigOptions): KubeconfigData | undefined {
   if (options.kubeconfig !== undefined) return loadKubeconfigFile(options.kubeconfig);
   if (process.env['KUBECONFIG']) {
-    const merged = loadKubeconfigList(kubeconfigFiles(process.env['KUBECONFIG']));
-    if (merged === undefined) throw new InputError(`cannot load kubeconfig "${process.env['KUBECONFIG']}": no such file`);
-    return merged;
+    // kubectl skips files of the list that do not exist; none at all is an empty kubeconfig (not ~/.kube/config).
+    return loadKubeconfigList(kubeconfigFiles(process.env['KUBECONFIG']));
   }
   const home = join(homedir(), '.kube', 'config');
   return existsSync(home) ? loadKubeconfigFile(home) : undefined;

@@ -22,6 +22,8 @@ export default class Status extends BaseCommand {
   static override flags = {
     ...clusterFlags,
     'all-namespaces': Flags.boolean({char: 'A', summary: 'Every DaemonSet of every namespace.'}),
+    selector: Flags.string({char: 'l', summary: 'The DaemonSets matching this selector, in turn.', helpValue: 'SELECTOR'}),
+    filename: Flags.string({char: 'f', summary: 'The DaemonSets a manifest names (- for stdin), in turn.', helpValue: 'FILE'}),
     watch: Flags.boolean({
       char: 'w',
       allowNo: true,
@@ -42,6 +44,18 @@ export default class Status extends BaseCommand {
     if (flags.watch && flags.snapshot !== undefined) throw new UsageError('--watch follows a live cluster; it cannot be used with --snapshot');
     if (flags.watch && flags.now !== undefined) throw new UsageError('--now fixes one instant; it cannot be used with --watch');
     if (flags['all-namespaces'] && args.name !== undefined) throw new UsageError('a DaemonSet cannot be named across all namespaces: drop -A, or NAME');
+    // kubectl's refusals, in its words.
+    if (flags.selector !== undefined && args.name !== undefined) {
+      throw new UsageError('selectors and the all flag cannot be used when passing resource/name arguments');
+    }
+    if (flags.filename !== undefined && args.name !== undefined) {
+      throw new UsageError('when paths, URLs, or stdin is provided as input, you may not specify resource arguments as well');
+    }
+    if (flags.filename !== undefined && (flags.selector !== undefined || flags['all-namespaces'])) {
+      throw new UsageError('-f names the DaemonSets itself: it cannot be used with -l or -A');
+    }
+    if (flags.filename === '-' && flags.snapshot === '-') throw new UsageError('-f - and --snapshot - cannot both read stdin');
+    const selecting = flags.selector !== undefined || flags.filename !== undefined;
     // As kubectl rollout status: watch unless told not to; a snapshot or --now is one instant.
     const watch = flags.watch ?? (flags.snapshot === undefined && flags.now === undefined);
 
@@ -73,7 +87,7 @@ export default class Status extends BaseCommand {
       return Promise.race([work, expired]).finally(() => clearTimeout(timer));
     };
 
-    if (args.name === undefined) {
+    if (args.name === undefined && !selecting) {
       const list = await import('../../services/status-all.js');
       const {renderStatusListText} = await import('../../output/status-list-text.js');
       const namespace = flags['all-namespaces'] ? undefined : opened.namespace;
@@ -117,36 +131,65 @@ export default class Status extends BaseCommand {
 
     const status = await import('../../services/status.js');
     const {chooseDaemonSet} = await import('../../cluster/open-source.js');
-    const ref = chooseDaemonSet(opened, args.name, flags.namespace, this.helpCommand());
-    const {renderStatusProgress, renderStatusText} = await import('../../output/status-text.js');
-    const {report, exitCode, failure} = await bounded(
-      status.runStatus({
-        source,
-        ref,
-        now,
-        follow: watch ? (handlers) => live!.watch(ref, handlers) : undefined,
-        timeoutMs: flags.timeout,
-        stuckAfterMs: flags['stuck-after'],
-        onReport: text ? (update) => write(renderStatusProgress(update, {color})) : undefined,
-      }),
-    )
-      // A request still waiting on a frozen server must not keep the finished command alive.
-      .finally(() => live?.client.close());
-    if (watch && text) write('\n');
-
-    if (isDocumentFormat(flags.output)) process.stdout.write(await (await import('../../output/document.js')).renderDocument(report, flags.output));
-    else {
-      // A watch has already printed kubectl's line and the verdict as they changed: print them once.
-      write(
-        renderStatusText(report, {
-          color,
-          width: process.stdout.isTTY ? process.stdout.columns : undefined,
-          allNodes: flags['all-nodes'],
-          headline: !watch,
-        }),
-      );
+    // -l and -f name DaemonSets as kubectl rollout status reads them: each is followed in turn, as kubectl does.
+    const refs = selecting
+      ? flags.filename !== undefined
+        ? await status.manifestDaemonSets(flags.filename, flags.namespace, opened.namespace)
+        : await bounded(status.selectDaemonSets(opened.objects, flags['all-namespaces'] ? undefined : opened.namespace, flags.selector!))
+      : [chooseDaemonSet(opened, args.name, flags.namespace, this.helpCommand())];
+    if (refs.length === 0) {
+      // kubectl's words when a selector matches nothing; not an error.
+      process.stderr.write(flags['all-namespaces'] ? 'No resources found\n' : `No resources found in ${opened.namespace} namespace.\n`);
+      live?.client.close();
+      return;
     }
-    if (failure !== undefined) process.stderr.write(`error: ${failure}\n`);
+    const {renderStatusProgress, renderStatusText} = await import('../../output/status-text.js');
+    const reports: Array<Awaited<ReturnType<typeof status.runStatus>>['report']> = [];
+    let exitCode = 0;
+    try {
+      for (const ref of refs) {
+        const run = await bounded(
+          status.runStatus({
+            source,
+            ref,
+            now,
+            follow: watch ? (handlers) => live!.watch(ref, handlers) : undefined,
+            timeoutMs: flags.timeout,
+            stuckAfterMs: flags['stuck-after'],
+            onReport: text ? (update) => write(renderStatusProgress(update, {color})) : undefined,
+          }),
+        );
+        if (watch && text) write('\n');
+        reports.push(run.report);
+        if (text) {
+          // A watch has already printed kubectl's line and the verdict as they changed: print them once.
+          write(
+            renderStatusText(run.report, {
+              color,
+              width: process.stdout.isTTY ? process.stdout.columns : undefined,
+              allNodes: flags['all-nodes'],
+              headline: !watch,
+            }),
+          );
+        }
+        if (run.failure !== undefined) process.stderr.write(`error: ${run.failure}\n`);
+        // Watching, kubectl stops at the first rollout that does not finish; one look reports each, the worst verdict wins.
+        exitCode = run.exitCode;
+        if (watch && run.exitCode !== 0) break;
+      }
+    } finally {
+      // A request still waiting on a frozen server must not keep the finished command alive.
+      live?.client.close();
+    }
+    if (isDocumentFormat(flags.output)) {
+      const {renderDocument} = await import('../../output/document.js');
+      // -l and -f print a List, however many matched (as kubectl get -l does), so scripts read one shape.
+      process.stdout.write(await renderDocument(selecting ? {kind: 'List', items: reports} : reports[0]!, flags.output));
+    }
+    if (!watch && reports.length > 1) {
+      const {worstVerdict} = await import('../../services/status-all.js');
+      exitCode = status.STATUS_EXIT[worstVerdict(reports.map((report) => report.verdict))];
+    }
     process.exitCode = exitCode;
   }
 }

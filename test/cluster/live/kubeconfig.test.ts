@@ -116,8 +116,20 @@ describe('KUBECONFIG lists resolve to the cluster kubectl picks', () => {
     expect(kubectlView(kubeconfig, context)).toEqual(expected);
   });
 
-  test('no file of the list exists: one clear error naming the list', () => {
-    expect(() => ours(list(join(dir, 'gone-1'), join(dir, 'gone-2')))).toThrow(/cannot load kubeconfig ".*gone-1.*gone-2": no such file/);
+  test("no file of the list exists: kubectl's empty kubeconfig (localhost:8080), not an error and not ~/.kube/config", () => {
+    const saved = process.env.KUBERNETES_SERVICE_HOST;
+    delete process.env.KUBERNETES_SERVICE_HOST;
+    try {
+      expect(ours(list(join(dir, 'gone-1'), join(dir, 'gone-2')))).toMatchObject({server: 'http://localhost:8080', namespace: 'default'});
+    } finally {
+      if (saved !== undefined) process.env.KUBERNETES_SERVICE_HOST = saved;
+    }
+    // kubectl: no cluster from the list either (it then talks to localhost:8080).
+    const out = execFileSync('kubectl', ['config', 'view', '-o', 'jsonpath={.clusters}'], {
+      env: {...process.env, KUBECONFIG: list(join(dir, 'gone-1'), join(dir, 'gone-2'))},
+      encoding: 'utf8',
+    });
+    expect(['', 'null']).toContain(out);
   });
 });
 
