@@ -3,11 +3,12 @@ import * as Flags from '@oclif/core/flags';
 
 export const detachFlags = {
   detach: Flags.boolean({
-    summary:
-      "Gated rollout: run it in the cluster as a Job in the DaemonSet's namespace (with its ServiceAccount and roles) instead of in this terminal; with --dry-run=client -o yaml, print those manifests.",
+    summary: 'Run it in the cluster, as a Job.',
+    helpGroup: 'Gated rollout',
   }),
   image: Flags.string({
-    summary: 'With --detach: the image the Job runs (default: the release image of this version).',
+    summary: "The Job's image (default: this release's).",
+    helpGroup: 'Gated rollout',
     helpValue: 'IMAGE',
     dependsOn: ['detach'],
   }),

@@ -5,7 +5,7 @@ import {daemonSetArg, dryRunFlag, isDocumentFormat, liveClusterFlags, outputFlag
 export default class Pause extends BaseCommand {
   static override summary = 'Pause a rollout: no pod is replaced until step or resume.';
 
-  static override description = `\`kubectl rollout pause\` refuses DaemonSets. This records the RollingUpdate settings in the annotation ds-rollout.io/paused-strategy and switches updateStrategy to OnDelete, in one patch with a resourceVersion precondition; no pod restarts. While paused the controller still creates pods on nodes that join and replaces deleted pods. Exit status: 0 paused, 1 bad input or already paused (as kubectl: `daemonsets.apps "NAME" is already paused`), 2 cluster unreachable.`;
+  static override description = `\`kubectl rollout pause\` refuses DaemonSets. This records the RollingUpdate settings in the annotation ds-rollout.io/paused-strategy and switches updateStrategy to OnDelete, in one patch with a resourceVersion precondition; no pod restarts. While paused the controller still creates pods on nodes that join and replaces deleted pods. Exit status: 0 paused, 1 bad input or already paused (as kubectl says it), 2 cluster unreachable.`;
 
   static override examples = [
     {description: 'Pause a rollout', command: 'kubectl ds-rollout pause fluentd -n kube-system'},
