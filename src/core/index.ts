@@ -144,3 +144,4 @@ export {
 } from './gates.js';
 export {plural} from './words.js';
 export {DEFAULT_POD_DELETION_MS, DEFAULT_POD_START_MS, observePodTimings, observedStartMs, type DurationEstimate, type PodTimings} from './timing.js';
+export {type DocumentProblem, describeDocumentProblem, documentProblem, EXPANSION_PER_BYTE, jsonTextDepth, MAX_DOCUMENT_DEPTH} from './document-limits.js';
