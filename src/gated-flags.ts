@@ -1,6 +1,6 @@
 // The flags of a gated rollout (`step --canary ...`, `promote`, `abort`): defined once, light to load (oclif only).
 import * as Flags from '@oclif/core/flags';
-import {durationFlag} from './flags.js';
+import {durationFlag, integerFlag} from './flags.js';
 
 export const gatedFlags = {
   canary: Flags.string({
@@ -17,7 +17,7 @@ export const gatedFlags = {
     options: ['pause', 'undo'] as const,
     summary: 'Gated rollout: when a gate fails, stay paused (exit 3) or roll back the nodes that got the new revision.',
   })(),
-  'max-restarts': Flags.integer({min: 0, summary: 'Gated rollout: container restarts a new pod may have before the gate fails (default 0).'}),
+  'max-restarts': integerFlag('max-restarts', {min: 0, summary: 'Gated rollout: container restarts a new pod may have before the gate fails (default 0).'}),
   'progress-deadline': durationFlag('progress-deadline', {
     summary: 'Gated rollout: how long a new pod may stay Pending or not Ready before the gate fails (default 10m).',
   }),

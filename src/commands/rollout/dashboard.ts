@@ -7,6 +7,7 @@ import {clusterFlags, daemonSetArg, outputFlagOf} from '../../flags.js';
 
 export default class Dashboard extends BaseCommand {
   static override summary = 'Watch and drive a DaemonSet rollout on one screen.';
+  protected static override drawsScreen = true;
 
   static override description = `An interactive terminal dashboard for one DaemonSet, following the cluster through watches (no polling):
 

@@ -2,7 +2,7 @@
 // kube-apiserver with no nodes of its own) until Ctrl-C.
 import * as Flags from '@oclif/core/flags';
 import {BaseCommand} from '../../../base-command.js';
-import {connectionFlags} from '../../../flags.js';
+import {connectionFlags, integerFlagDefaulting} from '../../../flags.js';
 import {InputError} from '../../../errors.js';
 
 export default class SimKubelets extends BaseCommand {
@@ -21,10 +21,10 @@ export default class SimKubelets extends BaseCommand {
     kubeconfig: Flags.string({summary: 'Path to the kubeconfig file.', helpValue: 'FILE'}),
     context: Flags.string({summary: 'The kubeconfig context to use.', helpValue: 'NAME'}),
     ...connectionFlags,
-    nodes: Flags.integer({summary: 'Number of nodes.', default: 3, helpValue: 'N'}),
+    nodes: integerFlagDefaulting('nodes', {summary: 'Number of nodes.', default: 3, min: 0, max: 100_000}),
     prefix: Flags.string({summary: 'Node name prefix.', default: 'sim-node-', helpValue: 'TEXT'}),
-    'start-delay': Flags.integer({summary: 'Milliseconds from binding to Ready.', default: 1000, helpValue: 'MS'}),
-    'stop-delay': Flags.integer({summary: 'Milliseconds a deleted pod takes to stop.', default: 500, helpValue: 'MS'}),
+    'start-delay': integerFlagDefaulting('start-delay', {summary: 'Milliseconds from binding to Ready.', default: 1000, helpValue: 'MS', min: 0}),
+    'stop-delay': integerFlagDefaulting('stop-delay', {summary: 'Milliseconds a deleted pod takes to stop.', default: 500, helpValue: 'MS', min: 0}),
     'fail-image': Flags.string({summary: 'Pods with an image containing this text crash-loop.', helpValue: 'TEXT'}),
   };
 

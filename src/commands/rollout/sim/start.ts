@@ -1,6 +1,7 @@
 // `kubectl ds-rollout sim start`: runs a simulated cluster in the foreground until Ctrl-C.
 import * as Flags from '@oclif/core/flags';
 import {BaseCommand} from '../../../base-command.js';
+import {integerFlag} from '../../../flags.js';
 
 export default class SimStart extends BaseCommand {
   static override summary = 'Run a simulated cluster (API server, kubelets, DaemonSet controller) in the foreground.';
@@ -39,12 +40,12 @@ It serves HTTPS with a certificate authority of its own and demands a bearer tok
 
   static override flags = {
     scenario: Flags.string({summary: 'What to load: demo (the default), empty or large.', helpValue: 'NAME', exclusive: ['snapshot']}),
-    nodes: Flags.integer({summary: 'Number of nodes (demo: 20, empty: 3, large: 5000).', helpValue: 'N', exclusive: ['snapshot']}),
+    nodes: integerFlag('nodes', {summary: 'Number of nodes (demo: 20, empty: 3, large: 5000).', min: 0, max: 100_000, exclusive: ['snapshot']}),
     snapshot: Flags.string({
       summary: 'Load this dump of a cluster (kubectl get nodes,pods,daemonsets,controllerrevisions -A -o yaml|json; - reads stdin) instead of a scenario.',
       helpValue: 'FILE',
     }),
-    port: Flags.integer({summary: 'Port on 127.0.0.1 (default: a free one).', helpValue: 'PORT'}),
+    port: integerFlag('port', {summary: 'Port on 127.0.0.1 (default: a free one).', helpValue: 'PORT', min: 0, max: 65535}),
     kubeconfig: Flags.string({summary: 'Write the kubeconfig here (default: a file in the temp directory, removed on exit).', helpValue: 'FILE'}),
     speed: Flags.string({summary: 'Simulated seconds per real second (kubelet start-up, minReadySeconds, graceful deletion).', default: '1', helpValue: 'X'}),
     tls: Flags.boolean({
