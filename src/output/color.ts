@@ -46,9 +46,7 @@ export function visibleLength(text: string): number {
 // Our own colours, the only escape sequences a command prints (the dashboard, which draws the screen, is exempt).
 const OWN_STYLE = /^\u001B\[(?:1|2|22|31|32|33|36|39)m/;
 // C0 controls but newline and tab, DEL, C1 controls, and the bidirectional overrides that reorder what is shown.
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const UNSAFE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/;
-// eslint-disable-next-line no-control-regex -- as above
 const UNSAFE_ALL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
 
 function escapeCharacter(ch: string): string {
