@@ -198,18 +198,30 @@ export const dryRunFlag = Flags.custom<DryRun>({
 })();
 Object.assign(dryRunFlag, {completions: DRY_RUNS, bareValue: 'client'} satisfies FlagValues);
 
-/** `--request-timeout`, with its default in whole seconds. */
+/**
+ * `--request-timeout`, with its default in whole seconds. Unlike kubectl's, 0 is no "no limit": a frozen cluster or
+ * proxy must never hang a command, so 0 is refused.
+ */
 export function requestTimeoutFlagDefaulting(seconds: number) {
   return Flags.custom<number>({
-    summary: 'How long one API request may take before the cluster counts as unreachable (0: no limit).',
+    summary:
+      'How long one API request may take (connecting, through a proxy, TLS, the answer). A request without an answer is tried once more, so a frozen cluster is reported within about twice this.',
     helpValue: 'DURATION',
     default: seconds * 1000,
     defaultHelp: async () => `${seconds}s`,
-    parse: async (input) => parseDuration(input, '--request-timeout'),
+    parse: async (input) => {
+      const ms = parseDuration(input, '--request-timeout');
+      if (ms < 1)
+        throw new ArgumentError(`invalid --request-timeout "${truncate(input, 40)}": want a duration from 1ms to 596h (0 would let a frozen cluster hang)`);
+      return ms;
+    },
   })();
 }
 
-export const requestTimeoutFlag = requestTimeoutFlagDefaulting(30);
+/** The default request timeout: two tries without an answer report a frozen cluster within about 30 s. */
+export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 15;
+
+export const requestTimeoutFlag = requestTimeoutFlagDefaulting(DEFAULT_REQUEST_TIMEOUT_SECONDS);
 
 // kubectl's global flags that pick the cluster and the credentials. kubectl passes none of them to a plugin, so
 // each command defines them, with kubectl's names and meanings (they override the kubeconfig's context).

@@ -10,7 +10,7 @@ import type {ControllerRevision, DaemonSet, Node, ObjectMeta, Pod} from '../../c
 import {ClusterUnreachableError, type DsRolloutError, NotFoundError} from '../../errors.js';
 import type {ClusterObjects, DaemonSetRef} from '../cluster-source.js';
 import type {KubeClient, ListResult} from './client.js';
-import {errorFromResponse, errorFromWatch, isExpired, type RequestDescription} from './errors.js';
+import {errorFromResponse, errorFromWatch, isExpired, NoAnswerError, type RequestDescription} from './errors.js';
 import type {Connection, FollowHandlers} from './follower.js';
 import {DEFAULT_PAGE_SIZE} from './live-source.js';
 import {daemonSetsPath, describe, nodesPath, podsPath, revisionsPath} from './paths.js';
@@ -249,7 +249,7 @@ export interface ClusterWatchOptions extends FollowHandlers {
   readonly pageSize?: number;
   /** Without any sign of life from the server for this long, ask it whether it is there (default 5 s). */
   readonly probeEveryMs?: number;
-  /** How long one probe waits without --request-timeout (default 10 s). */
+  /** How long the one try of a probe waits without --request-timeout (default 10 s). */
   readonly probeTimeoutMs?: number;
 }
 
@@ -295,7 +295,7 @@ export function watchClusterObjects(
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   const throttleMs = options.throttleMs ?? 100;
   // With a short --request-timeout, a frozen server is noticed as soon as one request of that length would be.
-  const probeEveryMs = options.probeEveryMs ?? Math.min(DEFAULT_PROBE_EVERY_MS, client.timeoutMs ?? DEFAULT_PROBE_EVERY_MS);
+  const probeEveryMs = options.probeEveryMs ?? Math.min(DEFAULT_PROBE_EVERY_MS, (client.timeoutMs ?? 2 * DEFAULT_PROBE_EVERY_MS) / 2);
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   let lastContact = Date.now();
@@ -349,7 +349,10 @@ export function watchClusterObjects(
     unreachable = true;
     report('reconnecting');
     const why = error instanceof ClusterUnreachableError ? error.message : `the cluster at ${client.server} keeps failing: ${error.message}`;
-    const failure = new ClusterUnreachableError(`${why}; gave up following the rollout after ${RETRY_ATTEMPTS} tries`, {cause: error});
+    const failure = new ClusterUnreachableError(
+      error instanceof NoAnswerError ? `${why}; the watch streams were silent too` : `${why}; gave up following the rollout after ${RETRY_ATTEMPTS} tries`,
+      {cause: error},
+    );
     if (!options.onUnreachable) return fail(failure);
     options.onUnreachable(failure);
     for (const r of reflectors) r.reconnect();
@@ -363,7 +366,9 @@ export function watchClusterObjects(
     () => {
       if (stopped || probing || Date.now() - lastContact < probeEveryMs) return;
       probing = true;
-      client.probe(options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS).then(
+      // One try: the streams have been silent for probeEveryMs already, so a frozen server is reported within
+      // probeEveryMs and one request timeout (at most 1.5 times --request-timeout), as a single read would be.
+      client.probe(options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS, 1).then(
         () => {
           probing = false;
           contact();
