@@ -3,7 +3,7 @@
 import {join} from 'node:path';
 import {PassThrough} from 'node:stream';
 import {afterAll, afterEach, beforeAll, describe, expect, test, vi} from 'vitest';
-import {connectLiveCluster, RETRY_ATTEMPTS} from '../../src/cluster/live/index.js';
+import {connectLiveCluster} from '../../src/cluster/live/index.js';
 import type {ClusterState, DaemonSet, Pod} from '../../src/core/index.js';
 import {InputError, NotFoundError} from '../../src/errors.js';
 import {clusterActions, createPlanFeed, dashboardService, type FollowHandlers, shouldStartInk} from '../../src/services/dashboard.js';
