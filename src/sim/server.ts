@@ -7,7 +7,7 @@ import {createServer as createTlsServer} from 'node:https';
 import type {AddressInfo} from 'node:net';
 import {load as loadYaml} from 'js-yaml';
 import {describeDocumentProblem, documentProblem, jsonTextDepth, type LabelSelector, MAX_DOCUMENT_DEPTH} from '../core/index.js';
-import {type Authenticator, authorized} from './authentication.js';
+import {type Authenticator, authorized, impersonate} from './authentication.js';
 import {DISCOVERY_CONTENT_TYPES, SERVER_VERSION, apiGroup, apiResourceList, coreDiscovery, groupsDiscovery} from './discovery.js';
 import {checkFieldSelector, parseFieldSelector} from './field-selectors.js';
 import {FaultInjector, RequestLog, matchesRequest, type DelayRule, type FaultOptions, type RequestAttributes, type RequestMatcher} from './hooks.js';
@@ -382,9 +382,14 @@ export class SimServer {
     try {
       if (authentication !== undefined) {
         if ('failed' in authentication) throw unauthorized();
-        if (!authorized(authentication.user, path !== undefined)) {
+        const acting = impersonate(authentication.user, req.headers);
+        if ('refused' in acting) {
+          if (acting.refused === 'bad-request') throw badRequest('requested impersonation of groups without impersonating a user');
+          throw forbidden({user: authentication.user.name, verb: 'impersonate', group: '', resource: 'users', name: acting.target});
+        }
+        if (!authorized(acting.user, path !== undefined)) {
           throw forbidden({
-            user: authentication.user.name,
+            user: acting.user.name,
             verb: verb ?? method.toLowerCase(),
             group: path?.info.group ?? '',
             resource: path?.info.resource ?? '',
@@ -751,7 +756,18 @@ export class SimServer {
       throw err;
     }
     if (!isRecord(patched)) throw badRequest('the patch did not produce an object');
-    const meta = isRecord(patched['metadata']) ? patched['metadata'] : {};
+    // A patch that removes the metadata leaves an object without a name: invalid, as a create without one is.
+    if (!isRecord(patched['metadata']) || typeof patched['metadata']['name'] !== 'string' || patched['metadata']['name'] === '') {
+      const message = 'Required value: name or generateName is required';
+      throw invalid(
+        path.info.kind,
+        path.info.group,
+        path.name!,
+        `${path.info.kind}${path.info.group ? `.${path.info.group}` : ''} "${path.name!}" is invalid: metadata.name: ${message}`,
+        [{reason: 'FieldValueRequired', message, field: 'metadata.name'}],
+      );
+    }
+    const meta = patched['metadata'];
     const currentRv = current.object.metadata.resourceVersion;
     if (meta['resourceVersion'] !== undefined && meta['resourceVersion'] !== '' && meta['resourceVersion'] !== currentRv) {
       throw conflict(path.info, path.name!);
@@ -780,7 +796,8 @@ export class SimServer {
     }
     const graceText = q.get('gracePeriodSeconds');
     const grace = typeof fromBody['gracePeriodSeconds'] === 'number' ? fromBody['gracePeriodSeconds'] : graceText !== null ? Number(graceText) : undefined;
-    if (grace !== undefined && !Number.isInteger(grace)) throw badRequest(`invalid gracePeriodSeconds: ${String(grace)}`);
+    // An int64: a value beyond it, or beyond what a double holds exactly, does not decode.
+    if (grace !== undefined && !Number.isSafeInteger(grace)) throw badRequest(`invalid gracePeriodSeconds: ${String(grace).slice(0, 40)}`);
     const orphanText = q.get('orphanDependents');
     const orphan = typeof fromBody['orphanDependents'] === 'boolean' ? fromBody['orphanDependents'] : orphanText !== null ? parseBool(orphanText) : undefined;
     let policy = (fromBody['propagationPolicy'] as PropagationPolicy | undefined) ?? (q.get('propagationPolicy') as PropagationPolicy | null) ?? undefined;
