@@ -36,6 +36,8 @@ export {
   formatFieldError,
   formatInvalid,
   isToleratedByController,
+  TOTAL_ANNOTATION_SIZE_LIMIT_BYTES,
+  validateAnnotationsSize,
   validateControllerRevision,
   validateDaemonSet,
   validateDaemonSetUpdate,
