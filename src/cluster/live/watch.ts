@@ -77,8 +77,16 @@ export class Reflector<T extends {readonly metadata: ObjectMeta}> {
   private wake: (() => void) | undefined;
   private readonly delay: (ms: number) => Promise<void>;
 
+  /** When this reflector last heard from the server (a list, an event or bookmark, a watch that started). */
+  lastHeardAt = Date.now();
+
   constructor(private readonly options: ReflectorOptions<T>) {
     this.delay = options.delay ?? sleep;
+  }
+
+  private heard(): void {
+    this.lastHeardAt = Date.now();
+    this.options.onContact?.();
   }
 
   start(): void {
@@ -148,7 +156,7 @@ export class Reflector<T extends {readonly metadata: ObjectMeta}> {
     this.resourceVersion = resourceVersion;
     this.synced = true;
     this.failures = 0;
-    this.options.onContact?.();
+    this.heard();
     this.options.onConnection?.(true);
     this.options.onChange();
   }
@@ -179,7 +187,7 @@ export class Reflector<T extends {readonly metadata: ObjectMeta}> {
               finish(undefined);
               return;
             }
-            this.options.onContact?.();
+            this.heard();
             const meta = (object as {metadata?: ObjectMeta} | undefined)?.metadata;
             if (meta?.resourceVersion) this.resourceVersion = meta.resourceVersion;
             if (type === 'BOOKMARK') return;
@@ -197,7 +205,7 @@ export class Reflector<T extends {readonly metadata: ObjectMeta}> {
             this.current = handle;
             if (!settled) {
               this.failures = 0;
-              this.options.onContact?.();
+              this.heard();
               this.options.onConnection?.(true);
             }
             if (settled || this.stopped) handle.abort();
@@ -249,6 +257,8 @@ export interface ClusterWatchOptions extends FollowHandlers {
   readonly pageSize?: number;
   /** Without any sign of life from the server for this long, ask it whether it is there (default 5 s). */
   readonly probeEveryMs?: number;
+  /** A stream silent this long is watched again (default WATCH_SILENCE_MS). */
+  readonly watchSilenceMs?: number;
   /** How long the one try of a probe waits without --request-timeout (default 10 s). */
   readonly probeTimeoutMs?: number;
 }
@@ -258,6 +268,12 @@ export interface ClusterWatch {
 }
 
 const DEFAULT_PROBE_EVERY_MS = 5_000;
+/**
+ * A watch stream silent this long, not even a bookmark, while the server answers: dropped and watched again from
+ * its resourceVersion. A stream a proxy or load balancer left half-open never ends by itself; a quiet one costs one
+ * new watch request.
+ */
+export const WATCH_SILENCE_MS = 90_000;
 const DEFAULT_PROBE_TIMEOUT_MS = 10_000;
 
 /** Follows the DaemonSet, the nodes, and the pods and revisions of its namespace until stopped. */
@@ -364,7 +380,15 @@ export function watchClusterObjects(
   // A frozen server keeps its watch streams open and silent: only a request can tell it from a quiet cluster.
   const health = setInterval(
     () => {
-      if (stopped || probing || Date.now() - lastContact < probeEveryMs) return;
+      if (stopped) return;
+      const now = Date.now();
+      for (const r of reflectors) {
+        if (r.synced && now - r.lastHeardAt > (options.watchSilenceMs ?? WATCH_SILENCE_MS)) {
+          r.lastHeardAt = now;
+          r.reconnect();
+        }
+      }
+      if (probing || now - lastContact < probeEveryMs) return;
       probing = true;
       // One try: the streams have been silent for probeEveryMs already, so a frozen server is reported within
       // probeEveryMs and one request timeout (at most 1.5 times --request-timeout), as a single read would be.
