@@ -315,6 +315,13 @@ const CLI_CASES: Record<string, readonly CliCase[]> = {
     },
     {name: 'undo --to-revision 1.5', bin: 'rollout', args: ['undo', 'fluentd', '--to-revision', '1.5'], code: 1, message: 'invalid --to-revision "1.5"'},
     {
+      name: 'history --diff abc,2',
+      bin: 'rollout',
+      args: ['history', 'fluentd', '--diff', 'abc,2', '--snapshot', EXAMPLE],
+      code: 1,
+      message: 'invalid --diff "abc": want a whole number from 1 to 9007199254740991',
+    },
+    {
       name: '--pod-start 9999999999999h',
       args: ['fluentd', '--pod-start', '9999999999999h'],
       code: 1,

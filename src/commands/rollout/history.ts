@@ -1,7 +1,7 @@
 // `kubectl ds-rollout history NAME`: parse flags, call the history service, render. Heavy modules load inside run().
 import * as Flags from '@oclif/core/flags';
 import {BaseCommand} from '../../base-command.js';
-import {clusterFlags, integerFlag, isDocumentFormat, nowFlag, optionalDaemonSetArg, outputFlag} from '../../flags.js';
+import {clusterFlags, integerFlag, isDocumentFormat, parseInteger, nowFlag, optionalDaemonSetArg, outputFlag} from '../../flags.js';
 
 export default class History extends BaseCommand {
   static override summary = "List a DaemonSet's revisions, show one, or diff two.";
@@ -31,7 +31,11 @@ Exit status: 0 on success, 1 for a usage or input error (an unknown revision: "u
   static override flags = {
     ...clusterFlags,
     revision: integerFlag('revision', {summary: "Print this revision's pod template.", min: 1, max: Number.MAX_SAFE_INTEGER}),
-    diff: Flags.integer({summary: 'Print the template diff from revision A to revision B.', helpValue: 'A B', multiple: true, delimiter: ',', min: 1}),
+    diff: Flags.custom<number>({
+      summary: 'Print the template diff from revision A to revision B.',
+      helpValue: 'A B',
+      parse: async (input) => parseInteger(input, '--diff', 1, Number.MAX_SAFE_INTEGER),
+    })({multiple: true, delimiter: ','}),
     now: nowFlag,
     output: outputFlag,
   };
