@@ -5,7 +5,7 @@
 import {Command} from '@oclif/core/command';
 import type * as Interfaces from '@oclif/core/interfaces';
 import {type DaemonSetArgMark, FALSE_WORDS, isDaemonSetType, notDaemonSetTypeError, TRUE_WORDS} from './flags.js';
-import {stripAnsi} from './output/color.js';
+import {cutLongWords, escapeControlCharacters, stripAnsi} from './output/color.js';
 import {nearest} from './suggest.js';
 import {markPhase, timingsLine} from './timings.js';
 
@@ -27,8 +27,16 @@ export interface Failure {
 
 /** The stderr line (without `error: `) and the exit code for anything `run()` threw. Exported for tests. */
 export function describeFailure(error: unknown, helpCommand: string, flagNames: readonly string[] = []): Failure {
+  const {line, exitCode} = describeRawFailure(error, helpCommand, flagNames);
+  // Messages quote input and the cluster's answers: nothing in them may drive the terminal or flood it.
+  return {line: cutLongWords(escapeControlCharacters(line)), exitCode};
+}
+
+function describeRawFailure(error: unknown, helpCommand: string, flagNames: readonly string[]): Failure {
   const failure = (typeof error === 'object' && error !== null ? error : {message: String(error)}) as FailureLike;
-  const raw = stripAnsi(String(failure.message ?? ''));
+  const message = String(failure.message ?? '');
+  // Our own errors have no colour: an escape sequence in one came from input and is shown, escaped.
+  const raw = typeof failure.exitCode === 'number' ? message : stripAnsi(message);
 
   // Our own errors carry their exit code and already read as one line.
   if (typeof failure.exitCode === 'number') return {line: unwrapFlagParsing(raw), exitCode: failure.exitCode};
@@ -83,9 +91,13 @@ export abstract class BaseCommand extends Command {
     return process.env.KUBECTL_DS_INVOKED_AS ? `kubectl ds-${words.join(' ')}` : `${this.config.bin} ${words.join(' ')}`;
   }
 
+  /** Whether this command draws the screen itself (the dashboard): its output is not filtered. */
+  protected static drawsScreen = false;
+
   public override async init(): Promise<void> {
     markPhase('start-up');
     await super.init();
+    if (!(this.constructor as typeof BaseCommand).drawsScreen) escapeTerminalOutput();
     // `kubectl ds-plan ... | head` closes the pipe early: that is the reader's choice, not an error.
     process.stdout.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
@@ -117,6 +129,25 @@ export abstract class BaseCommand extends Command {
     if (process.env.DEBUG && error?.stack) process.stderr.write(`${error.stack}\n`);
     // Returning (rather than rethrowing) keeps oclif's handler from printing a second, multi-line copy.
     process.exitCode = exitCode;
+  }
+}
+
+let escaping = false;
+/** `status -w` redrawing its table in place on a terminal, written alone: up N lines, clear below. */
+const REDRAW = /^\u001B\[\d+F\u001B\[J$/;
+
+/**
+ * Every later write to stdout and stderr with its control characters escaped (escapeControlCharacters): the one
+ * place that covers every renderer, whatever it quotes from input or the cluster. JSON and YAML output escape them
+ * already; text output quotes names, change-causes and messages as they are.
+ */
+function escapeTerminalOutput(): void {
+  if (escaping) return;
+  escaping = true;
+  for (const stream of [process.stdout, process.stderr]) {
+    const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
+    stream.write = ((chunk: unknown, ...rest: unknown[]) =>
+      write(typeof chunk === 'string' && !REDRAW.test(chunk) ? escapeControlCharacters(chunk) : chunk, ...rest)) as typeof stream.write;
   }
 }
 

@@ -105,7 +105,20 @@ export async function runPlugin(plugin: PluginName, args: readonly string[], inf
     } else await handle(error as Error);
   } finally {
     flush();
+    endOnceWritten();
   }
+}
+
+/**
+ * The command is done: if something still holds the process open (a connection to a frozen proxy that a timed-out
+ * request gave up on, which no agent closes), end it once stdout and stderr are written out. Unref'd: a process
+ * that ends by itself ends as soon as it would have.
+ */
+function endOnceWritten(): void {
+  const check = setInterval(() => {
+    if (process.stdout.writableLength === 0 && process.stderr.writableLength === 0) process.exit();
+  }, 100);
+  check.unref();
 }
 
 /**

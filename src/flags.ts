@@ -23,20 +23,30 @@ export async function parseRfc3339(input: string, flag = '--now'): Promise<numbe
 const DURATION_UNITS: Readonly<Record<string, number>> = {ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000};
 const DURATION = /^(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|ms|s|m|h)/;
 
+/**
+ * The longest duration a flag takes: what a timer can wait (setTimeout's 2^31-1 ms, 24.8 days). Far beyond any
+ * rollout; a longer one is refused as input rather than overflowing into a one-millisecond timer.
+ */
+export const MAX_DURATION_MS = 2 ** 31 - 1;
+
 /** Milliseconds for a Go duration (`90s`, `5m`, `1h30m`, `0`) or a bare number of seconds; throws with a one-line reason otherwise. */
 export function parseDuration(input: string, flag: string): number {
   const text = input.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  let rest = text;
+  const shown = truncate(input, 40);
   let ms = 0;
-  while (rest !== '') {
-    const match = DURATION.exec(rest);
-    if (!match) throw new Error(`invalid ${flag} "${input}": want a duration such as 30s, 5m or 1h30m`);
-    const unit = /[a-zµ]+$/.exec(match[0])![0];
-    ms += Number(match[0].slice(0, -unit.length)) * DURATION_UNITS[unit]!;
-    rest = rest.slice(match[0].length);
+  if (/^\d+$/.test(text)) ms = Number(text) * 1000;
+  else {
+    let rest = text;
+    while (rest !== '') {
+      const match = DURATION.exec(rest);
+      if (!match) throw new ArgumentError(`invalid ${flag} "${shown}": want a duration such as 30s, 5m or 1h30m`);
+      const unit = /[a-zµ]+$/.exec(match[0])![0];
+      ms += Number(match[0].slice(0, -unit.length)) * DURATION_UNITS[unit]!;
+      rest = rest.slice(match[0].length);
+    }
+    if (text === '') throw new ArgumentError(`invalid ${flag} "": want a duration such as 30s, 5m or 1h30m`);
   }
-  if (text === '') throw new Error(`invalid ${flag} "": want a duration such as 30s, 5m or 1h30m`);
+  if (!(ms <= MAX_DURATION_MS)) throw new ArgumentError(`invalid ${flag} "${shown}": want a duration from 0 to 596h (24 days)`);
   return ms;
 }
 
@@ -50,6 +60,28 @@ export function durationFlag(name: string, options: {summary: string}) {
  * to `kubectl ds-rollout options`, as kubectl's leaves them to `kubectl options`.
  */
 export const CONNECTION_GROUP = 'CONNECTION';
+
+/** A whole number in [min, max], or a one-line error naming `flag` and the range (not oclif's, which names neither). */
+export function parseInteger(input: string, flag: string, min: number, max: number): number {
+  const text = input.trim();
+  const value = /^[-+]?\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new ArgumentError(`invalid ${flag} "${truncate(input, 40)}": want a whole number from ${min} to ${max}`);
+  }
+  return value;
+}
+
+/** An integer flag with its range, refused naming the flag (oclif's Flags.integer says only "expected an integer"). */
+export function integerFlag(name: string, options: {summary: string; min: number; max?: number; helpValue?: string; helpGroup?: string; exclusive?: string[]}) {
+  const {min, max = 2 ** 31 - 1, ...rest} = options;
+  return Flags.custom<number>({helpValue: 'N', ...rest, parse: async (input) => parseInteger(input, `--${name}`, min, max)})();
+}
+
+/** The same with a default: its value is then always a number. */
+export function integerFlagDefaulting(name: string, options: {summary: string; min: number; max?: number; helpValue?: string; default: number}) {
+  const {min, max = 2 ** 31 - 1, ...rest} = options;
+  return Flags.custom<number>({helpValue: 'N', ...rest, parse: async (input) => parseInteger(input, `--${name}`, min, max)})();
+}
 
 export const namespaceFlag = Flags.string({
   char: 'n',
@@ -175,19 +207,30 @@ export const dryRunFlag = Flags.custom<DryRun>({
 })();
 Object.assign(dryRunFlag, {completions: DRY_RUNS, bareValue: 'client'} satisfies FlagValues);
 
-/** `--request-timeout`, with its default in whole seconds. */
+/**
+ * `--request-timeout`, with its default in whole seconds. Unlike kubectl's, 0 is no "no limit": a frozen cluster or
+ * proxy must never hang a command, so 0 is refused.
+ */
 export function requestTimeoutFlagDefaulting(seconds: number) {
   return Flags.custom<number>({
-    summary: `How long one API request may take (0: no limit; default ${seconds}s).`,
+    summary: `How long one API request may take (default ${seconds}s; a frozen cluster is reported within about twice this).`,
     helpValue: 'DURATION',
     default: seconds * 1000,
     defaultHelp: async () => `${seconds}s`,
     helpGroup: CONNECTION_GROUP,
-    parse: async (input) => parseDuration(input, '--request-timeout'),
+    parse: async (input) => {
+      const ms = parseDuration(input, '--request-timeout');
+      if (ms < 1)
+        throw new ArgumentError(`invalid --request-timeout "${truncate(input, 40)}": want a duration from 1ms to 596h (0 would let a frozen cluster hang)`);
+      return ms;
+    },
   })();
 }
 
-export const requestTimeoutFlag = requestTimeoutFlagDefaulting(30);
+/** The default request timeout: two tries without an answer report a frozen cluster within about 30 s. */
+export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 15;
+
+export const requestTimeoutFlag = requestTimeoutFlagDefaulting(DEFAULT_REQUEST_TIMEOUT_SECONDS);
 
 // kubectl's global flags that pick the cluster and the credentials. kubectl passes none of them to a plugin, so
 // each command defines them, with kubectl's names and meanings (they override the kubeconfig's context).

@@ -1,6 +1,5 @@
 // What `step --canary ...`, `promote` and `abort` share: the gated strategy from flags and a strategy file, the
 // gated rollout service run against a live cluster, its progress printed. Loaded lazily by those commands.
-import {readFile} from 'node:fs/promises';
 import {type CanarySpec, type DaemonSet, type GatedStrategy, strategyFromDocument, strategyLine} from './core/index.js';
 import {InputError, UsageError} from './errors.js';
 import {isDocumentFormat, type OutputFormat, parseDuration} from './flags.js';
@@ -45,21 +44,19 @@ function canaryOf(flags: GatedFlagValues): CanarySpec | undefined {
 export async function gatedStrategyOf(flags: GatedFlagValues): Promise<GatedStrategy> {
   let file: Partial<GatedStrategy> = {};
   if (flags.strategy !== undefined) {
-    let text: string;
-    try {
-      text = await readFile(flags.strategy, 'utf8');
-    } catch (error) {
-      throw new InputError(`--strategy ${flags.strategy}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
-    }
+    const {checkDocumentShape, isStackOverflow, MAX_MANIFEST_BYTES, readBoundedFile, tooDeepMessage} = await import('./cluster/bounded-input.js');
+    const text = await readBoundedFile(flags.strategy, {what: `--strategy file "${flags.strategy}"`, maxBytes: MAX_MANIFEST_BYTES});
     const {load} = await import('js-yaml');
     let doc: unknown;
     try {
       doc = load(text);
     } catch (error) {
+      if (isStackOverflow(error)) throw new InputError(tooDeepMessage(flags.strategy), {cause: error});
       const mark = (error as {mark?: {line: number}}).mark;
       const reason = (error as {reason?: string}).reason ?? (error as Error).message;
       throw new InputError(`${flags.strategy}${mark ? `:${mark.line + 1}` : ''}: ${reason}`);
     }
+    checkDocumentShape(doc, text.length, flags.strategy);
     const parsed = strategyFromDocument(doc, (value) => parseDuration(value, 'duration'));
     if ('problem' in parsed) {
       const line = strategyLine(text, parsed.problem.path);

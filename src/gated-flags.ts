@@ -1,6 +1,6 @@
 // The flags of a gated rollout (`step --canary ...`, `promote`, `abort`): defined once, light to load (oclif only).
 import * as Flags from '@oclif/core/flags';
-import {durationFlag} from './flags.js';
+import {durationFlag, integerFlag} from './flags.js';
 
 export const gatedFlags = {
   canary: Flags.string({
@@ -17,7 +17,7 @@ export const gatedFlags = {
     options: ['pause', 'undo'] as const,
     summary: 'When a gate fails: pause or undo.',
   })(),
-  'max-restarts': Flags.integer({min: 0, helpValue: 'N', summary: 'Restarts a new pod may have (default 0).'}),
+  'max-restarts': integerFlag('max-restarts', {min: 0, helpValue: 'N', summary: 'Restarts a new pod may have (default 0).'}),
   'progress-deadline': durationFlag('progress-deadline', {
     summary: 'Time a pod has to be Ready (default 10m).',
   }),

@@ -199,7 +199,7 @@ function join(prefix: string, field: string): string {
   return field.startsWith('[') ? `${prefix}${field}` : `${prefix}.${field}`;
 }
 
-const INT_RANGE = {32: [-(2 ** 31), 2 ** 31 - 1], 64: [-(2 ** 63), 2 ** 63 - 1]} as const;
+const INT_RANGE = {32: [-(2 ** 31), 2 ** 31 - 1]} as const;
 
 /** Where a value is, kept as links and written out only for an error (most objects have none). */
 interface PathNode {
@@ -225,7 +225,13 @@ function typeError(path: PathNode | undefined, value: unknown, detail: string): 
 function shown(value: unknown): string {
   if (typeof value === 'string') return goQuote(value.length > 60 ? `${value.slice(0, 57)}...` : value);
   if (typeof value !== 'object') return String(value);
-  const json = JSON.stringify(value);
+  let json: string;
+  try {
+    json = JSON.stringify(value);
+  } catch {
+    // Nested past the stack (a hostile value): its shape is enough.
+    return Array.isArray(value) ? '[...]' : '{...}';
+  }
   return json.length > 60 ? `${json.slice(0, 57)}...` : json;
 }
 
@@ -320,7 +326,20 @@ function compile(schema: Schema): Decoder {
         () => 'must be an RFC3339 time such as "2026-11-21T12:00:00Z"',
       );
     case 'int': {
-      const [min, max] = INT_RANGE[schema.bits];
+      if (schema.bits === 64) {
+        // A JSON number is read as a double: past 2^53 it is no longer the integer written (2^53+1 reads as 2^53),
+        // so such a value is refused rather than used rounded. No real revision or generation gets near it.
+        return leaf(
+          (value) => typeof value === 'number' && Number.isSafeInteger(value),
+          (value) =>
+            typeof value !== 'number' || !Number.isInteger(value)
+              ? 'must be an integer'
+              : Math.abs(value) >= 2 ** 63
+                ? 'must be an integer from -9223372036854775808 to 9223372036854775807'
+                : 'must be an integer from -9007199254740991 to 9007199254740991 (larger ones cannot be read exactly)',
+        );
+      }
+      const [min, max] = INT_RANGE[32];
       return leaf(
         (value) => typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max,
         (value) => (typeof value !== 'number' || !Number.isInteger(value) ? 'must be an integer' : `must be an integer from ${min} to ${max}`),

@@ -36,6 +36,8 @@ export {
   formatFieldError,
   formatInvalid,
   isToleratedByController,
+  TOTAL_ANNOTATION_SIZE_LIMIT_BYTES,
+  validateAnnotationsSize,
   validateControllerRevision,
   validateDaemonSet,
   validateDaemonSetUpdate,
@@ -169,3 +171,4 @@ export {
   rolloutEventOf,
   rulesAllow,
 } from './detach.js';
+export {type DocumentProblem, describeDocumentProblem, documentProblem, EXPANSION_PER_BYTE, jsonTextDepth, MAX_DOCUMENT_DEPTH} from './document-limits.js';

@@ -1,8 +1,8 @@
 // What the API server rejects (422) when a DaemonSet is created or updated, worded as the server words it
 // (docs/design/sim-api.md §4 and §7.1). Not the whole of apps/v1 validation: the checks a DaemonSet manifest or rollout edit
 // realistically trips over. Inputs are defaulted first (defaultDaemonSet), as the server validates after
-// defaulting. Not modelled: annotations, volumes, ports, probes, resources, security contexts, affinity,
-// tolerations, and the rest of ValidatePodSpec.
+// defaulting. Not modelled: volumes, probes, resources, security contexts, pod affinity, and the rest of
+// ValidatePodSpec.
 import {validateRollingUpdate} from './budgets.js';
 import {deepEqualJson} from './canonical-json.js';
 import {defaultDaemonSet} from './defaults.js';
@@ -21,7 +21,8 @@ import type {
   Toleration,
 } from './types.js';
 
-export type FieldErrorType = 'FieldValueRequired' | 'FieldValueInvalid' | 'FieldValueNotSupported' | 'FieldValueForbidden' | 'FieldValueDuplicate';
+export type FieldErrorType =
+  'FieldValueRequired' | 'FieldValueInvalid' | 'FieldValueNotSupported' | 'FieldValueForbidden' | 'FieldValueDuplicate' | 'FieldValueTooLong';
 
 /** One field-level error: `field` and `message` are the cause's `field` and `message` in the 422 Status. */
 export interface FieldError {
@@ -320,8 +321,26 @@ function validateContainerList(containers: readonly Container[], field: string, 
     else if (image.trim() !== image) errs.push(invalid(`${path}.image`, image, goQuote(image), 'must not have leading or trailing whitespace'));
     const policy = container['imagePullPolicy'];
     if (typeof policy === 'string' && !PULL_POLICIES.includes(policy)) errs.push(notSupported(`${path}.imagePullPolicy`, policy, PULL_POLICIES));
+    validateContainerPorts(errs, container.ports, `${path}.ports`);
   });
   return errs;
+}
+
+// upstream: staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go IsValidPortNum
+function isValidPortNum(port: number): string[] {
+  return port >= 1 && port <= 65535 ? [] : ['must be between 1 and 65535, inclusive'];
+}
+
+// upstream: pkg/apis/core/validation/validation.go validateContainerPorts (the port numbers)
+function validateContainerPorts(errs: FieldError[], ports: Container['ports'], field: string): void {
+  if (ports === undefined || ports === null) return;
+  ports.forEach((port, i) => {
+    const hostPort = port.hostPort ?? 0;
+    if (hostPort !== 0) for (const msg of isValidPortNum(hostPort)) errs.push(invalid(itemPath(field, i, 'hostPort'), hostPort, String(hostPort), msg));
+    const containerPort = port.containerPort ?? 0;
+    if (containerPort === 0) errs.push(required(itemPath(field, i, 'containerPort')));
+    else for (const msg of isValidPortNum(containerPort)) errs.push(invalid(itemPath(field, i, 'containerPort'), containerPort, String(containerPort), msg));
+  });
 }
 
 // Thousands of stored pods and nodes carry the same valid tolerations, taints and node selectors: the checks
@@ -433,6 +452,49 @@ function validateAffinity(affinity: Affinity | undefined, field: string): FieldE
 // ---------------------------------------------------------------------------------------------
 // Object metadata
 
+/** The API server's limit on the total size of an object's annotations (keys and values, in bytes). */
+export const TOTAL_ANNOTATION_SIZE_LIMIT_BYTES = 256 * 1024;
+
+function utf8Length(text: string): number {
+  let bytes = text.length;
+  // Only characters past ASCII take more than one byte; most annotations have none.
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x80) bytes += c >= 0x800 && (c < 0xd800 || c > 0xdfff) ? 2 : c < 0x800 ? 1 : 0;
+  }
+  return bytes;
+}
+
+/**
+ * The API server's check of an object's annotations' total size (keys and values in UTF-8 bytes): `Too long` past
+ * 256 KiB. Exported for the writers that add an annotation of their own (a rollout record) to check it first.
+ */
+// upstream: staging/src/k8s.io/apimachinery/pkg/api/validation/objectmeta.go ValidateAnnotationsSize
+export function validateAnnotationsSize(annotations: Labels | undefined, field = 'metadata.annotations'): FieldError[] {
+  if (annotations === undefined || annotations === null) return [];
+  let total = 0;
+  for (const key in annotations) {
+    const value = annotations[key];
+    total += utf8Length(key) + (typeof value === 'string' ? utf8Length(value) : 0);
+    if (total > TOTAL_ANNOTATION_SIZE_LIMIT_BYTES) {
+      return [{field, type: 'FieldValueTooLong', message: `Too long: must have at most ${TOTAL_ANNOTATION_SIZE_LIMIT_BYTES} bytes`}];
+    }
+  }
+  return [];
+}
+
+// upstream: staging/src/k8s.io/apimachinery/pkg/api/validation/objectmeta.go ValidateAnnotations
+function validateAnnotations(annotations: Labels | undefined, field: string): FieldError[] {
+  if (annotations === undefined || annotations === null) return [];
+  const errs: FieldError[] = [];
+  for (const key in annotations) {
+    // Keys are qualified names in any case.
+    for (const msg of isQualifiedName(key.toLowerCase())) errs.push(invalid(field, key, goQuote(key), msg));
+  }
+  errs.push(...validateAnnotationsSize(annotations, field));
+  return errs;
+}
+
 type NameRule = 'subdomain' | 'label';
 
 // upstream: staging/src/k8s.io/apimachinery/pkg/api/validation/objectmeta.go ValidateObjectMeta, validateOwnerReference
@@ -450,7 +512,9 @@ function validateObjectMeta(meta: ObjectMeta, rule: NameRule, namespaced: boolea
     for (const msg of isDNS1123Label(namespace)) errs.push(invalid('metadata.namespace', namespace, goQuote(namespace), msg));
   }
   if (!namespaced && namespace) errs.push(forbidden('metadata.namespace', 'not allowed on this type'));
+  errs.push(...nonNegative('metadata.generation', meta.generation));
   errs.push(...validateLabels(meta.labels, 'metadata.labels'));
+  errs.push(...validateAnnotations(meta.annotations, 'metadata.annotations'));
   const controllers: string[] = [];
   (meta.ownerReferences ?? []).forEach((ref, i) => {
     const field = 'metadata.ownerReferences';
@@ -530,6 +594,7 @@ export function validateDaemonSet(input: DaemonSet): FieldError[] {
   if (!RESTART_POLICIES.includes(restartPolicy)) errs.push(notSupported('spec.template.spec.restartPolicy', restartPolicy, RESTART_POLICIES));
   // A DaemonSet's pods must always run.
   if (restartPolicy !== 'Always') errs.push(notSupported('spec.template.spec.restartPolicy', restartPolicy, ['Always']));
+  errs.push(...validateLabels(podSpec.nodeSelector, 'spec.template.spec.nodeSelector'));
   errs.push(...validateTolerations(podSpec.tolerations, 'spec.template.spec.tolerations'));
   errs.push(...validateAffinity(podSpec.affinity, 'spec.template.spec.affinity'));
   if (podSpec['activeDeadlineSeconds'] !== undefined && podSpec['activeDeadlineSeconds'] !== null) {
@@ -551,6 +616,7 @@ export function validateDaemonSet(input: DaemonSet): FieldError[] {
 // upstream: pkg/apis/core/validation/validation.go ValidatePodCreate (the parts above)
 export function validatePod(pod: Pod): FieldError[] {
   const errs = validateObjectMeta(pod.metadata, 'subdomain', true, true);
+  errs.push(...validateLabels(pod.spec.nodeSelector, 'spec.nodeSelector'));
   errs.push(...validateTolerations(pod.spec.tolerations, 'spec.tolerations'));
   errs.push(...validateAffinity(pod.spec.affinity, 'spec.affinity'));
   (pod.status?.conditions ?? []).forEach((condition, i) => {

@@ -42,3 +42,39 @@ export function stripAnsi(text: string): string {
 export function visibleLength(text: string): number {
   return [...stripAnsi(text)].length;
 }
+
+// Our own colours, the only escape sequences a command prints (the dashboard, which draws the screen, is exempt).
+const OWN_STYLE = /^\u001B\[(?:1|2|22|31|32|33|36|39)m/;
+// C0 controls but newline and tab, DEL, C1 controls, and the bidirectional overrides that reorder what is shown.
+const UNSAFE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/;
+const UNSAFE_ALL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+
+function escapeCharacter(ch: string): string {
+  const code = ch.charCodeAt(0);
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+}
+
+/**
+ * `text` safe to print on a terminal: every control character (ESC, CR, BEL, backspace, ...) that came from input
+ * or the cluster is written as an escape (`\x1b`), so that no name, annotation or message can clear, rewrite or
+ * reorder the screen. Newlines, tabs and this program's own colours are kept.
+ */
+export function escapeControlCharacters(text: string): string {
+  if (!UNSAFE.test(text)) return text;
+  return text.replace(UNSAFE_ALL, (ch, offset: number) => (ch === '\u001B' && OWN_STYLE.test(text.slice(offset, offset + 5)) ? ch : escapeCharacter(ch)));
+}
+
+/** The longest word (a run without spaces: a value, a path) an error line shows whole. */
+export const MAX_ECHOED_WORD = 200;
+
+/**
+ * `text` with every quoted value or word longer than `max` cut: its start, an ellipsis and its length
+ * (`"xxxx..." (5000 characters)`), so that a pasted file or a runaway argument cannot flood the terminal.
+ */
+export function cutLongWords(text: string, max = MAX_ECHOED_WORD): string {
+  if (text.length <= max) return text;
+  const keep = Math.floor(max / 2);
+  return text.replace(new RegExp(`"([^"]{${max + 1},})"|\\S{${max + 1},}`, 'g'), (word, quoted: string | undefined) =>
+    quoted === undefined ? `${word.slice(0, keep)}... (${word.length} characters)` : `"${quoted.slice(0, keep)}..." (${quoted.length} characters)`,
+  );
+}

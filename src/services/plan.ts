@@ -1,7 +1,7 @@
 // ds-plan's use case: read the state, refuse an invalid DaemonSet with one clear line, plan the rollout; with
 // -f, plan the rollout of a new version of the DaemonSet instead, with the diff and the warnings a person wants
 // before applying it. No oclif here; the command turns thrown errors into exit codes.
-import {readFile} from 'node:fs/promises';
+import {checkDocumentShape, isStackOverflow, MAX_MANIFEST_BYTES, readBoundedFile, readBoundedStream, tooDeepMessage} from '../cluster/bounded-input.js';
 import type {ClusterSource, DaemonSetRef} from '../cluster/cluster-source.js';
 import {
   type ClusterState,
@@ -113,22 +113,17 @@ export async function readManifest(path: string, name: string | undefined, stdin
 
 /** The objects of a manifest file (`-` for stdin): every YAML or JSON document, the items of a List spread. */
 export async function readManifestObjects(path: string, stdin: NodeJS.ReadableStream = process.stdin): Promise<unknown[]> {
-  let text: string;
-  try {
-    text = path === '-' ? await readStream(stdin) : await readFile(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new InputError(code === 'ENOENT' ? `manifest "${path}" does not exist` : `cannot read manifest "${path}": ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
+  const limits = {what: `manifest "${path}"`, maxBytes: MAX_MANIFEST_BYTES};
+  const text = path === '-' ? await readBoundedStream(stdin, limits) : await readBoundedFile(path, limits);
   let documents: unknown[];
   const {loadAll} = await import('js-yaml');
   try {
     documents = loadAll(text);
   } catch (error) {
+    if (isStackOverflow(error)) throw new InputError(tooDeepMessage(`manifest "${path}"`), {cause: error});
     throw new InputError(`manifest "${path}" is not valid YAML or JSON: ${(error as Error).message.split('\n')[0]}`, {cause: error});
   }
+  checkDocumentShape(documents, text.length, `manifest "${path}"`);
   return documents.flatMap((doc) => (isObject(doc) && doc['kind'] === 'List' && Array.isArray(doc['items']) ? doc['items'] : [doc]));
 }
 
@@ -398,10 +393,4 @@ export function updateWarnings(state: ClusterState, next: DaemonSet, plan: Rollo
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-async function readStream(stream: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -6,8 +6,8 @@ import {createServer, type IncomingMessage, type Server, type ServerResponse} fr
 import {createServer as createTlsServer} from 'node:https';
 import type {AddressInfo} from 'node:net';
 import {load as loadYaml} from 'js-yaml';
-import type {LabelSelector} from '../core/index.js';
-import {type Authenticator, authorized} from './authentication.js';
+import {describeDocumentProblem, documentProblem, jsonTextDepth, type LabelSelector, MAX_DOCUMENT_DEPTH} from '../core/index.js';
+import {type Authenticator, authorized, impersonate} from './authentication.js';
 import {DISCOVERY_CONTENT_TYPES, SERVER_VERSION, apiGroup, apiResourceList, coreDiscovery, groupsDiscovery} from './discovery.js';
 import {checkFieldSelector, parseFieldSelector} from './field-selectors.js';
 import {FaultInjector, RequestLog, matchesRequest, type DelayRule, type FaultOptions, type RequestAttributes, type RequestMatcher} from './hooks.js';
@@ -59,8 +59,8 @@ export interface SimServerOptions {
   readonly logInternalError?: (error: unknown) => void;
 }
 
-/** Deepest JSON or YAML nesting a body may have (Go's encoding/json stops at 10,000; real objects stay under 50). */
-export const MAX_BODY_DEPTH = 1000;
+/** Deepest JSON or YAML nesting a body may have: the one document limit. */
+export const MAX_BODY_DEPTH = MAX_DOCUMENT_DEPTH;
 
 /** Body media types for create and update, as the API server lists them (protobuf is not decoded here). */
 const BODY_MEDIA_TYPES = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
@@ -207,37 +207,6 @@ export function decodePath(rawPath: string): string[] {
     segments.push(segment);
   }
   return segments;
-}
-
-/** Nesting depth of a JSON text, counted without parsing (brackets inside strings do not count). */
-export function jsonDepth(text: string): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) max = Math.max(max, ++depth);
-    else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return max;
-}
-
-function valueDepth(value: unknown): number {
-  // Iterative: a deep value must not overflow the stack that is measuring it.
-  let max = 0;
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [v, d] = stack.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
-    max = Math.max(max, d + 1);
-    if (max > MAX_BODY_DEPTH) return max;
-    for (const child of Object.values(v)) stack.push([child, d + 1]);
-  }
-  return max;
 }
 
 function tooDeep(): StatusError {
@@ -413,9 +382,14 @@ export class SimServer {
     try {
       if (authentication !== undefined) {
         if ('failed' in authentication) throw unauthorized();
-        if (!authorized(authentication.user, path !== undefined)) {
+        const acting = impersonate(authentication.user, req.headers);
+        if ('refused' in acting) {
+          if (acting.refused === 'bad-request') throw badRequest('requested impersonation of groups without impersonating a user');
+          throw forbidden({user: authentication.user.name, verb: 'impersonate', group: '', resource: 'users', name: acting.target});
+        }
+        if (!authorized(acting.user, path !== undefined)) {
           throw forbidden({
-            user: authentication.user.name,
+            user: acting.user.name,
             verb: verb ?? method.toLowerCase(),
             group: path?.info.group ?? '',
             resource: path?.info.resource ?? '',
@@ -577,16 +551,20 @@ export class SimServer {
     }
     let parsed: unknown;
     try {
+      // A YAML body's aliases are shared by js-yaml, so parsing a bomb is cheap; its expansion is measured below.
       if (type === 'application/yaml') parsed = loadYaml(body);
       else {
-        if (jsonDepth(body) > MAX_BODY_DEPTH) throw tooDeep();
+        if (jsonTextDepth(body, MAX_BODY_DEPTH) > MAX_BODY_DEPTH) throw tooDeep();
         parsed = body.trim() === '' ? undefined : JSON.parse(body);
       }
     } catch (err) {
       if (err instanceof StatusError) throw err;
       throw badRequest(`couldn't get version/kind; json parse error: ${oneLine((err as Error).message)}`);
     }
-    if (valueDepth(parsed) > MAX_BODY_DEPTH) throw tooDeep();
+    const problem = documentProblem(parsed, body.length);
+    if (problem?.kind === 'depth') throw tooDeep();
+    // The API server answers excessive aliasing as a decode error: 400.
+    if (problem !== undefined) throw badRequest(`the request body's ${describeDocumentProblem(problem)}`);
     return parsed;
   }
 
@@ -759,7 +737,7 @@ export class SimServer {
         `the body of the request was in an unknown format - accepted media types include: ${Object.keys(PATCH_CONTENT_TYPES).join(', ')}`,
       );
     }
-    if (jsonDepth(body) > MAX_BODY_DEPTH) throw tooDeep();
+    if (jsonTextDepth(body, MAX_BODY_DEPTH) > MAX_BODY_DEPTH) throw tooDeep();
     let patch: unknown;
     try {
       patch = JSON.parse(body === '' ? 'null' : body);
@@ -778,7 +756,18 @@ export class SimServer {
       throw err;
     }
     if (!isRecord(patched)) throw badRequest('the patch did not produce an object');
-    const meta = isRecord(patched['metadata']) ? patched['metadata'] : {};
+    // A patch that removes the metadata leaves an object without a name: invalid, as a create without one is.
+    if (!isRecord(patched['metadata']) || typeof patched['metadata']['name'] !== 'string' || patched['metadata']['name'] === '') {
+      const message = 'Required value: name or generateName is required';
+      throw invalid(
+        path.info.kind,
+        path.info.group,
+        path.name!,
+        `${path.info.kind}${path.info.group ? `.${path.info.group}` : ''} "${path.name!}" is invalid: metadata.name: ${message}`,
+        [{reason: 'FieldValueRequired', message, field: 'metadata.name'}],
+      );
+    }
+    const meta = patched['metadata'];
     const currentRv = current.object.metadata.resourceVersion;
     if (meta['resourceVersion'] !== undefined && meta['resourceVersion'] !== '' && meta['resourceVersion'] !== currentRv) {
       throw conflict(path.info, path.name!);
@@ -807,7 +796,8 @@ export class SimServer {
     }
     const graceText = q.get('gracePeriodSeconds');
     const grace = typeof fromBody['gracePeriodSeconds'] === 'number' ? fromBody['gracePeriodSeconds'] : graceText !== null ? Number(graceText) : undefined;
-    if (grace !== undefined && !Number.isInteger(grace)) throw badRequest(`invalid gracePeriodSeconds: ${String(grace)}`);
+    // An int64: a value beyond it, or beyond what a double holds exactly, does not decode.
+    if (grace !== undefined && !Number.isSafeInteger(grace)) throw badRequest(`invalid gracePeriodSeconds: ${String(grace).slice(0, 40)}`);
     const orphanText = q.get('orphanDependents');
     const orphan = typeof fromBody['orphanDependents'] === 'boolean' ? fromBody['orphanDependents'] : orphanText !== null ? parseBool(orphanText) : undefined;
     let policy = (fromBody['propagationPolicy'] as PropagationPolicy | undefined) ?? (q.get('propagationPolicy') as PropagationPolicy | null) ?? undefined;

@@ -15,6 +15,9 @@ import {Prng, randomSuffix} from './prng.js';
 import {RESOURCES, apiVersionOf, resourceForKind, type ResourceInfo, type ResourceName} from './resources.js';
 import {alreadyExists, badRequest, conflict, expired, isNotFound, isConflict, namespaceTerminating, notFound, StatusError} from './status-errors.js';
 import {decodeForWrite, prepareForCreate, prepareForUpdate, validateForCreate, validateForUpdate} from './strategy.js';
+
+/** 9999-12-31T23:59:59Z: the latest time a timestamp can hold. */
+const LAST_RFC3339_MS = Date.UTC(9999, 11, 31, 23, 59, 59);
 import type {KubeObject, ObjectOf} from './types.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -796,7 +799,8 @@ export class Store {
       // Pending deletion: mark, keep, and let the kubelet / GC / namespace controller finish.
       const oldGrace = old.metadata.deletionGracePeriodSeconds;
       if (!alreadyDeleting || grace < (oldGrace ?? Infinity)) {
-        meta['deletionTimestamp'] = formatTimestamp(now + grace * 1000);
+        // A grace period of centuries (any int64 is accepted) ends at the last time RFC 3339 can write.
+        meta['deletionTimestamp'] = formatTimestamp(Math.min(now + grace * 1000, LAST_RFC3339_MS));
         meta['deletionGracePeriodSeconds'] = grace;
         if (!alreadyDeleting && info.tracksGeneration && typeof meta['generation'] === 'number') meta['generation'] = (meta['generation'] as number) + 1;
       }

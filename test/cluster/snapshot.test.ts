@@ -380,7 +380,7 @@ describe('SnapshotClusterSource', () => {
     });
 
     test('a directory is an InputError', async () => {
-      await expect(SnapshotClusterSource.fromFile(dir)).rejects.toThrow(`snapshot "${dir}" is a directory, not a file`);
+      await expect(SnapshotClusterSource.fromFile(dir)).rejects.toThrow(`snapshot file "${dir}" is a directory, not a file`);
     });
 
     test('- reads stdin', async () => {

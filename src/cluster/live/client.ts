@@ -154,8 +154,9 @@ export class KubeClient {
    * Is the server answering? One GET of /version (cheap, no RBAC needed), tried as every read is, each try
    * limited by --request-timeout or, without one, by `fallbackTimeoutMs`: a frozen server must not hang the probe.
    */
-  async probe(fallbackTimeoutMs: number): Promise<void> {
-    await this.retrying(() => this.send('GET', '/version', {verb: 'get', resource: 'version'}, {}, this.timeoutMs ?? fallbackTimeoutMs));
+  async probe(fallbackTimeoutMs: number, noAnswerAttempts?: number): Promise<void> {
+    const call = () => this.send('GET', '/version', {verb: 'get', resource: 'version'}, {}, this.timeoutMs ?? fallbackTimeoutMs);
+    await withRetries(call, {attempts: this.attempts, delay: (ms) => this.delay(ms), ...(noAnswerAttempts ? {noAnswerAttempts} : {})});
   }
 
   private authTransport(): Promise<Transport> {
@@ -197,6 +198,7 @@ export class KubeClient {
     let failure: {status: number; text: string} | undefined;
     let result: R | undefined;
     const abort = requestAbort(this.closing.signal, timeoutMs);
+    let onAbort: (() => void) | undefined;
     try {
       await new Promise<void>((resolve, reject) => {
         const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
@@ -239,12 +241,20 @@ export class KubeClient {
           },
         );
         req.on('error', reject);
+        // A proxy agent still connecting (a proxy that accepted and never answers) does not end the request on
+        // an abort: the wait ends here, whatever the agent does.
+        onAbort = () => {
+          req.destroy();
+          reject(abort.signal.reason ?? new DOMException('The operation was aborted', 'AbortError'));
+        };
+        abort.signal.addEventListener('abort', onAbort, {once: true});
         req.end(body);
       });
     } catch (error) {
       if (error instanceof DsRolloutError) throw error;
-      throw errorFromTransport(error, this.server, timeoutMs);
+      throw errorFromTransport(error, this.server, timeoutMs, this.credentials.proxyShown());
     } finally {
+      if (onAbort) abort.signal.removeEventListener('abort', onAbort);
       abort.done();
     }
     if (failure !== undefined) {

@@ -125,6 +125,18 @@ export class Credentials {
     private readonly options: CredentialOptions = {},
   ) {}
 
+  /** The proxy requests go through (kubeconfig proxy-url, or HTTPS_PROXY), as messages name it: no user or password. */
+  proxyShown(): string | undefined {
+    const proxy = this.config.cluster.proxyUrl ?? proxyFromEnvironment(this.config.cluster.server);
+    if (proxy === undefined) return undefined;
+    try {
+      const url = new URL(proxy);
+      return `${url.protocol}//${url.host}`;
+    } catch {
+      return 'the configured proxy';
+    }
+  }
+
   /** The agent and headers for the next request. */
   transport(): Promise<Transport> {
     if (this.current === undefined || (this.expiresAt !== undefined && Date.now() >= this.expiresAt)) {

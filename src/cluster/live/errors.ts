@@ -98,14 +98,19 @@ export function errorFromResponse(status: number, body: string, request: Request
 const TLS_CODES = /^(?:CERT_|ERR_TLS_|ERR_SSL_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|HOSTNAME_MISMATCH|ERR_CERT)/;
 
 /** The error for a request that got no HTTP answer: refused, unknown host, TLS failure, reset, or timed out. */
-export function errorFromTransport(error: unknown, server: string, timeoutMs: number | undefined): DsRolloutError {
+/** No answer within the request timeout (a frozen server or proxy): the retry policy tries it only once more. */
+export class NoAnswerError extends ClusterUnreachableError {}
+
+/** `proxy`: the proxy the request went through, without credentials, to name in the message. */
+export function errorFromTransport(error: unknown, server: string, timeoutMs: number | undefined, proxy?: string): DsRolloutError {
   const err = error as NodeJS.ErrnoException & {cause?: NodeJS.ErrnoException};
   const code = err?.code ?? err?.cause?.code ?? '';
   const name = err?.name ?? '';
-  const prefix = `cannot reach the cluster at ${server}`;
+  const prefix = `cannot reach the cluster at ${server}${proxy ? ` through the proxy ${proxy}` : ''}`;
   let why: string;
   if (name === 'TimeoutError' || name === 'AbortError' || code === 'ABORT_ERR') {
-    why = timeoutMs ? `no answer within ${formatSeconds(timeoutMs)} (--request-timeout)` : 'the request was aborted';
+    if (timeoutMs) return new NoAnswerError(`${prefix}: no answer within ${formatSeconds(timeoutMs)} (--request-timeout)`, {cause: error});
+    why = 'the request was aborted';
   } else if (code === 'ECONNREFUSED') {
     why = 'connection refused';
   } else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {

@@ -4,6 +4,7 @@
 // quote the first line of its stderr only, and nothing it printed on stdout ever appears in a message.
 import {spawn} from 'node:child_process';
 import {ClusterForbiddenError, InputError} from '../../errors.js';
+import {parseRfc3339Time} from '../../core/index.js';
 import type {ClusterInfo, ExecConfig} from './kubeconfig.js';
 
 export interface ExecCredential {
@@ -131,11 +132,19 @@ export function parseExecCredential(output: string, apiVersion: string, plugin: 
   }
   if (token === undefined && cert === undefined)
     throw new ClusterForbiddenError(`${plugin} printed an ExecCredential with neither a token nor a client certificate`);
-  const expiry = text('expirationTimestamp');
-  const expiresAt = expiry === undefined ? undefined : Date.parse(expiry);
+  // client-go decodes it as a metav1.Time and refuses the credential when it is not an RFC3339 time.
+  const expiry = status['expirationTimestamp'];
+  let expiresAt: number | undefined;
+  if (expiry !== undefined && expiry !== null && expiry !== '') {
+    expiresAt = typeof expiry === 'string' ? parseRfc3339Time(expiry) : undefined;
+    if (expiresAt === undefined) {
+      const shown = typeof expiry === 'string' ? JSON.stringify(expiry.length > 40 ? `${expiry.slice(0, 40)}...` : expiry) : `a ${typeof expiry}`;
+      throw new ClusterForbiddenError(`${plugin} printed an invalid expirationTimestamp ${shown}: want an RFC3339 time such as 2026-11-21T12:00:00Z`);
+    }
+  }
   return {
     ...(token !== undefined ? {token} : {}),
     ...(cert !== undefined ? {clientCertificateData: cert, clientKeyData: key!} : {}),
-    ...(expiresAt !== undefined && !Number.isNaN(expiresAt) ? {expiresAt} : {}),
+    ...(expiresAt !== undefined ? {expiresAt} : {}),
   };
 }

@@ -3,10 +3,16 @@
 // client retries reads, the step retries its writes from a fresh decision, the follower counts failed
 // reconnections. So a dead or frozen cluster is reported after at most RETRY_ATTEMPTS tries of one request.
 import {ClusterUnreachableError} from '../../errors.js';
-import {ApiStatusError} from './errors.js';
+import {ApiStatusError, NoAnswerError} from './errors.js';
 
 /** Tries of one request (the first included) before the failure is reported. */
 export const RETRY_ATTEMPTS = 4;
+
+/**
+ * Tries of one request that get no answer within the request timeout: a frozen server or proxy is reported
+ * after two timeouts (about twice --request-timeout), not four.
+ */
+export const NO_ANSWER_ATTEMPTS = 2;
 
 /** The wait after the `failures`-th failure: 250 ms, doubling, at most 2 s (250, 500, 1000: 1.75 s in all). */
 export function retryDelayMs(failures: number): number {
@@ -38,17 +44,21 @@ export interface RetryOptions {
   /** Injectable so tests do not sleep. */
   readonly delay?: (ms: number) => Promise<void>;
   readonly attempts?: number;
+  /** Tries that may end without an answer within the request timeout (default NO_ANSWER_ATTEMPTS). */
+  readonly noAnswerAttempts?: number;
 }
 
 /** Runs `call`, trying again after transient failures under the policy above; other failures are thrown at once. */
 export async function withRetries<T>(call: () => Promise<T>, options: RetryOptions = {}): Promise<T> {
   const attempts = Math.max(1, options.attempts ?? RETRY_ATTEMPTS);
+  let unanswered = 0;
   for (let attempt = 1; ; attempt++) {
     try {
       return await call();
     } catch (error) {
       if (!worthRetrying(error)) throw error;
-      if (attempt >= attempts) {
+      if (error instanceof NoAnswerError) unanswered++;
+      if (attempt >= attempts || unanswered >= (options.noAnswerAttempts ?? NO_ANSWER_ATTEMPTS)) {
         if (typeof error === 'object' && error !== null) exhausted.add(error);
         throw error;
       }

@@ -10,7 +10,7 @@ import type {ControllerRevision, DaemonSet, Node, ObjectMeta, Pod} from '../../c
 import {ClusterUnreachableError, type DsRolloutError, NotFoundError} from '../../errors.js';
 import type {ClusterObjects, DaemonSetRef} from '../cluster-source.js';
 import type {KubeClient, ListResult} from './client.js';
-import {errorFromResponse, errorFromWatch, isExpired, type RequestDescription} from './errors.js';
+import {errorFromResponse, errorFromWatch, isExpired, NoAnswerError, type RequestDescription} from './errors.js';
 import type {Connection, FollowHandlers} from './follower.js';
 import {DEFAULT_PAGE_SIZE} from './live-source.js';
 import {daemonSetsPath, describe, nodesPath, podsPath, revisionsPath} from './paths.js';
@@ -77,8 +77,16 @@ export class Reflector<T extends {readonly metadata: ObjectMeta}> {
   private wake: (() => void) | undefined;
   private readonly delay: (ms: number) => Promise<void>;
 
+  /** When this reflector last heard from the server (a list, an event or bookmark, a watch that started). */
+  lastHeardAt = Date.now();
+
   constructor(private readonly options: ReflectorOptions<T>) {
     this.delay = options.delay ?? sleep;
+  }
+
+  private heard(): void {
+    this.lastHeardAt = Date.now();
+    this.options.onContact?.();
   }
 
   start(): void {
@@ -148,7 +156,7 @@ export class Reflector<T extends {readonly metadata: ObjectMeta}> {
     this.resourceVersion = resourceVersion;
     this.synced = true;
     this.failures = 0;
-    this.options.onContact?.();
+    this.heard();
     this.options.onConnection?.(true);
     this.options.onChange();
   }
@@ -179,7 +187,7 @@ export class Reflector<T extends {readonly metadata: ObjectMeta}> {
               finish(undefined);
               return;
             }
-            this.options.onContact?.();
+            this.heard();
             const meta = (object as {metadata?: ObjectMeta} | undefined)?.metadata;
             if (meta?.resourceVersion) this.resourceVersion = meta.resourceVersion;
             if (type === 'BOOKMARK') return;
@@ -197,7 +205,7 @@ export class Reflector<T extends {readonly metadata: ObjectMeta}> {
             this.current = handle;
             if (!settled) {
               this.failures = 0;
-              this.options.onContact?.();
+              this.heard();
               this.options.onConnection?.(true);
             }
             if (settled || this.stopped) handle.abort();
@@ -249,7 +257,9 @@ export interface ClusterWatchOptions extends FollowHandlers {
   readonly pageSize?: number;
   /** Without any sign of life from the server for this long, ask it whether it is there (default 5 s). */
   readonly probeEveryMs?: number;
-  /** How long one probe waits without --request-timeout (default 10 s). */
+  /** A stream silent this long is watched again (default WATCH_SILENCE_MS). */
+  readonly watchSilenceMs?: number;
+  /** How long the one try of a probe waits without --request-timeout (default 10 s). */
   readonly probeTimeoutMs?: number;
 }
 
@@ -258,6 +268,12 @@ export interface ClusterWatch {
 }
 
 const DEFAULT_PROBE_EVERY_MS = 5_000;
+/**
+ * A watch stream silent this long, not even a bookmark, while the server answers: dropped and watched again from
+ * its resourceVersion. A stream a proxy or load balancer left half-open never ends by itself; a quiet one costs one
+ * new watch request.
+ */
+export const WATCH_SILENCE_MS = 90_000;
 const DEFAULT_PROBE_TIMEOUT_MS = 10_000;
 
 /** Follows the DaemonSet, the nodes, and the pods and revisions of its namespace until stopped. */
@@ -295,7 +311,7 @@ export function watchClusterObjects(
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   const throttleMs = options.throttleMs ?? 100;
   // With a short --request-timeout, a frozen server is noticed as soon as one request of that length would be.
-  const probeEveryMs = options.probeEveryMs ?? Math.min(DEFAULT_PROBE_EVERY_MS, client.timeoutMs ?? DEFAULT_PROBE_EVERY_MS);
+  const probeEveryMs = options.probeEveryMs ?? Math.min(DEFAULT_PROBE_EVERY_MS, (client.timeoutMs ?? 2 * DEFAULT_PROBE_EVERY_MS) / 2);
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   let lastContact = Date.now();
@@ -349,7 +365,10 @@ export function watchClusterObjects(
     unreachable = true;
     report('reconnecting');
     const why = error instanceof ClusterUnreachableError ? error.message : `the cluster at ${client.server} keeps failing: ${error.message}`;
-    const failure = new ClusterUnreachableError(`${why}; gave up following the rollout after ${RETRY_ATTEMPTS} tries`, {cause: error});
+    const failure = new ClusterUnreachableError(
+      error instanceof NoAnswerError ? `${why}; the watch streams were silent too` : `${why}; gave up following the rollout after ${RETRY_ATTEMPTS} tries`,
+      {cause: error},
+    );
     if (!options.onUnreachable) return fail(failure);
     options.onUnreachable(failure);
     for (const r of reflectors) r.reconnect();
@@ -361,9 +380,19 @@ export function watchClusterObjects(
   // A frozen server keeps its watch streams open and silent: only a request can tell it from a quiet cluster.
   const health = setInterval(
     () => {
-      if (stopped || probing || Date.now() - lastContact < probeEveryMs) return;
+      if (stopped) return;
+      const now = Date.now();
+      for (const r of reflectors) {
+        if (r.synced && now - r.lastHeardAt > (options.watchSilenceMs ?? WATCH_SILENCE_MS)) {
+          r.lastHeardAt = now;
+          r.reconnect();
+        }
+      }
+      if (probing || now - lastContact < probeEveryMs) return;
       probing = true;
-      client.probe(options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS).then(
+      // One try: the streams have been silent for probeEveryMs already, so a frozen server is reported within
+      // probeEveryMs and one request timeout (at most 1.5 times --request-timeout), as a single read would be.
+      client.probe(options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS, 1).then(
         () => {
           probing = false;
           contact();

@@ -2,6 +2,7 @@
 // Accepts a List (or any *List) with items, a multi-document YAML stream, or single objects; other kinds are ignored.
 import {type InputObject, isDecodedKind, readStoredObjects, type StoredObjects} from '../../core/index.js';
 import {InputError} from '../../errors.js';
+import {checkDocumentShape, isStackOverflow, tooDeepMessage} from '../bounded-input.js';
 
 export type SnapshotObjects = StoredObjects;
 
@@ -10,11 +11,26 @@ type Json = Record<string, unknown>;
 export async function parseSnapshot(text: string, sourceName: string): Promise<SnapshotObjects> {
   const body = text.replace(/^\uFEFF/, '');
   // js-yaml is loaded only for YAML: what kubectl prints with -o json needs none of it.
-  const documents = /^\s*[[{]/.test(body) ? [parseJson(body, sourceName)] : await parseYaml(body, sourceName);
+  const json = /^\s*[[{]/.test(body);
+  const documents = json ? [parseJson(body, sourceName)] : await parseYaml(body, sourceName);
+  // YAML may alias: its whole tree is measured as it would expand. JSON cannot, and measuring every pod of a large
+  // dump would cost a fifth of its parse: only the DaemonSets and revisions, which are printed and hashed whole,
+  // are measured; a deep value elsewhere overflows the decoder's recursion, caught below as the same limit.
+  if (!json) checkDocumentShape(documents, body.length, sourceName);
   const collected: InputObject[] = [];
   // Positions as field paths (items[12]); the document number only when there are several.
   documents.forEach((document, index) => collectDocument(document, documents.length > 1 ? `document ${index + 1}` : '', sourceName, collected));
-  const {objects, problems} = readStoredObjects(collected);
+  if (json)
+    for (const object of collected)
+      if (object.kind === 'DaemonSet' || object.kind === 'ControllerRevision') checkDocumentShape(object.value, body.length, sourceName);
+  let read: ReturnType<typeof readStoredObjects>;
+  try {
+    read = readStoredObjects(collected);
+  } catch (error) {
+    if (isStackOverflow(error)) throw new InputError(tooDeepMessage(sourceName), {cause: error});
+    throw error;
+  }
+  const {objects, problems} = read;
   if (problems.length > 0) {
     const more = problems.length > 1 ? `; and ${problems.length - 1} more ${problems.length === 2 ? 'problem' : 'problems'}` : '';
     throw new InputError(`${sourceName}: ${problems[0]}${more}`);
@@ -45,6 +61,7 @@ async function parseYaml(text: string, sourceName: string): Promise<unknown[]> {
   try {
     return loadAll(text);
   } catch (error) {
+    if (isStackOverflow(error)) throw new InputError(tooDeepMessage(sourceName), {cause: error});
     const yamlError = error as {reason?: unknown; mark?: {line?: unknown}; message?: unknown};
     const reason = typeof yamlError.reason === 'string' ? yamlError.reason : String(yamlError.message ?? error);
     const line = typeof yamlError.mark?.line === 'number' ? `line ${yamlError.mark.line + 1}: ` : '';

@@ -1,7 +1,7 @@
 // Offline ClusterSource over a snapshot file: nothing is contacted.
-import {readFileSync} from 'node:fs';
 import type {ClusterState, DaemonSet, ObjectMeta} from '../../core/index.js';
-import {InputError, NotFoundError, UsageError} from '../../errors.js';
+import {NotFoundError, UsageError} from '../../errors.js';
+import {MAX_SNAPSHOT_BYTES, readBoundedFile, readBoundedStream} from '../bounded-input.js';
 import type {ClusterObjects, ClusterObjectsSource, ClusterSource, DaemonSetRef} from '../cluster-source.js';
 import {parseSnapshot, type SnapshotObjects} from './parse-snapshot.js';
 
@@ -92,22 +92,9 @@ function withNamespace(daemonSet: DaemonSet, namespace: string): DaemonSet {
 }
 
 async function readSnapshotFile(path: string): Promise<string> {
-  try {
-    // In one read, as bytes, decoded once. fs/promises reads a large file in many small steps, each one a turn of
-    // the event loop, and with an encoding it decodes chunk by chunk into a string that the first search of it must
-    // then copy whole: together about 100 ms of a 5,000-node dump. Nothing else runs while a snapshot is read.
-    return readFileSync(path).toString('utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new InputError(`snapshot file "${path}" does not exist`, {cause: error});
-    if (code === 'EISDIR') throw new InputError(`snapshot "${path}" is a directory, not a file`, {cause: error});
-    if (code === 'EACCES') throw new InputError(`cannot read snapshot file "${path}": permission denied`, {cause: error});
-    throw new InputError(`cannot read snapshot file "${path}": ${(error as Error).message}`, {cause: error});
-  }
+  return readBoundedFile(path, {what: `snapshot file "${path}"`, maxBytes: MAX_SNAPSHOT_BYTES});
 }
 
 async function readStream(stream: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  return Buffer.concat(chunks).toString('utf8');
+  return readBoundedStream(stream, {what: `snapshot ${STDIN_NAME}`, maxBytes: MAX_SNAPSHOT_BYTES});
 }

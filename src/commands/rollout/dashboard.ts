@@ -7,6 +7,7 @@ import {clusterFlags, daemonSetArg, outputFlagOf} from '../../flags.js';
 
 export default class Dashboard extends BaseCommand {
   static override summary = 'Watch and drive a DaemonSet rollout on one screen.';
+  protected static override drawsScreen = true;
 
   static override description = `An interactive terminal dashboard following the cluster through watches: budgets, every node by state, the next wave, the selected node's pods and the revision history. Keys step, pause, resume, undo, promote and abort, each after a confirmation (? lists them; --readonly disables them). Without a terminal it prints the status as \`ds-rollout status\` does, with its exit codes.`;
 

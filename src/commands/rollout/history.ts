@@ -1,7 +1,7 @@
 // `kubectl ds-rollout history NAME`: parse flags, call the history service, render. Heavy modules load inside run().
 import * as Flags from '@oclif/core/flags';
 import {BaseCommand} from '../../base-command.js';
-import {clusterFlags, isDocumentFormat, nowFlag, optionalDaemonSetArg, outputFlag} from '../../flags.js';
+import {clusterFlags, integerFlag, isDocumentFormat, parseInteger, nowFlag, optionalDaemonSetArg, outputFlag} from '../../flags.js';
 
 export default class History extends BaseCommand {
   static override summary = "List a DaemonSet's revisions, show one, or diff two.";
@@ -20,8 +20,12 @@ export default class History extends BaseCommand {
 
   static override flags = {
     ...clusterFlags,
-    revision: Flags.integer({summary: "Print this revision's pod template.", helpValue: 'N', min: 1}),
-    diff: Flags.integer({summary: 'The template diff from revision A to B.', helpValue: 'A B', multiple: true, delimiter: ',', min: 1}),
+    revision: integerFlag('revision', {summary: "Print this revision's pod template.", min: 1, max: Number.MAX_SAFE_INTEGER}),
+    diff: Flags.custom<number>({
+      summary: 'The template diff from revision A to B.',
+      helpValue: 'A B',
+      parse: async (input) => parseInteger(input, '--diff', 1, Number.MAX_SAFE_INTEGER),
+    })({multiple: true, delimiter: ','}),
     now: nowFlag,
     output: outputFlag,
   };

@@ -158,7 +158,7 @@ async function confirm(
   out: NodeJS.WriteStream,
 ): Promise<'yes' | 'no' | 'all'> {
   const {createInterface} = await import('node:readline/promises');
-  const rl = createInterface({input: process.stdin, output: out});
+  const rl = createInterface({input: process.stdin, output: out, terminal: false});
   const what = request.controller
     ? `Let the controller run wave ${request.number} of ${where}`
     : `Delete ${request.deletions === 1 ? 'this pod' : `these ${request.deletions} pods`} of ${where}`;

@@ -1,7 +1,7 @@
 // `kubectl ds-rollout undo NAME`: parse flags, preview with the undo service, confirm, apply. Heavy modules load inside run().
 import * as Flags from '@oclif/core/flags';
 import {BaseCommand} from '../../base-command.js';
-import {daemonSetArg, dryRunFlag, isDocumentFormat, liveClusterFlags, nowFlag, outputFlag} from '../../flags.js';
+import {daemonSetArg, dryRunFlag, integerFlagDefaulting, isDocumentFormat, liveClusterFlags, nowFlag, outputFlag} from '../../flags.js';
 
 export default class Undo extends BaseCommand {
   static override summary = 'Roll back to an earlier revision, showing first what changes.';
@@ -19,7 +19,7 @@ export default class Undo extends BaseCommand {
 
   static override flags = {
     ...liveClusterFlags,
-    'to-revision': Flags.integer({summary: 'The revision (default 0: the previous one).', helpValue: 'N', default: 0}),
+    'to-revision': integerFlagDefaulting('to-revision', {summary: 'The revision (default 0: the previous one).', helpValue: 'N', min: 0, max: Number.MAX_SAFE_INTEGER, default: 0}),
     'dry-run': dryRunFlag,
     yes: Flags.boolean({char: 'y', summary: 'Do not ask for confirmation.'}),
     now: nowFlag,
@@ -80,7 +80,7 @@ export default class Undo extends BaseCommand {
 /** One line from the terminal; yes only for y/yes. */
 async function confirm(question: string): Promise<boolean> {
   const {createInterface} = await import('node:readline/promises');
-  const rl = createInterface({input: process.stdin, output: process.stderr});
+  const rl = createInterface({input: process.stdin, output: process.stderr, terminal: false});
   try {
     return /^y(es)?$/i.test((await rl.question(question)).trim());
   } finally {

@@ -179,6 +179,27 @@ describe('watchClusterState against the simulated cluster', () => {
     }
   }, 20_000);
 
+  test('a watch stream silent past watchSilenceMs (no event, no bookmark) is watched again, without a re-list', async () => {
+    const live = connectLiveCluster({kubeconfig: t.kubeconfig});
+    const states: ClusterState[] = [];
+    const errors: unknown[] = [];
+    const watch = live.watch(
+      {namespace: 'kube-system', name: 'fluentd'},
+      {onState: (s) => states.push(s), onError: (e) => errors.push(e), watchSilenceMs: 300},
+    );
+    try {
+      await until(() => states.length > 0);
+      const count = (verb: string) => t.cluster.requestLog.filter({verb}).length;
+      const [watches, lists] = [count('watch'), count('list')];
+      // Nothing changes on the simulated cluster's stopped clock: every stream stays silent and is replaced.
+      await until(() => count('watch') >= watches + 4, 15_000);
+      expect(count('list')).toBe(lists);
+      expect(errors).toEqual([]);
+    } finally {
+      watch.stop();
+    }
+  }, 30_000);
+
   test('a DaemonSet that does not exist ends the watch with NotFound', async () => {
     const live = connectLiveCluster({kubeconfig: t.kubeconfig});
     const errors: Error[] = [];

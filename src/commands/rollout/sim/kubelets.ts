@@ -2,7 +2,7 @@
 // kube-apiserver with no nodes of its own) until Ctrl-C.
 import * as Flags from '@oclif/core/flags';
 import {BaseCommand} from '../../../base-command.js';
-import {connectionFlags, contextFlag, kubeconfigFlag} from '../../../flags.js';
+import {connectionFlags, contextFlag, integerFlagDefaulting, kubeconfigFlag} from '../../../flags.js';
 import {InputError} from '../../../errors.js';
 
 export default class SimKubelets extends BaseCommand {
@@ -21,10 +21,10 @@ export default class SimKubelets extends BaseCommand {
     kubeconfig: kubeconfigFlag,
     context: contextFlag,
     ...connectionFlags,
-    nodes: Flags.integer({summary: 'Number of nodes.', default: 3, helpValue: 'N'}),
+    nodes: integerFlagDefaulting('nodes', {summary: 'Number of nodes.', default: 3, min: 0, max: 100_000}),
     prefix: Flags.string({summary: 'Node name prefix.', default: 'sim-node-', helpValue: 'TEXT'}),
-    'start-delay': Flags.integer({summary: 'Milliseconds from binding to Ready.', default: 1000, helpValue: 'MS'}),
-    'stop-delay': Flags.integer({summary: 'Milliseconds a deleted pod takes to stop.', default: 500, helpValue: 'MS'}),
+    'start-delay': integerFlagDefaulting('start-delay', {summary: 'Milliseconds from binding to Ready.', default: 1000, helpValue: 'MS', min: 0}),
+    'stop-delay': integerFlagDefaulting('stop-delay', {summary: 'Milliseconds a deleted pod takes to stop.', default: 500, helpValue: 'MS', min: 0}),
     'fail-image': Flags.string({summary: 'Pods whose image contains this text crash.', helpValue: 'TEXT'}),
     'exec-image': Flags.string({
       summary: 'Pods of IMAGE run COMMAND here as their container. Repeatable.',

@@ -1,6 +1,7 @@
 // `kubectl ds-rollout sim start`: runs a simulated cluster in the foreground until Ctrl-C.
 import * as Flags from '@oclif/core/flags';
 import {BaseCommand} from '../../../base-command.js';
+import {integerFlag} from '../../../flags.js';
 
 export default class SimStart extends BaseCommand {
   static override summary = 'Run a simulated cluster in the foreground, until Ctrl-C.';
@@ -22,12 +23,12 @@ export default class SimStart extends BaseCommand {
 
   static override flags = {
     scenario: Flags.string({summary: 'demo (the default), empty or large.', helpValue: 'NAME', exclusive: ['snapshot']}),
-    nodes: Flags.integer({summary: 'Number of nodes (demo 20, empty 3, large 5000).', helpValue: 'N', exclusive: ['snapshot']}),
+    nodes: integerFlag('nodes', {summary: 'Number of nodes (demo 20, empty 3, large 5000).', min: 0, max: 100_000, exclusive: ['snapshot']}),
     snapshot: Flags.string({
       summary: 'Load a kubectl dump instead (- for stdin).',
       helpValue: 'FILE',
     }),
-    port: Flags.integer({summary: 'Port on 127.0.0.1 (default: a free one).', helpValue: 'PORT'}),
+    port: integerFlag('port', {summary: 'Port on 127.0.0.1 (default: a free one).', helpValue: 'PORT', min: 0, max: 65535}),
     kubeconfig: Flags.string({summary: 'Write the kubeconfig here (kept on exit).', helpValue: 'FILE'}),
     speed: Flags.string({summary: 'Simulated seconds per real second.', default: '1', helpValue: 'X'}),
     tls: Flags.boolean({

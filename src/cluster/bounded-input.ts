@@ -1,0 +1,121 @@
+// Reading a file or stream that the user names (--snapshot, -f, --strategy, stdin) within limits: its size, its
+// kind (a device such as /dev/zero never ends), its bytes (NUL is never in YAML or JSON text), and once parsed,
+// its shape (core/document-limits: nesting and alias expansion). Each refusal is one line naming the limit,
+// reached before the input is read whole, so neither time nor memory grows with a hostile input.
+import {createReadStream, readFileSync, type Stats, statSync} from 'node:fs';
+import {describeDocumentProblem, documentProblem, MAX_DOCUMENT_DEPTH} from '../core/index.js';
+import {InputError} from '../errors.js';
+
+const MiB = 2 ** 20;
+
+/** Largest snapshot read (a 15,000-node dump is about 150 MiB of JSON, 80 MiB of YAML). */
+export const MAX_SNAPSHOT_BYTES = 512 * MiB;
+/** Largest manifest (-f) or strategy file: ten times the API server's 3 MiB request limit is far above any object. */
+export const MAX_MANIFEST_BYTES = 32 * MiB;
+
+export interface InputLimits {
+  /** How messages name the input: `snapshot file "x"`, `manifest "x"`. */
+  readonly what: string;
+  readonly maxBytes: number;
+}
+
+/** `1 GiB`, `512 MiB`, `4 KiB`: the limit as messages and the docs state it. */
+export function formatBytes(bytes: number): string {
+  for (const [unit, size] of [
+    ['GiB', 2 ** 30],
+    ['MiB', MiB],
+    ['KiB', 1024],
+  ] as const) {
+    if (bytes >= size && bytes % size === 0) return `${bytes / size} ${unit}`;
+  }
+  return `${bytes} bytes`;
+}
+
+function tooLarge(limits: InputLimits): InputError {
+  return new InputError(`${limits.what} is larger than the ${formatBytes(limits.maxBytes)} limit`);
+}
+
+function binary(limits: InputLimits): InputError {
+  return new InputError(`${limits.what} holds binary data (a NUL byte), not YAML or JSON`);
+}
+
+/**
+ * The text of `path` within `limits`: a regular file is checked by its size before it is read; a device is
+ * refused; a pipe or FIFO (`<(kubectl get ...)`) is read until the limit. ENOENT, EISDIR and EACCES get the
+ * usual one-line reasons.
+ */
+export async function readBoundedFile(path: string, limits: InputLimits): Promise<string> {
+  let stats: Stats;
+  try {
+    stats = statSync(path);
+  } catch (error) {
+    throw readFailure(error, path, limits);
+  }
+  if (stats.isDirectory()) throw new InputError(`${limits.what} is a directory, not a file`);
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) {
+    throw new InputError(`${limits.what} is a device, not a file: a device such as /dev/zero may never end`);
+  }
+  if (stats.isFile()) {
+    if (stats.size > limits.maxBytes) throw tooLarge(limits);
+    let bytes: Buffer;
+    try {
+      // In one read: fs/promises reads a large file in many small steps, each a turn of the event loop.
+      bytes = readFileSync(path);
+    } catch (error) {
+      throw readFailure(error, path, limits);
+    }
+    // The file may have grown since stat.
+    if (bytes.length > limits.maxBytes) throw tooLarge(limits);
+    if (bytes.includes(0)) throw binary(limits);
+    return bytes.toString('utf8');
+  }
+  return readBoundedStream(createReadStream(path), limits);
+}
+
+/** The text of a stream (stdin, a FIFO) within `limits`: refused as soon as it passes the size or holds a NUL byte. */
+export async function readBoundedStream(stream: NodeJS.ReadableStream, limits: InputLimits): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of stream) {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+      size += bytes.length;
+      if (size > limits.maxBytes) throw tooLarge(limits);
+      if (bytes.includes(0)) throw binary(limits);
+      chunks.push(bytes);
+    }
+  } catch (error) {
+    // Stop reading what is left (a FIFO whose writer never stops).
+    (stream as {destroy?: () => void}).destroy?.();
+    if (error instanceof InputError) throw error;
+    throw new InputError(`cannot read ${limits.what}: ${(error as Error).message}`, {cause: error});
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function readFailure(error: unknown, path: string, limits: InputLimits): InputError {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return new InputError(`${limits.what} does not exist`, {cause: error});
+  if (code === 'EISDIR') return new InputError(`${limits.what} is a directory, not a file`, {cause: error});
+  if (code === 'EACCES') return new InputError(`cannot read ${limits.what}: permission denied`, {cause: error});
+  return new InputError(`cannot read ${limits.what}: ${(error as Error).message}`, {cause: error});
+}
+
+/**
+ * Refuses a parsed document nested deeper than MAX_DOCUMENT_DEPTH or whose aliases expand past a small multiple
+ * of its text (`textBytes`): `where` names the input in the message.
+ */
+export function checkDocumentShape(document: unknown, textBytes: number, where: string): void {
+  const problem = documentProblem(document, textBytes);
+  if (problem !== undefined) throw new InputError(`${where}: ${describeDocumentProblem(problem)}`);
+}
+
+/** A RangeError from a parser's recursion (js-yaml on deep flow collections), as the depth limit it is. */
+export function isStackOverflow(error: unknown): boolean {
+  return error instanceof RangeError && /call stack/i.test(error.message);
+}
+
+/** The message for input a parser could not follow for its depth. */
+export function tooDeepMessage(where: string): string {
+  return `${where}: nested deeper than ${MAX_DOCUMENT_DEPTH} levels`;
+}

@@ -1,0 +1,520 @@
+// The fault table of issue 23: hostile files, frozen networks, objects the API server refuses, control characters,
+// flag values out of range and a bad exec credential, through the BUILT binaries (`npm run build` first) and the
+// simulated cluster's HTTP API. Every case is bounded in time (generously: the machine may be busy) and must end
+// in one stderr line with its exit code, never "internal error", never a raw control character on the terminal.
+import {chmod, mkdtemp, rm, writeFile} from 'node:fs/promises';
+import {createServer, type Server, type Socket} from 'node:net';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {readFileSync} from 'node:fs';
+import {dump, loadAll} from 'js-yaml';
+import {afterAll, beforeAll, describe, expect, test, vi} from 'vitest';
+import {formatFieldError, validateAnnotationsSize, validateControllerRevision, validateDaemonSet, validatePod, type FieldError} from '../../src/core/index.js';
+import {newDaemonSet, newNode, newPod, newRevision} from '../helpers/builders.js';
+import {ROOT, runCli, type CliResult} from '../helpers/run-cli.js';
+import {type FreezableProxy, startFreezableProxy} from '../helpers/freezable-proxy.js';
+import {startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
+import {call} from '../sim/http-helpers.js';
+
+vi.setConfig({testTimeout: 120_000});
+
+/** What any case may take, start-up included, on a busy machine: far above what each needs (a second or two). */
+const CASE_BOUND_MS = 30_000;
+// The point: no control character but newline reaches the terminal.
+const RAW_CONTROL = /[\u0000-\u0009\u000B-\u001F\u007F]/;
+
+const ds = newDaemonSet('fluentd');
+const nodes = [newNode('node-a'), newNode('node-b')];
+const pods = [newPod('fluentd-aaaaa', 'node-a', ds, {hash: 'h1'}), newPod('fluentd-bbbbb', 'node-b', ds, {hash: 'h1'})];
+
+/** A snapshot (List) of the fixture with `edit` applied to a copy of item `index` (0-1 nodes, 2-3 pods, 4 the DaemonSet, 5 its revision). */
+function snapshotWith(index: number, edit: (item: Record<string, any>) => void): string {
+  const items: Record<string, any>[] = structuredClone([...nodes, ...pods, ds, newRevision(ds, 'h1', 1)]) as Record<string, any>[];
+  edit(items[index]!);
+  return JSON.stringify({apiVersion: 'v1', kind: 'List', items});
+}
+
+/** A "billion laughs" YAML value, nine levels of nine aliases (9^9 strings expanded), indented by `indent`. */
+function aliasBomb(indent: string): string {
+  const lines = [`${indent}a: &a ["x","x","x","x","x","x","x","x","x"]`];
+  for (const [prev, name] of [...'abcdefgh'].map((c, i) => [c, 'bcdefghi'[i]!]))
+    lines.push(`${indent}${name}: &${name} [${Array(9).fill(`*${prev}`).join(',')}]`);
+  return lines.join('\n');
+}
+
+const BOMB_DAEMONSET = `apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: fluentd
+  namespace: default
+spec:
+  selector: {matchLabels: {app: fluentd}}
+  template:
+    metadata: {labels: {app: fluentd}}
+    spec:
+      containers:
+      - name: c
+        image: fluentd:v2
+        env:
+        - name: BOMB
+          value:
+${aliasBomb('            ')}
+`;
+
+function deepJson(depth: number): string {
+  return snapshotWith(4, (item) => {
+    item.metadata.labels = {app: 'fluentd', deep: '__DEEP__'};
+  }).replace('"__DEEP__"', `${'['.repeat(depth)}${']'.repeat(depth)}`);
+}
+
+let dir: string;
+let sim: TestCluster;
+let frozen: FreezableProxy;
+let silent: Server;
+const silentSockets = new Set<Socket>();
+
+/** A kubeconfig whose cluster is reached through `proxy` (a proxy that accepts and never answers). */
+async function proxiedKubeconfig(name: string, proxy: string): Promise<string> {
+  const path = join(dir, name);
+  await writeFile(
+    path,
+    dump({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{name: 'c', cluster: {server: 'https://10.255.255.1:6443', 'insecure-skip-tls-verify': true, 'proxy-url': proxy}}],
+      users: [{name: 'u', user: {token: 'abc'}}],
+      contexts: [{name: 'x', context: {cluster: 'c', user: 'u', namespace: 'default'}}],
+      'current-context': 'x',
+    }),
+    {mode: 0o600},
+  );
+  return path;
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ds-hostile-'));
+  const files: Record<string, string> = {
+    'bomb-annotation.yaml': `apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: fluentd\n  namespace: default\n  annotations:\n    bomb:\n${aliasBomb('      ')}\nspec:\n  selector: {matchLabels: {app: fluentd}}\n  template:\n    metadata: {labels: {app: fluentd}}\n    spec:\n      containers: [{name: c, image: x}]\n`,
+    'bomb-env.yaml': BOMB_DAEMONSET,
+    'bomb-strategy.yaml': `waves:\n${aliasBomb('  ')}\n`,
+    'deep.json': deepJson(100_000),
+    'node-selector.json': snapshotWith(4, (item) => (item.spec.template.spec.nodeSelector = {'bad key!': 'x'})),
+    'host-port.json': snapshotWith(4, (item) => (item.spec.template.spec.containers[0].ports = [{containerPort: 80, hostPort: 70000}])),
+    'annotations.json': snapshotWith(4, (item) => (item.metadata.annotations = {big: 'x'.repeat(300 * 1024)})),
+    'generation.json': snapshotWith(4, (item) => (item.metadata.generation = -1)),
+    'revision-2-63.json': snapshotWith(5, (item) => (item.revision = '__R__')).replace('"__R__"', '9223372036854775808'),
+    'revision-2-53.json': snapshotWith(5, (item) => (item.revision = '__R__')).replace('"__R__"', '9007199254740993'),
+    'change-cause.json': snapshotWith(5, (item) => (item.metadata.annotations = {'kubernetes.io/change-cause': 'deploy \u001B[2J\u001B[Hclear'})),
+    'manifest-host-port.yaml': dump(exampleDaemonSet((spec) => (spec.containers[0].ports = [{containerPort: 70000}]))),
+    'bad-expiry.sh': `#!/bin/sh\necho '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"t","expirationTimestamp":"yesterday"}}'\n`,
+  };
+  for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
+  await chmod(join(dir, 'bad-expiry.sh'), 0o755);
+  await writeFile(
+    join(dir, 'exec-kubeconfig'),
+    dump({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{name: 'c', cluster: {server: 'https://127.0.0.1:1', 'insecure-skip-tls-verify': true}}],
+      users: [{name: 'u', user: {exec: {apiVersion: 'client.authentication.k8s.io/v1', command: join(dir, 'bad-expiry.sh'), interactiveMode: 'Never'}}}],
+      contexts: [{name: 'x', context: {cluster: 'c', user: 'u'}}],
+      'current-context': 'x',
+    }),
+  );
+  silent = createServer((socket) => {
+    silentSockets.add(socket);
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  const silentPort = (silent.address() as {port: number}).port;
+  await proxiedKubeconfig('http-proxy', `http://user:secret@127.0.0.1:${silentPort}`);
+  await proxiedKubeconfig('socks-proxy', `socks5://user:secret@127.0.0.1:${silentPort}`);
+  sim = await startTestCluster();
+  frozen = await startFreezableProxy(sim.cluster.url);
+  await frozen.kubeconfigFor(sim.kubeconfig, join(dir, 'frozen'));
+  frozen.freeze();
+});
+
+afterAll(async () => {
+  for (const socket of silentSockets) socket.destroy();
+  await new Promise<void>((resolve) => silent?.close(() => resolve()));
+  await frozen?.close();
+  await sim?.stop();
+  await rm(dir, {recursive: true, force: true});
+});
+
+interface CliCase {
+  readonly name: string;
+  readonly bin?: 'plan' | 'rollout';
+  /** `{dir}` is the case files' directory. */
+  readonly args: readonly string[];
+  readonly stdin?: string;
+  readonly code: number;
+  /** A part of the one stderr line. */
+  readonly message: string | RegExp;
+}
+
+const ON = (file: string) => ['--snapshot', `{dir}/${file}`];
+const EXAMPLE = 'examples/rollout-in-progress.yaml';
+
+/** The example snapshot's fluentd DaemonSet with `edit` applied to its pod spec: a manifest for -f. */
+function exampleDaemonSet(edit: (spec: Record<string, any>) => void): unknown {
+  const documents = loadAll(readFileSync(join(ROOT, EXAMPLE), 'utf8')) as Record<string, any>[];
+  const items = documents.flatMap((doc) => (Array.isArray(doc?.['items']) ? (doc['items'] as Record<string, any>[]) : [doc]));
+  const found = structuredClone(items.find((item) => item?.['kind'] === 'DaemonSet' && item['metadata']?.['name'] === 'fluentd'))!;
+  edit(found['spec']['template']['spec']);
+  return found;
+}
+
+const CLI_CASES: Record<string, readonly CliCase[]> = {
+  '1. files that eat the machine': [
+    {
+      name: 'an alias bomb as a DaemonSet annotation',
+      args: ['fluentd', ...ON('bomb-annotation.yaml')],
+      code: 1,
+      message: /YAML aliases expand it past [\d,]+ nodes/,
+    },
+    {
+      name: 'an alias bomb as template env (history)',
+      bin: 'rollout',
+      args: ['history', 'fluentd', ...ON('bomb-env.yaml')],
+      code: 1,
+      message: /YAML aliases expand/,
+    },
+    {
+      name: 'an alias bomb in -f',
+      args: ['-f', '{dir}/bomb-env.yaml', ...ON('node-selector.json')],
+      code: 1,
+      message: /manifest ".*bomb-env.yaml": YAML aliases expand/,
+    },
+    {
+      name: 'an alias bomb in --strategy',
+      bin: 'rollout',
+      args: ['step', 'fluentd', '--strategy', '{dir}/bomb-strategy.yaml', '--yes', '--kubeconfig', '{dir}/http-proxy'],
+      code: 1,
+      message: /YAML aliases expand/,
+    },
+    {name: 'JSON nested 100,000 deep in a label', args: ['fluentd', ...ON('deep.json')], code: 1, message: 'nested deeper than 1000 levels'},
+    {name: '--snapshot /dev/zero', args: ['fluentd', '--snapshot', '/dev/zero'], code: 1, message: 'snapshot file "/dev/zero" is a device, not a file'},
+    {name: '--snapshot /dev/urandom', args: ['fluentd', '--snapshot', '/dev/urandom'], code: 1, message: 'is a device, not a file'},
+    {name: 'NUL bytes on stdin', args: ['fluentd', '--snapshot', '-'], stdin: '\u0000'.repeat(100_000), code: 1, message: 'holds binary data (a NUL byte)'},
+    {
+      name: '300 KiB of annotations',
+      args: ['fluentd', ...ON('annotations.json')],
+      code: 1,
+      message: 'metadata.annotations: Too long: must have at most 262144 bytes',
+    },
+  ],
+  '2. frozen networks': [
+    {
+      name: 'ds-plan through an http proxy that never answers',
+      args: ['fluentd', '--kubeconfig', '{dir}/http-proxy', '--request-timeout', '2s'],
+      code: 2,
+      message: /through the proxy http:\/\/127\.0\.0\.1:\d+: no answer within 2s/,
+    },
+    {
+      name: 'status through a socks5 proxy that never answers',
+      bin: 'rollout',
+      args: ['status', 'fluentd', '--kubeconfig', '{dir}/socks-proxy', '--request-timeout', '2s'],
+      code: 2,
+      message: /through the proxy socks5:\/\/127\.0\.0\.1:\d+: no answer within 2s/,
+    },
+    {
+      name: 'history through an http proxy that never answers',
+      bin: 'rollout',
+      args: ['history', 'fluentd', '--kubeconfig', '{dir}/http-proxy', '--request-timeout', '2s'],
+      code: 2,
+      message: 'no answer within 2s',
+    },
+    {
+      name: 'step --dry-run through a socks5 proxy that never answers',
+      bin: 'rollout',
+      args: ['step', 'fluentd', '--dry-run', '--kubeconfig', '{dir}/socks-proxy', '--request-timeout', '2s'],
+      code: 2,
+      message: 'no answer within 2s',
+    },
+    {
+      name: 'ds-plan on a cluster frozen before it starts',
+      args: ['fluentd', '--kubeconfig', '{dir}/frozen', '--request-timeout', '2s'],
+      code: 2,
+      message: 'no answer within 2s (--request-timeout)',
+    },
+    {
+      name: 'status -A on a cluster frozen before it starts',
+      bin: 'rollout',
+      args: ['status', '-A', '--kubeconfig', '{dir}/frozen', '--request-timeout', '2s'],
+      code: 2,
+      message: 'no answer within 2s (--request-timeout)',
+    },
+  ],
+  "3. the API server's limits": [
+    {
+      name: 'a nodeSelector key that is not a label key',
+      args: ['fluentd', ...ON('node-selector.json')],
+      code: 1,
+      message: 'spec.template.spec.nodeSelector: Invalid value: "bad key!"',
+    },
+    {
+      name: 'hostPort 70000',
+      args: ['fluentd', ...ON('host-port.json')],
+      code: 1,
+      message: 'spec.template.spec.containers[0].ports[0].hostPort: Invalid value: 70000: must be between 1 and 65535, inclusive',
+    },
+    {
+      name: 'containerPort 70000 in -f',
+      args: ['-f', '{dir}/manifest-host-port.yaml', '--snapshot', EXAMPLE],
+      code: 1,
+      message: 'spec.template.spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive',
+    },
+    {
+      name: 'metadata.generation -1',
+      args: ['fluentd', ...ON('generation.json')],
+      code: 1,
+      message: 'metadata.generation: Invalid value: -1: must be greater than or equal to 0',
+    },
+    {
+      name: 'a revision of 2^63',
+      bin: 'rollout',
+      args: ['history', 'fluentd', ...ON('revision-2-63.json')],
+      code: 1,
+      message: 'revision: Invalid value: 9223372036854776000: must be an integer from -9223372036854775808 to 9223372036854775807',
+    },
+    {
+      name: 'a revision of 2^53+1 is not read rounded',
+      bin: 'rollout',
+      args: ['history', 'fluentd', ...ON('revision-2-53.json')],
+      code: 1,
+      message: 'larger ones cannot be read exactly',
+    },
+  ],
+  '4. raw bytes to the terminal': [
+    {name: 'a DaemonSet name with ESC', args: ['flu\u001B[2Jentd', ...ON('node-selector.json')], code: 1, message: 'invalid DaemonSet name "flu\\x1b[2Jentd"'},
+    {
+      name: 'a 5,000-character --now',
+      args: ['fluentd', '--now', 'x'.repeat(5000), ...ON('node-selector.json')],
+      code: 1,
+      message: /\.\.\." \(5000 characters\)/,
+    },
+    {name: 'a 5,000-character path', args: ['fluentd', '--snapshot', `/${'d'.repeat(5000)}`], code: 1, message: /\(5001 characters\)/},
+  ],
+  '5. flag errors name the flag': [
+    {
+      name: '--max-restarts -1',
+      bin: 'rollout',
+      args: ['step', 'fluentd', '--max-restarts', '-1'],
+      code: 1,
+      message: 'invalid --max-restarts "-1": want a whole number from 0 to 2147483647',
+    },
+    {name: '--max-restarts abc', bin: 'rollout', args: ['step', 'fluentd', '--max-restarts', 'abc'], code: 1, message: 'invalid --max-restarts "abc"'},
+    {
+      name: 'undo --to-revision abc',
+      bin: 'rollout',
+      args: ['undo', 'fluentd', '--to-revision', 'abc'],
+      code: 1,
+      message: 'invalid --to-revision "abc": want a whole number from 0',
+    },
+    {name: 'undo --to-revision 1.5', bin: 'rollout', args: ['undo', 'fluentd', '--to-revision', '1.5'], code: 1, message: 'invalid --to-revision "1.5"'},
+    {
+      name: 'history --diff abc,2',
+      bin: 'rollout',
+      args: ['history', 'fluentd', '--diff', 'abc,2', '--snapshot', EXAMPLE],
+      code: 1,
+      message: 'invalid --diff "abc": want a whole number from 1 to 9007199254740991',
+    },
+    {
+      name: '--pod-start 9999999999999h',
+      args: ['fluentd', '--pod-start', '9999999999999h'],
+      code: 1,
+      message: 'invalid --pod-start "9999999999999h": want a duration from 0 to 596h',
+    },
+    {
+      name: '--request-timeout 10000000000000h',
+      args: ['fluentd', '--request-timeout', '10000000000000h'],
+      code: 1,
+      message: 'invalid --request-timeout "10000000000000h"',
+    },
+    {name: '--request-timeout 0 (no limit) is refused', args: ['fluentd', '--request-timeout', '0'], code: 1, message: '0 would let a frozen cluster hang'},
+  ],
+  '6. credentials': [
+    {
+      name: 'an exec plugin with an invalid expirationTimestamp',
+      args: ['fluentd', '--kubeconfig', '{dir}/exec-kubeconfig'],
+      code: 2,
+      message: /invalid expirationTimestamp "yesterday"/,
+    },
+  ],
+};
+
+function expectOneSafeLine(result: CliResult, elapsedMs: number, c: CliCase): void {
+  expect(elapsedMs).toBeLessThan(CASE_BOUND_MS);
+  expect(result.stderr).not.toMatch(/internal error|\s{4}at |Warning/);
+  expect(result.stderr.trim().split('\n'), result.stderr).toHaveLength(1);
+  expect(result.stderr.trimEnd()).not.toMatch(RAW_CONTROL);
+  expect(result.stdout).not.toMatch(RAW_CONTROL);
+  if (typeof c.message === 'string') expect(result.stderr).toContain(c.message);
+  else expect(result.stderr).toMatch(c.message);
+  expect(result.code).toBe(c.code);
+}
+
+for (const [group, cases] of Object.entries(CLI_CASES)) {
+  describe(group, () => {
+    test.each(cases.map((c) => ({...c, label: c.name})))('$label', async (c) => {
+      const started = performance.now();
+      const result = await runCli(
+        c.args.map((arg) => arg.replace('{dir}', dir)),
+        {bin: c.bin === 'rollout' ? 'bin/kubectl-ds_rollout' : 'bin/kubectl-ds_plan', ...(c.stdin !== undefined ? {stdin: c.stdin} : {})},
+      );
+      expectOneSafeLine(result, performance.now() - started, c);
+      if (/proxy/.test(c.name)) expect(result.stderr).not.toContain('secret');
+    });
+  });
+}
+
+test('4. a change-cause with escape sequences is printed escaped, exit 0', async () => {
+  const result = await runCli(['history', 'fluentd', '--snapshot', join(dir, 'change-cause.json')], {bin: 'bin/kubectl-ds_rollout'});
+  expect(result.code).toBe(0);
+  expect(result.stdout).toContain('deploy \\x1b[2J\\x1b[Hclear');
+  expect(result.stdout).not.toMatch(RAW_CONTROL);
+});
+
+describe("3. the API server's rules, each beside its message", () => {
+  const template = ds.spec.template;
+  const withPodSpec = (extra: Record<string, unknown>) => ({...ds, spec: {...ds.spec, template: {...template, spec: {...template.spec, ...extra}}}});
+  const rows: {rule: string; errors: () => readonly FieldError[]; message: string}[] = [
+    {
+      rule: 'nodeSelector keys are label keys',
+      errors: () => validateDaemonSet(withPodSpec({nodeSelector: {'a/b/c': 'x'}})),
+      message:
+        "spec.template.spec.nodeSelector: Invalid value: \"a/b/c\": a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+    },
+    {
+      rule: 'a hostPort is a port number',
+      errors: () => validateDaemonSet(withPodSpec({containers: [{name: 'c', image: 'x', ports: [{containerPort: 80, hostPort: 70000}]}]})),
+      message: 'spec.template.spec.containers[0].ports[0].hostPort: Invalid value: 70000: must be between 1 and 65535, inclusive',
+    },
+    {
+      rule: 'a containerPort is required',
+      errors: () => validateDaemonSet(withPodSpec({containers: [{name: 'c', image: 'x', ports: [{containerPort: 0}]}]})),
+      message: 'spec.template.spec.containers[0].ports[0].containerPort: Required value',
+    },
+    {
+      rule: 'annotations total at most 256 KiB',
+      errors: () => validateAnnotationsSize({big: 'x'.repeat(256 * 1024)}),
+      message: 'metadata.annotations: Too long: must have at most 262144 bytes',
+    },
+    {
+      rule: 'annotation keys are qualified names',
+      errors: () => validatePod({...pods[0]!, metadata: {...pods[0]!.metadata, annotations: {'-bad': 'x'}}}),
+      message:
+        "metadata.annotations: Invalid value: \"-bad\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+    },
+    {
+      rule: 'generation is not negative',
+      errors: () => validateDaemonSet({...ds, metadata: {...ds.metadata, generation: -1}}),
+      message: 'metadata.generation: Invalid value: -1: must be greater than or equal to 0',
+    },
+    {
+      rule: 'a ControllerRevision revision is not negative',
+      errors: () => validateControllerRevision({...newRevision(ds, 'h1', 1), revision: -1}),
+      message: 'revision: Invalid value: -1: must be greater than or equal to 0',
+    },
+  ];
+  test.each(rows)('$rule', ({errors, message}) => {
+    expect(errors().map(formatFieldError)).toContain(message);
+  });
+});
+
+describe('the simulated cluster answers at once, never stalls', () => {
+  const DS_PATH = '/apis/apps/v1/namespaces/default/daemonsets';
+  const manifest = () => structuredClone({...ds, metadata: {name: 'hostile', namespace: 'default'}});
+  const cases: {name: string; request: () => Promise<{status: number; body: any}>; status: number; message: string | RegExp}[] = [
+    {
+      name: 'a 477-byte YAML bomb in one POST',
+      request: () =>
+        call(sim.cluster, 'POST', DS_PATH, {
+          body: `kind: DaemonSet\napiVersion: apps/v1\nmetadata: {name: bomb}\nbomb:\n${aliasBomb('  ')}\n`,
+          headers: {'content-type': 'application/yaml'},
+        }),
+      status: 400,
+      message: /YAML aliases expand it past/,
+    },
+    {
+      name: 'hostPort 70000',
+      request: () => {
+        const body = manifest();
+        (body.spec.template.spec.containers[0] as {ports?: unknown}).ports = [{containerPort: 80, hostPort: 70000}];
+        return call(sim.cluster, 'POST', DS_PATH, {body});
+      },
+      status: 422,
+      message: 'spec.template.spec.containers[0].ports[0].hostPort: Invalid value: 70000: must be between 1 and 65535, inclusive',
+    },
+    {
+      name: '300 KiB of annotations',
+      request: () => call(sim.cluster, 'POST', DS_PATH, {body: {...manifest(), metadata: {name: 'hostile', annotations: {big: 'x'.repeat(300 * 1024)}}}}),
+      status: 422,
+      message: 'metadata.annotations: Too long: must have at most 262144 bytes',
+    },
+    {
+      name: 'a nodeSelector key that is not a label key',
+      request: () => {
+        const body = manifest();
+        (body.spec.template.spec as {nodeSelector?: unknown}).nodeSelector = {'bad key!': 'x'};
+        return call(sim.cluster, 'POST', DS_PATH, {body});
+      },
+      status: 422,
+      message: 'spec.template.spec.nodeSelector: Invalid value: "bad key!"',
+    },
+    {
+      name: 'a JSON patch that removes /metadata',
+      request: async () => {
+        await call(sim.cluster, 'POST', DS_PATH, {body: {...manifest(), metadata: {name: 'patched'}}});
+        return call(sim.cluster, 'PATCH', `${DS_PATH}/patched`, {
+          body: [{op: 'remove', path: '/metadata'}],
+          headers: {'content-type': 'application/json-patch+json'},
+        });
+      },
+      status: 422,
+      message: 'metadata.name: Required value',
+    },
+    {
+      name: 'a DELETE with a grace period beyond int64',
+      request: () => call(sim.cluster, 'DELETE', '/api/v1/namespaces/default/pods/none?gracePeriodSeconds=100000000000000000000'),
+      status: 400,
+      message: 'invalid gracePeriodSeconds',
+    },
+    {
+      name: 'an admin impersonating a user without rights',
+      request: () => call(sim.cluster, 'GET', DS_PATH, {headers: {'Impersonate-User': 'someone'}}),
+      status: 403,
+      message: 'daemonsets.apps is forbidden: User "someone" cannot list resource "daemonsets" in API group "apps" in the namespace "default"',
+    },
+    {
+      name: 'a user without rights impersonating the admin',
+      request: () => {
+        const token = sim.cluster.issueToken('nobody');
+        const nobody = {url: sim.cluster.url, caCert: sim.cluster.caCert, authHeaders: () => ({authorization: `Bearer ${token}`})};
+        return call(nobody, 'GET', DS_PATH, {headers: {'Impersonate-User': 'admin'}});
+      },
+      status: 403,
+      message: 'User "nobody" cannot impersonate resource "users"',
+    },
+  ];
+  test.each(cases)('$name: $status', async ({request, status, message}) => {
+    const started = performance.now();
+    const answer = await request();
+    expect(performance.now() - started).toBeLessThan(CASE_BOUND_MS);
+    expect(answer.status, JSON.stringify(answer.body).slice(0, 300)).toBe(status);
+    if (typeof message === 'string') expect(answer.body.message).toContain(message);
+    else expect(answer.body.message).toMatch(message);
+  });
+
+  test('a pod deleted with a grace period of centuries can still be deleted at once', async () => {
+    const pod = {apiVersion: 'v1', kind: 'Pod', metadata: {name: 'slow'}, spec: {nodeName: 'node-0', containers: [{name: 'c', image: 'x'}]}};
+    expect((await call(sim.cluster, 'POST', '/api/v1/namespaces/default/pods', {body: pod})).status).toBe(201);
+    const first = await call(sim.cluster, 'DELETE', '/api/v1/namespaces/default/pods/slow?gracePeriodSeconds=9000000000000');
+    expect(first.status).toBe(200);
+    expect(first.body.metadata.deletionTimestamp).toBe('9999-12-31T23:59:59Z');
+    expect((await call(sim.cluster, 'DELETE', '/api/v1/namespaces/default/pods/slow?gracePeriodSeconds=0')).status).toBe(200);
+    expect((await call(sim.cluster, 'GET', '/api/v1/namespaces/default/pods/slow')).status).toBe(404);
+  });
+});
