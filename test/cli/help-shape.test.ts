@@ -102,7 +102,7 @@ describe('kubectl ds-rollout options', () => {
       expect(stdout).toContain(name);
     }
     expect(stdout).toContain('-n, --namespace=NAMESPACE');
-    expect(stdout).toMatch(/--request-timeout=DURATION .*\(0: no\s+limit; default 30s\)/);
+    expect(stdout).toMatch(/--request-timeout=DURATION .*\(default\s+15s;/);
     for (const line of stdout.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
   });
 });
