@@ -4,7 +4,7 @@
 // by the node's other pod); pods that are not ready now stay not ready; no node is in failed-pod backoff.
 import {isNodeReady, isPodStarting, isStuckTerminating, podProblem} from './availability.js';
 import {budgetInUse} from './budget-use.js';
-import {byName, type DaemonPod, isDaemonPodAvailable} from './daemon-pods.js';
+import {byName, type DaemonPod, isDaemonPodAvailable, runsOldPod} from './daemon-pods.js';
 import {CONTROLLER_REVISION_HASH_LABEL} from './pod-template.js';
 import type {ReconcileEngine} from './engine.js';
 import {pausedInfoOf, unpausedWarning} from './pause.js';
@@ -13,7 +13,7 @@ import {classifyNodeForUpdate, countsAgainstBudget} from './rolling-update.js';
 import {MinHeap} from './min-heap.js';
 import {currentRevisionOf} from './revisions.js';
 import {computeDaemonSetStatus} from './status.js';
-import {plural} from './words.js';
+import {formatCount, plural} from './words.js';
 import {type ControllerMinor, formatMinor, modelledMinor, NEWEST_MODELLED_MINOR, OLDEST_MODELLED_MINOR} from './versions.js';
 import type {DurationEstimate, PodTimings} from './timing.js';
 import {engineFor, prepareReconcile, type ReconcileInput, syncGate} from './sync.js';
@@ -430,11 +430,13 @@ function findBlockers(
 
   if (input.strategyType !== 'RollingUpdate') {
     const old = engine.slots.filter((slot) => slot.pods.some((pod) => !pod.updated)).map((slot) => slot.name);
-    // Paused, old pods wait for a step by design: the operator's choice, not a fault of any node.
-    if (old.length > 0 && ctx.paused)
+    // Paused, old pods wait for a step by design: the operator's choice, not a fault of any node. Counted as the
+    // report's detail counts them: nodes running an old pod that is not already going.
+    const running = input.slots.filter((slot) => slot.node && runsOldPod(slot.pods)).length;
+    if (running > 0 && ctx.paused)
       warnings.push({
         kind: 'on-delete',
-        message: `paused by ds-rollout: ${plural(old.length, 'old pod')} wait for \`ds-rollout step\` (or \`ds-rollout resume\`)`,
+        message: `paused by ds-rollout: ${running === 1 ? '1 node runs' : `${formatCount(running)} nodes run`} an old pod, waiting for \`ds-rollout step\` (or \`ds-rollout resume\`)`,
       });
     else if (old.length > 0) {
       blockers.push({

@@ -2,7 +2,7 @@
 import type {IntOrString, NodePlan, NodeRolloutState, PlanTiming, PodDeletion, PodSummary, RolloutPlan, Wave} from '../core/index.js';
 import {palette, type Palette} from './color.js';
 import {formatCount, formatDuration, formatList, formatMeasuredDuration, plural} from './format.js';
-import {describeGatedProgress} from './gated-text.js';
+import {describeGatedStage} from './gated-text.js';
 import {renderTable} from './table.js';
 
 export interface PlanTextOptions {
@@ -34,7 +34,7 @@ export function renderPlanText(plan: RolloutPlan, options: PlanTextOptions): str
     [
       summaryLine(plan, c),
       budgetLine(plan, options, c),
-      ...(plan.gated ? [`${c.bold('Gated:')} ${describeGatedProgress(plan.gated)}`] : []),
+      ...(plan.gated ? [`${c.bold('Gated rollout:')} ${describeGatedStage(plan.gated)}`] : []),
       statusLine(plan),
       `${c.bold('Controller:')} planned as the Kubernetes ${plan.controllerVersion} DaemonSet controller decides`,
     ],
