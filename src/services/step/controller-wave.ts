@@ -51,8 +51,9 @@ export async function runControllerWave(run: StepRun, state: ClusterState): Prom
   const predicted = sync.actions.create.map((c) => c.node);
   // Only for counting old pods and what holds the budget: any in-place budget will do.
   const inPlace = run.plan(state, 1);
-  const total = stepsSoFar(ds) + 1 + Math.ceil(Math.max(0, inPlace.allOldLeft - predicted.length) / Math.max(1, predicted.length));
-  const number = stepsSoFar(ds) + 1;
+  const done = stepsSoFar(ds, inPlace.template.hash);
+  const total = done + 1 + Math.ceil(Math.max(0, inPlace.allOldLeft - predicted.length) / Math.max(1, predicted.length));
+  const number = done + 1;
   if (predicted.length === 0) {
     if (inPlace.done) return {kind: 'DaemonSetStep', daemonSet: ref, outcome: 'done', waves: [], oldLeft: 0};
     throw new RolloutStuckError(
@@ -130,7 +131,7 @@ export async function runControllerWave(run: StepRun, state: ClusterState): Prom
   }
   // Whatever happened (Ctrl-C included), pause again before anything else; the wave is recorded only if the
   // controller started something.
-  await repause(run, record, waveNodes.length > 0 ? {number, total} : undefined);
+  await repause(run, record, waveNodes.length > 0 ? {number, total, hash: inPlace.template.hash} : undefined);
   run.emit({kind: 'repaused'});
   if (waveNodes.length > 0) run.emit({kind: 'recorded', step: number, of: total});
   if (failure) throw failure;
@@ -181,7 +182,7 @@ async function retireOldPods(run: StepRun, nodes: readonly NodeLanding[]): Promi
 }
 
 /** Pauses again with the record (its step count advanced when the wave is recorded) and the progress annotation. */
-async function repause(run: StepRun, record: PausedStrategy, progress: {number: number; total: number} | undefined): Promise<void> {
+async function repause(run: StepRun, record: PausedStrategy, progress: {number: number; total: number; hash: string} | undefined): Promise<void> {
   await run.retryingWrite('pause the DaemonSet again', () =>
     run.cluster.patchDaemonSet(run.ref, (current) => {
       const state = pauseStateOf(current);
@@ -190,7 +191,10 @@ async function repause(run: StepRun, record: PausedStrategy, progress: {number: 
       if (!progress) return {type: 'merge', body: pauseBody(record)};
       const strategy = state.kind === 'paused' ? state.strategy : record;
       const at = rfc3339(run.cluster.now());
-      const body = stepProgressBody({step: progress.number, of: progress.total, at}, formatPausedStrategy({...strategy, steps: progress.number}));
+      const body = stepProgressBody(
+        {step: progress.number, of: progress.total, at, hash: progress.hash},
+        formatPausedStrategy({...strategy, steps: progress.number}),
+      );
       return {type: 'merge', body: {...body, ...spec}};
     }),
   );
