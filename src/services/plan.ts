@@ -175,7 +175,7 @@ export interface PlanUpdateResult extends PlanResult {
   /** The DaemonSet as stored now; undefined when the manifest would create it. */
   readonly current: DaemonSet | undefined;
   /** What the diff compares against: the current update revision's template, else the stored template. */
-  readonly from: {readonly label: string; readonly template: PodTemplateSpec};
+  readonly from: {readonly label: string; readonly template: PodTemplateSpec | undefined};
   readonly to: {readonly label: string; readonly template: PodTemplateSpec};
   /** What a person wants to know before applying, most serious first. */
   readonly warnings: readonly UpdateWarning[];
@@ -322,7 +322,7 @@ async function planCreate(options: PlanUpdateOptions): Promise<PlanUpdateResult>
     plan,
     daemonSet: next,
     current: undefined,
-    from: {label: `(daemonset "${options.ref.name}" does not exist yet)`, template: {metadata: {}, spec: {containers: []}}},
+    from: {label: `(daemonset "${options.ref.name}" does not exist yet)`, template: undefined},
     to: {label: options.manifestPath === '-' ? '<stdin>' : options.manifestPath, template: next.spec.template},
     warnings,
   };

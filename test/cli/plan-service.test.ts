@@ -1,6 +1,7 @@
 // The plan service with a fake ClusterSource: no build, no files.
 import {describe, expect, test} from 'vitest';
 import type {ClusterSource} from '../../src/cluster/cluster-source.js';
+import {renderManifestPreamble} from '../../src/output/manifest-text.js';
 import {planDaemonSet, planService, planUpdate} from '../../src/services/plan.js';
 import {InputError, NotFoundError} from '../../src/errors.js';
 import type {ClusterState, DaemonSet} from '../../src/core/types.js';
@@ -89,6 +90,11 @@ describe('planUpdate for a DaemonSet that does not exist yet', () => {
     expect(result.plan.converges).toBe(true);
     expect(result.warnings).toEqual([]);
     expect(result.from.label).toBe('(daemonset "fresh" does not exist yet)');
+    // Nothing is removed from a DaemonSet that does not exist: every line of the diff is an addition.
+    const diff = renderManifestPreamble(result, {color: false});
+    expect(diff).toContain('+++ fresh.yaml');
+    expect(diff.split('\n').filter((line) => /^-(?!--)/.test(line.trim()))).toEqual([]);
+    expect(diff).not.toContain('containers: []');
   });
 
   test('an invalid new DaemonSet is refused as the API server would', async () => {
