@@ -2,7 +2,7 @@
 // that syncDaemonSet runs once. The simulated world: deletions finish at once; pods the controller
 // creates become ready at once and available after minReadySeconds (unless a host port is still taken
 // by the node's other pod); pods that are not ready now stay not ready; no node is in failed-pod backoff.
-import {isNodeReady, isPodStarting, isStuckTerminating, podProblem} from './availability.js';
+import {isNodeReady, isPodStarting, isStuckTerminating, podProblemAt} from './availability.js';
 import {budgetInUse} from './budget-use.js';
 import {byName, type DaemonPod, isDaemonPodAvailable, runsOldPod} from './daemon-pods.js';
 import {CONTROLLER_REVISION_HASH_LABEL} from './pod-template.js';
@@ -351,7 +351,7 @@ function summarisePod(pod: DaemonPod, now: number): PodSummary {
     terminating: pod.terminating,
     phase: pod.phase,
   };
-  const problem = podProblem(pod.pod);
+  const problem = podProblemAt(pod.pod, now);
   if (problem) summary.problem = problem;
   return summary;
 }
@@ -460,7 +460,7 @@ function findBlockers(
     if (!slot.exists) return;
     for (const pod of slot.pods) {
       if (pod.terminating || isDaemonPodAvailable(pod, end) || ctx.hostPortWaiting.has(index)) continue;
-      const problem = podProblem(pod.pod);
+      const problem = podProblemAt(pod.pod, now);
       const what = pod.ready ? 'is ready but never becomes available' : `is not ready${problem ? ` (${problem})` : ''}`;
       blockers.push({kind: 'pod-unavailable', message: `pod ${pod.name} on ${slot.name} ${what}`, nodes: [slot.name]});
     }

@@ -49,6 +49,19 @@ describe('rolloutReport: the verdict', () => {
     expect(report.nodes.find((n) => n.name === 'node-0')!.state).not.toBe('blocked');
   });
 
+  test('a new pod nothing binds for 30s (no scheduler running) is not starting: the rollout is stuck, and says why', () => {
+    const state = cluster(3, (node, i, ds) =>
+      i === 0
+        ? [newPod('new-0', node, ds, {hash: 'h2', ready: false, bound: false, created: new Date(NOW - 31_000).toISOString()})]
+        : [newPod(`old-${i}`, node, ds, {hash: 'h1'})],
+    );
+    const report = rolloutReport(state, NOW);
+    expect(report.verdict).toBe('stuck');
+    expect(report.nodes.find((n) => n.name === 'node-0')!.reason).toContain('new-0 on node-0 is not ready (not scheduled for 31s: is a scheduler running?)');
+    // Within the scheduler's grace, the same pod is still starting.
+    expect(rolloutReport(state, NOW - 2_000).verdict).toBe('progressing');
+  });
+
   test('paused by ds-rollout is a verdict of its own: nothing blocked, the recorded budget named', () => {
     const record = JSON.stringify({type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 2, maxSurge: 0}, pausedAt: '2026-11-21T11:30:00Z'});
     const ds = withImage(
