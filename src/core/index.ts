@@ -143,4 +143,12 @@ export {
   strategyLine,
 } from './gates.js';
 export {plural} from './words.js';
-export {DEFAULT_POD_DELETION_MS, DEFAULT_POD_START_MS, observePodTimings, observedStartMs, type DurationEstimate, type PodTimings} from './timing.js';
+export {
+  DEFAULT_POD_DELETION_MS,
+  DEFAULT_POD_START_MS,
+  finishedDeletions,
+  observePodTimings,
+  observedStartMs,
+  type DurationEstimate,
+  type PodTimings,
+} from './timing.js';

@@ -71,6 +71,11 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
       if (pod.availableAt !== undefined && pod.availableAt > now && Number.isFinite(pod.availableAt)) events.push(pod.availableAt, index);
   });
 
+  // Pods on nodes that are not Ready: deleting one does not make it go.
+  const unconfirmed = new Map<string, {index: number; pod: DaemonPod}>();
+  input.slots.forEach((slot, index) => {
+    if (slot.node && !isNodeReady(slot.node)) for (const pod of slot.pods) if (!pod.terminating) unconfirmed.set(pod.name, {index, pod});
+  });
   const waves: Wave[] = [];
   const waveOfNode = new Map<string, number>();
   const deletedBy = new Map<string, string>();
@@ -103,6 +108,19 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
     }
     if (step.rollingUpdateError) rollingUpdateError = step.rollingUpdateError;
     if (step.rollingUpdateDecision?.arbitraryChoice) arbitrary = true;
+    // A pod deleted on a node that is not Ready stays, terminating: no kubelet confirms the deletion, and the
+    // rolling update keeps counting the node as unavailable.
+    for (const d of del) {
+      const kept = unconfirmed.get(d.pod);
+      if (kept === undefined) continue;
+      unconfirmed.delete(d.pod);
+      engine.addPod(kept.index, {
+        ...kept.pod,
+        terminating: true,
+        availableAt: undefined,
+        pod: {...kept.pod.pod, metadata: {...kept.pod.pod.metadata, deletionTimestamp: new Date(t).toISOString()}},
+      });
+    }
     const changed = create.length + del.length > 0;
     if (changed) {
       waves.push({create, delete: del, at: (t - now) / 1000});

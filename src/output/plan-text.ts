@@ -268,7 +268,7 @@ function waveSection(plan: RolloutPlan, c: Palette): string[] {
   return lines;
 }
 
-/** "ETA 4m10s, from 12 observed pod starts (median 2.1s); deletions: assumed 1s each (none seen)": what the times rest on. */
+/** "ETA 4m10s, from 12 observed pod starts (median 2.1s); deletions assumed 1s (none seen to finish)": what the times rest on. */
 export function etaText(timing: PlanTiming): string {
   const start = timing.podStart;
   const startText =
@@ -280,8 +280,8 @@ export function etaText(timing: PlanTiming): string {
   const deletion = timing.podDeletion;
   const deletionText =
     deletion.basis === 'observed'
-      ? `deletions ${formatMeasuredDuration(deletion.seconds)} (${plural(deletion.observations, 'pod')} terminating now)`
-      : `deletions assumed ${formatMeasuredDuration(deletion.seconds)} (none terminating now)`;
+      ? `deletions ${formatMeasuredDuration(deletion.seconds)} (median of ${plural(deletion.observations, 'deletion')} seen to finish)`
+      : `deletions assumed ${formatMeasuredDuration(deletion.seconds)} (none seen to finish)`;
   return `${timing.etaSeconds !== undefined ? `ETA ${formatDuration(timing.etaSeconds)}, ` : ''}${startText}; ${deletionText}`;
 }
 
