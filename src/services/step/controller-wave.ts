@@ -26,6 +26,18 @@ import {describeLanding, formatMs, problemError} from './words.js';
 /** How long (server clock) a surge pod is available before the plugin retires the old pod next to it itself. */
 const RETIRE_GRACE_MS = 2_000;
 
+/**
+ * A wave node the controller is done with: its new pod is available, or Ready with the old pod gone, which under
+ * surge the controller does only once it judges the new pod available. Judged on what the controller did, not on
+ * the plugin's estimate of the server's clock (which can lag it): the moment the controller takes the wave as done
+ * is the moment it may start the next, so the pause must follow that, not a clock.
+ */
+const DONE_BY_CONTROLLER: ReadonlySet<NodeLanding['state']> = new Set(['available', 'gone', 'ready']);
+
+function doneByController(landing: WaveLanding): boolean {
+  return landing.nodes.every((node) => DONE_BY_CONTROLLER.has(node.state));
+}
+
 function remaining(deadline: number): number {
   return deadline === Number.POSITIVE_INFINITY ? 0 : Math.max(1, deadline - Date.now());
 }
@@ -107,7 +119,7 @@ export async function runControllerWave(run: StepRun, state: ClusterState): Prom
           const now = run.cluster.now();
           landing = waveLanding(current, waveNodes, now);
           for (const node of landing.nodes) reportNode(node);
-          if (waveNodes.length >= predicted.length && landing.landed) return landing;
+          if (waveNodes.length >= predicted.length && doneByController(landing)) return landing;
           const retire = landing.nodes.filter((n) => n.state === 'surging' && n.availableAt !== undefined && n.availableAt + RETIRE_GRACE_MS <= now);
           return retire.length > 0 ? {retire} : undefined;
         },
@@ -155,7 +167,9 @@ export async function runControllerWave(run: StepRun, state: ClusterState): Prom
   const after = run.plan(await run.read(), 1);
   const seconds = Math.round((Date.now() - started) / 1000);
   const planned: StepDeletion[] = [];
-  run.reports.push({number, total, planned, deleted: [], kept: [], nodes: landing?.nodes ?? [], landed: true, seconds});
+  // A node the controller retired the old pod of has a new pod it judged available (see DONE_BY_CONTROLLER).
+  const nodes = (landing?.nodes ?? []).map((node): NodeLanding => (node.state === 'ready' ? {...node, state: 'available'} : node));
+  run.reports.push({number, total, planned, deleted: [], kept: [], nodes, landed: true, seconds});
   run.emit({kind: 'landed', number, seconds, oldLeft: after.allOldLeft});
   return {kind: 'DaemonSetStep', daemonSet: ref, outcome: after.done ? 'done' : 'stepped', waves: run.reports, oldLeft: after.oldLeft};
 }
