@@ -99,7 +99,7 @@ export {
 export {type BudgetCount, type BudgetInUse, type BudgetUse, budgetInUse} from './budget-use.js';
 export {type BackoffEntry} from './manage.js';
 export {MinHeap} from './min-heap.js';
-export {type ControllerMinor, formatMinor, modelledMinor, NEWEST_MODELLED_MINOR, OLDEST_MODELLED_MINOR, parseMinor} from './versions.js';
+export {type ControllerMinor, dumpKubeVersion, formatMinor, modelledMinor, NEWEST_MODELLED_MINOR, OLDEST_MODELLED_MINOR, parseMinor} from './versions.js';
 export {SelectorError} from './selectors.js';
 export {
   leaseExpiresAt,
