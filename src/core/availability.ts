@@ -85,13 +85,34 @@ export const STARTING_GRACE_MS = 5 * 60_000;
 /**
  * A pod that will most likely become ready by itself: not ready yet, not terminating, created less than
  * STARTING_GRACE_MS ago on a Ready node, with no failure reason (CrashLoopBackOff, ImagePullBackOff,
- * Unschedulable, ...). Everything else that is not ready is taken to stay so.
+ * Unschedulable, ...), and bound or still within SCHEDULING_GRACE_MS of being created. Everything else that is
+ * not ready is taken to stay so.
  */
 export function isPodStarting(pod: Pod, node: Node | undefined, now: number): boolean {
   if (pod.metadata.deletionTimestamp || isPodReady(pod) || podProblem(pod) !== undefined) return false;
   if (!isNodeReady(node)) return false;
   const created = Date.parse(pod.metadata.creationTimestamp ?? '');
-  return Number.isFinite(created) && now - created < STARTING_GRACE_MS;
+  if (!Number.isFinite(created)) return false;
+  // Nothing bound it, and no scheduler even said why: no scheduler is running, and nothing will.
+  if (isAwaitingScheduler(pod) && now - created >= SCHEDULING_GRACE_MS) return false;
+  return now - created < STARTING_GRACE_MS;
+}
+
+/** How long a scheduler may take to bind a daemon pod (it takes well under a second when one runs). */
+export const SCHEDULING_GRACE_MS = 30_000;
+
+/** podProblem, and at `now` a pod no scheduler has bound for longer than it takes one (what to look at, said). */
+export function podProblemAt(pod: Pod, now: number): string | undefined {
+  const problem = podProblem(pod);
+  if (problem !== undefined) return problem;
+  const created = Date.parse(pod.metadata.creationTimestamp ?? '');
+  if (!isAwaitingScheduler(pod) || !(now - created >= SCHEDULING_GRACE_MS)) return undefined;
+  return `not scheduled for ${Math.floor((now - created) / 1000)}s: is a scheduler running?`;
+}
+
+/** Not bound to a node, and no scheduler has written its PodScheduled condition. */
+export function isAwaitingScheduler(pod: Pod): boolean {
+  return !pod.spec.nodeName && pod.status?.conditions?.find((c) => c.type === 'PodScheduled') === undefined;
 }
 
 /** The node's kubelet reports Ready. Only this condition tells whether anything on the node will move. */

@@ -1,7 +1,7 @@
 // Which nodes use the rolling update's budget, and why: the one home of that rule. The count is the controller's
 // own (RollingUpdateTally's classes and countsAgainstBudget, docs/design/reconcile.md §8.3 and §8.4); the reasons explain each
 // node in the controller's terms. ds-plan, status, the dashboard and step all read it from here.
-import {isNodeReady, isStuckTerminating, podProblem} from './availability.js';
+import {isNodeReady, isStuckTerminating, podProblem, podProblemAt} from './availability.js';
 import type {DaemonPod, NodeSlot} from './daemon-pods.js';
 import {countsAgainstBudget, type NodeUpdateClass, tallyEntryFor} from './rolling-update.js';
 import type {Node} from './types.js';
@@ -95,7 +95,7 @@ function newPodUse(pod: DaemonPod, nodeReady: boolean, notReady: string, now: nu
       availableAt: pod.availableAt,
     };
   }
-  const problem = podProblem(pod.pod);
+  const problem = podProblemAt(pod.pod, now);
   return {
     reason: `new pod ${pod.name} is not ${pod.ready ? 'available' : 'ready'}${problem ? ` (${problem})` : ''}${notReady}`,
     settling: !problem && nodeReady,

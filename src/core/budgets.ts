@@ -111,12 +111,13 @@ function validateIntOrPercent(value: IntOrString | undefined, path: string): str
 }
 
 /**
- * What apps/v1 validation rejects in spec.updateStrategy, as the API server words it (one message per problem).
+ * What apps/v1 validation rejects in spec.updateStrategy, as the API server of `minor` (default: the newest) words
+ * it (one message per problem).
  * Absent maxUnavailable / maxSurge count as 0 here; apply the API defaults first (maxUnavailable 1, maxSurge 0)
  * to judge a manifest the way the server would after defaulting.
  */
 // upstream: pkg/apis/apps/validation/validation.go ValidateDaemonSetUpdateStrategy, ValidateRollingUpdateDaemonSet
-export function validateRollingUpdate(ds: DaemonSet): string[] {
+export function validateRollingUpdate(ds: DaemonSet, minor?: number): string[] {
   const strategy = ds.spec.updateStrategy;
   const type = strategy?.type ?? '';
   if (type === ON_DELETE) return [];
@@ -126,6 +127,12 @@ export function validateRollingUpdate(ds: DaemonSet): string[] {
   const rollingUpdate = strategy?.rollingUpdate;
   if (rollingUpdate === undefined) return [`${RU_PATH}: Required value`];
   const {maxUnavailable, maxSurge} = rollingUpdate;
+  // Before 1.21 there is no maxSurge (the server drops it): maxUnavailable alone must not be 0, in those words.
+  if (minor !== undefined && minor < 21) {
+    const errors = validateIntOrPercent(maxUnavailable, `${RU_PATH}.maxUnavailable`);
+    if (intOrPercentValue(maxUnavailable) === 0) errors.push(`${RU_PATH}.maxUnavailable: Invalid value: ${show(maxUnavailable ?? 0)}: cannot be 0`);
+    return errors;
+  }
   const errors = [...validateIntOrPercent(maxUnavailable, `${RU_PATH}.maxUnavailable`), ...validateIntOrPercent(maxSurge, `${RU_PATH}.maxSurge`)];
   // Exactly one of the two must be non-zero.
   const hasUnavailable = intOrPercentValue(maxUnavailable) !== 0;

@@ -47,6 +47,11 @@ export function toDaemonPod(pod: Pod, target: UpdateTarget, planned = false): Da
   };
 }
 
+/** A node "runs an old pod" when one of its pods is outdated and not going already (one rule for every count of them). */
+export function runsOldPod(pods: readonly {readonly updated: boolean; readonly terminating: boolean}[]): boolean {
+  return pods.some((pod) => !pod.updated && !pod.terminating);
+}
+
 export function isDaemonPodAvailable(pod: DaemonPod, now: number): boolean {
   return pod.availableAt !== undefined && pod.availableAt <= now;
 }

@@ -229,6 +229,13 @@ export class ReconcileEngine {
     this.dirty.add(index);
   }
 
+  /** Puts a pod back on a node (one whose deletion nothing will confirm: it stays, terminating). */
+  addPod(index: number, pod: DaemonPod): void {
+    const slot = this.slots[index]!;
+    slot.pods = [...slot.pods, pod].sort(compareDaemonPods);
+    this.dirty.add(index);
+  }
+
   removePods(index: number, predicate: (pod: DaemonPod) => boolean): boolean {
     const slot = this.slots[index]!;
     // Nearly always nothing goes: no copy of the list then.

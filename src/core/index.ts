@@ -101,7 +101,7 @@ export {
 export {type BudgetCount, type BudgetInUse, type BudgetUse, budgetInUse} from './budget-use.js';
 export {type BackoffEntry} from './manage.js';
 export {MinHeap} from './min-heap.js';
-export {type ControllerMinor, formatMinor, modelledMinor, NEWEST_MODELLED_MINOR, OLDEST_MODELLED_MINOR, parseMinor} from './versions.js';
+export {type ControllerMinor, dumpKubeVersion, formatMinor, modelledMinor, NEWEST_MODELLED_MINOR, OLDEST_MODELLED_MINOR, parseMinor} from './versions.js';
 export {SelectorError} from './selectors.js';
 export {
   leaseExpiresAt,
@@ -145,7 +145,15 @@ export {
   strategyLine,
 } from './gates.js';
 export {plural} from './words.js';
-export {DEFAULT_POD_DELETION_MS, DEFAULT_POD_START_MS, observePodTimings, observedStartMs, type DurationEstimate, type PodTimings} from './timing.js';
+export {
+  DEFAULT_POD_DELETION_MS,
+  DEFAULT_POD_START_MS,
+  finishedDeletions,
+  observePodTimings,
+  observedStartMs,
+  type DurationEstimate,
+  type PodTimings,
+} from './timing.js';
 export {
   DETACH_CLUSTER_ROLE_RULES,
   DETACH_ROLE_RULES,

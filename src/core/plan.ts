@@ -2,9 +2,9 @@
 // that syncDaemonSet runs once. The simulated world: deletions finish at once; pods the controller
 // creates become ready at once and available after minReadySeconds (unless a host port is still taken
 // by the node's other pod); pods that are not ready now stay not ready; no node is in failed-pod backoff.
-import {isNodeReady, isPodStarting, isStuckTerminating, podProblem} from './availability.js';
+import {isNodeReady, isPodStarting, isStuckTerminating, podProblemAt} from './availability.js';
 import {budgetInUse} from './budget-use.js';
-import {byName, type DaemonPod, isDaemonPodAvailable} from './daemon-pods.js';
+import {byName, type DaemonPod, isDaemonPodAvailable, runsOldPod} from './daemon-pods.js';
 import {CONTROLLER_REVISION_HASH_LABEL} from './pod-template.js';
 import type {ReconcileEngine} from './engine.js';
 import {pausedInfoOf, unpausedWarning} from './pause.js';
@@ -13,7 +13,7 @@ import {classifyNodeForUpdate, countsAgainstBudget} from './rolling-update.js';
 import {MinHeap} from './min-heap.js';
 import {currentRevisionOf} from './revisions.js';
 import {computeDaemonSetStatus} from './status.js';
-import {plural} from './words.js';
+import {formatCount, plural} from './words.js';
 import {type ControllerMinor, formatMinor, modelledMinor, NEWEST_MODELLED_MINOR, OLDEST_MODELLED_MINOR} from './versions.js';
 import type {DurationEstimate, PodTimings} from './timing.js';
 import {engineFor, prepareReconcile, type ReconcileInput, syncGate} from './sync.js';
@@ -71,6 +71,11 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
       if (pod.availableAt !== undefined && pod.availableAt > now && Number.isFinite(pod.availableAt)) events.push(pod.availableAt, index);
   });
 
+  // Pods on nodes that are not Ready: deleting one does not make it go.
+  const unconfirmed = new Map<string, {index: number; pod: DaemonPod}>();
+  input.slots.forEach((slot, index) => {
+    if (slot.node && !isNodeReady(slot.node)) for (const pod of slot.pods) if (!pod.terminating) unconfirmed.set(pod.name, {index, pod});
+  });
   const waves: Wave[] = [];
   const waveOfNode = new Map<string, number>();
   const deletedBy = new Map<string, string>();
@@ -103,6 +108,19 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
     }
     if (step.rollingUpdateError) rollingUpdateError = step.rollingUpdateError;
     if (step.rollingUpdateDecision?.arbitraryChoice) arbitrary = true;
+    // A pod deleted on a node that is not Ready stays, terminating: no kubelet confirms the deletion, and the
+    // rolling update keeps counting the node as unavailable.
+    for (const d of del) {
+      const kept = unconfirmed.get(d.pod);
+      if (kept === undefined) continue;
+      unconfirmed.delete(d.pod);
+      engine.addPod(kept.index, {
+        ...kept.pod,
+        terminating: true,
+        availableAt: undefined,
+        pod: {...kept.pod.pod, metadata: {...kept.pod.pod.metadata, deletionTimestamp: new Date(t).toISOString()}},
+      });
+    }
     const changed = create.length + del.length > 0;
     if (changed) {
       waves.push({create, delete: del, at: (t - now) / 1000});
@@ -351,7 +369,7 @@ function summarisePod(pod: DaemonPod, now: number): PodSummary {
     terminating: pod.terminating,
     phase: pod.phase,
   };
-  const problem = podProblem(pod.pod);
+  const problem = podProblemAt(pod.pod, now);
   if (problem) summary.problem = problem;
   return summary;
 }
@@ -430,11 +448,13 @@ function findBlockers(
 
   if (input.strategyType !== 'RollingUpdate') {
     const old = engine.slots.filter((slot) => slot.pods.some((pod) => !pod.updated)).map((slot) => slot.name);
-    // Paused, old pods wait for a step by design: the operator's choice, not a fault of any node.
-    if (old.length > 0 && ctx.paused)
+    // Paused, old pods wait for a step by design: the operator's choice, not a fault of any node. Counted as the
+    // report's detail counts them: nodes running an old pod that is not already going.
+    const running = input.slots.filter((slot) => slot.node && runsOldPod(slot.pods)).length;
+    if (running > 0 && ctx.paused)
       warnings.push({
         kind: 'on-delete',
-        message: `paused by ds-rollout: ${plural(old.length, 'old pod')} wait for \`ds-rollout step\` (or \`ds-rollout resume\`)`,
+        message: `paused by ds-rollout: ${running === 1 ? '1 node runs' : `${formatCount(running)} nodes run`} an old pod, waiting for \`ds-rollout step\` (or \`ds-rollout resume\`)`,
       });
     else if (old.length > 0) {
       blockers.push({
@@ -458,7 +478,7 @@ function findBlockers(
     if (!slot.exists) return;
     for (const pod of slot.pods) {
       if (pod.terminating || isDaemonPodAvailable(pod, end) || ctx.hostPortWaiting.has(index)) continue;
-      const problem = podProblem(pod.pod);
+      const problem = podProblemAt(pod.pod, now);
       const what = pod.ready ? 'is ready but never becomes available' : `is not ready${problem ? ` (${problem})` : ''}`;
       blockers.push({kind: 'pod-unavailable', message: `pod ${pod.name} on ${slot.name} ${what}`, nodes: [slot.name]});
     }

@@ -4,6 +4,7 @@
 // report, so they cannot disagree.
 import {isNodeReady, isPodReady, isPodStarting, isTerminatingOnTime} from './availability.js';
 import {claimObjects} from './claim.js';
+import {runsOldPod} from './daemon-pods.js';
 import {getTargetNodeName} from './eligibility.js';
 import {planRollout} from './plan.js';
 import {formatCount, plural} from './words.js';
@@ -263,7 +264,7 @@ function whatIsInFlight(
 
 function pausedDetail(plan: RolloutPlan, inFlight: readonly string[]): string {
   const paused = plan.paused!;
-  const old = plan.nodes.filter((node) => node.pods.some((pod) => !pod.updated && !pod.terminating)).length;
+  const old = plan.nodes.filter((node) => runsOldPod(node.pods)).length;
   const waits =
     old === 0
       ? 'no old pod is left'

@@ -18,6 +18,8 @@ export interface StepProgress {
   readonly of: number;
   /** RFC3339, the server's clock. */
   readonly at: string;
+  /** The template hash these steps roll out: steps toward an earlier template do not count for a new one. */
+  readonly hash?: string;
 }
 
 export interface StepLease {
@@ -49,7 +51,8 @@ const isTime = (value: unknown): value is string => typeof value === 'string' &&
 export function stepProgressOf(ds: DaemonSet): StepProgress | undefined {
   const record = object(ds.metadata.annotations?.[STEP_ANNOTATION]);
   if (!record || !isCount(record['step']) || !isCount(record['of']) || !isTime(record['at'])) return undefined;
-  return {step: record['step'], of: record['of'], at: record['at']};
+  const hash = typeof record['hash'] === 'string' ? {hash: record['hash']} : {};
+  return {step: record['step'], of: record['of'], at: record['at'], ...hash};
 }
 
 /** The lease on the DaemonSet, or undefined. An unreadable one is no lease (nobody could have renewed it). */

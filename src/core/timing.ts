@@ -1,7 +1,10 @@
-// How long the plan's simulated pods take, from what the cluster shows: this DaemonSet's recent pods, from
-// creation to the Ready condition's transition, and its pods being deleted now. Pure: the pods' own timestamps
-// in, durations out; the planner folds them into its wave times.
-import type {ClusterState, Pod} from './types.js';
+// How long the plan's simulated pods take, from transitions the cluster shows finished: this DaemonSet's recent
+// pods, from creation to the Ready condition's transition, and deletions a caller watched to their end (a pod that
+// left). Never from something still under way: a pod terminating for an hour (on a NotReady node, say) says how
+// long it has been stuck, not how long a deletion takes. Medians (robust to the odd slow pod), with their counts.
+// Pure: the pods' own timestamps in, durations out; the planner folds them into its wave times.
+import {isStuckTerminating} from './availability.js';
+import type {ClusterState, Node, Pod} from './types.js';
 
 /** When nothing was observed: a pod of a small daemon pulls its image and passes its readiness probe in about this. */
 export const DEFAULT_POD_START_MS = 10_000;
@@ -31,6 +34,8 @@ export interface TimingOptions {
   readonly now: number;
   /** A pod start given by the user (ds-plan --pod-start): overrides what was observed. */
   readonly podStartMs?: number;
+  /** Deletions watched to their end (finishedDeletions), ms each, newest last. One state alone shows none. */
+  readonly deletions?: readonly number[];
 }
 
 function median(values: readonly number[]): number {
@@ -84,16 +89,36 @@ export function observePodTimings(state: ClusterState, options: TimingOptions): 
         ? {ms: median(recent), basis: 'observed', observations: recent.length}
         : {ms: DEFAULT_POD_START_MS, basis: 'assumed', observations: 0};
 
-  // A deleted pod is gone from the API: only the ones terminating now can be seen, each for as long as it
-  // has been going (a lower bound). The grace period caps it: after that the kubelet kills the containers.
+  // A deletion is seen to finish only by whoever watched the pod leave; the grace period caps it (after that the
+  // kubelet kills the containers).
   const graceMs = (state.daemonSet.spec.template.spec.terminationGracePeriodSeconds ?? 30) * 1000;
-  const going = pods
-    .filter((pod) => pod.metadata.deletionTimestamp)
-    .map((pod) => options.now - (Date.parse(pod.metadata.deletionTimestamp!) - (pod.metadata.deletionGracePeriodSeconds ?? 0) * 1000))
-    .filter((ms) => Number.isFinite(ms) && ms >= 0);
+  const finished = (options.deletions ?? []).slice(-RECENT_PODS).filter((ms) => Number.isFinite(ms) && ms >= 0);
   const podDeletion: DurationEstimate =
-    going.length > 0
-      ? {ms: Math.min(graceMs, Math.max(DEFAULT_POD_DELETION_MS, median(going))), basis: 'observed', observations: going.length}
+    finished.length > 0
+      ? {ms: Math.min(graceMs, median(finished)), basis: 'observed', observations: finished.length}
       : {ms: Math.min(graceMs, DEFAULT_POD_DELETION_MS), basis: 'assumed', observations: 0};
   return {podStart, podDeletion};
+}
+
+/**
+ * The deletions that finished between two states of the same pods: pods terminating in `before` (and not stuck:
+ * something was going to confirm them) that are gone in `after`, each from the deletion request (deletionTimestamp
+ * less the grace period) to `now`, the instant `after` was seen. The watch delivers a DELETED event within moments,
+ * so this is the deletion's length as closely as a client can see it.
+ */
+export function finishedDeletions(before: readonly Pod[], after: readonly Pod[], nodes: readonly Node[], now: number): number[] {
+  const still = new Set(after.map((pod) => pod.metadata.uid ?? `${pod.metadata.namespace}/${pod.metadata.name}`));
+  const byName = new Map(nodes.map((node) => [node.metadata.name, node]));
+  const out: number[] = [];
+  for (const pod of before) {
+    const at = pod.metadata.deletionTimestamp;
+    if (at === undefined || still.has(pod.metadata.uid ?? `${pod.metadata.namespace}/${pod.metadata.name}`)) continue;
+    const node = pod.spec.nodeName === undefined ? undefined : byName.get(pod.spec.nodeName);
+    // Gone although nothing was confirming it: removed by force (or with its node), not a deletion's length.
+    if (node === undefined || isStuckTerminating(pod, node, now)) continue;
+    const requested = Date.parse(at) - (pod.metadata.deletionGracePeriodSeconds ?? 0) * 1000;
+    const ms = now - requested;
+    if (Number.isFinite(ms) && ms >= 0) out.push(ms);
+  }
+  return out;
 }

@@ -546,8 +546,8 @@ const STRATEGY_BODY_TYPES: readonly [string, FieldErrorType][] = [
   ['Unsupported value', 'FieldValueNotSupported'],
 ];
 
-function strategyErrors(ds: DaemonSet): FieldError[] {
-  return validateRollingUpdate(ds).map((line) => {
+function strategyErrors(ds: DaemonSet, minor: number | undefined): FieldError[] {
+  return validateRollingUpdate(ds, minor).map((line) => {
     // budgets.ts returns "<field>: <body>" lines; split them back into a cause.
     const at = line.indexOf(': ');
     const field = line.slice(0, at);
@@ -566,9 +566,10 @@ function strategyErrors(ds: DaemonSet): FieldError[] {
  * (name, image, pull policy), restartPolicy; activeDeadlineSeconds; minReadySeconds; updateStrategy and
  * rollingUpdate budgets (budgets.ts validateRollingUpdate); revisionHistoryLimit. Empty when valid.
  * A missing selector is not "Required" upstream: it selects nothing, so it fails the template-labels check.
+ * `minor`: the Kubernetes minor whose rules and words apply (default: the newest).
  */
 // upstream: pkg/apis/apps/validation/validation.go ValidateDaemonSet, ValidateDaemonSetSpec
-export function validateDaemonSet(input: DaemonSet): FieldError[] {
+export function validateDaemonSet(input: DaemonSet, minor?: number): FieldError[] {
   const ds = defaultDaemonSet(input);
   const errs: FieldError[] = validateObjectMeta(ds.metadata, 'subdomain', true, false);
 
@@ -601,7 +602,7 @@ export function validateDaemonSet(input: DaemonSet): FieldError[] {
     errs.push(forbidden('spec.template.spec.activeDeadlineSeconds', 'activeDeadlineSeconds in DaemonSet is not Supported'));
   }
   errs.push(...nonNegative('spec.minReadySeconds', spec.minReadySeconds));
-  errs.push(...strategyErrors(ds));
+  errs.push(...strategyErrors(ds, minor));
   errs.push(...nonNegative('spec.revisionHistoryLimit', spec.revisionHistoryLimit));
   return errs;
 }
@@ -683,8 +684,8 @@ function normalizedSelector(selector: LabelSelector | undefined): unknown {
  * `spec.selector` immutability (apps/v1 refuses any selector change).
  */
 // upstream: pkg/registry/apps/daemonset/strategy.go daemonSetStrategy.ValidateUpdate; pkg/apis/core/validation ValidateImmutableField
-export function validateDaemonSetUpdate(old: DaemonSet, next: DaemonSet): FieldError[] {
-  const errs = validateDaemonSet(next);
+export function validateDaemonSetUpdate(old: DaemonSet, next: DaemonSet, minor?: number): FieldError[] {
+  const errs = validateDaemonSet(next, minor);
   const before = old.spec.selector ?? undefined;
   const after = next.spec.selector ?? undefined;
   if (!deepEqualJson(normalizedSelector(before), normalizedSelector(after))) {

@@ -56,9 +56,14 @@ export function renderGatedSummary(result: GatedResult, ref: Ref): string {
 
 /** `gated rollout: stage 2/3 wave 1 (50%), baking, 25s left`. */
 export function describeGatedProgress(progress: GatedProgress): string {
+  return `gated rollout: ${describeGatedStage(progress)}`;
+}
+
+/** `stage 2/3 wave 1 (50%), baking, 25s left`: for a line whose label already says it is the gated rollout. */
+export function describeGatedStage(progress: GatedProgress): string {
   const phase = progress.phase === 'awaiting-approval' ? 'awaiting approval (kubectl ds-rollout promote)' : progress.phase;
   const left = progress.bakeLeftSeconds !== undefined ? `, ${formatDuration(progress.bakeLeftSeconds)} left` : '';
   const failed = progress.failures.length > 0 ? `; gate failed: ${progress.failures.map(describeGateFailure).join('; ')}` : '';
   const job = progress.job !== undefined ? `, driven by Job ${progress.job}` : '';
-  return `gated rollout: stage ${progress.stage}/${progress.stages} ${progress.name}, ${phase}${left}${job}${failed}`;
+  return `stage ${progress.stage}/${progress.stages} ${progress.name}, ${phase}${left}${job}${failed}`;
 }

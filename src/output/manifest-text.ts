@@ -6,7 +6,8 @@ import {wrap} from './plan-text.js';
 import {renderTemplateDiff} from './revision-diff.js';
 
 export interface ManifestView {
-  readonly from: {readonly label: string; readonly template: PodTemplateSpec};
+  /** template undefined: the DaemonSet does not exist yet. */
+  readonly from: {readonly label: string; readonly template: PodTemplateSpec | undefined};
   readonly to: {readonly label: string; readonly template: PodTemplateSpec};
   readonly warnings: readonly {readonly message: string}[];
 }

@@ -2,7 +2,7 @@
 import type {IntOrString, NodePlan, NodeRolloutState, PlanTiming, PodDeletion, PodSummary, RolloutPlan, Wave} from '../core/index.js';
 import {palette, type Palette} from './color.js';
 import {formatCount, formatDuration, formatList, formatMeasuredDuration, plural} from './format.js';
-import {describeGatedProgress} from './gated-text.js';
+import {describeGatedStage} from './gated-text.js';
 import {renderTable} from './table.js';
 
 export interface PlanTextOptions {
@@ -34,7 +34,7 @@ export function renderPlanText(plan: RolloutPlan, options: PlanTextOptions): str
     [
       summaryLine(plan, c),
       budgetLine(plan, options, c),
-      ...(plan.gated ? [`${c.bold('Gated:')} ${describeGatedProgress(plan.gated)}`] : []),
+      ...(plan.gated ? [`${c.bold('Gated rollout:')} ${describeGatedStage(plan.gated)}`] : []),
       statusLine(plan),
       `${c.bold('Controller:')} planned as the Kubernetes ${plan.controllerVersion} DaemonSet controller decides`,
     ],
@@ -192,14 +192,24 @@ function nodeSection(plan: RolloutPlan, options: PlanTextOptions, c: Palette): s
 // ----------------------------------------------------------------------------------------------------------------
 // Actions
 
-function deletionText(action: PodDeletion): string {
-  return `delete ${action.pod} on ${action.node} (${action.reason})`;
+/** Pods terminating now: a deletion of one (Kubernetes 1.20 and before re-delete them) frees nothing, and says so. */
+function terminatingPods(plan: RolloutPlan): Set<string> {
+  return new Set(plan.nodes.flatMap((node) => node.pods.filter((pod) => pod.terminating).map((pod) => pod.name)));
+}
+
+function deletionReason(action: PodDeletion, terminating: ReadonlySet<string>): string {
+  return terminating.has(action.pod) ? `${action.reason}; already terminating: deleted again, frees nothing` : action.reason;
+}
+
+function deletionText(action: PodDeletion, terminating: ReadonlySet<string>): string {
+  return `delete ${action.pod} on ${action.node} (${deletionReason(action, terminating)})`;
 }
 
 function nextSyncSection(plan: RolloutPlan, c: Palette): string[] {
   const {create, delete: deletions} = plan.nextSync;
   if (create.length === 0 && deletions.length === 0) return [`${c.bold('Next sync:')} nothing to create or delete`];
-  const actions = [...deletions.map((action) => `  ${deletionText(action)}`), ...create.map((action) => `  create a pod on ${action.node}`)];
+  const terminating = terminatingPods(plan);
+  const actions = [...deletions.map((action) => `  ${deletionText(action, terminating)}`), ...create.map((action) => `  create a pod on ${action.node}`)];
   const shown =
     actions.length > NEXT_SYNC_LINES
       ? [...actions.slice(0, NEXT_SYNC_LINES - 1), c.dim(`  … and ${formatCount(actions.length - NEXT_SYNC_LINES + 1)} more (-o json lists every action)`)]
@@ -215,11 +225,11 @@ function actionCount(actions: {readonly create: readonly unknown[]; readonly del
 }
 
 /** One wave as one line: every action when there are few, otherwise counts and the first names. */
-export function waveText(wave: Wave): string {
+export function waveText(wave: Wave, terminating: ReadonlySet<string> = new Set()): string {
   const parts: string[] = [];
   const deletions = wave.delete;
   if (deletions.length > 0 && deletions.length <= WAVE_ACTIONS_SHOWN) {
-    parts.push(`delete ${deletions.map((action) => `${action.pod} on ${action.node} (${action.reason})`).join(', ')}`);
+    parts.push(`delete ${deletions.map((action) => `${action.pod} on ${action.node} (${deletionReason(action, terminating)})`).join(', ')}`);
   } else if (deletions.length > 0) {
     const reasons = [...new Set(deletions.map((action) => action.reason))].join(', ');
     parts.push(
@@ -249,7 +259,8 @@ function waveSection(plan: RolloutPlan, c: Palette): string[] {
     ? `${title} ${plural(waves.length, 'sync')} until the rollout is complete, the last at +${formatDuration(last.at)}`
     : `${title} ${plural(waves.length, 'sync')}, then the rollout stops short of complete${plan.blockers.length > 0 ? ' (see Blockers)' : ''}`;
   const listed = waves.length > WAVE_LIST_LIMIT ? waves.slice(0, WAVES_HEAD) : waves;
-  const rows = listed.map((wave, index) => [String(index + 1), `+${formatDuration(wave.at)}`, waveText(wave)]);
+  const terminating = terminatingPods(plan);
+  const rows = listed.map((wave, index) => [String(index + 1), `+${formatDuration(wave.at)}`, waveText(wave, terminating)]);
   const lines = [head, ...(plan.timing ? [`  ${etaText(plan.timing)}`] : []), ...renderTable(rows, {indent: '  ', alignRight: [0]})];
   if (listed.length < waves.length) {
     lines.push(`  ... ${plural(waves.length - listed.length, 'more wave')}, last at +${formatDuration(last.at)}`);
@@ -257,7 +268,7 @@ function waveSection(plan: RolloutPlan, c: Palette): string[] {
   return lines;
 }
 
-/** "ETA 4m10s, from 12 observed pod starts (median 2.1s); deletions: assumed 1s each (none seen)": what the times rest on. */
+/** "ETA 4m10s, from 12 observed pod starts (median 2.1s); deletions assumed 1s (none seen to finish)": what the times rest on. */
 export function etaText(timing: PlanTiming): string {
   const start = timing.podStart;
   const startText =
@@ -269,8 +280,8 @@ export function etaText(timing: PlanTiming): string {
   const deletion = timing.podDeletion;
   const deletionText =
     deletion.basis === 'observed'
-      ? `deletions ${formatMeasuredDuration(deletion.seconds)} (${plural(deletion.observations, 'pod')} terminating now)`
-      : `deletions assumed ${formatMeasuredDuration(deletion.seconds)} (none terminating now)`;
+      ? `deletions ${formatMeasuredDuration(deletion.seconds)} (median of ${plural(deletion.observations, 'deletion')} seen to finish)`
+      : `deletions assumed ${formatMeasuredDuration(deletion.seconds)} (none seen to finish)`;
   return `${timing.etaSeconds !== undefined ? `ETA ${formatDuration(timing.etaSeconds)}, ` : ''}${startText}; ${deletionText}`;
 }
 

@@ -9,7 +9,8 @@ import {palette, type Palette} from './color.js';
 export interface DiffSide {
   /** `revision 2 (58bc6c9795)`, `current template`, `manifest.yaml` */
   readonly label: string;
-  readonly template: PodTemplateSpec;
+  /** Undefined: nothing (a DaemonSet that does not exist yet): every line of the other side is new. */
+  readonly template: PodTemplateSpec | undefined;
 }
 
 type Json = Record<string, unknown>;
@@ -50,10 +51,12 @@ export function renderTemplateDiff(from: DiffSide, to: DiffSide, options: {color
   const c = palette(options.color);
   // No images (a DaemonSet that does not exist yet) is no text, not one empty line.
   const indent = (lines: string[]) => lines.map((line) => `  ${line}\n`).join('');
-  const oldImages = indent(templateImages(from.template));
-  const newImages = indent(templateImages(to.template));
+  const imagesOf = (side: DiffSide) => (side.template ? indent(templateImages(side.template)) : '');
+  const yamlOf = (side: DiffSide) => (side.template ? templateYaml(side.template) : '');
+  const oldImages = imagesOf(from);
+  const newImages = imagesOf(to);
   const images = oldImages === newImages ? [] : hunkLines(oldImages, newImages, 1000, c);
-  const rest = hunkLines(templateYaml(from.template), templateYaml(to.template), 3, c);
+  const rest = hunkLines(yamlOf(from), yamlOf(to), 3, c);
   if (images.length === 0 && rest.length === 0) return '';
   const lines = [c.bold(`--- ${from.label}`), c.bold(`+++ ${to.label}`)];
   lines.push(c.bold('images:'), ...(images.length > 0 ? images.filter((line) => !line.includes('@@')) : ['  (unchanged)']));

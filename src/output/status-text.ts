@@ -60,6 +60,9 @@ function stateCell(state: NodeStatusState, c: Palette): string {
   }
 }
 
+/** A reason's wave: `deleted in wave 3 of 40`. */
+const WAVE_OF = /\bwave (\d+) of (\d+)/;
+
 /** Rows shown one by one before the rest of a large cluster is grouped by state. */
 const INDIVIDUAL_ROWS = 30;
 
@@ -75,18 +78,29 @@ function nodeSection(report: RolloutStatusReport, options: StatusTextOptions, c:
   // only as a count per state, with its most common reason.
   const individual = report.nodes.filter((node) => node.state === 'blocked' || (node.state === 'waiting' && node.wave === 1)).slice(0, INDIVIDUAL_ROWS);
   const shown = new Set(individual);
-  const groups = new Map<NodeStatusState, {count: number; reasons: Map<string, number>}>();
+  // Reasons that differ only by their wave ("deleted in wave 3 of 40") are one reason over a range of waves.
+  const groups = new Map<NodeStatusState, {count: number; reasons: Map<string, {count: number; first: number; last: number}>}>();
   for (const node of report.nodes) {
     if (shown.has(node)) continue;
-    const group = groups.get(node.state) ?? {count: 0, reasons: new Map<string, number>()};
+    const group = groups.get(node.state) ?? {count: 0, reasons: new Map()};
     group.count++;
-    group.reasons.set(node.reason, (group.reasons.get(node.reason) ?? 0) + 1);
+    const wave = WAVE_OF.exec(node.reason);
+    const key = wave ? node.reason.replace(WAVE_OF, 'wave # of $2') : node.reason;
+    const seen = group.reasons.get(key) ?? {count: 0, first: Number.POSITIVE_INFINITY, last: 0};
+    seen.count++;
+    if (wave) {
+      seen.first = Math.min(seen.first, Number(wave[1]));
+      seen.last = Math.max(seen.last, Number(wave[1]));
+    }
+    group.reasons.set(key, seen);
     groups.set(node.state, group);
   }
   const grouped = [...groups].map(([state, group]) => {
-    const [reason, count] = [...group.reasons].sort((a, b) => b[1] - a[1])[0]!;
-    const why = reason === '' ? '' : count === group.count ? reason : `${reason} (${formatCount(count)} of them)`;
-    return [c.dim(`${formatCount(group.count)} more`), stateCell(state, c), why];
+    const [key, seen] = [...group.reasons].sort((a, b) => b[1].count - a[1].count)[0]!;
+    const reason = seen.last === 0 ? key : key.replace('wave #', seen.first === seen.last ? `wave ${seen.first}` : `waves ${seen.first}-${seen.last}`);
+    const why = reason === '' ? '' : seen.count === group.count ? reason : `${reason} (${formatCount(seen.count)} of them)`;
+    // "more" only after nodes listed one by one.
+    return [c.dim(`${formatCount(group.count)}${individual.length > 0 ? ' more' : ''}`), stateCell(state, c), why];
   });
   const lines = renderTable([...individual.map(row), ...grouped], {header});
   const hidden = report.nodes.length - individual.length;

@@ -12,6 +12,7 @@ import {
   formatInvalid,
   type IntOrString,
   pausedInfoOf,
+  finishedDeletions,
   observePodTimings,
   planRollout,
   planStepWave,
@@ -97,10 +98,14 @@ function waitsOnTime(snapshot: DashboardSnapshot): boolean {
  * Without events and without time-dependent availability it does nothing at all (no timers): an idle dashboard
  * costs no CPU.
  */
+/** Deletions kept for the ETA: the newest, as many as the pod starts it reads. */
+const RECENT_DELETIONS = 50;
+
 export function createPlanFeed(options: PlanFeedOptions): ClusterPlanFeed {
   const listeners = new Set<SnapshotListener>();
   const tickMs = options.tickMs ?? DEFAULT_TICK_MS;
   let state: ClusterState | undefined;
+  const deletions: number[] = [];
   let latest: DashboardSnapshot | undefined;
   let connection: Connection = 'live';
   let error: string | undefined;
@@ -134,7 +139,7 @@ export function createPlanFeed(options: PlanFeedOptions): ClusterPlanFeed {
       return emit({...latest, connection, error: invalid});
     }
     const now = options.now();
-    const plan = planRollout(state, {now, timings: observePodTimings(state, {now})});
+    const plan = planRollout(state, {now, timings: observePodTimings(state, {now, deletions})});
     const report = rolloutStatusOf(state, now, plan);
     const paused = (options.pausedOf ?? pausedOf)(state.daemonSet, plan.status.desiredNumberScheduled);
     const snapshot: DashboardSnapshot = {
@@ -170,6 +175,9 @@ export function createPlanFeed(options: PlanFeedOptions): ClusterPlanFeed {
   // eslint-disable-next-line prefer-const
   follower = new Follower(options.follow, {
     onState(next) {
+      // Pods seen terminating in one state and gone in the next: deletions that finished, what the ETA rests on.
+      if (state) deletions.push(...finishedDeletions(state.pods, next.pods, next.nodes, options.now()));
+      if (deletions.length > RECENT_DELETIONS) deletions.splice(0, deletions.length - RECENT_DELETIONS);
       state = next;
       recompute();
     },

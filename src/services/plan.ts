@@ -163,7 +163,8 @@ export function asStoredUpdate(current: DaemonSet, next: DaemonSet): DaemonSet {
   };
 }
 
-export type UpdateWarningKind = 'dropped-field' | 'cannot-start' | 'host-port-surge' | 'node-loses-daemon' | 'node-gains-daemon' | 'on-delete';
+export type UpdateWarningKind =
+  'server-check-skipped' | 'dropped-field' | 'cannot-start' | 'host-port-surge' | 'node-loses-daemon' | 'node-gains-daemon' | 'on-delete';
 
 export interface UpdateWarning {
   readonly kind: UpdateWarningKind;
@@ -175,7 +176,7 @@ export interface PlanUpdateResult extends PlanResult {
   /** The DaemonSet as stored now; undefined when the manifest would create it. */
   readonly current: DaemonSet | undefined;
   /** What the diff compares against: the current update revision's template, else the stored template. */
-  readonly from: {readonly label: string; readonly template: PodTemplateSpec};
+  readonly from: {readonly label: string; readonly template: PodTemplateSpec | undefined};
   readonly to: {readonly label: string; readonly template: PodTemplateSpec};
   /** What a person wants to know before applying, most serious first. */
   readonly warnings: readonly UpdateWarning[];
@@ -225,14 +226,29 @@ function asDecodedBy(manifest: DaemonSet, minor: ControllerMinor | undefined): {
   };
 }
 
-/** The server's dry run, or undefined offline or when RBAC does not allow the write (a read-only user plans locally). */
-async function dryRunIfAllowed(options: PlanUpdateOptions, sent: DaemonSet, current: DaemonSet | undefined): Promise<DaemonSet | undefined> {
-  if (!options.serverDryRun) return undefined;
+/**
+ * The server's dry run; nothing offline; when RBAC does not allow the write (a read-only user plans locally), the
+ * warning that says the server's check was skipped and why.
+ */
+async function dryRunIfAllowed(
+  options: PlanUpdateOptions,
+  sent: DaemonSet,
+  current: DaemonSet | undefined,
+  minor: ControllerMinor | undefined,
+): Promise<{stored?: DaemonSet; skipped?: UpdateWarning}> {
+  if (!options.serverDryRun) return {};
   try {
-    return await options.serverDryRun(sent, current);
+    return {stored: await options.serverDryRun(sent, current)};
   } catch (error) {
-    if (error instanceof ClusterForbiddenError) return undefined;
-    throw error;
+    if (!(error instanceof ClusterForbiddenError)) throw error;
+    const rules = minor === undefined ? "the newest Kubernetes version's rules" : `Kubernetes ${formatMinor(minor)}'s rules`;
+    const verb = current ? 'update' : 'create';
+    return {
+      skipped: {
+        kind: 'server-check-skipped',
+        message: `the server's check (a dry-run ${verb}) was skipped: forbidden for this user; checked locally with ${rules}, which may miss what the server refuses or drops`,
+      },
+    };
   }
 }
 
@@ -261,14 +277,14 @@ export async function planUpdate(options: PlanUpdateOptions): Promise<PlanUpdate
   let next: DaemonSet;
   let dropped: UpdateWarning[];
   // The server's own decoding, defaulting and validation: what it refuses is the error, what it stores is planned.
-  const stored = await dryRunIfAllowed(options, sent, current);
+  const {stored, skipped} = await dryRunIfAllowed(options, sent, current, controllerMinor);
   if (stored) {
     next = {...stored, ...(current.status === undefined ? {} : {status: current.status})};
     dropped = droppedWarnings(droppedFields(sent.spec, stored.spec, 'spec'), controllerMinor, true);
   } else {
     const decoded = asDecodedBy(sent, controllerMinor);
     next = asStoredUpdate(current, decoded.manifest);
-    const errors = validateDaemonSetUpdate(current, next);
+    const errors = validateDaemonSetUpdate(current, next, controllerMinor);
     if (errors.length > 0) {
       throw new InputError(`the API server would refuse this manifest: ${formatInvalid('DaemonSet.apps', current.metadata.name, errors)}`);
     }
@@ -284,7 +300,7 @@ export async function planUpdate(options: PlanUpdateOptions): Promise<PlanUpdate
     current,
     from: {label: revision ? `revision ${revision.revision} (${revisionHash(revision)})` : 'current template', template: current.spec.template},
     to: {label: options.manifestPath === '-' ? '<stdin>' : options.manifestPath, template: next.spec.template},
-    warnings: [...dropped, ...updateWarnings(state, next, plan)],
+    warnings: [...(skipped ? [skipped] : []), ...dropped, ...updateWarnings(state, next, plan)],
   };
 }
 
@@ -301,14 +317,14 @@ async function planCreate(options: PlanUpdateOptions): Promise<PlanUpdateResult>
   const sent: DaemonSet = {...options.manifest, metadata: {...options.manifest.metadata, name: options.ref.name, namespace: options.ref.namespace}};
   let created: DaemonSet;
   let dropped: UpdateWarning[];
-  const stored = await dryRunIfAllowed(options, sent, undefined);
+  const {stored, skipped} = await dryRunIfAllowed(options, sent, undefined, controllerMinor);
   if (stored) {
     created = stored;
     dropped = droppedWarnings(droppedFields(sent.spec, created.spec, 'spec'), controllerMinor, true);
   } else {
     const decoded = asDecodedBy(sent, controllerMinor);
     created = prepareDaemonSetCreate(decoded.manifest);
-    const errors = validateDaemonSet(created);
+    const errors = validateDaemonSet(created, controllerMinor);
     if (errors.length > 0) throw new InputError(`the API server would refuse this manifest: ${formatInvalid('DaemonSet.apps', options.ref.name, errors)}`);
     dropped = droppedWarnings(decoded.dropped, controllerMinor, false);
   }
@@ -317,12 +333,12 @@ async function planCreate(options: PlanUpdateOptions): Promise<PlanUpdateResult>
   const now = resolveNow(options.now);
   const plan = planWithTimings(state, now, options.podStartMs, controllerMinor);
   // Only the hazards of the template itself apply to a create; the others compare with what runs now.
-  const warnings = [...dropped, ...updateWarnings(state, next, plan).filter((w) => w.kind === 'host-port-surge')];
+  const warnings = [...(skipped ? [skipped] : []), ...dropped, ...updateWarnings(state, next, plan).filter((w) => w.kind === 'host-port-surge')];
   return {
     plan,
     daemonSet: next,
     current: undefined,
-    from: {label: `(daemonset "${options.ref.name}" does not exist yet)`, template: {metadata: {}, spec: {containers: []}}},
+    from: {label: `(daemonset "${options.ref.name}" does not exist yet)`, template: undefined},
     to: {label: options.manifestPath === '-' ? '<stdin>' : options.manifestPath, template: next.spec.template},
     warnings,
   };

@@ -19,7 +19,7 @@ export interface DaemonSetStatusSummary {
   /** Revision numbers: the one most pods run, and the one being rolled out. */
   readonly revisions?: {readonly current: number; readonly update: number};
   readonly strategy?: RolloutStatusReport['strategy'];
-  /** The budget the rolling update spends, and how much of it is used. */
+  /** The budget the rolling update spends, and how much of it is used; absent when the rollout is complete. */
   readonly budget?: {readonly spends: 'maxUnavailable' | 'maxSurge'; readonly used: number; readonly limit: number};
   readonly updated?: number;
   readonly desired?: number;
@@ -90,7 +90,8 @@ function summarize(report: RolloutStatusReport): DaemonSetStatusSummary {
     detail: report.detail,
     revisions: {current: report.revisions.current.revision, update: report.revisions.update.revision},
     strategy: report.strategy,
-    budget: {spends, used: report.budget[spends].used, limit: report.budget[spends].limit},
+    // A complete rollout spends no budget: a pod that is unavailable then (on a NotReady node) holds nothing back.
+    ...(report.verdict === 'complete' ? {} : {budget: {spends, used: report.budget[spends].used, limit: report.budget[spends].limit}}),
     updated: report.counts.updated,
     desired: report.status.desiredNumberScheduled,
     ...(first ? {blocker: first} : {}),

@@ -6,7 +6,15 @@
 // would label the next `kubectl set image` with this undo.
 import type {ClusterSource, DaemonSetRef} from '../cluster/cluster-source.js';
 import type {ClusterWriter} from '../cluster/cluster-writer.js';
-import {type ControllerRevision, type DaemonSet, formatInvalid, planRollout, revisionMatchesTemplate, validateDaemonSet} from '../core/index.js';
+import {
+  type ControllerRevision,
+  type DaemonSet,
+  formatInvalid,
+  observePodTimings,
+  planRollout,
+  revisionMatchesTemplate,
+  validateDaemonSet,
+} from '../core/index.js';
 import {InputError} from '../errors.js';
 import type {UndoView} from '../output/undo-text.js';
 import {asStoredUpdate} from './plan.js';
@@ -89,7 +97,9 @@ export async function previewUndo(options: UndoOptions): Promise<UndoPreview> {
 
   // What the API server will store: the template replaced ($patch: replace), defaulted, a new generation.
   const next = asStoredUpdate(ds, {...ds, spec: {...ds.spec, template: targetTemplate}});
-  const plan = planRollout({...state, daemonSet: next}, {now: options.now});
+  // Timed as ds-plan times its waves: from the pod starts this DaemonSet's pods show.
+  const undone = {...state, daemonSet: next};
+  const plan = planRollout(undone, {now: options.now, timings: observePodTimings(undone, {now: options.now})});
   const restart = new Set<string>();
   for (const wave of plan.waves) for (const deletion of wave.delete) restart.add(deletion.node);
   const renumberedTo = plan.revisions.update.revision !== target.revision ? plan.revisions.update.revision : undefined;

@@ -1,5 +1,6 @@
 // The simulated cluster: store + garbage collector + HTTP API server, started together. This is the entry
 // point for tests, the `sim` command and the (later) DaemonSet controller and kubelets.
+import {dumpKubeVersion, NEWEST_MODELLED_MINOR} from '../core/index.js';
 import {RealClock, type SimClock} from './clock.js';
 import {DaemonSetController} from './controller.js';
 import {GarbageCollector} from './gc.js';
@@ -54,6 +55,8 @@ export interface SimulatedClusterOptions {
   readonly logInternalError?: (error: unknown) => void;
   /** Load a parsed dump of a real cluster instead of a scenario (see snapshot.ts: ages kept relative to the dump). */
   readonly snapshot?: SnapshotObjects;
+  /** The Kubernetes gitVersion /version answers; default: a snapshot's (dumpKubeVersion, else the newest modelled), else the simulator's. */
+  readonly serverVersion?: string;
 }
 
 export const INITIAL_NAMESPACES: readonly string[] = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -102,6 +105,8 @@ export class SimulatedCluster {
     }
     // With kubelets, theirs finish these; without, the store's default timer does.
     for (const pod of snapshot?.terminating ?? []) this.store.resumePodTermination(pod.namespace, pod.name);
+    // A rehearsal answers as the cluster it was dumped from, the version ds-plan --snapshot plans that dump with.
+    const version = options.serverVersion ?? (options.snapshot ? (dumpKubeVersion(options.snapshot.nodes) ?? `v1.${NEWEST_MODELLED_MINOR}.0`) : undefined);
     const host = options.host ?? '127.0.0.1';
     const tls = options.tls ?? true;
     this.ca = tls ? new CertificateAuthority() /* real time: TLS clients check validity on their own clocks */ : undefined;
@@ -116,6 +121,7 @@ export class SimulatedCluster {
       ...(this.authenticator ? {authenticator: this.authenticator} : {}),
       ...(this.ca ? {tls: {...this.ca.serving([...new Set([host, '127.0.0.1', 'localhost'])]), ca: this.ca.cert}} : {}),
       ...(options.logInternalError ? {logInternalError: options.logInternalError} : {}),
+      ...(version ? {version} : {}),
     });
   }
 

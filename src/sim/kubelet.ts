@@ -35,6 +35,8 @@ export const NOT_READY_TAINTS: readonly Taint[] = [
 ];
 export const UNSCHEDULABLE_TAINT: Taint = {key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule'};
 
+const HOST_PORT_UNSCHEDULABLE = "0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports.";
+
 export class SimulatedKubelets {
   private readonly timers = new Map<string, CancelTimer>();
   private unsubscribe: (() => void) | undefined;
@@ -150,6 +152,10 @@ export class SimulatedKubelets {
 
   /** The scheduler's part: daemon pods carry a node-affinity pin; others go to the node with the fewest pods. */
   private schedule(pod: Pod): void {
+    // A pod the cluster's own scheduler found no place for (a rehearsed dump's): nothing here changes why. Only this
+    // scheduler's own verdict (a host port held) is looked at again.
+    const scheduled = podCondition(pod, 'PodScheduled');
+    if (scheduled?.status === 'False' && scheduled.message !== HOST_PORT_UNSCHEDULABLE) return;
     const target = getTargetNodeName(pod) ?? this.leastLoadedNode();
     if (!target) return;
     const node = this.store.get('nodes', undefined, target) as Node | undefined;
@@ -164,7 +170,7 @@ export class SimulatedKubelets {
         type: 'PodScheduled',
         status: 'False',
         reason: 'Unschedulable',
-        message: `0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports.`,
+        message: HOST_PORT_UNSCHEDULABLE,
       });
       return;
     }

@@ -6,7 +6,7 @@ import {createServer, type IncomingMessage, type Server, type ServerResponse} fr
 import {createServer as createTlsServer} from 'node:https';
 import type {AddressInfo} from 'node:net';
 import {load as loadYaml} from 'js-yaml';
-import {describeDocumentProblem, documentProblem, jsonTextDepth, type LabelSelector, MAX_DOCUMENT_DEPTH} from '../core/index.js';
+import {describeDocumentProblem, documentProblem, jsonTextDepth, type LabelSelector, MAX_DOCUMENT_DEPTH, parseMinor} from '../core/index.js';
 import {type Authenticator, authorized, impersonate} from './authentication.js';
 import {DISCOVERY_CONTENT_TYPES, SERVER_VERSION, apiGroup, apiResourceList, coreDiscovery, groupsDiscovery} from './discovery.js';
 import {checkFieldSelector, parseFieldSelector} from './field-selectors.js';
@@ -57,6 +57,15 @@ export interface SimServerOptions {
   readonly tls?: {readonly cert: string; readonly key: string; readonly ca: string};
   /** Where the detail of a 500 goes (default: stderr); the client only reads "internal error". */
   readonly logInternalError?: (error: unknown) => void;
+  /** The gitVersion /version answers (default SERVER_VERSION's): a rehearsal serves its dump's. */
+  readonly version?: string;
+}
+
+/** /version's answer for a gitVersion such as v1.20.2 (the build fields stay the simulator's). */
+function versionInfo(gitVersion: string | undefined): object {
+  if (gitVersion === undefined) return SERVER_VERSION;
+  const minor = parseMinor(gitVersion);
+  return {...SERVER_VERSION, minor: minor === undefined ? SERVER_VERSION.minor : String(minor), gitVersion};
 }
 
 /** Deepest JSON or YAML nesting a body may have: the one document limit. */
@@ -433,7 +442,7 @@ export class SimServer {
   private nonResourceRequest(req: IncomingMessage, res: ServerResponse, method: string, url: RequestUrl, segments: readonly string[]): void {
     if (method !== 'GET' && method !== 'HEAD') throw pathNotFound();
     const p = url.pathname.replace(/\/+$/, '') || '/';
-    if (p === '/version') return send(res, 200, JSON.stringify(SERVER_VERSION, null, 2));
+    if (p === '/version') return send(res, 200, JSON.stringify(versionInfo(this.options.version), null, 2));
     if (p === '/healthz' || p === '/livez' || p === '/readyz') return send(res, 200, 'ok', 'text/plain; charset=utf-8');
     if (p === '/api' || p === '/apis') {
       const format = negotiateDiscovery(req.headers.accept);

@@ -861,7 +861,8 @@ export class Store {
     const pod = this.get('pods', namespace, name) as Pod | undefined;
     if (pod?.metadata.deletionTimestamp === undefined) return;
     const left = Math.max(0, Math.ceil((Date.parse(pod.metadata.deletionTimestamp) - this.clock.now()) / 1000));
-    if (left === 0) this.finishPodDeletion(namespace, name, pod.metadata.uid!);
+    // With kubelets, theirs decide even for a deadline long past: on a NotReady node nothing confirms the deletion.
+    if (left === 0 && !this.podDeletingHook) this.finishPodDeletion(namespace, name, pod.metadata.uid!);
     else this.startPodTermination(pod, left);
   }
 

@@ -171,7 +171,8 @@ test('--approve stops after the canary (exit 0, paused, stage recorded); promote
   const status = await cli(sim, ['status', 'agent']);
   expect(status.stdout).toContain('gated rollout: stage 1/2 canary, awaiting approval (kubectl ds-rollout promote)');
   const plan = await runCli(['agent', '--kubeconfig', sim.kubeconfig]);
-  expect(plan.stdout).toContain('Gated: gated rollout: stage 1/2 canary, awaiting approval (kubectl ds-rollout promote)');
+  expect(plan.stdout).toContain('Gated rollout: stage 1/2 canary, awaiting approval (kubectl ds-rollout promote)');
+  expect(plan.stdout).not.toMatch(/gated rollout: gated rollout|Gated: gated/i);
   // A plain step would touch nodes outside the stage: refused, saying what to run instead.
   expect(await cli(sim, ['step', 'agent', '--until-complete', '--yes'])).toEqual({
     code: 1,

@@ -1,8 +1,9 @@
 // The plan service with a fake ClusterSource: no build, no files.
 import {describe, expect, test} from 'vitest';
 import type {ClusterSource} from '../../src/cluster/cluster-source.js';
+import {renderManifestPreamble} from '../../src/output/manifest-text.js';
 import {planDaemonSet, planService, planUpdate} from '../../src/services/plan.js';
-import {InputError, NotFoundError} from '../../src/errors.js';
+import {ClusterForbiddenError, InputError, NotFoundError} from '../../src/errors.js';
 import type {ClusterState, DaemonSet} from '../../src/core/types.js';
 import {NOW, newDaemonSet, newNode, newPod, newRevision} from '../helpers/builders.js';
 
@@ -89,6 +90,11 @@ describe('planUpdate for a DaemonSet that does not exist yet', () => {
     expect(result.plan.converges).toBe(true);
     expect(result.warnings).toEqual([]);
     expect(result.from.label).toBe('(daemonset "fresh" does not exist yet)');
+    // Nothing is removed from a DaemonSet that does not exist: every line of the diff is an addition.
+    const diff = renderManifestPreamble(result, {color: false});
+    expect(diff).toContain('+++ fresh.yaml');
+    expect(diff.split('\n').filter((line) => /^-(?!--)/.test(line.trim()))).toEqual([]);
+    expect(diff).not.toContain('containers: []');
   });
 
   test('an invalid new DaemonSet is refused as the API server would', async () => {
@@ -105,5 +111,49 @@ describe('planUpdate for a DaemonSet that does not exist yet', () => {
     await expect(planUpdate({source, ref: {namespace: 'default', name: 'bad'}, now: NOW, manifest, manifestPath: 'bad.yaml'})).rejects.toThrow(
       /the API server would refuse this manifest: .*selector/,
     );
+  });
+});
+
+describe('planUpdate as a user the server refuses a dry run', () => {
+  const forbidden = async (): Promise<DaemonSet> => {
+    throw new ClusterForbiddenError('forbidden: cannot update daemonsets.apps in namespace default');
+  };
+  const current = newDaemonSet('foo', {maxUnavailable: 1});
+  const withBudget = (rollingUpdate: Record<string, unknown>): DaemonSet => ({
+    ...current,
+    spec: {...current.spec, updateStrategy: {type: 'RollingUpdate', rollingUpdate}},
+  });
+
+  test('says in one line that the server check was skipped, and why', async () => {
+    const result = await planUpdate({
+      source: sourceOf(stateWith(current)),
+      ref: {namespace: 'default', name: 'foo'},
+      now: NOW,
+      kubeVersion: 20,
+      manifest: withBudget({maxUnavailable: 2}),
+      manifestPath: 'foo.yaml',
+      serverDryRun: forbidden,
+    });
+    expect(result.warnings[0]).toEqual({
+      kind: 'server-check-skipped',
+      message:
+        "the server's check (a dry-run update) was skipped: forbidden for this user; checked locally with Kubernetes 1.20's rules, which may miss what the server refuses or drops",
+    });
+    expect(renderManifestPreamble(result, {color: false})).toContain("the server's check (a dry-run update) was skipped: forbidden");
+  });
+
+  test("the local check speaks the chosen version's rules and words", async () => {
+    const plan = (kubeVersion: number) =>
+      planUpdate({
+        source: sourceOf(stateWith(current)),
+        ref: {namespace: 'default', name: 'foo'},
+        now: NOW,
+        kubeVersion,
+        manifest: withBudget({maxUnavailable: 0}),
+        manifestPath: 'foo.yaml',
+        serverDryRun: forbidden,
+      }).catch((e: unknown) => (e as Error).message);
+    expect(await plan(20)).toMatch(/spec\.updateStrategy\.rollingUpdate\.maxUnavailable: Invalid value: 0: cannot be 0$/);
+    expect(await plan(36)).toMatch(/spec\.updateStrategy\.rollingUpdate\.maxUnavailable: Required value: cannot be 0 when maxSurge is 0$/);
   });
 });

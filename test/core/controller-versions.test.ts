@@ -124,6 +124,21 @@ describe('the 1.20 rolling update (pre-1.21 update.go)', () => {
     expect(newest.actions.delete.map((d) => d.pod)).toEqual(['old-node-3']);
   });
 
+  test('ds-plan text marks a re-deletion of a terminating pod: it frees nothing', async () => {
+    const {renderPlanText} = await import('../../src/output/plan-text.js');
+    const start = rolloutStart(3);
+    const pods = start.pods.map((p) =>
+      p.spec.nodeName === 'node-0'
+        ? newPod('new-0', 'node-0', start.daemonSet, {hash: 'h2'})
+        : p.spec.nodeName === 'node-1' || p.spec.nodeName === 'node-2'
+          ? {...p, metadata: {...p.metadata, deletionTimestamp: DELETED_AT}}
+          : p,
+    );
+    const text = renderPlanText(planRollout({...start, pods}, {now: NOW, controllerMinor: 20}), {color: false});
+    expect(text).toContain('delete old-node-1 on node-1 (outdated; already terminating: deleted again, frees nothing)');
+    expect(text).not.toMatch(/old-node-3 on node-3 \(outdated; already/);
+  });
+
   test('an unavailable old pod that is not terminating goes at once; an unavailable terminating one is left alone', () => {
     const start = rolloutStart(1, 3);
     const pods = [

@@ -221,7 +221,7 @@ describe('pausedInfoOf and the plan', () => {
     // Old pods waiting for a step is the operator's choice, not a blocker of any node.
     expect(plan.blockers).toEqual([]);
     expect(plan.warnings.find((w) => w.kind === 'on-delete')?.message).toMatch(
-      /^paused by ds-rollout: \d+ old pods? waits? for `ds-rollout step` \(or `ds-rollout resume`\)$/,
+      /^paused by ds-rollout: (1 node runs|\d+ nodes run) an old pod, waiting for `ds-rollout step` \(or `ds-rollout resume`\)$/,
     );
     expect(plan.notes.some((note) => note.startsWith('Paused: the controller still creates pods'))).toBe(true);
     const text = renderPlanText(plan, {color: false});

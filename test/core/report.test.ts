@@ -49,6 +49,19 @@ describe('rolloutReport: the verdict', () => {
     expect(report.nodes.find((n) => n.name === 'node-0')!.state).not.toBe('blocked');
   });
 
+  test('a new pod nothing binds for 30s (no scheduler running) is not starting: the rollout is stuck, and says why', () => {
+    const state = cluster(3, (node, i, ds) =>
+      i === 0
+        ? [newPod('new-0', node, ds, {hash: 'h2', ready: false, bound: false, created: new Date(NOW - 31_000).toISOString()})]
+        : [newPod(`old-${i}`, node, ds, {hash: 'h1'})],
+    );
+    const report = rolloutReport(state, NOW);
+    expect(report.verdict).toBe('stuck');
+    expect(report.nodes.find((n) => n.name === 'node-0')!.reason).toContain('new-0 on node-0 is not ready (not scheduled for 31s: is a scheduler running?)');
+    // Within the scheduler's grace, the same pod is still starting.
+    expect(rolloutReport(state, NOW - 2_000).verdict).toBe('progressing');
+  });
+
   test('paused by ds-rollout is a verdict of its own: nothing blocked, the recorded budget named', () => {
     const record = JSON.stringify({type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 2, maxSurge: 0}, pausedAt: '2026-11-21T11:30:00Z'});
     const ds = withImage(
@@ -64,6 +77,25 @@ describe('rolloutReport: the verdict', () => {
     );
     expect(report.budget).toMatchObject({spends: 'maxUnavailable', maxUnavailable: {limit: 2, used: 0}});
     expect(renderStatusText(report, {color: false}).split('\n')[2]).toContain('(paused by ds-rollout; recorded maxUnavailable 2, maxSurge 0)');
+  });
+
+  test('paused: the detail and the warning count the same nodes (an old pod stuck terminating is not "running")', () => {
+    const record = JSON.stringify({type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 1, maxSurge: 0}, pausedAt: '2026-11-21T11:30:00Z'});
+    const ds = withImage(
+      {...base, metadata: {...base.metadata, annotations: {[PAUSED_STRATEGY_ANNOTATION]: record}}, spec: {...base.spec, updateStrategy: {type: 'OnDelete'}}},
+      'img:2',
+    );
+    const nodes = newNodes(4);
+    nodes[0] = {
+      ...withTaints(nodes[0]!, {key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule'}),
+      status: {conditions: [{type: 'Ready', status: 'False'}]},
+    };
+    const state = cluster(4, (node, i, d) => [newPod(`old-${i}`, node, d, {hash: 'h1', ...(i === 0 ? {deleting: '2026-11-21T11:50:00Z'} : {})})], ds, nodes);
+    const report = rolloutReport(state, NOW);
+    expect(report.detail).toContain('3 nodes run an old pod');
+    const paused = report.warnings.find((w) => w.kind === 'on-delete')!.message;
+    expect(paused).toContain('3 nodes run an old pod');
+    expect(paused).not.toMatch(/\b4\b/);
   });
 
   test('a pod stuck terminating on a NotReady node uses the budget, and the report names it', () => {
@@ -132,6 +164,25 @@ describe('status text stays readable at 2,000 nodes', () => {
     expect(text).toContain('1,499 old pods wait');
     expect(text).toContain('nodes counted by state, not listed; --all-nodes lists every node');
     expect(renderStatusText(report, {color: false, allNodes: true}).split('\n').length).toBeGreaterThan(2000);
+  });
+});
+
+describe('status text of 2,000 nodes counts honestly', () => {
+  test('in progress: old pods over many waves are one reason with a range of waves, counted whole', () => {
+    const ds = {
+      ...withImage(base, 'img:2'),
+      spec: {...withImage(base, 'img:2').spec, updateStrategy: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 2}}},
+    };
+    const text = renderStatusText(rolloutReport(cluster(2000, undefined, ds), NOW), {color: false});
+    expect(text).toMatch(/\n1,998 more +waiting +old pod, deleted in waves 3-1999 of 2000\n/);
+    expect(text).not.toContain('of them');
+  });
+
+  test('complete: nothing listed one by one, so no "more"', () => {
+    const done = cluster(2000, (node, i, ds) => [newPod(`new-${i}`, node, ds, {hash: 'h2'})]);
+    const text = renderStatusText(rolloutReport(done, NOW), {color: false});
+    expect(text).toMatch(/\n2,000 +updated/);
+    expect(text).not.toContain('more');
   });
 });
 

@@ -1,6 +1,6 @@
 // observePodTimings (what the plan's wave times rest on) and the planner's use of them.
 import {describe, expect, test} from 'vitest';
-import {observePodTimings, planRollout} from '../../src/core/index.js';
+import {finishedDeletions, observePodTimings, planRollout} from '../../src/core/index.js';
 import type {ClusterState, Pod} from '../../src/core/types.js';
 import {NOW, newDaemonSet, newNodes, newPod} from '../helpers/builders.js';
 
@@ -58,22 +58,49 @@ describe('observePodTimings', () => {
   });
 
   test.each([
-    {name: 'none terminating: the assumed 1s', pods: [started('a', 100, 2)], grace: undefined, want: {ms: 1000, basis: 'assumed', observations: 0}},
-    {name: 'a grace period under the default caps it', pods: [], grace: 0, want: {ms: 0, basis: 'assumed', observations: 0}},
     {
-      name: 'pods terminating for 4s and 6s: at least 5s',
-      pods: [deleting('a', 4, 30), deleting('b', 6, 30)],
+      name: 'none seen to finish: the assumed 1s',
+      pods: [started('a', 100, 2)],
+      deletions: [],
       grace: undefined,
-      want: {ms: 5000, basis: 'observed', observations: 2},
+      want: {ms: 1000, basis: 'assumed', observations: 0},
+    },
+    {name: 'a grace period under the default caps it', pods: [], deletions: [], grace: 0, want: {ms: 0, basis: 'assumed', observations: 0}},
+    {
+      name: 'pods terminating now are no observation, however long they have been going (stuck on a NotReady node)',
+      pods: [deleting('a', 4, 30), deleting('b', 3600, 30)],
+      deletions: [],
+      grace: undefined,
+      want: {ms: 1000, basis: 'assumed', observations: 0},
     },
     {
-      name: 'terminating longer than the grace period: the grace period',
-      pods: [deleting('a', 300, 30)],
-      grace: 20,
-      want: {ms: 20_000, basis: 'observed', observations: 1},
+      name: 'deletions seen to finish: their median, robust to one slow one',
+      pods: [],
+      deletions: [800, 1200, 1000, 29_000],
+      grace: undefined,
+      want: {ms: 1100, basis: 'observed', observations: 4},
     },
-  ])('deletion: $name', ({pods, grace, want}) => {
-    expect(observePodTimings(stateOf(pods, grace), {now: NOW}).podDeletion).toEqual(want);
+    {name: 'capped by the grace period', pods: [], deletions: [40_000], grace: 20, want: {ms: 20_000, basis: 'observed', observations: 1}},
+  ])('deletion: $name', ({pods, deletions, grace, want}) => {
+    expect(observePodTimings(stateOf(pods, grace), {now: NOW, deletions}).podDeletion).toEqual(want);
+  });
+});
+
+describe('finishedDeletions', () => {
+  const nodes = newNodes(2);
+  const notReady = {...nodes[1]!, status: {conditions: [{type: 'Ready', status: 'False'}]}};
+  const on = (pod: Pod, node: string): Pod => ({...pod, spec: {...pod.spec, nodeName: node}});
+
+  test('a pod that was terminating and left: from its deletion request to the state that no longer has it', () => {
+    const a = deleting('a', 3, 30);
+    expect(finishedDeletions([a, started('b', 100, 2)], [started('b', 100, 2)], nodes, NOW)).toEqual([3000]);
+  });
+
+  test('not a deletion: a pod still there, a pod that was not terminating, one stuck on a NotReady node (forced away)', () => {
+    const still = deleting('a', 3, 30);
+    const vanished = started('b', 100, 2);
+    const stuck = on(deleting('c', 600, 30), 'node-1');
+    expect(finishedDeletions([still, vanished, stuck], [still], [nodes[0]!, notReady], NOW)).toEqual([]);
   });
 });
 

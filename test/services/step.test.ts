@@ -83,6 +83,17 @@ describe('one wave', () => {
     expect(fourth).toMatchObject({outcome: 'done', waves: []});
   });
 
+  test('a new template while paused starts counting again: its first wave is step 1', async () => {
+    sim = await startRolloutSim({nodes: 3, maxUnavailable: 1});
+    for (let i = 0; i < 3; i++) await step(sim);
+    expect(JSON.parse(sim.daemonSet().metadata.annotations![STEP_ANNOTATION]!)).toMatchObject({step: 3, of: 3});
+    sim.setImage('agent:v3');
+    const events: StepEvent[] = [];
+    await step(sim, {}, events);
+    expect(events.find((e) => e.kind === 'wave')).toMatchObject({number: 1, total: 3});
+    expect(JSON.parse(sim.daemonSet().metadata.annotations![STEP_ANNOTATION]!)).toMatchObject({step: 1, of: 3});
+  });
+
   test('--nodes and --selector choose the nodes; --max-unavailable the budget', async () => {
     sim = await startRolloutSim({nodes: 6, maxUnavailable: 1, labels: (i) => (i >= 3 ? {pool: 'canary'} : undefined)});
     const byName = await step(sim, {nodes: ['node-6', 'node-5']});

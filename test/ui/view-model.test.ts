@@ -262,6 +262,22 @@ describe('nodes', () => {
     expect(lineText(vm.nodes!.title)).toContain(`filter "${filter}": ${want.length} of 5`);
   });
 
+  test('a next sync that does nothing marks no node "next": wave 1 waits for a pod still terminating', () => {
+    const state = handMadeState({healthy: true});
+    const terminating = state.pods.map((pod) =>
+      pod.metadata.name === 'fluentd-c'
+        ? {...pod, metadata: {...pod.metadata, deletionTimestamp: new Date(NOW - 2_000).toISOString(), deletionGracePeriodSeconds: 30}}
+        : pod,
+    );
+    const vm = toDashboardViewModel(inputOf({...state, pods: terminating}), ui(), size, NOW);
+    expect(lineText(vm.gauges.lines[1]!)).toMatch(/^Next sync: nothing to do/);
+    const rows = vm.nodes!.rows.map((r) => lineText(r.line));
+    expect(rows.join('\n')).not.toContain('▸');
+    expect(rows.find((line) => line.includes('node-c'))).toMatch(/node-c +\S+ +1 /);
+    expect(lineText(vm.nodes!.legend!)).not.toContain('next wave');
+    expect(toDashboardViewModel(inputOf({...state, pods: terminating}), ui({filter: 'next'}), size, NOW).nodes!.rows).toEqual([]);
+  });
+
   test('next and wave:N filters', () => {
     const healthy = inputOf(handMadeState({healthy: true}));
     expect(toDashboardViewModel(healthy, ui({filter: 'next'}), size, NOW).nodes!.rows.map((r) => r.name)).toEqual(['node-c']);

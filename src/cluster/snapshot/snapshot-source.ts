@@ -1,5 +1,5 @@
 // Offline ClusterSource over a snapshot file: nothing is contacted.
-import type {ClusterState, DaemonSet, ObjectMeta} from '../../core/index.js';
+import {type ClusterState, type DaemonSet, dumpKubeVersion, type ObjectMeta} from '../../core/index.js';
 import {NotFoundError, UsageError} from '../../errors.js';
 import {MAX_SNAPSHOT_BYTES, readBoundedFile, readBoundedStream} from '../bounded-input.js';
 import type {ClusterObjects, ClusterObjectsSource, ClusterSource, DaemonSetRef} from '../cluster-source.js';
@@ -37,6 +37,13 @@ export class SnapshotClusterSource implements ClusterSource, ClusterObjectsSourc
       pods: this.objects.pods.filter((pod) => namespaceOf(pod.metadata) === namespace),
       revisions: this.objects.revisions.filter((revision) => namespaceOf(revision.metadata) === namespace),
     };
+  }
+
+  /** The version the dump stands for (its newest kubelet's); none when no node says (the newest modelled is planned). */
+  async readServerVersion(): Promise<string> {
+    const version = dumpKubeVersion(this.objects.nodes);
+    if (version === undefined) throw new NotFoundError(`snapshot ${this.sourceName} names no Kubernetes version (no node has status.nodeInfo)`);
+    return version;
   }
 
   async readObjects(namespace: string | undefined): Promise<ClusterObjects> {

@@ -26,6 +26,18 @@ import {describeLanding, formatMs, problemError} from './words.js';
 /** How long (server clock) a surge pod is available before the plugin retires the old pod next to it itself. */
 const RETIRE_GRACE_MS = 2_000;
 
+/**
+ * A wave node the controller is done with: its new pod is available, or Ready with the old pod gone, which under
+ * surge the controller does only once it judges the new pod available. Judged on what the controller did, not on
+ * the plugin's estimate of the server's clock (which can lag it): the moment the controller takes the wave as done
+ * is the moment it may start the next, so the pause must follow that, not a clock.
+ */
+const DONE_BY_CONTROLLER: ReadonlySet<NodeLanding['state']> = new Set(['available', 'gone', 'ready']);
+
+function doneByController(landing: WaveLanding): boolean {
+  return landing.nodes.every((node) => DONE_BY_CONTROLLER.has(node.state));
+}
+
 function remaining(deadline: number): number {
   return deadline === Number.POSITIVE_INFINITY ? 0 : Math.max(1, deadline - Date.now());
 }
@@ -51,8 +63,9 @@ export async function runControllerWave(run: StepRun, state: ClusterState): Prom
   const predicted = sync.actions.create.map((c) => c.node);
   // Only for counting old pods and what holds the budget: any in-place budget will do.
   const inPlace = run.plan(state, 1);
-  const total = stepsSoFar(ds) + 1 + Math.ceil(Math.max(0, inPlace.allOldLeft - predicted.length) / Math.max(1, predicted.length));
-  const number = stepsSoFar(ds) + 1;
+  const done = stepsSoFar(ds, inPlace.template.hash);
+  const total = done + 1 + Math.ceil(Math.max(0, inPlace.allOldLeft - predicted.length) / Math.max(1, predicted.length));
+  const number = done + 1;
   if (predicted.length === 0) {
     if (inPlace.done) return {kind: 'DaemonSetStep', daemonSet: ref, outcome: 'done', waves: [], oldLeft: 0};
     throw new RolloutStuckError(
@@ -106,7 +119,7 @@ export async function runControllerWave(run: StepRun, state: ClusterState): Prom
           const now = run.cluster.now();
           landing = waveLanding(current, waveNodes, now);
           for (const node of landing.nodes) reportNode(node);
-          if (waveNodes.length >= predicted.length && landing.landed) return landing;
+          if (waveNodes.length >= predicted.length && doneByController(landing)) return landing;
           const retire = landing.nodes.filter((n) => n.state === 'surging' && n.availableAt !== undefined && n.availableAt + RETIRE_GRACE_MS <= now);
           return retire.length > 0 ? {retire} : undefined;
         },
@@ -130,7 +143,7 @@ export async function runControllerWave(run: StepRun, state: ClusterState): Prom
   }
   // Whatever happened (Ctrl-C included), pause again before anything else; the wave is recorded only if the
   // controller started something.
-  await repause(run, record, waveNodes.length > 0 ? {number, total} : undefined);
+  await repause(run, record, waveNodes.length > 0 ? {number, total, hash: inPlace.template.hash} : undefined);
   run.emit({kind: 'repaused'});
   if (waveNodes.length > 0) run.emit({kind: 'recorded', step: number, of: total});
   if (failure) throw failure;
@@ -154,7 +167,9 @@ export async function runControllerWave(run: StepRun, state: ClusterState): Prom
   const after = run.plan(await run.read(), 1);
   const seconds = Math.round((Date.now() - started) / 1000);
   const planned: StepDeletion[] = [];
-  run.reports.push({number, total, planned, deleted: [], kept: [], nodes: landing?.nodes ?? [], landed: true, seconds});
+  // A node the controller retired the old pod of has a new pod it judged available (see DONE_BY_CONTROLLER).
+  const nodes = (landing?.nodes ?? []).map((node): NodeLanding => (node.state === 'ready' ? {...node, state: 'available'} : node));
+  run.reports.push({number, total, planned, deleted: [], kept: [], nodes, landed: true, seconds});
   run.emit({kind: 'landed', number, seconds, oldLeft: after.allOldLeft});
   return {kind: 'DaemonSetStep', daemonSet: ref, outcome: after.done ? 'done' : 'stepped', waves: run.reports, oldLeft: after.oldLeft};
 }
@@ -181,7 +196,7 @@ async function retireOldPods(run: StepRun, nodes: readonly NodeLanding[]): Promi
 }
 
 /** Pauses again with the record (its step count advanced when the wave is recorded) and the progress annotation. */
-async function repause(run: StepRun, record: PausedStrategy, progress: {number: number; total: number} | undefined): Promise<void> {
+async function repause(run: StepRun, record: PausedStrategy, progress: {number: number; total: number; hash: string} | undefined): Promise<void> {
   await run.retryingWrite('pause the DaemonSet again', () =>
     run.cluster.patchDaemonSet(run.ref, (current) => {
       const state = pauseStateOf(current);
@@ -190,7 +205,10 @@ async function repause(run: StepRun, record: PausedStrategy, progress: {number: 
       if (!progress) return {type: 'merge', body: pauseBody(record)};
       const strategy = state.kind === 'paused' ? state.strategy : record;
       const at = rfc3339(run.cluster.now());
-      const body = stepProgressBody({step: progress.number, of: progress.total, at}, formatPausedStrategy({...strategy, steps: progress.number}));
+      const body = stepProgressBody(
+        {step: progress.number, of: progress.total, at, hash: progress.hash},
+        formatPausedStrategy({...strategy, steps: progress.number}),
+      );
       return {type: 'merge', body: {...body, ...spec}};
     }),
   );

@@ -38,8 +38,13 @@ export function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Steps run since the pause: the pause record keeps the count; an OnDelete DaemonSet without one, the progress annotation. */
-export function stepsSoFar(ds: DaemonSet): number {
+/**
+ * Steps run toward this template since the pause: the pause record keeps the count; an OnDelete DaemonSet without
+ * one, the progress annotation. Steps recorded toward another template belong to an earlier rollout: none so far.
+ */
+export function stepsSoFar(ds: DaemonSet, templateHash: string): number {
+  const recorded = stepProgressOf(ds)?.hash;
+  if (recorded !== undefined && recorded !== templateHash) return 0;
   const state = pauseStateOf(ds);
   if (state.kind === 'paused') return state.strategy.steps;
   return stepProgressOf(ds)?.step ?? 0;
@@ -105,7 +110,7 @@ export class StepRun {
 
   numbering(ds: DaemonSet, wave: StepWave): {number: number; total: number} {
     // The watch may not show this run's own last record yet.
-    const done = Math.max(stepsSoFar(ds), this.reports.at(-1)?.number ?? 0);
+    const done = Math.max(stepsSoFar(ds, wave.template.hash), this.reports.at(-1)?.number ?? 0);
     // An estimate over the whole DaemonSet: the old pods left after this wave, per wave what the budget leaves
     // once the nodes that are not getting better (NotReady, crashing) have taken their share.
     const held = wave.unavailable.filter((use) => !use.settling).length;
@@ -127,13 +132,13 @@ export class StepRun {
    * Records a wave that changed something: ds-rollout.io/step (never kubernetes.io/change-cause, which the next
    * revision would inherit) and the step count in the pause record, in one patch.
    */
-  async recordProgress(number: number, total: number): Promise<void> {
+  async recordProgress(number: number, total: number, hash: string): Promise<void> {
     await this.retryingWrite('record the step on the DaemonSet', () =>
       this.cluster.patchDaemonSet(this.ref, (current) => {
         this.checkDaemonSet(current);
         const state = pauseStateOf(current);
         const record = state.kind === 'paused' ? formatPausedStrategy({...state.strategy, steps: number}) : undefined;
-        return {type: 'merge', body: stepProgressBody({step: number, of: total, at: rfc3339(this.cluster.now())}, record)};
+        return {type: 'merge', body: stepProgressBody({step: number, of: total, at: rfc3339(this.cluster.now()), hash}, record)};
       }),
     );
     this.emit({kind: 'recorded', step: number, of: total});

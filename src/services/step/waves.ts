@@ -40,7 +40,7 @@ export async function runWaves(run: StepRun, initial: ClusterState): Promise<Ste
       continue;
     }
     emptyRounds = 0;
-    await run.recordProgress(number, total);
+    await run.recordProgress(number, total, wave.template.hash);
     // The wave waits for the nodes it took an available pod from; a node whose old pod was unavailable already
     // (a NotReady node, a crashing pod) gets its replacement too, but stays counted against the budget until then.
     const landing = await waitLanded(

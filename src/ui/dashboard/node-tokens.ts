@@ -1,6 +1,6 @@
 // How one node is shown: a colour token, a one-character glyph for the grid, a label for the list, and what a
 // `/` filter term matches. Glyphs differ per state so the screen still reads without colour (NO_COLOR).
-import type {NodePlan} from '../../core/index.js';
+import type {NodePlan, RolloutPlan} from '../../core/index.js';
 
 /** The node states of the screen, in the order the legend lists them. `blocked` wins over the node's own state. */
 export const NODE_TOKENS = ['updated', 'updating', 'surging', 'old', 'missing', 'blocked', 'misscheduled', 'terminating', 'not-eligible'] as const;
@@ -51,23 +51,26 @@ export function nodeToken(node: NodePlan): NodeToken {
   return node.state;
 }
 
-/** The next sync (wave 1) touches this node. */
-export function isNextWave(node: NodePlan): boolean {
-  return node.wave === 1;
+/**
+ * The next sync touches this node: wave 1, when wave 1 is the next sync. When the next sync does nothing (pods still
+ * terminating or starting), wave 1 comes later and no node is "next".
+ */
+export function isNextWave(node: NodePlan, plan: Pick<RolloutPlan, 'nextSync'>): boolean {
+  return node.wave === 1 && plan.nextSync.create.length + plan.nextSync.delete.length > 0;
 }
 
 /**
  * A filter is space-separated terms, all of which must match. A term matches a node whose name contains it, whose
  * token or label starts with it (`old`, `block`, `not`), `next` (the next wave), or `wave:N`.
  */
-export function nodeMatchesFilter(node: NodePlan, filter: string): boolean {
+export function nodeMatchesFilter(node: NodePlan, filter: string, plan: Pick<RolloutPlan, 'nextSync'>): boolean {
   const terms = filter.toLowerCase().split(/\s+/).filter(Boolean);
   if (terms.length === 0) return true;
   const token = nodeToken(node);
   return terms.every((term) => {
     if (node.name.toLowerCase().includes(term)) return true;
     if (token.startsWith(term) || NODE_LABELS[token].startsWith(term) || node.state.startsWith(term)) return true;
-    if (term === 'next') return isNextWave(node);
+    if (term === 'next') return isNextWave(node, plan);
     const wave = /^wave:(\d+)$/.exec(term);
     return wave !== null && node.wave === Number(wave[1]);
   });

@@ -130,7 +130,7 @@ export function toDashboardViewModel(input: DashboardInput, ui: DashboardState, 
     help: ui.mode === 'help',
   });
 
-  const filtered = ui.filter.trim() === '' ? plan.nodes : plan.nodes.filter((node) => nodeMatchesFilter(node, ui.filter));
+  const filtered = ui.filter.trim() === '' ? plan.nodes : plan.nodes.filter((node) => nodeMatchesFilter(node, ui.filter, plan));
   const cursor = Math.max(0, Math.min(ui.cursor, filtered.length - 1));
   const selectedNode = filtered[cursor];
 
@@ -379,19 +379,19 @@ function outlookLine(plan: RolloutPlan, verdict: RolloutVerdict | undefined): Li
 // ----------------------------------------------------------------------------------------------------------------
 // Nodes
 
-function countTokens(nodes: readonly NodePlan[]): {counts: Map<NodeToken, number>; next: number} {
+function countTokens(nodes: readonly NodePlan[], plan: Pick<RolloutPlan, 'nextSync'>): {counts: Map<NodeToken, number>; next: number} {
   const counts = new Map<NodeToken, number>();
   let next = 0;
   for (const node of nodes) {
     const token = nodeToken(node);
     counts.set(token, (counts.get(token) ?? 0) + 1);
-    if (isNextWave(node)) next++;
+    if (isNextWave(node, plan)) next++;
   }
   return {counts, next};
 }
 
-function legendLine(nodes: readonly NodePlan[], width_: number): Line {
-  const {counts, next} = countTokens(nodes);
+function legendLine(nodes: readonly NodePlan[], plan: Pick<RolloutPlan, 'nextSync'>, width_: number): Line {
+  const {counts, next} = countTokens(nodes, plan);
   const parts: Segment[] = [];
   for (const token of NODE_TOKENS) {
     const count = counts.get(token) ?? 0;
@@ -404,7 +404,14 @@ function legendLine(nodes: readonly NodePlan[], width_: number): Line {
 }
 
 /** One cell per node (or per group of nodes in a large cluster), in list order; the selected node's cell inverted. */
-function gridRows(nodes: readonly NodePlan[], selectedIndex: number, columns: number, rows: number, perCell: number): Line[] {
+function gridRows(
+  nodes: readonly NodePlan[],
+  plan: Pick<RolloutPlan, 'nextSync'>,
+  selectedIndex: number,
+  columns: number,
+  rows: number,
+  perCell: number,
+): Line[] {
   const out: Line[] = [];
   const cells = Math.ceil(nodes.length / perCell);
   const selectedCell = selectedIndex < 0 ? -1 : Math.floor(selectedIndex / perCell);
@@ -419,7 +426,7 @@ function gridRows(nodes: readonly NodePlan[], selectedIndex: number, columns: nu
         const node = nodes[i]!;
         const token = nodeToken(node);
         if (TOKEN_PRIORITY[token] > TOKEN_PRIORITY[best]) best = token;
-        if (isNextWave(node)) next = true;
+        if (isNextWave(node, plan)) next = true;
       }
       const glyph = next ? NEXT_WAVE_GLYPH : NODE_GLYPHS[best];
       line.push(seg(glyph, cell === selectedCell ? 'selected' : best));
@@ -464,9 +471,9 @@ function podCell(node: NodePlan): string {
   return node.pods.length > 1 ? `${first.name} +${node.pods.length - 1}` : first.name;
 }
 
-function waveCell(node: NodePlan): string {
+function waveCell(node: NodePlan, next: boolean): string {
   if (node.wave === undefined) return '-';
-  return node.wave === 1 ? 'next' : String(node.wave);
+  return next ? 'next' : String(node.wave);
 }
 
 function yesNo(value: boolean): string {
@@ -481,18 +488,19 @@ function remarkOf(node: NodePlan): {text: string; token: Segment['token']} {
   return {text: node.shouldRun ? '' : node.reason, token: 'muted'};
 }
 
-function nodeRow(node: NodePlan, columns: Columns, paneWidth: number, selected: boolean): Line {
+function nodeRow(node: NodePlan, plan: Pick<RolloutPlan, 'nextSync'>, columns: Columns, paneWidth: number, selected: boolean): Line {
   const token = nodeToken(node);
+  const next = isNextWave(node, plan);
   const pod = node.pods[0];
   const parts: Segment[] = [
     seg(selected ? '› ' : '  ', selected ? 'accent' : 'text'),
-    seg(isNextWave(node) ? NEXT_WAVE_GLYPH : NODE_GLYPHS[token], token),
+    seg(next ? NEXT_WAVE_GLYPH : NODE_GLYPHS[token], token),
     seg(' ', 'text'),
     seg(fit(node.name, columns.name), 'text'),
     seg(' ', 'text'),
     seg(fit(NODE_LABELS[token], STATE_WIDTH), token),
     seg(' ', 'text'),
-    seg(fit(waveCell(node), WAVE_WIDTH), isNextWave(node) ? 'accent' : 'muted'),
+    seg(fit(waveCell(node, next), WAVE_WIDTH), next ? 'accent' : 'muted'),
     seg(' ', 'text'),
   ];
   if (columns.showPod) parts.push(seg(fit(podCell(node), columns.pod), 'text'), seg(' ', 'text'));
@@ -539,14 +547,14 @@ function nodePane(
     ...(layout.grid
       ? {
           grid: {
-            rows: gridRows(plan.nodes, selectedIndex, layout.grid.width, layout.grid.height, layout.grid.nodesPerCell),
+            rows: gridRows(plan.nodes, plan, selectedIndex, layout.grid.width, layout.grid.height, layout.grid.nodesPerCell),
             nodesPerCell: layout.grid.nodesPerCell,
           },
         }
       : {}),
-    ...(layout.legendLines > 0 ? {legend: legendLine(plan.nodes, paneWidth)} : {}),
+    ...(layout.legendLines > 0 ? {legend: legendLine(plan.nodes, plan, paneWidth)} : {}),
     header: listHeader(columns, paneWidth),
-    rows: windowNodes.map((node) => ({name: node.name, selected: node === selected, line: nodeRow(node, columns, paneWidth, node === selected)})),
+    rows: windowNodes.map((node) => ({name: node.name, selected: node === selected, line: nodeRow(node, plan, columns, paneWidth, node === selected)})),
     total: filtered.length,
     first,
     ...(selected ? {selected: selected.name} : {}),
