@@ -2,6 +2,7 @@
 // the actions the dashboard's keys run (the same services as the commands), and the two ways to show it: Ink in a
 // terminal, or the status once (or streamed with --watch) anywhere else. Ink, React and the UI load only when a
 // terminal will show them.
+import type {Clock} from '../clock.js';
 import type {ClusterSource, DaemonSetRef} from '../cluster/cluster-source.js';
 import type {ClusterWriter} from '../cluster/cluster-writer.js';
 import {type Follow, Follower} from '../cluster/live/follower.js';
@@ -12,8 +13,7 @@ import {
   formatInvalid,
   type IntOrString,
   pausedInfoOf,
-  observePodTimings,
-  planRollout,
+  planObserved,
   planStepWave,
   validateDaemonSet,
 } from '../core/index.js';
@@ -53,7 +53,8 @@ export function pausedOf(daemonSet: DaemonSet, desired: number): PausedInfo | un
 
 export interface PlanFeedOptions {
   readonly follow: Follow;
-  readonly now: () => number;
+  /** The session's clock: availability and ages are judged on the server's. */
+  readonly clock: Clock;
   /** Default: the core's reading of the pause record. */
   readonly pausedOf?: PausedOf;
   /** Re-plan this often without an event while availability waits on time (minReadySeconds). */
@@ -132,8 +133,8 @@ export function createPlanFeed(options: PlanFeedOptions): ClusterPlanFeed {
       if (latest === undefined) return fail(new InputError(invalid));
       return emit({...latest, connection, error: invalid});
     }
-    const now = options.now();
-    const plan = planRollout(state, {now, timings: observePodTimings(state, {now})});
+    const now = options.clock.now();
+    const plan = planObserved(state, {now});
     const report = rolloutStatusOf(state, now, plan);
     const paused = (options.pausedOf ?? pausedOf)(state.daemonSet, plan.status.desiredNumberScheduled);
     const snapshot: DashboardSnapshot = {
@@ -146,7 +147,11 @@ export function createPlanFeed(options: PlanFeedOptions): ClusterPlanFeed {
     };
     emit(snapshot);
     if (waitsOnTime(snapshot)) {
-      tick = setTimeout(recompute, tickMs);
+      // Time alone moves these pods: judge them again on the server's clock as it is then.
+      tick = setTimeout(() => {
+        recompute();
+        void options.clock.refresh().then(recompute, () => undefined);
+      }, tickMs);
       tick.unref?.();
     }
   };
@@ -220,7 +225,7 @@ export interface ActionServices {
   readonly writer: ClusterWriter;
   readonly ref: DaemonSetRef;
   /** The server's clock (minReadySeconds and the pause record are judged by it). */
-  readonly now: () => number;
+  readonly clock: Clock;
   /** What `step` needs beyond reads and writes (watches, the server's clock); without it, step is unavailable. */
   readonly stepCluster?: StepCluster;
   /** Aborted when the dashboard closes: a running step stops at its next safe point. */
@@ -275,14 +280,14 @@ function budgetText(budget: {readonly maxUnavailable: IntOrString; readonly maxS
 
 async function pauseAction(services: ActionServices): Promise<ActionOutcome> {
   const {pauseDaemonSet} = await import('./pause.js');
-  const result = await pauseDaemonSet({writer: services.writer, ref: services.ref, now: services.now});
+  const result = await pauseDaemonSet({writer: services.writer, clock: services.clock}, {ref: services.ref});
   if (result.outcome === 'already-paused') return {message: `already paused (since ${result.strategy.pausedAt})`};
   return {message: `paused: no more old pods are replaced; ${budgetText(result.strategy.rollingUpdate)} recorded for resume`};
 }
 
 async function resumeAction(services: ActionServices): Promise<ActionOutcome> {
   const {resumeDaemonSet} = await import('./resume.js');
-  const result = await resumeDaemonSet({writer: services.writer, ref: services.ref});
+  const result = await resumeDaemonSet(services, {ref: services.ref});
   if (result.outcome === 'stale-record-removed') return {message: 'it was running already: a leftover pause record was removed'};
   return {message: `resumed: RollingUpdate with ${budgetText(result.restored!)}; the controller carries on`};
 }
@@ -314,7 +319,7 @@ async function stepAction(services: ActionServices, progress: ((message: string)
 
 async function undoAction(services: ActionServices, request: UndoRequest): Promise<ActionOutcome> {
   const [{previewUndo, applyUndo}, {renderTemplateDiff}] = await Promise.all([import('./undo.js'), import('../output/revision-diff.js')]);
-  const preview = await previewUndo({source: services.source, ref: services.ref, toRevision: request.toRevision ?? 0, now: services.now()});
+  const preview = await previewUndo({source: services.source, clock: services.clock}, {ref: services.ref, toRevision: request.toRevision ?? 0});
   const to = preview.to.revision;
   if (preview.skipped) throw new InputError(`skipped rollback: the template already matches revision ${to}`);
   const renumbered = preview.renumberedTo === undefined ? '' : `; the controller renumbers it ${preview.renumberedTo}`;
@@ -377,19 +382,13 @@ export async function dashboardService(options: DashboardOptions): Promise<numbe
   return interactiveDashboard(options);
 }
 
-/** What `ds-rollout status` prints: once, or with --watch every change until the rollout completes or is stuck. */
+/** What `ds-rollout status` prints, from the same service: once, or with --watch every change until it ends. */
 async function plainStatus(options: DashboardOptions): Promise<number> {
-  const [{openClusterSource}, {colorEnabled}, text] = await Promise.all([
-    import('../cluster/open-source.js'),
-    import('../output/color.js'),
-    import('../output/status-text.js'),
-  ]);
   if (options.watch && options.snapshot !== undefined) throw new InputError('--watch follows a live cluster; it cannot be used with --snapshot');
-  const {source, namespace, live} = await openClusterSource(options);
-  const ref = {namespace, name: options.name};
+  const [{openSession}, {colorEnabled}, text] = await Promise.all([import('../session.js'), import('../output/color.js'), import('../output/status-text.js')]);
+  const session = await openSession(options);
+  const ref = {namespace: session.namespace, name: options.name};
   const color = colorEnabled(options.stdout.isTTY, options.env);
-  // Availability is judged on the cluster's clock, as `status` judges it (this machine's may differ).
-  const now = live ? () => live.client.serverNow() : Date.now;
   const write = (chunk: string) => options.stdout.write(chunk);
   const print = async (report: RolloutStatusReport, final: boolean) => {
     const document = versioned(report);
@@ -398,14 +397,9 @@ async function plainStatus(options: DashboardOptions): Promise<number> {
     else if (final) write(text.renderStatusText(report, {color, width: options.stdout.isTTY ? options.stdout.columns : undefined, headline: !options.watch}));
     else write(text.renderStatusProgress(report, {color}));
   };
-
-  const {report, exitCode, failure} = await runStatus({
-    source,
-    ref,
-    now,
-    follow: options.watch ? (handlers) => live!.watch(ref, handlers) : undefined,
-    onReport: (update) => void print(update, false),
-  }).finally(() => live?.client.close());
+  const {report, exitCode, failure} = await runStatus(session, {ref, watch: options.watch, onReport: (update) => void print(update, false)}).finally(() =>
+    session.close(),
+  );
   if (options.watch && options.output === 'text') write('\n');
   await print(report, true);
   if (failure !== undefined) options.stderr?.write(`error: ${failure}\n`);
@@ -416,26 +410,16 @@ const ENTER_ALTERNATE_SCREEN = '\u001B[?1049h\u001B[H';
 const LEAVE_ALTERNATE_SCREEN = '\u001B[?1049l';
 
 async function interactiveDashboard(options: DashboardOptions): Promise<number> {
-  const {openClusterSource} = await import('../cluster/open-source.js');
-  const {source, namespace, live} = await openClusterSource(options);
+  const {openSession} = await import('../session.js');
+  const session = await openSession(options);
+  const {source, namespace, live} = session;
   const ref = {namespace, name: options.name};
-  const follow: Follow = live
-    ? (handlers) => live.watch(ref, handlers)
-    : (handlers) => {
-        // A snapshot never changes: one state, then nothing.
-        source.readState(ref).then(
-          (state) => handlers.onState(state),
-          (error: unknown) => handlers.onError(error as Error),
-        );
-        return {stop() {}};
-      };
-  // Availability is judged on the server's clock, as `step` judges it (this machine's may differ).
-  const now = live ? () => live.client.serverNow() : Date.now;
-  const feed = createPlanFeed({follow, now});
+  const feed = createPlanFeed({follow: session.follow(ref), clock: session.clock});
   try {
     await feed.ready();
   } catch (error) {
     feed.stop();
+    session.close();
     throw error;
   }
 
@@ -451,22 +435,33 @@ async function interactiveDashboard(options: DashboardOptions): Promise<number> 
   const closing = new AbortController();
   const actions = readonly
     ? READ_ONLY_ACTIONS
-    : clusterActions({source, writer: live!.writer, ref, now, stepCluster: (await import('./step.js')).stepClusterOf(live!), signal: closing.signal});
+    : clusterActions({
+        source,
+        writer: live!.writer,
+        ref,
+        clock: session.clock,
+        stepCluster: (await import('./step.js')).stepClusterOf(live!),
+        signal: closing.signal,
+      });
   const context = {name: options.name, namespace, kubeContext: live?.context ?? `snapshot ${options.snapshot}`, ...(live ? {server: live.server} : {})};
 
   options.stdout.write(ENTER_ALTERNATE_SCREEN);
   try {
-    const app = render(React.createElement(Dashboard, {feed, actions, context, readonly, theme: themeFor(options.env)}), {
-      stdout: options.stdout,
-      stdin: options.stdin,
-      exitOnCtrlC: false,
-      maxFps: 10,
-    });
+    const app = render(
+      React.createElement(Dashboard, {feed, actions, context, readonly, theme: themeFor(options.env), clusterNow: () => session.clock.now()}),
+      {
+        stdout: options.stdout,
+        stdin: options.stdin,
+        exitOnCtrlC: false,
+        maxFps: 10,
+      },
+    );
     await app.waitUntilExit();
   } finally {
     // A step still running stops at its next safe point; the DaemonSet stays paused.
     closing.abort();
     feed.stop();
+    session.close();
     options.stdout.write(LEAVE_ALTERNATE_SCREEN);
   }
   return 0;

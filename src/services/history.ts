@@ -1,7 +1,7 @@
 // `ds-rollout history`: the DaemonSet's revisions by kubectl's rules (controlled by the DaemonSet, labels
 // matching its selector, keyed by revision number), with what kubectl leaves out: hash, age, images, how
 // many daemon pods run each one, and which one is current; one revision's template; the diff of two.
-import type {ClusterSource, DaemonSetRef} from '../cluster/cluster-source.js';
+import type {DaemonSetRef} from '../cluster/cluster-source.js';
 import {
   type ClusterState,
   type ControllerRevision,
@@ -16,6 +16,7 @@ import {
 } from '../core/index.js';
 import {InputError} from '../errors.js';
 import type {HistoryReport, RevisionEntry} from '../output/history-text.js';
+import type {Session} from '../session.js';
 
 export type {HistoryReport, RevisionEntry};
 
@@ -85,9 +86,7 @@ export function historyOf(state: ClusterState, now: number): HistoryReport {
 }
 
 export interface HistoryOptions {
-  readonly source: ClusterSource;
   readonly ref: DaemonSetRef;
-  readonly now: number;
 }
 
 export interface HistoryResult {
@@ -97,7 +96,8 @@ export interface HistoryResult {
   readonly revisions: readonly ControllerRevision[];
 }
 
-export async function historyService(options: HistoryOptions): Promise<HistoryResult> {
-  const state = await options.source.readState(options.ref);
-  return {state, report: historyOf(state, options.now), revisions: controlledRevisions(state.daemonSet, state.revisions)};
+export async function historyService(session: Pick<Session, 'source' | 'clock'>, options: HistoryOptions): Promise<HistoryResult> {
+  const state = await session.source.readState(options.ref);
+  // Ages on the server's clock (read after the answer): the revisions' timestamps were written by it.
+  return {state, report: historyOf(state, session.clock.now()), revisions: controlledRevisions(state.daemonSet, state.revisions)};
 }

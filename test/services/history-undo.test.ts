@@ -1,6 +1,7 @@
 // History and undo against the simulated cluster: kubectl's revision rules and rollback choice, the preview
 // (restarts from the plan, the renumbering), the single patch, the change-cause on the reused revision, and a conflict retried.
 import {afterEach, describe, expect, test} from 'vitest';
+import {fixedClock} from '../../src/clock.js';
 import {connectLiveCluster} from '../../src/cluster/live/index.js';
 import type {ControllerRevision, DaemonSet} from '../../src/core/index.js';
 import {controlledRevisions, findRevision, historyService} from '../../src/services/history.js';
@@ -56,7 +57,7 @@ describe('history and undo on a live cluster', () => {
   test('history: hash, images, pods per revision, the current one', async () => {
     t = await startTestCluster({scenario: 'demo'});
     const live = connectLiveCluster({kubeconfig: t.kubeconfig});
-    const {report} = await historyService({source: live.source, ref: FLUENTD, now: START + 3_600_000});
+    const {report} = await historyService({source: live.source, clock: fixedClock(START + 3_600_000)}, {ref: FLUENTD});
     expect(report.revisions.map((r) => [r.revision, r.images, r.pods, r.current, r.ageSeconds])).toEqual([
       [1, ['fluent/fluentd:v1.16.2'], 11, false, 3600],
       [2, ['fluent/fluentd:v1.17.0'], 6, true, 3600],
@@ -66,7 +67,7 @@ describe('history and undo on a live cluster', () => {
   test('undo: the preview, then one patch; the controller renumbers the target, which then gets the change-cause', async () => {
     t = await startTestCluster({scenario: 'demo', logBodies: true});
     const live = connectLiveCluster({kubeconfig: t.kubeconfig});
-    const preview = await previewUndo({source: live.source, ref: FLUENTD, toRevision: 0, now: START});
+    const preview = await previewUndo({source: live.source, clock: fixedClock(START)}, {ref: FLUENTD, toRevision: 0});
     expect(preview).toMatchObject({skipped: false, from: {revision: 2}, to: {revision: 1}, renumberedTo: 3, changeCause: 'ds-rollout undo to revision 1'});
     // The six nodes on revision 2 go back; the rest already run revision 1 (their pods count as updated again).
     expect(preview.restartNodes).toEqual(['worker-01', 'worker-02', 'worker-03', 'worker-04', 'worker-05', 'worker-06']);
@@ -86,19 +87,19 @@ describe('history and undo on a live cluster', () => {
     expect(result.recorded).toEqual({revision: 3, renumbered: true});
 
     t.advance(1000);
-    const {report} = await historyService({source: live.source, ref: FLUENTD, now: START});
+    const {report} = await historyService({source: live.source, clock: fixedClock(START)}, {ref: FLUENTD});
     expect(report.revisions.map((r) => [r.revision, r.images[0], r.current, r.changeCause])).toEqual([
       [2, 'fluent/fluentd:v1.17.0', false, undefined],
       [3, 'fluent/fluentd:v1.16.2', true, 'ds-rollout undo to revision 1'],
     ]);
-    const again = await previewUndo({source: live.source, ref: FLUENTD, toRevision: 3, now: START});
+    const again = await previewUndo({source: live.source, clock: fixedClock(START)}, {ref: FLUENTD, toRevision: 3});
     expect(again.skipped).toBe(true);
   });
 
   test('undo retries a conflicting concurrent change from a fresh read', async () => {
     t = await startTestCluster({scenario: 'demo', agents: false});
     const live = connectLiveCluster({kubeconfig: t.kubeconfig});
-    const preview = await previewUndo({source: live.source, ref: FLUENTD, toRevision: 1, now: START});
+    const preview = await previewUndo({source: live.source, clock: fixedClock(START)}, {ref: FLUENTD, toRevision: 1});
     // Someone else writes between our read and our patch: the first patch gets 409.
     const writer = live.writer;
     const original = writer.client.get.bind(writer.client);
@@ -123,7 +124,7 @@ describe('history and undo on a live cluster', () => {
     t = await startTestCluster({scenario: 'demo', agents: false});
     const live = connectLiveCluster({kubeconfig: t.kubeconfig});
     const rv = t.cluster.store.resourceVersion;
-    const preview = await previewUndo({source: live.source, ref: FLUENTD, toRevision: 0, now: START});
+    const preview = await previewUndo({source: live.source, clock: fixedClock(START)}, {ref: FLUENTD, toRevision: 0});
     const result = await applyUndo(live.writer, preview, {dryRun: true});
     expect(result.after.spec.template.spec.containers[0]!.image).toBe('fluent/fluentd:v1.16.2');
     expect(t.cluster.store.resourceVersion).toBe(rv);

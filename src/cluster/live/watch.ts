@@ -16,6 +16,7 @@ import {DEFAULT_PAGE_SIZE} from './live-source.js';
 import {daemonSetsPath, describe, nodesPath, podsPath, revisionsPath} from './paths.js';
 import {projectDaemonSet, projectNode, projectPod, projectRevision} from './project.js';
 import {isTransient, RETRY_ATTEMPTS, retryDelayMs} from './retry.js';
+import {newestWrittenTime} from './server-time.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
@@ -230,7 +231,11 @@ export function clientNodeWatch(client: KubeClient, path: string, request: Reque
       path,
       // The server ends the stream now and then; the reflector resumes from the last resourceVersion.
       {...query, resourceVersion, allowWatchBookmarks: true, timeoutSeconds: 300},
-      (type, object) => onEvent(type as WatchEventType, object),
+      (type, object) => {
+        // The stream's only news of the server's clock (its Date header is as old as the stream).
+        if (type !== 'ERROR' && type !== 'BOOKMARK') client.noteServerTime(newestWrittenTime(object));
+        onEvent(type as WatchEventType, object);
+      },
       (error) => onDone(errorFromWatch(error, request, client.server)),
     );
     signal.removeEventListener('abort', drop);

@@ -2,7 +2,9 @@
 // exit with the verdict's code. Heavy modules load inside run().
 import * as Flags from '@oclif/core/flags';
 import {BaseCommand} from '../../base-command.js';
-import {clusterFlags, durationFlag, isDocumentFormat, nowFlag, optionalDaemonSetArg, outputFlagOf} from '../../flags.js';
+import type {RolloutStatusReport} from '../../core/index.js';
+import {clusterFlags, durationFlag, isDocumentFormat, nowFlag, type OutputFormat, optionalDaemonSetArg, outputFlagOf} from '../../flags.js';
+import type {StatusListView} from '../../output/status-list-text.js';
 
 export default class Status extends BaseCommand {
   static override summary = 'Say where a DaemonSet rollout stands, node by node, and whether it can finish.';
@@ -65,115 +67,139 @@ Exit status:
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Status);
-    const {UsageError, ClusterUnreachableError} = await import('../../errors.js');
+    const {UsageError} = await import('../../errors.js');
     if (flags.watch && flags.snapshot !== undefined) throw new UsageError('--watch follows a live cluster; it cannot be used with --snapshot');
     if (flags.watch && flags.now !== undefined) throw new UsageError('--now fixes one instant; it cannot be used with --watch');
     if (flags['all-namespaces'] && args.name !== undefined) throw new UsageError('a DaemonSet cannot be named across all namespaces: drop -A, or NAME');
     // As kubectl rollout status: watch unless told not to; a snapshot or --now is one instant.
     const watch = flags.watch ?? (flags.snapshot === undefined && flags.now === undefined);
-
-    const [{openClusterSource}, {colorEnabled}, {clusterHeader}] = await Promise.all([
-      import('../../cluster/open-source.js'),
+    const [{openSession}, {colorEnabled}, {clusterHeader}] = await Promise.all([
+      import('../../session.js'),
       import('../../output/color.js'),
       import('../../output/format.js'),
     ]);
-    const opened = await openClusterSource(flags);
-    const {source, live} = opened;
-    const color = colorEnabled(process.stdout.isTTY, process.env);
-    const text = flags.output === 'text' || flags.output === 'wide';
-    const now = flags.now ?? (live ? () => live.client.serverNow() : Date.now);
-    // Text names the cluster first, once there is something to show (an error leaves stdout empty).
-    let headerShown = !text || live === undefined;
-    const write = (output: string) => {
-      if (!headerShown) process.stdout.write(clusterHeader(live!));
-      headerShown = true;
-      process.stdout.write(output);
-    };
-    // Without --watch, --timeout bounds the one look (a slow or hung cluster).
-    const bounded = <T>(work: Promise<T>): Promise<T> => {
-      const limit = flags.timeout;
-      if (watch || !limit) return work;
-      let timer: NodeJS.Timeout | undefined;
-      const expired = new Promise<never>((_resolve, reject) => {
-        timer = setTimeout(() => reject(new ClusterUnreachableError(`timed out after ${limit / 1000}s waiting for the cluster to answer`)), limit);
-      });
-      return Promise.race([work, expired]).finally(() => clearTimeout(timer));
-    };
-
-    if (args.name === undefined) {
-      const list = await import('../../services/status-all.js');
-      const {renderStatusListText} = await import('../../output/status-list-text.js');
-      const namespace = flags['all-namespaces'] ? undefined : opened.namespace;
-      const tty = process.stdout.isTTY === true;
-      const width = tty ? process.stdout.columns : undefined;
-      const render = (report: Parameters<typeof renderStatusListText>[0]) => renderStatusListText(report, {color, wide: flags.output === 'wide', width});
-      let report;
-      let failure: string | undefined;
-      if (watch) {
-        let shownLines = 0;
-        const result = await list.watchStatusList({
-          follow: (handlers) => live!.watchObjects(namespace, handlers),
-          namespace,
-          now: now as () => number,
-          timeoutMs: flags.timeout,
-          stuckAfterMs: flags['stuck-after'] ?? 10_000,
-          onReport: text
-            ? (update) => {
-                const table = render(update);
-                // On a terminal the table is redrawn in place; in a pipe each change is printed after a blank line.
-                if (tty && shownLines > 0) write(`\u001B[${shownLines}F\u001B[J`);
-                else if (shownLines > 0) write('\n');
-                write(table);
-                shownLines = table.split('\n').length - 1;
-              }
-            : undefined,
-        });
-        if (result.report === undefined) throw new ClusterUnreachableError(`timed out after ${(flags.timeout ?? 0) / 1000}s before the cluster answered`);
-        report = result.report;
-        if (result.outcome === 'timeout') failure = `timed out after ${(flags.timeout ?? 0) / 1000}s waiting for every DaemonSet to finish its rollout`;
-      } else {
-        report = await bounded(list.readStatusList({source: opened.objects, namespace, now}));
-        if (text) write(render(report));
-      }
-      if (isDocumentFormat(flags.output)) process.stdout.write(await (await import('../../output/document.js')).renderDocument(report, flags.output));
-      if (failure !== undefined) process.stderr.write(`error: ${failure}\n`);
-      process.exitCode = list.statusListExit(report);
-      live?.client.close();
-      return;
-    }
-
-    const status = await import('../../services/status.js');
-    const {chooseDaemonSet} = await import('../../cluster/open-source.js');
-    const ref = chooseDaemonSet(opened, args.name, flags.namespace, this.helpCommand());
-    const {renderStatusProgress, renderStatusText} = await import('../../output/status-text.js');
-    const {report, exitCode, failure} = await bounded(
-      status.runStatus({
-        source,
-        ref,
-        now,
-        follow: watch ? (handlers) => live!.watch(ref, handlers) : undefined,
-        timeoutMs: flags.timeout,
-        stuckAfterMs: flags['stuck-after'],
-        onReport: text ? (update) => write(renderStatusProgress(update, {color})) : undefined,
-      }),
-    )
-      // A request still waiting on a frozen server must not keep the finished command alive.
-      .finally(() => live?.client.close());
-    if (watch && text) write('\n');
-
-    if (isDocumentFormat(flags.output)) process.stdout.write(await (await import('../../output/document.js')).renderDocument(report, flags.output));
-    else {
-      // A watch has already printed kubectl's line and the verdict as they changed: print them once.
-      write(
-        renderStatusText(report, {
-          color,
-          width: process.stdout.isTTY ? process.stdout.columns : undefined,
-          allNodes: flags['all-nodes'],
-          headline: !watch,
-        }),
+    const session = await openSession(flags);
+    try {
+      const out = new StatusOutput(
+        session.label === undefined ? undefined : clusterHeader(session.label),
+        flags.output,
+        colorEnabled(process.stdout.isTTY, process.env),
       );
+      const options = {watch, timeoutMs: flags.timeout, stuckAfterMs: flags['stuck-after']};
+      if (args.name === undefined) {
+        const list = await import('../../services/status-all.js');
+        const namespace = flags['all-namespaces'] ? undefined : session.namespace;
+        const run = await bounded(
+          watch,
+          flags.timeout,
+          list.runStatusList(session, {...options, namespace, onReport: await out.listRedraw(flags.output === 'wide')}),
+        );
+        if (!watch) await out.list(run.report, flags.output === 'wide');
+        await out.finish(run.report, run.failure);
+        process.exitCode = run.exitCode;
+        return;
+      }
+      const ref = session.daemonSet(args.name, flags.namespace, this.helpCommand());
+      const run = await bounded(
+        watch,
+        flags.timeout,
+        (await import('../../services/status.js')).runStatus(session, {ref, ...options, onReport: await out.progress()}),
+      );
+      // A watch has already printed kubectl's line and the verdict as they changed: print them once.
+      await out.report(run.report, {watch, allNodes: flags['all-nodes']});
+      await out.finish(run.report, run.failure);
+      process.exitCode = run.exitCode;
+    } finally {
+      // A request still waiting on a frozen server must not keep the finished command alive.
+      session.close();
+    }
+  }
+}
+
+/** Without --watch, --timeout bounds the one look (a slow or hung cluster). */
+async function bounded<T>(watch: boolean, limit: number | undefined, work: Promise<T>): Promise<T> {
+  if (watch || !limit) return work;
+  const {ClusterUnreachableError} = await import('../../errors.js');
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new ClusterUnreachableError(`timed out after ${limit / 1000}s waiting for the cluster to answer`)), limit);
+  });
+  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+}
+
+/** What `status` writes: text names the cluster first, once there is something to show (an error leaves stdout empty). */
+class StatusOutput {
+  private headerShown: boolean;
+  private shownLines = 0;
+
+  constructor(
+    private readonly header: string | undefined,
+    private readonly format: OutputFormat,
+    private readonly color: boolean,
+  ) {
+    this.headerShown = isDocumentFormat(format) || header === undefined;
+  }
+
+  private write(output: string): void {
+    if (!this.headerShown) process.stdout.write(this.header!);
+    this.headerShown = true;
+    process.stdout.write(output);
+  }
+
+  private get text(): boolean {
+    return !isDocumentFormat(this.format);
+  }
+
+  /** Kubectl's line and the verdict as they change (text only). */
+  async progress(): Promise<((report: RolloutStatusReport) => void) | undefined> {
+    if (!this.text) return undefined;
+    const {renderStatusProgress} = await import('../../output/status-text.js');
+    return (report) => this.write(renderStatusProgress(report, {color: this.color}));
+  }
+
+  async report(report: RolloutStatusReport, options: {watch: boolean; allNodes: boolean}): Promise<void> {
+    if (!this.text) return;
+    if (options.watch) this.write('\n');
+    const {renderStatusText} = await import('../../output/status-text.js');
+    this.write(
+      renderStatusText(report, {
+        color: this.color,
+        width: process.stdout.isTTY ? process.stdout.columns : undefined,
+        allNodes: options.allNodes,
+        headline: !options.watch,
+      }),
+    );
+  }
+
+  /** The table, redrawn on every change: in place on a terminal, after a blank line in a pipe (text only). */
+  async listRedraw(wide: boolean): Promise<((report: StatusListView) => void) | undefined> {
+    if (!this.text) return undefined;
+    const render = await this.listRenderer(wide);
+    const tty = process.stdout.isTTY === true;
+    return (report) => {
+      const table = render(report);
+      if (tty && this.shownLines > 0) this.write(`\u001B[${this.shownLines}F\u001B[J`);
+      else if (this.shownLines > 0) this.write('\n');
+      this.write(table);
+      this.shownLines = table.split('\n').length - 1;
+    };
+  }
+
+  async list(report: StatusListView, wide: boolean): Promise<void> {
+    if (this.text) this.write((await this.listRenderer(wide))(report));
+  }
+
+  private async listRenderer(wide: boolean): Promise<(report: StatusListView) => string> {
+    const {renderStatusListText} = await import('../../output/status-list-text.js');
+    const width = process.stdout.isTTY ? process.stdout.columns : undefined;
+    return (report) => renderStatusListText(report, {color: this.color, wide, width});
+  }
+
+  /** The document (-o json|yaml|name|jsonpath), and why a watch ended short, on stderr. */
+  async finish(document: {readonly kind: string} | undefined, failure: string | undefined): Promise<void> {
+    if (document !== undefined && isDocumentFormat(this.format)) {
+      process.stdout.write(await (await import('../../output/document.js')).renderDocument(document, this.format));
     }
     if (failure !== undefined) process.stderr.write(`error: ${failure}\n`);
-    process.exitCode = exitCode;
   }
 }
