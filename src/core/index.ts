@@ -27,9 +27,12 @@ export {
   type HistoryDecision,
   computeTemplateHash,
   constructHistory,
+  controlledRevisions,
   currentRevisionOf,
   maxRevision,
+  revisionChangeCause,
   revisionData,
+  revisionHash,
   revisionMatchesTemplate,
   templateOfRevision,
 } from './revisions.js';

@@ -6,6 +6,7 @@ import {connectLiveCluster} from '../../src/cluster/live/index.js';
 import type {ControllerRevision, DaemonSet} from '../../src/core/index.js';
 import {controlledRevisions, findRevision, historyService} from '../../src/services/history.js';
 import {applyUndo, previewUndo, undoTarget} from '../../src/services/undo.js';
+import {toRevisionEntries} from '../../src/ui/dashboard/revision-entries.js';
 import {START, startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
 
 const FLUENTD = {namespace: 'kube-system', name: 'fluentd'};
@@ -41,6 +42,24 @@ describe('kubectl rules', () => {
     ];
     expect(controlledRevisions(DS, revisions).map((r) => r.metadata.name)).toEqual(['r1-dup', 'r3']);
     expect(() => findRevision(controlledRevisions(DS, revisions), 2)).toThrow('unable to find the specified revision 2');
+  });
+
+  test("the dashboard's revision pane lists exactly history's revisions (one rule, in the core)", () => {
+    const revisions = [
+      revision('r3', 3, 'u1'),
+      revision('other-owner', 2, 'u2'),
+      revision('released', 5, 'u1', {name: 'x'}),
+      revision('r1', 1, 'u1'),
+      revision('r1-dup', 1, 'u1'),
+    ];
+    expect(toRevisionEntries(DS, revisions).map((entry) => entry.name)).toEqual(controlledRevisions(DS, revisions).map((r) => r.metadata.name));
+    expect(toRevisionEntries(DS, revisions).map((entry) => [entry.revision, entry.hash])).toEqual([
+      [1, 'r1-dup'],
+      [3, 'r3'],
+    ]);
+    // A DaemonSet read without a uid (a hand-written snapshot) owns the revisions a DaemonSet of its name controls.
+    const noUid = {...DS, metadata: {name: 'fluentd'}} as DaemonSet;
+    expect(controlledRevisions(noUid, revisions).map((r) => r.metadata.name)).toEqual(['r1-dup', 'other-owner', 'r3']);
   });
 
   test('undo target: the second highest by default, the exact number otherwise', () => {
