@@ -1,7 +1,6 @@
-// `ds-rollout dashboard`: the plan feed (cluster states from the live watches, each one planned with the core),
-// the actions the dashboard's keys run (the same services as the commands), and the two ways to show it: Ink in a
-// terminal, or the status once (or streamed with --watch) anywhere else. Ink, React and the UI load only when a
-// terminal will show them.
+// `ds-rollout dashboard`'s use cases: the plan feed (cluster states from the session's watches, each one planned
+// with the core) and the actions the dashboard's keys run (the same services as the commands). Wiring them to a
+// terminal, or to `status`'s output without one, is src/dashboard-app.ts's (the composition root).
 import type {Clock} from '../clock.js';
 import type {ClusterSource, DaemonSetRef} from '../cluster/cluster-source.js';
 import type {ClusterWriter} from '../cluster/cluster-writer.js';
@@ -30,8 +29,7 @@ import type {
   UndoRequest,
 } from '../ui/dashboard/feed.js';
 import {toRevisionEntries} from '../ui/dashboard/revision-entries.js';
-import {versioned} from '../output/document.js';
-import {type RolloutStatusReport, rolloutStatusOf, runStatus} from './status.js';
+import {rolloutStatusOf} from './status.js';
 import type {StepCluster} from './step.js';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -349,120 +347,3 @@ export const READ_ONLY_ACTIONS: ActionHandler = {
   promote: () => Promise.reject(new Error('read-only')),
   abort: () => Promise.reject(new Error('read-only')),
 };
-
-// ---------------------------------------------------------------------------------------------------------------
-// The command's use case
-
-export interface DashboardOptions {
-  readonly name: string;
-  readonly namespace?: string;
-  readonly context?: string;
-  readonly kubeconfig?: string;
-  readonly snapshot?: string;
-  readonly 'request-timeout'?: number;
-  readonly readonly: boolean;
-  readonly watch: boolean;
-  readonly output: 'text' | 'json' | 'yaml';
-  readonly stdout: NodeJS.WriteStream;
-  /** Where a watch that ends short of complete says why (as `status` does); default: nowhere. */
-  readonly stderr?: NodeJS.WritableStream;
-  readonly stdin: NodeJS.ReadStream;
-  readonly env: Readonly<Record<string, string | undefined>>;
-}
-
-/** Ink only where a person can use it: a terminal on both ends, not CI, text output. */
-export function shouldStartInk(options: Pick<DashboardOptions, 'output' | 'stdout' | 'stdin' | 'env'>): boolean {
-  const ci = options.env.CI !== undefined && options.env.CI !== '' && options.env.CI !== 'false' && options.env.CI !== '0';
-  return options.output === 'text' && options.stdout.isTTY === true && options.stdin.isTTY === true && !ci;
-}
-
-/** Runs the dashboard (or its plain fallback) and returns the exit code. */
-export async function dashboardService(options: DashboardOptions): Promise<number> {
-  if (!shouldStartInk(options)) return plainStatus(options);
-  return interactiveDashboard(options);
-}
-
-/** What `ds-rollout status` prints, from the same service: once, or with --watch every change until it ends. */
-async function plainStatus(options: DashboardOptions): Promise<number> {
-  if (options.watch && options.snapshot !== undefined) throw new InputError('--watch follows a live cluster; it cannot be used with --snapshot');
-  const [{openSession}, {colorEnabled}, text] = await Promise.all([import('../session.js'), import('../output/color.js'), import('../output/status-text.js')]);
-  const session = await openSession(options);
-  const ref = {namespace: session.namespace, name: options.name};
-  const color = colorEnabled(options.stdout.isTTY, options.env);
-  const write = (chunk: string) => options.stdout.write(chunk);
-  const print = async (report: RolloutStatusReport, final: boolean) => {
-    const document = versioned(report);
-    if (options.output === 'json') write(options.watch ? `${JSON.stringify(document)}\n` : `${JSON.stringify(document, null, 2)}\n`);
-    else if (options.output === 'yaml') write(`${options.watch ? '---\n' : ''}${(await import('js-yaml')).dump(document, {noRefs: true, lineWidth: -1})}`);
-    else if (final) write(text.renderStatusText(report, {color, width: options.stdout.isTTY ? options.stdout.columns : undefined, headline: !options.watch}));
-    else write(text.renderStatusProgress(report, {color}));
-  };
-  const {report, exitCode, failure} = await runStatus(session, {ref, watch: options.watch, onReport: (update) => void print(update, false)}).finally(() =>
-    session.close(),
-  );
-  if (options.watch && options.output === 'text') write('\n');
-  await print(report, true);
-  if (failure !== undefined) options.stderr?.write(`error: ${failure}\n`);
-  return exitCode;
-}
-
-const ENTER_ALTERNATE_SCREEN = '\u001B[?1049h\u001B[H';
-const LEAVE_ALTERNATE_SCREEN = '\u001B[?1049l';
-
-async function interactiveDashboard(options: DashboardOptions): Promise<number> {
-  const {openSession} = await import('../session.js');
-  const session = await openSession(options);
-  const {source, namespace, live} = session;
-  const ref = {namespace, name: options.name};
-  const feed = createPlanFeed({follow: session.follow(ref), clock: session.clock});
-  try {
-    await feed.ready();
-  } catch (error) {
-    feed.stop();
-    session.close();
-    throw error;
-  }
-
-  // React reads NODE_ENV once, when it is first imported: the development build is several times slower.
-  process.env.NODE_ENV ??= 'production';
-  const [{render}, {default: React}, {Dashboard}, {themeFor}] = await Promise.all([
-    import('ink'),
-    import('react'),
-    import('../ui/dashboard/Dashboard.js'),
-    import('../ui/dashboard/theme.js'),
-  ]);
-  const readonly = options.readonly || live === undefined;
-  const closing = new AbortController();
-  const actions = readonly
-    ? READ_ONLY_ACTIONS
-    : clusterActions({
-        source,
-        writer: live!.writer,
-        ref,
-        clock: session.clock,
-        stepCluster: (await import('./step.js')).stepClusterOf(live!),
-        signal: closing.signal,
-      });
-  const context = {name: options.name, namespace, kubeContext: live?.context ?? `snapshot ${options.snapshot}`, ...(live ? {server: live.server} : {})};
-
-  options.stdout.write(ENTER_ALTERNATE_SCREEN);
-  try {
-    const app = render(
-      React.createElement(Dashboard, {feed, actions, context, readonly, theme: themeFor(options.env), clusterNow: () => session.clock.now()}),
-      {
-        stdout: options.stdout,
-        stdin: options.stdin,
-        exitOnCtrlC: false,
-        maxFps: 10,
-      },
-    );
-    await app.waitUntilExit();
-  } finally {
-    // A step still running stops at its next safe point; the DaemonSet stays paused.
-    closing.abort();
-    feed.stop();
-    session.close();
-    options.stdout.write(LEAVE_ALTERNATE_SCREEN);
-  }
-  return 0;
-}

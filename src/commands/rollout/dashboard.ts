@@ -45,7 +45,7 @@ Outside a terminal (stdout or stdin not a TTY, CI set, or -o json|yaml) no scree
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Dashboard);
-    const {dashboardService} = await import('../../services/dashboard.js');
+    const {dashboardService} = await import('../../dashboard-app.js');
     process.exitCode = await dashboardService({
       ...flags,
       // -o offers only these three here.
