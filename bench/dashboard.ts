@@ -3,7 +3,7 @@
 // terminal, and the CPU used while nothing happens. Targets (issue 6): a frame within 50 ms, idle CPU near zero.
 import {EventEmitter} from 'node:events';
 import {clockFrom} from '../src/clock.js';
-import {planRollout, type ClusterState, type Pod} from '../src/core/index.js';
+import {planRollout, rolloutReport, type ClusterState, type Pod} from '../src/core/index.js';
 import {createPlanFeed, type FollowHandlers} from '../src/services/dashboard.js';
 import {initialDashboardState} from '../src/ui/dashboard/dashboard-state.js';
 import type {DashboardSnapshot, PlanFeed, SnapshotListener} from '../src/ui/dashboard/feed.js';
@@ -89,7 +89,9 @@ function advanced(state: ClusterState, step: number): ClusterState {
 }
 
 function snapshotOf(state: ClusterState): DashboardSnapshot {
-  return {plan: planRollout(state, {now: BENCH_NOW}), revisions: toRevisionEntries(state.daemonSet, state.revisions), connection: 'live'};
+  const plan = planRollout(state, {now: BENCH_NOW});
+  const {verdict, detail} = rolloutReport(state, BENCH_NOW, plan);
+  return {plan, verdict: {verdict, detail}, revisions: toRevisionEntries(state.daemonSet, state.revisions), connection: 'live'};
 }
 
 export async function benchDashboard(): Promise<Record<string, number>> {
