@@ -1,10 +1,7 @@
 // "Now" for every command, in one type: the API server's clock on a live cluster (availability, minReadySeconds,
 // ages and the pause record are judged by it, as the controller judges them), a fixed --now, or this machine's for a
 // snapshot read without --now. Outside src/sim and src/cluster (the simulated cluster's clock, transport timeouts,
-// credential expiry) this is the only module that reads the wall clock.
-import {formatRfc3339} from './core/index.js';
-
-export {formatRfc3339};
+// credential expiry) this is the only module that reads the wall clock. It imports nothing: the transport loads it.
 
 export interface Clock {
   /** Milliseconds since the epoch on the clock the cluster's timestamps were written by. */

@@ -8,6 +8,7 @@
 import type {KubeConfig} from '@kubernetes/client-node';
 import type {ControllerRevision, DaemonSet, Node, ObjectMeta, Pod} from '../../core/index.js';
 import {ClusterUnreachableError, type DsRolloutError, NotFoundError} from '../../errors.js';
+import {sleep} from '../../clock.js';
 import type {ClusterObjects, DaemonSetRef} from '../cluster-source.js';
 import type {KubeClient, ListResult} from './client.js';
 import {errorFromResponse, errorFromWatch, isExpired, type RequestDescription} from './errors.js';
@@ -32,7 +33,7 @@ export type StartWatch = (
 ) => Promise<{abort(): void}>;
 
 /** A reflector waiting to reconnect keeps nothing alive by itself: whoever waits on it has its own timers. */
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+const sleepUnref = (ms: number) => sleep(ms, {unref: true});
 
 export interface ReflectorOptions<T> {
   readonly list: () => Promise<ListResult<T>>;
@@ -79,7 +80,7 @@ export class Reflector<T extends {readonly metadata: ObjectMeta}> {
   private readonly delay: (ms: number) => Promise<void>;
 
   constructor(private readonly options: ReflectorOptions<T>) {
-    this.delay = options.delay ?? sleep;
+    this.delay = options.delay ?? sleepUnref;
   }
 
   start(): void {
