@@ -2,7 +2,8 @@
 // rendered to a string), the time from a pushed plan and from a changed cluster state to the frame written to the
 // terminal, and the CPU used while nothing happens. Targets (issue 6): a frame within 50 ms, idle CPU near zero.
 import {EventEmitter} from 'node:events';
-import {planRollout, type ClusterState, type Pod} from '../src/core/index.js';
+import {clockFrom} from '../src/clock.js';
+import {planRollout, rolloutReport, type ClusterState, type Pod} from '../src/core/index.js';
 import {createPlanFeed, type FollowHandlers} from '../src/services/dashboard.js';
 import {initialDashboardState} from '../src/ui/dashboard/dashboard-state.js';
 import type {DashboardSnapshot, PlanFeed, SnapshotListener} from '../src/ui/dashboard/feed.js';
@@ -88,7 +89,9 @@ function advanced(state: ClusterState, step: number): ClusterState {
 }
 
 function snapshotOf(state: ClusterState): DashboardSnapshot {
-  return {plan: planRollout(state, {now: BENCH_NOW}), revisions: toRevisionEntries(state.daemonSet, state.revisions), connection: 'live'};
+  const plan = planRollout(state, {now: BENCH_NOW});
+  const {verdict, detail} = rolloutReport(state, BENCH_NOW, plan);
+  return {plan, verdict: {verdict, detail}, revisions: toRevisionEntries(state.daemonSet, state.revisions), connection: 'live'};
 }
 
 export async function benchDashboard(): Promise<Record<string, number>> {
@@ -130,7 +133,7 @@ export async function benchDashboard(): Promise<Record<string, number>> {
   const keyboard = new FakeKeyboard();
   const feed = new PushFeed(snapshots[0]!);
   let follow: FollowHandlers | undefined;
-  const stateFeed = createPlanFeed({follow: (handlers) => ((follow = handlers), {stop() {}}), now: () => BENCH_NOW});
+  const stateFeed = createPlanFeed({follow: (handlers) => ((follow = handlers), {stop() {}}), clock: clockFrom(() => BENCH_NOW)});
   const app = render(React.createElement(Dashboard, {feed, actions: undefined as never, context: CONTEXT, size: SIZE, redrawIntervalMs: 0}), {
     stdout: terminal as unknown as NodeJS.WriteStream,
     stdin: keyboard as unknown as NodeJS.ReadStream,

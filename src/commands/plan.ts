@@ -43,18 +43,16 @@ export default class Plan extends BaseCommand {
       const {UsageError} = await import('../errors.js');
       throw new UsageError('-f - and --snapshot - cannot both read stdin');
     }
-    const [{openClusterSource, chooseDaemonSet}, service] = await Promise.all([import('../cluster/open-source.js'), import('../services/plan.js')]);
+    const [{openSession}, service] = await Promise.all([import('../session.js'), import('../services/plan.js')]);
     const manifest = flags.filename === undefined ? undefined : await service.readManifest(flags.filename, args.name);
-    const opened = await openClusterSource(manifest ? {...flags, namespace: service.manifestNamespace(manifest, flags.namespace)} : flags);
+    const session = await openSession(manifest ? {...flags, namespace: service.manifestNamespace(manifest, flags.namespace)} : flags);
     const ref = manifest
-      ? {namespace: opened.namespace, name: args.name ?? manifest.metadata.name}
-      : chooseDaemonSet(opened, args.name, flags.namespace, this.helpCommand());
-    // Live: judge availability on the cluster's clock (read after its first answer).
-    const live = opened.live;
-    const now = flags.now ?? (live ? () => live.client.serverNow() : Date.now);
+      ? {namespace: session.namespace, name: args.name ?? manifest.metadata.name}
+      : session.daemonSet(args.name, flags.namespace, this.helpCommand());
+    const {live} = session;
     const kubeVersion = flags['kube-version'];
     const podStart = flags['pod-start'] !== undefined ? {podStartMs: flags['pod-start']} : {};
-    const base = {source: opened.source, ref, now, ...(kubeVersion === undefined ? {} : {kubeVersion}), ...podStart};
+    const base = {source: session.source, clock: session.clock, ref, ...(kubeVersion === undefined ? {} : {kubeVersion}), ...podStart};
     const serverDryRun = live
       ? (sent: typeof manifest & {}, current: (typeof manifest & {}) | undefined) => live.writer.dryRunDaemonSet(ref, sent, current)
       : undefined;
@@ -73,7 +71,7 @@ export default class Plan extends BaseCommand {
     const [{renderPlanText}, {colorEnabled}] = await Promise.all([import('../output/plan-text.js'), import('../output/color.js')]);
     const color = colorEnabled(process.stdout.isTTY, process.env);
     const width = process.stdout.isTTY ? process.stdout.columns : undefined;
-    if (live) process.stdout.write((await import('../output/format.js')).clusterHeader(live));
+    if (session.label !== undefined) process.stdout.write((await import('../output/format.js')).clusterHeader(session.label));
     if (update) {
       const {renderManifestPreamble} = await import('../output/manifest-text.js');
       process.stdout.write(renderManifestPreamble(update, {color, width}));

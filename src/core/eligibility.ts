@@ -298,8 +298,8 @@ export function eligibilityCheckerFor(ds: DaemonSet, options: EligibilityOptions
     if (blocking === undefined) return RUN;
     // A running pod only has to leave when a NoExecute taint is untolerated; NoSchedule only stops new pods.
     const evicting = findMatchingUntoleratedTaint(taints, tolerations, [NO_EXECUTE], options);
-    if (evicting !== undefined) return {shouldRun: false, shouldContinueRunning: false, reason: untoleratedReason(evicting)};
-    return {shouldRun: false, shouldContinueRunning: true, reason: untoleratedReason(blocking)};
+    if (evicting !== undefined) return {shouldRun: false, shouldContinueRunning: false, reason: untoleratedReason(evicting), taint: evicting};
+    return {shouldRun: false, shouldContinueRunning: true, reason: untoleratedReason(blocking), taint: blocking};
   };
 }
 

@@ -5,6 +5,7 @@
 import {type DaemonPod, type NodeSlot, type UpdateTarget, compareDaemonPods, toDaemonPod} from './daemon-pods.js';
 import {type BackoffEntry, type NodeManageDecision, type PodToDelete, getUnscheduledPodsWithoutNode, podsShouldBeOnNode} from './manage.js';
 import {newDaemonPod} from './pod-template.js';
+import {formatRfc3339} from './rfc3339.js';
 import {decideBefore121, type RollingUpdateDecision, RollingUpdateTally, tallyEntryFor} from './rolling-update.js';
 import {type ControllerMinor, hasSurge, NEWEST_MODELLED_MINOR} from './versions.js';
 import type {DaemonSet, NodeEligibility, Pod, PodCreation, PodDeletion, RolloutBudgets} from './types.js';
@@ -256,6 +257,6 @@ let lastIsoSecond: {readonly second: number; readonly text: string} | undefined;
 /** RFC3339 in whole seconds; the last one is remembered, as a wave creates its pods at one time. */
 function isoSeconds(ms: number): string {
   const second = Math.floor(ms / 1000);
-  if (lastIsoSecond?.second !== second) lastIsoSecond = {second, text: new Date(second * 1000).toISOString().replace('.000Z', 'Z')};
+  if (lastIsoSecond?.second !== second) lastIsoSecond = {second, text: formatRfc3339(second * 1000)};
   return lastIsoSecond.text;
 }

@@ -5,7 +5,9 @@ export {allowsSurge, getScaledValueFromIntOrPercent, rolloutBudgets, surgeCount,
 export {claimObjects, getControllerOf} from './claim.js';
 export {addOrUpdateDaemonPodTolerations, getTargetNodeName, nodeShouldRunDaemonPod} from './eligibility.js';
 export {type PlanOptions, planRollout} from './plan.js';
+export {type ObservedPlanOptions, planObserved} from './observed-plan.js';
 export {
+  type InFlight,
   type NodeStatus,
   type NodeStatusState,
   type RolloutStatusReport,
@@ -25,9 +27,12 @@ export {
   type HistoryDecision,
   computeTemplateHash,
   constructHistory,
+  controlledRevisions,
   currentRevisionOf,
   maxRevision,
+  revisionChangeCause,
   revisionData,
+  revisionHash,
   revisionMatchesTemplate,
   templateOfRevision,
 } from './revisions.js';
@@ -58,7 +63,7 @@ export {
   readStoredObjects,
   summarizeFieldErrors,
 } from './decode.js';
-export {isRfc3339Time, parseRfc3339Time} from './rfc3339.js';
+export {formatRfc3339, isRfc3339Time, parseRfc3339Time} from './rfc3339.js';
 export {
   CHANGE_CAUSE_ANNOTATION,
   PAUSED_STRATEGY_ANNOTATION,

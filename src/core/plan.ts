@@ -3,6 +3,7 @@
 // creates become ready at once and available after minReadySeconds (unless a host port is still taken
 // by the node's other pod); pods that are not ready now stay not ready; no node is in failed-pod backoff.
 import {isNodeReady, isPodStarting, isStuckTerminating, podProblemAt} from './availability.js';
+import {formatTaint} from './eligibility.js';
 import {budgetInUse} from './budget-use.js';
 import {byName, type DaemonPod, isDaemonPodAvailable, runsOldPod} from './daemon-pods.js';
 import {CONTROLLER_REVISION_HASH_LABEL} from './pod-template.js';
@@ -403,11 +404,12 @@ function findBlockers(
   // above all when the rolling update removes an old pod there that nothing will replace.
   const byTaint = new Map<string, string[]>();
   for (const slot of input.slots) {
-    if (!slot.node || slot.eligibility.shouldRun || !slot.eligibility.reason.startsWith('taint')) continue;
+    const {taint} = slot.eligibility;
+    if (!slot.node || slot.eligibility.shouldRun || taint === undefined) continue;
     if (slot.eligibility.shouldContinueRunning && deletedBy.has(slot.name)) {
       warnings.push({
         kind: 'node-loses-daemon',
-        message: `${slot.name} loses its daemon pod: the rolling update deletes the old pod (${deletedBy.get(slot.name)}) and the ${slot.eligibility.reason.replace(/ is not tolerated.*/, '')} keeps a new one from being created`,
+        message: `${slot.name} loses its daemon pod: the rolling update deletes the old pod (${deletedBy.get(slot.name)}) and the taint ${formatTaint(taint)} keeps a new one from being created`,
         nodes: [slot.name],
       });
       continue;

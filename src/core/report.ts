@@ -6,7 +6,7 @@ import {isNodeReady, isPodReady, isPodStarting, isTerminatingOnTime} from './ava
 import {claimObjects} from './claim.js';
 import {runsOldPod} from './daemon-pods.js';
 import {getTargetNodeName} from './eligibility.js';
-import {planRollout} from './plan.js';
+import {planObserved} from './observed-plan.js';
 import {formatCount, plural} from './words.js';
 import type {Blocker, ClusterState, DaemonSetStatusCounters, Node, NodePlan, Pod, PodSummary, RolloutPlan} from './types.js';
 
@@ -34,6 +34,8 @@ export interface RolloutStatusReport {
   readonly message: string;
   /** What stays in motion (progressing), what waits for a step (paused), or why nothing can move (stuck). */
   readonly detail: string;
+  /** What can still move without a change, as data (the detail's words for a progressing or paused rollout). */
+  readonly inFlight: readonly InFlight[];
   readonly generation: number;
   readonly observedGeneration: number;
   readonly strategy: RolloutPlan['strategy'];
@@ -52,6 +54,14 @@ export interface RolloutStatusReport {
   readonly paused?: RolloutPlan['paused'];
   /** Present while a gated rollout is under way. */
   readonly gated?: RolloutPlan['gated'];
+}
+
+/** One thing in motion: the controller's next sync, pods starting, terminating, waiting out minReadySeconds. */
+export interface InFlight {
+  readonly kind: 'unobserved-generation' | 'next-sync' | 'final-status' | 'starting' | 'terminating' | 'min-ready';
+  /** How many pods (or, for next-sync, creations and deletions). */
+  readonly count?: number;
+  readonly message: string;
 }
 
 /** The seven status counters in the contract's order. */
@@ -94,10 +104,10 @@ export function nodeOfPod(pod: Pod, nodesByName: ReadonlyMap<string, Node>): Nod
   return name === undefined ? undefined : nodesByName.get(name);
 }
 
-/** The report for the cluster as it is at `now`. `plan`, when given, must be planRollout(state, {now}). */
+/** The report for the cluster as it is at `now`. `plan`, when given, must be planObserved(state, {now}) (the same plan every face shows). */
 export function rolloutReport(state: ClusterState, now: number, planned?: RolloutPlan): RolloutStatusReport {
   const ds = state.daemonSet;
-  const plan = planned ?? planRollout(state, {now});
+  const plan = planned ?? planObserved(state, {now});
   const {message, done} = kubectlStatusMessage(state);
   const nodesByName = new Map(state.nodes.map((node) => [node.metadata.name, node]));
   const daemonPods = claimObjects(ds, state.pods).owned;
@@ -128,7 +138,7 @@ export function rolloutReport(state: ClusterState, now: number, planned?: Rollou
     verdict === 'complete'
       ? `${formatCount(counts.updated)} of ${formatCount(plan.status.desiredNumberScheduled)} nodes run revision ${plan.revisions.update.revision}`
       : verdict === 'progressing'
-        ? inFlight.join('; ')
+        ? inFlight.map((item) => item.message).join('; ')
         : verdict === 'paused'
           ? pausedDetail(plan, inFlight)
           : stuckDetail(plan);
@@ -141,6 +151,7 @@ export function rolloutReport(state: ClusterState, now: number, planned?: Rollou
     verdict,
     message,
     detail,
+    inFlight,
     generation: ds.metadata.generation ?? 0,
     observedGeneration: ds.status?.observedGeneration ?? 0,
     strategy: plan.strategy,
@@ -231,20 +242,24 @@ function whatIsInFlight(
   plan: RolloutPlan,
   now: number,
   kubectlDone: boolean,
-): string[] {
-  const out: string[] = [];
+): InFlight[] {
+  const out: InFlight[] = [];
   const ds = state.daemonSet;
   const unobserved = (ds.metadata.generation ?? 0) > (ds.status?.observedGeneration ?? 0);
-  if (unobserved) out.push(`the controller has not yet observed generation ${ds.metadata.generation}`);
+  if (unobserved) out.push({kind: 'unobserved-generation', message: `the controller has not yet observed generation ${ds.metadata.generation}`});
   const {create, delete: deletions} = plan.nextSync;
   if (create.length + deletions.length > 0) {
     const parts = [
       ...(deletions.length > 0 ? [`deletes ${plural(deletions.length, 'pod')}`] : []),
       ...(create.length > 0 ? [`creates ${plural(create.length, 'pod')}`] : []),
     ];
-    out.push(`the controller's next sync ${parts.join(' and ')} (${plural(plan.waves.length, 'sync')} planned)`);
+    out.push({
+      kind: 'next-sync',
+      count: create.length + deletions.length,
+      message: `the controller's next sync ${parts.join(' and ')} (${plural(plan.waves.length, 'sync')} planned)`,
+    });
   }
-  if (plan.complete && !kubectlDone && !unobserved) out.push('the controller has not yet written the final status');
+  if (plan.complete && !kubectlDone && !unobserved) out.push({kind: 'final-status', message: 'the controller has not yet written the final status'});
   const minReadyMs = (ds.spec.minReadySeconds ?? 0) * 1000;
   let starting = 0;
   let terminating = 0;
@@ -256,13 +271,13 @@ function whatIsInFlight(
     else if (minReadyMs > 0 && !pod.metadata.deletionTimestamp && isPodReady(pod) && podAge(pod, now) < minReadyMs) warming++;
   }
   const are = (n: number) => (n === 1 ? '1 pod is' : `${formatCount(n)} pods are`);
-  if (starting > 0) out.push(`${are(starting)} starting`);
-  if (terminating > 0) out.push(`${are(terminating)} terminating`);
-  if (warming > 0) out.push(`${are(warming)} waiting out minReadySeconds`);
+  if (starting > 0) out.push({kind: 'starting', count: starting, message: `${are(starting)} starting`});
+  if (terminating > 0) out.push({kind: 'terminating', count: terminating, message: `${are(terminating)} terminating`});
+  if (warming > 0) out.push({kind: 'min-ready', count: warming, message: `${are(warming)} waiting out minReadySeconds`});
   return out;
 }
 
-function pausedDetail(plan: RolloutPlan, inFlight: readonly string[]): string {
+function pausedDetail(plan: RolloutPlan, inFlight: readonly InFlight[]): string {
   const paused = plan.paused!;
   const old = plan.nodes.filter((node) => runsOldPod(node.pods)).length;
   const waits =
@@ -270,7 +285,7 @@ function pausedDetail(plan: RolloutPlan, inFlight: readonly string[]): string {
       ? 'no old pod is left'
       : `${old === 1 ? '1 node runs' : `${formatCount(old)} nodes run`} an old pod, waiting for \`ds-rollout step\` (or \`resume\`)`;
   const budget = `recorded maxUnavailable ${paused.strategy.maxUnavailable}, maxSurge ${paused.strategy.maxSurge}`;
-  return `paused by ds-rollout since ${paused.pausedAt}: ${waits}; ${budget}${inFlight.length > 0 ? `; in flight: ${inFlight.join('; ')}` : ''}`;
+  return `paused by ds-rollout since ${paused.pausedAt}: ${waits}; ${budget}${inFlight.length > 0 ? `; in flight: ${inFlight.map((item) => item.message).join('; ')}` : ''}`;
 }
 
 function stuckDetail(plan: RolloutPlan): string {

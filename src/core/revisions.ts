@@ -2,7 +2,10 @@
 // relabels and deletes (docs/design/reconcile.md §10 and §11), and the template hash that names new revisions.
 // Decisions only: callers (the sim's controller, the planner) perform the writes.
 import {canonicalJson, deepEqualJson, stripNulls, withSortedKeys} from './canonical-json.js';
+import {getControllerOf} from './claim.js';
+import {CHANGE_CAUSE_ANNOTATION} from './pause.js';
 import {CONTROLLER_REVISION_HASH_LABEL} from './pod-template.js';
+import {labelSelectorMatches} from './selectors.js';
 import type {ControllerRevision, DaemonSet, Labels, Pod, PodTemplateSpec} from './types.js';
 
 const DEFAULT_REVISION_HISTORY_LIMIT = 10;
@@ -19,8 +22,32 @@ function byName(a: string, b: string): number {
 }
 
 /** The hash a revision stands for: its label, or its name once the controller has labelled it (docs/design/reconcile.md §7.1). */
-function revisionHash(revision: ControllerRevision): string {
+export function revisionHash(revision: ControllerRevision): string {
   return revision.metadata.labels?.[CONTROLLER_REVISION_HASH_LABEL] ?? revision.metadata.name;
+}
+
+/** Who caused a revision (`kubectl ... --record`, `ds-rollout undo`), as kubectl rollout history shows it. */
+export function revisionChangeCause(revision: ControllerRevision): string | undefined {
+  return revision.metadata.annotations?.[CHANGE_CAUSE_ANNOTATION] || undefined;
+}
+
+/**
+ * The revisions that are the DaemonSet's history, as `kubectl rollout history` lists them: those whose controller
+ * reference is the DaemonSet (by uid; a DaemonSet read without one, by name) and whose labels its selector matches
+ * (it never adopts), one per revision number (a duplicate number: the later in the list wins), sorted by number.
+ * The one rule for history, undo, ds-plan -f and the dashboard's revision pane.
+ */
+// upstream: staging/src/k8s.io/kubectl/pkg/polymorphichelpers/history.go daemonSetHistory, controlledHistories
+export function controlledRevisions(ds: DaemonSet, revisions: readonly ControllerRevision[]): ControllerRevision[] {
+  const byNumber = new Map<number, ControllerRevision>();
+  const uid = ds.metadata.uid;
+  for (const revision of revisions) {
+    const owner = getControllerOf(revision.metadata);
+    if (owner === undefined || (uid === undefined ? owner.kind !== 'DaemonSet' || owner.name !== ds.metadata.name : owner.uid !== uid)) continue;
+    if (!labelSelectorMatches(ds.spec.selector, revision.metadata.labels)) continue;
+    byNumber.set(revision.revision, revision);
+  }
+  return [...byNumber.values()].sort((a, b) => a.revision - b.revision);
 }
 
 function hasHashLabel(revision: ControllerRevision): boolean {

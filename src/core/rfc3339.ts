@@ -51,3 +51,8 @@ export function isRfc3339Time(text: string): boolean {
   const offsetMinute = digitsAt(text, at + 4, 2);
   return at + 6 === text.length && text[at + 3] === ':' && offsetHour >= 0 && offsetHour <= 23 && offsetMinute >= 0 && offsetMinute <= 59;
 }
+
+/** RFC3339 UTC in whole seconds, as the API server writes metav1.Time (`2026-11-21T12:00:00Z`). */
+export function formatRfc3339(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}

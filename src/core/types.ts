@@ -292,6 +292,8 @@ export interface NodeEligibility {
   readonly shouldContinueRunning: boolean;
   /** Empty when both are true; otherwise why not, e.g. `taint dedicated=gpu:NoSchedule not tolerated`. */
   readonly reason: string;
+  /** The untolerated taint that keeps the daemon off the node, when that is the reason. */
+  readonly taint?: Taint;
 }
 
 /** Budgets after scaling against desiredNumberScheduled and the both-zero fallback (docs/design/reconcile.md §8.1). */

@@ -43,7 +43,7 @@ export function clusterLabel(cluster: {readonly context: string; readonly server
   return `context ${cluster.context || '(none)'} (${cluster.server})`;
 }
 
-/** The first line of a live command's text output: which cluster it read. */
-export function clusterHeader(cluster: {readonly context: string; readonly server: string}): string {
-  return `Cluster: ${clusterLabel(cluster)}\n`;
+/** The first line of a live command's text output: which cluster it read (the session's label). */
+export function clusterHeader(label: string): string {
+  return `Cluster: ${label}\n`;
 }

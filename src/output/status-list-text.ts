@@ -17,7 +17,7 @@ interface DaemonSetStatusSummary {
   readonly blocker?: string;
 }
 
-interface StatusListReport {
+export interface StatusListView {
   readonly namespace?: string;
   readonly items: readonly DaemonSetStatusSummary[];
 }
@@ -57,7 +57,7 @@ function cut(text: string, room: number | undefined): string {
   return room <= 1 ? '' : `${line.slice(0, room - 1)}…`;
 }
 
-export function renderStatusListText(report: StatusListReport, options: StatusListTextOptions): string {
+export function renderStatusListText(report: StatusListView, options: StatusListTextOptions): string {
   if (report.items.length === 0) {
     return report.namespace === undefined ? 'No DaemonSets found.\n' : `No DaemonSets found in ${report.namespace} namespace.\n`;
   }

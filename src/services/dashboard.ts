@@ -1,7 +1,7 @@
-// `ds-rollout dashboard`: the plan feed (cluster states from the live watches, each one planned with the core),
-// the actions the dashboard's keys run (the same services as the commands), and the two ways to show it: Ink in a
-// terminal, or the status once (or streamed with --watch) anywhere else. Ink, React and the UI load only when a
-// terminal will show them.
+// `ds-rollout dashboard`'s use cases: the plan feed (cluster states from the session's watches, each one planned
+// with the core) and the actions the dashboard's keys run (the same services as the commands). Wiring them to a
+// terminal, or to `status`'s output without one, is src/dashboard-app.ts's (the composition root).
+import type {Clock} from '../clock.js';
 import type {ClusterSource, DaemonSetRef} from '../cluster/cluster-source.js';
 import type {ClusterWriter} from '../cluster/cluster-writer.js';
 import {type Follow, Follower} from '../cluster/live/follower.js';
@@ -13,8 +13,7 @@ import {
   type IntOrString,
   pausedInfoOf,
   finishedDeletions,
-  observePodTimings,
-  planRollout,
+  planObserved,
   planStepWave,
   validateDaemonSet,
 } from '../core/index.js';
@@ -32,8 +31,7 @@ import type {
   UndoRequest,
 } from '../ui/dashboard/feed.js';
 import {toRevisionEntries} from '../ui/dashboard/revision-entries.js';
-import {versioned} from '../output/document.js';
-import {type RolloutStatusReport, rolloutStatusOf, runStatus} from './status.js';
+import {rolloutStatusOf} from './status.js';
 import type {StepCluster} from './step.js';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -55,7 +53,8 @@ export function pausedOf(daemonSet: DaemonSet, desired: number): PausedInfo | un
 
 export interface PlanFeedOptions {
   readonly follow: Follow;
-  readonly now: () => number;
+  /** The session's clock: availability and ages are judged on the server's. */
+  readonly clock: Clock;
   /** Default: the core's reading of the pause record. */
   readonly pausedOf?: PausedOf;
   /** Re-plan this often without an event while availability waits on time (minReadySeconds). */
@@ -138,8 +137,8 @@ export function createPlanFeed(options: PlanFeedOptions): ClusterPlanFeed {
       if (latest === undefined) return fail(new InputError(invalid));
       return emit({...latest, connection, error: invalid});
     }
-    const now = options.now();
-    const plan = planRollout(state, {now, timings: observePodTimings(state, {now, deletions})});
+    const now = options.clock.now();
+    const plan = planObserved(state, {now, deletions});
     const report = rolloutStatusOf(state, now, plan);
     const paused = (options.pausedOf ?? pausedOf)(state.daemonSet, plan.status.desiredNumberScheduled);
     const snapshot: DashboardSnapshot = {
@@ -152,7 +151,11 @@ export function createPlanFeed(options: PlanFeedOptions): ClusterPlanFeed {
     };
     emit(snapshot);
     if (waitsOnTime(snapshot)) {
-      tick = setTimeout(recompute, tickMs);
+      // Time alone moves these pods: judge them again on the server's clock as it is then.
+      tick = setTimeout(() => {
+        recompute();
+        void options.clock.refresh().then(recompute, () => undefined);
+      }, tickMs);
       tick.unref?.();
     }
   };
@@ -176,7 +179,7 @@ export function createPlanFeed(options: PlanFeedOptions): ClusterPlanFeed {
   follower = new Follower(options.follow, {
     onState(next) {
       // Pods seen terminating in one state and gone in the next: deletions that finished, what the ETA rests on.
-      if (state) deletions.push(...finishedDeletions(state.pods, next.pods, next.nodes, options.now()));
+      if (state) deletions.push(...finishedDeletions(state.pods, next.pods, next.nodes, options.clock.now()));
       if (deletions.length > RECENT_DELETIONS) deletions.splice(0, deletions.length - RECENT_DELETIONS);
       state = next;
       recompute();
@@ -229,7 +232,7 @@ export interface ActionServices {
   readonly writer: ClusterWriter;
   readonly ref: DaemonSetRef;
   /** The server's clock (minReadySeconds and the pause record are judged by it). */
-  readonly now: () => number;
+  readonly clock: Clock;
   /** What `step` needs beyond reads and writes (watches, the server's clock); without it, step is unavailable. */
   readonly stepCluster?: StepCluster;
   /** Aborted when the dashboard closes: a running step stops at its next safe point. */
@@ -300,14 +303,14 @@ function budgetText(budget: {readonly maxUnavailable: IntOrString; readonly maxS
 
 async function pauseAction(services: ActionServices): Promise<ActionOutcome> {
   const {pauseDaemonSet} = await import('./pause.js');
-  const result = await pauseDaemonSet({writer: services.writer, ref: services.ref, now: services.now});
+  const result = await pauseDaemonSet({writer: services.writer, clock: services.clock}, {ref: services.ref});
   if (result.outcome === 'already-paused') return {message: `already paused (since ${result.strategy.pausedAt})`};
   return {message: `paused: no more old pods are replaced; ${budgetText(result.strategy.rollingUpdate)} recorded for resume`};
 }
 
 async function resumeAction(services: ActionServices): Promise<ActionOutcome> {
   const {resumeDaemonSet} = await import('./resume.js');
-  const result = await resumeDaemonSet({writer: services.writer, ref: services.ref});
+  const result = await resumeDaemonSet(services, {ref: services.ref});
   if (result.outcome === 'stale-record-removed') return {message: 'it was running already: a leftover pause record was removed'};
   return {message: `resumed: RollingUpdate with ${budgetText(result.restored!)}; the controller carries on`};
 }
@@ -339,7 +342,7 @@ async function stepAction(services: ActionServices, progress: ((message: string)
 
 async function undoAction(services: ActionServices, request: UndoRequest): Promise<ActionOutcome> {
   const [{previewUndo, applyUndo}, {renderTemplateDiff}] = await Promise.all([import('./undo.js'), import('../output/revision-diff.js')]);
-  const preview = await previewUndo({source: services.source, ref: services.ref, toRevision: request.toRevision ?? 0, now: services.now()});
+  const preview = await previewUndo({source: services.source, clock: services.clock}, {ref: services.ref, toRevision: request.toRevision ?? 0});
   const to = preview.to.revision;
   if (preview.skipped) throw new InputError(`skipped rollback: the template already matches revision ${to}`);
   const renumbered = preview.renumberedTo === undefined ? '' : `; the controller renumbers it ${preview.renumberedTo}`;
@@ -369,138 +372,3 @@ export const READ_ONLY_ACTIONS: ActionHandler = {
   promote: () => Promise.reject(new Error('read-only')),
   abort: () => Promise.reject(new Error('read-only')),
 };
-
-// ---------------------------------------------------------------------------------------------------------------
-// The command's use case
-
-export interface DashboardOptions {
-  readonly name: string;
-  readonly namespace?: string;
-  readonly context?: string;
-  readonly kubeconfig?: string;
-  readonly snapshot?: string;
-  readonly 'request-timeout'?: number;
-  readonly readonly: boolean;
-  readonly watch: boolean;
-  readonly output: 'text' | 'json' | 'yaml';
-  readonly stdout: NodeJS.WriteStream;
-  /** Where a watch that ends short of complete says why (as `status` does); default: nowhere. */
-  readonly stderr?: NodeJS.WritableStream;
-  readonly stdin: NodeJS.ReadStream;
-  readonly env: Readonly<Record<string, string | undefined>>;
-}
-
-/** Ink only where a person can use it: a terminal on both ends, not CI, text output. */
-export function shouldStartInk(options: Pick<DashboardOptions, 'output' | 'stdout' | 'stdin' | 'env'>): boolean {
-  const ci = options.env.CI !== undefined && options.env.CI !== '' && options.env.CI !== 'false' && options.env.CI !== '0';
-  return options.output === 'text' && options.stdout.isTTY === true && options.stdin.isTTY === true && !ci;
-}
-
-/** Runs the dashboard (or its plain fallback) and returns the exit code. */
-export async function dashboardService(options: DashboardOptions): Promise<number> {
-  if (!shouldStartInk(options)) return plainStatus(options);
-  return interactiveDashboard(options);
-}
-
-/** What `ds-rollout status` prints: once, or with --watch every change until the rollout completes or is stuck. */
-async function plainStatus(options: DashboardOptions): Promise<number> {
-  const [{openClusterSource}, {colorEnabled}, text] = await Promise.all([
-    import('../cluster/open-source.js'),
-    import('../output/color.js'),
-    import('../output/status-text.js'),
-  ]);
-  if (options.watch && options.snapshot !== undefined) throw new InputError('--watch follows a live cluster; it cannot be used with --snapshot');
-  const {source, namespace, live} = await openClusterSource(options);
-  const ref = {namespace, name: options.name};
-  const color = colorEnabled(options.stdout.isTTY, options.env);
-  // Availability is judged on the cluster's clock, as `status` judges it (this machine's may differ).
-  const now = live ? () => live.client.serverNow() : Date.now;
-  const write = (chunk: string) => options.stdout.write(chunk);
-  const print = async (report: RolloutStatusReport, final: boolean) => {
-    const document = versioned(report);
-    if (options.output === 'json') write(options.watch ? `${JSON.stringify(document)}\n` : `${JSON.stringify(document, null, 2)}\n`);
-    else if (options.output === 'yaml') write(`${options.watch ? '---\n' : ''}${(await import('js-yaml')).dump(document, {noRefs: true, lineWidth: -1})}`);
-    else if (final) write(text.renderStatusText(report, {color, width: options.stdout.isTTY ? options.stdout.columns : undefined, headline: !options.watch}));
-    else write(text.renderStatusProgress(report, {color}));
-  };
-
-  const {report, exitCode, failure} = await runStatus({
-    source,
-    ref,
-    now,
-    follow: options.watch ? (handlers) => live!.watch(ref, handlers) : undefined,
-    onReport: (update) => void print(update, false),
-  }).finally(() => live?.client.close());
-  if (options.watch && options.output === 'text') write('\n');
-  await print(report, true);
-  if (failure !== undefined) options.stderr?.write(`error: ${failure}\n`);
-  return exitCode;
-}
-
-const ENTER_ALTERNATE_SCREEN = '\u001B[?1049h\u001B[H';
-const LEAVE_ALTERNATE_SCREEN = '\u001B[?1049l';
-
-async function interactiveDashboard(options: DashboardOptions): Promise<number> {
-  const {openClusterSource} = await import('../cluster/open-source.js');
-  const {source, namespace, live} = await openClusterSource(options);
-  const ref = {namespace, name: options.name};
-  const follow: Follow = live
-    ? (handlers) => live.watch(ref, handlers)
-    : (handlers) => {
-        // A snapshot never changes: one state, then nothing.
-        source.readState(ref).then(
-          (state) => handlers.onState(state),
-          (error: unknown) => handlers.onError(error as Error),
-        );
-        return {stop() {}};
-      };
-  // Availability is judged on the server's clock, as `step` judges it (this machine's may differ).
-  const now = live ? () => live.client.serverNow() : Date.now;
-  const feed = createPlanFeed({follow, now});
-  try {
-    await feed.ready();
-  } catch (error) {
-    feed.stop();
-    throw error;
-  }
-
-  // React reads NODE_ENV once, when it is first imported: the development build is several times slower.
-  process.env.NODE_ENV ??= 'production';
-  const [{render}, {default: React}, {Dashboard}, {themeFor}] = await Promise.all([
-    import('ink'),
-    import('react'),
-    import('../ui/dashboard/Dashboard.js'),
-    import('../ui/dashboard/theme.js'),
-  ]);
-  const readonly = options.readonly || live === undefined;
-  const closing = new AbortController();
-  const actions = readonly
-    ? READ_ONLY_ACTIONS
-    : clusterActions({
-        source,
-        writer: live!.writer,
-        ref,
-        now,
-        stepCluster: (await import('./step.js')).stepClusterOf(live!),
-        signal: closing.signal,
-        events: (await import('../cluster/live/objects.js')).liveEventSink(live!),
-      });
-  const context = {name: options.name, namespace, kubeContext: live?.context ?? `snapshot ${options.snapshot}`, ...(live ? {server: live.server} : {})};
-
-  options.stdout.write(ENTER_ALTERNATE_SCREEN);
-  try {
-    const app = render(React.createElement(Dashboard, {feed, actions, context, readonly, theme: themeFor(options.env)}), {
-      stdout: options.stdout,
-      stdin: options.stdin,
-      exitOnCtrlC: false,
-      maxFps: 10,
-    });
-    await app.waitUntilExit();
-  } finally {
-    // A step still running stops at its next safe point; the DaemonSet stays paused.
-    closing.abort();
-    feed.stop();
-    options.stdout.write(LEAVE_ALTERNATE_SCREEN);
-  }
-  return 0;
-}

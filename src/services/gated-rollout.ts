@@ -289,7 +289,10 @@ class GatedRollout {
   private async rollBack(): Promise<{toRevision: number; nodes: readonly string[]}> {
     const before = await this.cluster.readState(this.ref);
     const nodes = nodesOnTemplate(before);
-    const preview = await previewUndo({source: this.options.source, ref: this.ref, toRevision: 0, now: this.cluster.now()});
+    const preview = await previewUndo(
+      {source: this.options.source, clock: {now: () => this.cluster.now(), refresh: () => Promise.resolve()}},
+      {ref: this.ref, toRevision: 0},
+    );
     this.emit({kind: 'rolling-back', toRevision: preview.to.revision, nodes});
     if (!preview.skipped) await applyUndo(this.options.writer, preview);
     if (nodes.length > 0) {

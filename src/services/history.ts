@@ -1,51 +1,33 @@
 // `ds-rollout history`: the DaemonSet's revisions by kubectl's rules (controlled by the DaemonSet, labels
 // matching its selector, keyed by revision number), with what kubectl leaves out: hash, age, images, how
 // many daemon pods run each one, and which one is current; one revision's template; the diff of two.
-import type {ClusterSource, DaemonSetRef} from '../cluster/cluster-source.js';
+import type {DaemonSetRef} from '../cluster/cluster-source.js';
 import {
   type ClusterState,
   type ControllerRevision,
   claimObjects,
-  type DaemonSet,
-  getControllerOf,
-  labelSelectorMatches,
+  controlledRevisions,
   type PodTemplateSpec,
   CONTROLLER_REVISION_HASH_LABEL,
+  revisionChangeCause,
+  revisionHash,
   revisionMatchesTemplate,
   templateOfRevision,
 } from '../core/index.js';
 import {InputError} from '../errors.js';
 import type {HistoryReport, RevisionEntry} from '../output/history-text.js';
+import type {Session} from '../session.js';
 
 export type {HistoryReport, RevisionEntry};
 
-export const CHANGE_CAUSE_ANNOTATION = 'kubernetes.io/change-cause';
-
-/**
- * The revisions `kubectl rollout history` shows: those in the namespace whose controller reference is the
- * DaemonSet and whose labels its selector matches (it never adopts), one per revision number (a duplicate
- * number: the later in the list wins), sorted by number.
- */
-// upstream: staging/src/k8s.io/kubectl/pkg/polymorphichelpers/history.go daemonSetHistory, controlledHistories
-export function controlledRevisions(ds: DaemonSet, revisions: readonly ControllerRevision[]): ControllerRevision[] {
-  const byNumber = new Map<number, ControllerRevision>();
-  for (const revision of revisions) {
-    if (getControllerOf(revision.metadata)?.uid !== ds.metadata.uid) continue;
-    if (!labelSelectorMatches(ds.spec.selector, revision.metadata.labels)) continue;
-    byNumber.set(revision.revision, revision);
-  }
-  return [...byNumber.values()].sort((a, b) => a.revision - b.revision);
-}
+// The rules live in the core (one place for history, undo, ds-plan -f and the dashboard); re-exported for the commands.
+export {CHANGE_CAUSE_ANNOTATION, controlledRevisions, revisionHash} from '../core/index.js';
 
 /** The revision numbered `n`, or kubectl's error. */
 export function findRevision(revisions: readonly ControllerRevision[], n: number): ControllerRevision {
   const found = revisions.find((revision) => revision.revision === n);
   if (found === undefined) throw new InputError(`unable to find the specified revision ${n}`);
   return found;
-}
-
-export function revisionHash(revision: ControllerRevision): string {
-  return revision.metadata.labels?.[CONTROLLER_REVISION_HASH_LABEL] ?? revision.metadata.name;
 }
 
 /** A revision's template, or an input error when its data is not a DaemonSet template patch. */
@@ -69,13 +51,14 @@ export function historyOf(state: ClusterState, now: number): HistoryReport {
     const age = created === undefined ? undefined : Math.max(0, Math.floor((now - Date.parse(created)) / 1000));
     const template = templateOfRevision(revision);
     const hash = revisionHash(revision);
+    const changeCause = revisionChangeCause(revision);
     return {
       revision: revision.revision,
       name: revision.metadata.name,
       hash,
       ...(created === undefined ? {} : {created}),
       ...(age === undefined || Number.isNaN(age) ? {} : {ageSeconds: age}),
-      ...(revision.metadata.annotations?.[CHANGE_CAUSE_ANNOTATION] ? {changeCause: revision.metadata.annotations[CHANGE_CAUSE_ANNOTATION]} : {}),
+      ...(changeCause ? {changeCause} : {}),
       images: template ? [...(template.spec.initContainers ?? []), ...template.spec.containers].map((c) => c.image ?? '') : [],
       pods: podsByHash.get(hash) ?? 0,
       current: revisionMatchesTemplate(revision, ds.spec.template),
@@ -85,9 +68,7 @@ export function historyOf(state: ClusterState, now: number): HistoryReport {
 }
 
 export interface HistoryOptions {
-  readonly source: ClusterSource;
   readonly ref: DaemonSetRef;
-  readonly now: number;
 }
 
 export interface HistoryResult {
@@ -97,7 +78,8 @@ export interface HistoryResult {
   readonly revisions: readonly ControllerRevision[];
 }
 
-export async function historyService(options: HistoryOptions): Promise<HistoryResult> {
-  const state = await options.source.readState(options.ref);
-  return {state, report: historyOf(state, options.now), revisions: controlledRevisions(state.daemonSet, state.revisions)};
+export async function historyService(session: Pick<Session, 'source' | 'clock'>, options: HistoryOptions): Promise<HistoryResult> {
+  const state = await session.source.readState(options.ref);
+  // Ages on the server's clock (read after the answer): the revisions' timestamps were written by it.
+  return {state, report: historyOf(state, session.clock.now()), revisions: controlledRevisions(state.daemonSet, state.revisions)};
 }

@@ -1,15 +1,19 @@
 // `ds-rollout pause`: record the RollingUpdate settings and switch the DaemonSet to OnDelete, in one patch made
 // against the resourceVersion it was decided on. No oclif here; the command renders the result.
+import type {Clock} from '../clock.js';
 import type {DaemonSetRef} from '../cluster/cluster-source.js';
 import type {ClusterWriter, DryRunMode} from '../cluster/cluster-writer.js';
-import {type DaemonSet, PAUSED_STRATEGY_ANNOTATION, type PauseDecision, type PausedStrategy, pauseDecision} from '../core/index.js';
+import {type DaemonSet, formatRfc3339, PAUSED_STRATEGY_ANNOTATION, type PauseDecision, type PausedStrategy, pauseDecision} from '../core/index.js';
 import {InputError} from '../errors.js';
 
-export interface PauseOptions {
+/** What pause needs of a session: a writer, and the server's clock (asked when the patch is built: pausedAt). */
+export interface PauseSession {
   readonly writer: Pick<ClusterWriter, 'patchDaemonSet'>;
+  readonly clock: Pick<Clock, 'now'>;
+}
+
+export interface PauseOptions {
   readonly ref: DaemonSetRef;
-  /** The server's clock (ms since the epoch), asked when the patch is built: the record's pausedAt. */
-  readonly now: () => number;
   /** Decide and report, store nothing: client sends nothing, server sends the patch with dryRun=All. */
   readonly dryRun?: DryRunMode;
 }
@@ -24,10 +28,8 @@ export interface PauseResult {
   readonly dryRun: boolean;
 }
 
-/** RFC3339 in whole seconds, as the API server writes times. */
-export function rfc3339(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-}
+/** RFC3339 in whole seconds, as the API server writes times (the step code imports it by this name). */
+export const rfc3339 = formatRfc3339;
 
 export function describeRef(ref: DaemonSetRef): string {
   return `daemonset ${ref.namespace}/${ref.name}`;
@@ -43,14 +45,14 @@ export function alreadyPausedMessage(ref: DaemonSetRef): string {
   return wrongStateMessage(ref, 'is already paused');
 }
 
-export async function pauseDaemonSet(options: PauseOptions): Promise<PauseResult> {
+export async function pauseDaemonSet(session: PauseSession, options: PauseOptions): Promise<PauseResult> {
   const {ref} = options;
   let decision: PauseDecision | undefined;
   // The writer may call build again after a conflict: the last decision is the one that was sent.
-  await options.writer.patchDaemonSet(
+  await session.writer.patchDaemonSet(
     ref,
     (current: DaemonSet) => {
-      decision = pauseDecision(current, rfc3339(options.now()));
+      decision = pauseDecision(current, formatRfc3339(session.clock.now()));
       return decision.kind === 'patch' && options.dryRun !== 'client' ? {type: 'merge', body: decision.body} : undefined;
     },
     {dryRun: options.dryRun === 'server'},

@@ -2,6 +2,7 @@
 // -f, plan the rollout of a new version of the DaemonSet instead, with the diff and the warnings a person wants
 // before applying it. No oclif here; the command turns thrown errors into exit codes.
 import {checkDocumentShape, isStackOverflow, MAX_MANIFEST_BYTES, readBoundedFile, readBoundedStream, tooDeepMessage} from '../cluster/bounded-input.js';
+import type {Clock} from '../clock.js';
 import type {ClusterSource, DaemonSetRef} from '../cluster/cluster-source.js';
 import {
   type ClusterState,
@@ -15,8 +16,7 @@ import {
   prepareDaemonSetUpdate,
   formatInvalid,
   nodeShouldRunDaemonPod,
-  observePodTimings,
-  planRollout,
+  planObserved,
   type PodTemplateSpec,
   revisionMatchesTemplate,
   type RolloutPlan,
@@ -32,11 +32,8 @@ import {markPhase} from '../timings.js';
 export interface PlanOptions {
   readonly source: ClusterSource;
   readonly ref: DaemonSetRef;
-  /**
-   * The instant readiness and minReadySeconds availability are judged at (ms since the epoch), or a clock read
-   * after the cluster answered (live mode judges on the cluster's own clock, which need not match this machine's).
-   */
-  readonly now: number | (() => number);
+  /** The session's clock, read after the cluster answered (live: the server's; --now: fixed). */
+  readonly clock: Pick<Clock, 'now'>;
   /** `--kube-version`: the Kubernetes minor to model; undefined: the live server's (read from /version), else the newest modelled. */
   readonly kubeVersion?: ControllerMinor;
   /** ds-plan --pod-start: how long a new pod takes to become Ready, instead of what the cluster shows (ms). */
@@ -57,15 +54,9 @@ export async function controllerMinorFor(options: PlanOptions): Promise<Controll
 
 /** The plan of the given controller, its wave times from the durations this DaemonSet's own pods show (or the stated defaults, or --pod-start). */
 function planWithTimings(state: ClusterState, now: number, podStartMs: number | undefined, controllerMinor: ControllerMinor | undefined): RolloutPlan {
-  const timings = observePodTimings(state, {now, ...(podStartMs !== undefined ? {podStartMs} : {})});
-  const plan = planRollout(state, {now, timings, ...(controllerMinor === undefined ? {} : {controllerMinor})});
+  const plan = planObserved(state, {now, ...(podStartMs !== undefined ? {podStartMs} : {}), ...(controllerMinor === undefined ? {} : {controllerMinor})});
   markPhase('plan');
   return plan;
-}
-
-/** The `now` of an options object, read after the state was fetched. */
-export function resolveNow(now: number | (() => number)): number {
-  return typeof now === 'function' ? now() : now;
 }
 
 export interface PlanResult {
@@ -86,7 +77,7 @@ export async function planDaemonSet(options: PlanOptions): Promise<PlanResult> {
   if (errors.length > 0) {
     throw new InputError(formatInvalid('daemonset', `${options.ref.namespace}/${options.ref.name}`, errors));
   }
-  return {plan: planWithTimings(state, resolveNow(options.now), options.podStartMs, controllerMinor), daemonSet: state.daemonSet};
+  return {plan: planWithTimings(state, options.clock.now(), options.podStartMs, controllerMinor), daemonSet: state.daemonSet};
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -291,7 +282,7 @@ export async function planUpdate(options: PlanUpdateOptions): Promise<PlanUpdate
     dropped = droppedWarnings(decoded.dropped, controllerMinor, false);
   }
   const nextState: ClusterState = {...state, daemonSet: next};
-  const now = resolveNow(options.now);
+  const now = options.clock.now();
   const plan = planWithTimings(nextState, now, options.podStartMs, controllerMinor);
   const revision = controlledRevisions(current, state.revisions).find((r) => revisionMatchesTemplate(r, current.spec.template));
   return {
@@ -330,7 +321,7 @@ async function planCreate(options: PlanUpdateOptions): Promise<PlanUpdateResult>
   }
   const next: DaemonSet = {...created, metadata: {...created.metadata, uid: PLANNED_UID}};
   const state: ClusterState = {...surroundings, daemonSet: next};
-  const now = resolveNow(options.now);
+  const now = options.clock.now();
   const plan = planWithTimings(state, now, options.podStartMs, controllerMinor);
   // Only the hazards of the template itself apply to a create; the others compare with what runs now.
   const warnings = [...(skipped ? [skipped] : []), ...dropped, ...updateWarnings(state, next, plan).filter((w) => w.kind === 'host-port-surge')];

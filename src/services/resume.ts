@@ -6,8 +6,12 @@ import {type DaemonSet, type IntOrString, pauseStateOf, type RecordedRollingUpda
 import {InputError} from '../errors.js';
 import {describeRef, wrongStateMessage} from './pause.js';
 
-export interface ResumeOptions {
+/** What resume needs of a session: a writer. */
+export interface ResumeSession {
   readonly writer: Pick<ClusterWriter, 'patchDaemonSet'>;
+}
+
+export interface ResumeOptions {
   readonly ref: DaemonSetRef;
   /** `--force --max-unavailable X [--max-surge Y]`: this strategy instead of the record. */
   readonly force?: {readonly maxUnavailable: IntOrString; readonly maxSurge?: IntOrString};
@@ -27,11 +31,11 @@ export interface ResumeResult {
   readonly dryRun: boolean;
 }
 
-export async function resumeDaemonSet(options: ResumeOptions): Promise<ResumeResult> {
+export async function resumeDaemonSet(session: ResumeSession, options: ResumeOptions): Promise<ResumeResult> {
   const {ref} = options;
   let decision: ResumeDecision | undefined;
   let pausedAt: string | undefined;
-  await options.writer.patchDaemonSet(
+  await session.writer.patchDaemonSet(
     ref,
     (current: DaemonSet) => {
       decision = resumeDecision(current, options.force);

@@ -1,10 +1,11 @@
 // `ds-rollout status -A` (and `-n NS` without NAME): every DaemonSet in scope at a glance, from one list of each
 // resource however many DaemonSets there are, each judged by core's rollout report (the same function as `status NAME`).
 // Followed live, the same pure evaluation runs again on every change the watches report.
-import type {ClusterObjects, ClusterObjectsSource} from '../cluster/cluster-source.js';
+import {type Clock, stopwatch} from '../clock.js';
+import type {ClusterObjects} from '../cluster/cluster-source.js';
 import type {ControllerRevision, Pod, RolloutStatusReport} from '../core/index.js';
-import type {DsRolloutError} from '../errors.js';
-import {resolveNow} from './plan.js';
+import {ClusterUnreachableError, type DsRolloutError} from '../errors.js';
+import type {FollowObjectsHandlers, Session} from '../session.js';
 import {rolloutStatusOf, STATUS_EXIT} from './status.js';
 
 /** A row's verdict: the report's, or `invalid` for a DaemonSet the API server would not admit (nothing can roll it). */
@@ -16,6 +17,8 @@ export interface DaemonSetStatusSummary {
   /** kubectl rollout status's line. */
   readonly message: string;
   readonly detail: string;
+  /** What can still move without a change (the report's, as data). */
+  readonly inFlight?: RolloutStatusReport['inFlight'];
   /** Revision numbers: the one most pods run, and the one being rolled out. */
   readonly revisions?: {readonly current: number; readonly update: number};
   readonly strategy?: RolloutStatusReport['strategy'];
@@ -88,6 +91,7 @@ function summarize(report: RolloutStatusReport): DaemonSetStatusSummary {
     verdict: report.verdict,
     message: report.message,
     detail: report.detail,
+    inFlight: report.inFlight,
     revisions: {current: report.revisions.current.revision, update: report.revisions.update.revision},
     strategy: report.strategy,
     // A complete rollout spends no budget: a pod that is unavailable then (on a NotReady node) holds nothing back.
@@ -99,16 +103,14 @@ function summarize(report: RolloutStatusReport): DaemonSetStatusSummary {
 }
 
 export interface StatusListOptions {
-  readonly source: ClusterObjectsSource;
   /** undefined: every namespace (-A). */
   readonly namespace: string | undefined;
-  readonly now: number | (() => number);
 }
 
 /** One look: four list requests (daemonsets, pods, nodes, controllerrevisions), whatever the number of DaemonSets. */
-export async function readStatusList(options: StatusListOptions): Promise<StatusListReport> {
-  const objects = await options.source.readObjects(options.namespace);
-  return statusList(objects, resolveNow(options.now), options.namespace);
+export async function readStatusList(session: Pick<Session, 'objects' | 'clock'>, options: StatusListOptions): Promise<StatusListReport> {
+  const objects = await session.objects.readObjects(options.namespace);
+  return statusList(objects, session.clock.now(), options.namespace);
 }
 
 /** How a followed list ends: every DaemonSet complete; nothing progressing for stuckAfterMs; the timeout. */
@@ -116,9 +118,9 @@ export type ListWatchOutcome = 'complete' | 'settled' | 'timeout';
 
 export interface WatchStatusListOptions {
   /** Starts the watches (live.watchObjects); every set of objects after the first full read and each change. */
-  readonly follow: (handlers: {onObjects(objects: ClusterObjects): undefined; onError(error: DsRolloutError): void}) => {stop(): void};
+  readonly follow: (handlers: FollowObjectsHandlers) => {stop(): void};
   readonly namespace: string | undefined;
-  readonly now: () => number;
+  readonly clock: Clock;
   readonly timeoutMs?: number;
   /** How long nothing may be progressing (everything complete, stuck or paused) before the watch ends. */
   readonly stuckAfterMs: number;
@@ -134,7 +136,7 @@ export function watchStatusList(options: WatchStatusListOptions): Promise<{repor
     let latest: ClusterObjects | undefined;
     let report: StatusListReport | undefined;
     let lastKey = '';
-    let stillSince: number | undefined;
+    let stillFor: (() => number) | undefined;
     let finished = false;
     let handle: {stop(): void} | undefined;
     const finish = (outcome: ListWatchOutcome | Error) => {
@@ -148,7 +150,7 @@ export function watchStatusList(options: WatchStatusListOptions): Promise<{repor
     };
     const evaluate = () => {
       if (finished || latest === undefined) return;
-      report = statusList(latest, options.now(), options.namespace);
+      report = statusList(latest, options.clock.now(), options.namespace);
       const key = JSON.stringify(report.items.map((item) => [item.daemonSet, item.verdict, item.message, item.budget, item.revisions, item.blocker]));
       if (key !== lastKey) {
         lastKey = key;
@@ -156,13 +158,26 @@ export function watchStatusList(options: WatchStatusListOptions): Promise<{repor
       }
       if (report.items.every((item) => item.verdict === 'complete')) return finish('complete');
       if (report.items.some((item) => item.verdict === 'progressing')) {
-        stillSince = undefined;
+        stillFor = undefined;
         return;
       }
-      stillSince ??= Date.now();
-      if (Date.now() - stillSince >= options.stuckAfterMs) finish('settled');
+      // How long a person has waited: this machine's time, not the cluster's.
+      stillFor ??= stopwatch();
+      if (stillFor() >= options.stuckAfterMs) finish('settled');
     };
-    const tick = setInterval(evaluate, options.tickMs ?? 2000);
+    let refreshing = false;
+    const tick = setInterval(() => {
+      // Time alone moves a pod waiting out minReadySeconds: judge it on the server's clock as it is now.
+      if (refreshing || !report?.items.some((item) => item.inFlight?.some((f) => f.kind === 'min-ready'))) return evaluate();
+      refreshing = true;
+      void options.clock
+        .refresh()
+        .catch(() => undefined)
+        .finally(() => {
+          refreshing = false;
+          evaluate();
+        });
+    }, options.tickMs ?? 2000);
     const deadline = options.timeoutMs ? setTimeout(() => finish('timeout'), options.timeoutMs) : undefined;
     handle = options.follow({
       onObjects: (objects) => {
@@ -170,8 +185,44 @@ export function watchStatusList(options: WatchStatusListOptions): Promise<{repor
         evaluate();
         return undefined;
       },
-      onError: (error) => finish(error),
+      onError: (error: DsRolloutError | Error) => finish(error),
     });
     if (finished) handle.stop();
   });
+}
+
+export interface RunStatusListOptions extends StatusListOptions {
+  /** Follow the scope through the session's watches instead of looking once. */
+  readonly watch?: boolean;
+  readonly timeoutMs?: number;
+  /** While watching: end once nothing has progressed this long (default 10 s). */
+  readonly stuckAfterMs?: number;
+  readonly onReport?: (report: StatusListReport) => void;
+}
+
+export interface StatusListRun {
+  readonly report: StatusListReport;
+  readonly exitCode: number;
+  /** Why a watch ended short of complete: one line for stderr. */
+  readonly failure?: string;
+}
+
+/** `ds-rollout status` without NAME: the list once, or followed to an end, with its exit code. */
+export async function runStatusList(session: Pick<Session, 'objects' | 'clock' | 'followObjects'>, options: RunStatusListOptions): Promise<StatusListRun> {
+  if (!options.watch) {
+    const report = await readStatusList(session, options);
+    return {report, exitCode: statusListExit(report)};
+  }
+  const result = await watchStatusList({
+    follow: (handlers) => session.followObjects(options.namespace, handlers),
+    namespace: options.namespace,
+    clock: session.clock,
+    timeoutMs: options.timeoutMs,
+    stuckAfterMs: options.stuckAfterMs ?? 10_000,
+    onReport: options.onReport,
+  });
+  const seconds = (options.timeoutMs ?? 0) / 1000;
+  if (result.report === undefined) throw new ClusterUnreachableError(`timed out after ${seconds}s before the cluster answered`);
+  const failure = result.outcome === 'timeout' ? `timed out after ${seconds}s waiting for every DaemonSet to finish its rollout` : undefined;
+  return {report: result.report, exitCode: statusListExit(result.report), ...(failure ? {failure} : {})};
 }

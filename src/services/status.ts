@@ -1,8 +1,9 @@
 // `ds-rollout status`: the core's rollout report (kubectl's line, the verdict a CI job can act on, and why, node by
 // node) read once or followed through the watches. The watch loop only re-evaluates the same pure function on every
 // change the watches report.
-import {manifestNamespace, readManifestObjects, resolveNow} from './plan.js';
-import type {ClusterObjectsSource, ClusterSource, DaemonSetRef} from '../cluster/cluster-source.js';
+import {manifestNamespace, readManifestObjects} from './plan.js';
+import {type Clock, stopwatch} from '../clock.js';
+import type {ClusterObjectsSource, DaemonSetRef} from '../cluster/cluster-source.js';
 import {type Follow, Follower} from '../cluster/live/follower.js';
 import {
   type ClusterState,
@@ -17,6 +18,7 @@ import {
   validateDaemonSet,
 } from '../core/index.js';
 import {ClusterUnreachableError, EXIT_OK, EXIT_PAUSED, EXIT_PROGRESSING, EXIT_STUCK, InputError, UsageError} from '../errors.js';
+import type {Session} from '../session.js';
 
 export type {NodeStatus, NodeStatusState, RolloutStatusReport, RolloutVerdict} from '../core/index.js';
 export {kubectlStatusMessage} from '../core/index.js';
@@ -33,15 +35,13 @@ export function rolloutStatusOf(state: ClusterState, now: number, planned?: Roll
 }
 
 export interface StatusOptions {
-  readonly source: ClusterSource;
   readonly ref: DaemonSetRef;
-  /** A fixed instant, or a clock read after the state was fetched (live: the cluster's clock). */
-  readonly now: number | (() => number);
 }
 
-export async function statusService(options: StatusOptions): Promise<RolloutStatusReport> {
-  const state = await options.source.readState(options.ref);
-  return rolloutStatusOf(state, resolveNow(options.now));
+/** One look: the state read once, judged on the session's clock read after it (live: the server's, just noted). */
+export async function statusService(session: Pick<Session, 'source' | 'clock'>, options: StatusOptions): Promise<RolloutStatusReport> {
+  const state = await session.source.readState(options.ref);
+  return rolloutStatusOf(state, session.clock.now());
 }
 
 /** How a watch ends: complete; paused or stuck (for stuckAfterMs: nothing moves without a step or a change); timeout. */
@@ -53,7 +53,7 @@ export interface WatchStatusOptions {
    * cluster that stops answering ends the watch with its error (exit 2).
    */
   readonly follow: Follow;
-  readonly now: () => number;
+  readonly clock: Clock;
   /** Give up after this many ms (0 or undefined: never). */
   readonly timeoutMs?: number;
   /** How long the rollout must stay stuck before the watch ends with that verdict (0: at once). */
@@ -68,32 +68,47 @@ export interface WatchStatusOptions {
 export async function watchStatus(options: WatchStatusOptions): Promise<{report: RolloutStatusReport | undefined; outcome: WatchOutcome}> {
   const follower = new Follower(options.follow);
   let report: RolloutStatusReport | undefined;
-  let stuckSince: number | undefined;
+  let stillFor: (() => number) | undefined;
   let lastKey = '';
   try {
     const outcome = await follower.until<WatchOutcome>(
       (state) => {
-        report = rolloutStatusOf(state, options.now());
+        report = rolloutStatusOf(state, options.clock.now());
         const key = `${report.verdict}\n${report.message}\n${report.detail}`;
         if (key !== lastKey) {
           lastKey = key;
           options.onReport?.(report);
         }
         if (report.verdict === 'complete') return 'complete';
-        const still = report.verdict === 'stuck' || (report.verdict === 'paused' && !report.detail.includes('in flight'));
-        if (!still) {
-          stuckSince = undefined;
+        if (!isStill(report)) {
+          stillFor = undefined;
           return undefined;
         }
-        stuckSince ??= Date.now();
-        return Date.now() - stuckSince >= options.stuckAfterMs ? (report.verdict === 'paused' ? 'paused' : 'stuck') : undefined;
+        // How long a person has waited: this machine's time, not the cluster's.
+        stillFor ??= stopwatch();
+        return stillFor() >= options.stuckAfterMs ? (report.verdict === 'paused' ? 'paused' : 'stuck') : undefined;
       },
-      {timeoutMs: options.timeoutMs ?? 0, tickMs: options.tickMs ?? 2000},
+      {
+        timeoutMs: options.timeoutMs ?? 0,
+        tickMs: options.tickMs ?? 2000,
+        // Time alone moves a pod waiting out minReadySeconds: judge it on the server's clock as it is now.
+        onTick: () => (report !== undefined && waitsOnTime(report) ? options.clock.refresh().catch(() => undefined) : Promise.resolve()),
+      },
     );
     return {report, outcome};
   } finally {
     follower.stop();
   }
+}
+
+/** Nothing moves without a step or a change: stuck, or paused with nothing in flight. */
+function isStill(report: RolloutStatusReport): boolean {
+  return report.verdict === 'stuck' || (report.verdict === 'paused' && report.inFlight.length === 0);
+}
+
+/** Some pod is ready but not yet available: the verdict changes with time alone. */
+function waitsOnTime(report: RolloutStatusReport): boolean {
+  return report.inFlight.some((item) => item.kind === 'min-ready');
 }
 
 export interface RolloutStatusRun {
@@ -104,27 +119,23 @@ export interface RolloutStatusRun {
 }
 
 export interface RunStatusOptions {
-  readonly source: ClusterSource;
   readonly ref: DaemonSetRef;
-  /** The clock availability is judged on (live: the cluster's). */
-  readonly now: number | (() => number);
-  /** Follow the rollout through the watches (live only) instead of looking once. */
-  readonly follow?: WatchStatusOptions['follow'];
+  /** Follow the rollout through the session's watches instead of looking once. */
+  readonly watch?: boolean;
   readonly timeoutMs?: number;
   readonly stuckAfterMs?: number;
   readonly onReport?: (report: RolloutStatusReport) => void;
 }
 
 /** `ds-rollout status` and the dashboard without a terminal: the report once, or followed to an end, with its exit code. */
-export async function runStatus(options: RunStatusOptions): Promise<RolloutStatusRun> {
-  if (options.follow === undefined) {
-    const report = await statusService(options);
+export async function runStatus(session: Pick<Session, 'source' | 'clock' | 'follow'>, options: RunStatusOptions): Promise<RolloutStatusRun> {
+  if (!options.watch) {
+    const report = await statusService(session, options);
     return {report, exitCode: STATUS_EXIT[report.verdict]};
   }
-  const now = options.now;
   const result = await watchStatus({
-    follow: options.follow,
-    now: typeof now === 'number' ? () => now : now,
+    follow: session.follow(options.ref),
+    clock: session.clock,
     timeoutMs: options.timeoutMs,
     stuckAfterMs: options.stuckAfterMs ?? 10_000,
     onReport: options.onReport,

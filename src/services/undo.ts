@@ -4,7 +4,7 @@
 // goes onto the ControllerRevision the controller reuses, once it has renumbered it, never onto the DaemonSet:
 // the controller copies the DaemonSet's annotations only into revisions it creates later, so a cause left there
 // would label the next `kubectl set image` with this undo.
-import type {ClusterSource, DaemonSetRef} from '../cluster/cluster-source.js';
+import type {DaemonSetRef} from '../cluster/cluster-source.js';
 import type {ClusterWriter} from '../cluster/cluster-writer.js';
 import {
   type ControllerRevision,
@@ -16,16 +16,15 @@ import {
   validateDaemonSet,
 } from '../core/index.js';
 import {InputError} from '../errors.js';
+import type {Session} from '../session.js';
 import type {UndoView} from '../output/undo-text.js';
 import {asStoredUpdate} from './plan.js';
 import {CHANGE_CAUSE_ANNOTATION, controlledRevisions, revisionHash, revisionTemplate} from './history.js';
 
 export interface UndoOptions {
-  readonly source: ClusterSource;
   readonly ref: DaemonSetRef;
   /** 0 (kubectl's default): the second-highest revision. */
   readonly toRevision: number;
-  readonly now: number;
 }
 
 export interface RevisionSummary {
@@ -72,8 +71,9 @@ export function undoPatch(target: ControllerRevision): Record<string, unknown> {
   return {...(target.data as Record<string, unknown>)};
 }
 
-export async function previewUndo(options: UndoOptions): Promise<UndoPreview> {
-  const state = await options.source.readState(options.ref);
+export async function previewUndo(session: Pick<Session, 'source' | 'clock'>, options: UndoOptions): Promise<UndoPreview> {
+  const state = await session.source.readState(options.ref);
+  const now = session.clock.now();
   const ds = state.daemonSet;
   const errors = validateDaemonSet(ds);
   if (errors.length > 0) throw new InputError(formatInvalid('daemonset', `${options.ref.namespace}/${options.ref.name}`, errors));
@@ -99,7 +99,7 @@ export async function previewUndo(options: UndoOptions): Promise<UndoPreview> {
   const next = asStoredUpdate(ds, {...ds, spec: {...ds.spec, template: targetTemplate}});
   // Timed as ds-plan times its waves: from the pod starts this DaemonSet's pods show.
   const undone = {...state, daemonSet: next};
-  const plan = planRollout(undone, {now: options.now, timings: observePodTimings(undone, {now: options.now})});
+  const plan = planRollout(undone, {now, timings: observePodTimings(undone, {now})});
   const restart = new Set<string>();
   for (const wave of plan.waves) for (const deletion of wave.delete) restart.add(deletion.node);
   const renumberedTo = plan.revisions.update.revision !== target.revision ? plan.revisions.update.revision : undefined;

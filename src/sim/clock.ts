@@ -1,6 +1,6 @@
 // The simulated cluster's clock. Everything in src/sim reads time and schedules work through a
 // SimClock, so tests can freeze or fast-forward time and a demo can run a rollout at N× speed.
-import {MinHeap} from '../core/index.js';
+import {formatRfc3339, MinHeap} from '../core/index.js';
 
 /** Cancels a timer set with SimClock.setTimer. Calling it twice, or after the timer fired, is harmless. */
 export type CancelTimer = () => void;
@@ -118,7 +118,5 @@ export class ManualClock implements SimClock {
   }
 }
 
-/** RFC3339 UTC without fractional seconds, as the API server prints metav1.Time. */
-export function formatTimestamp(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-}
+/** RFC3339 UTC without fractional seconds, as the API server prints metav1.Time (the core's one formatter). */
+export const formatTimestamp = formatRfc3339;

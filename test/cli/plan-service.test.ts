@@ -1,5 +1,6 @@
 // The plan service with a fake ClusterSource: no build, no files.
 import {describe, expect, test} from 'vitest';
+import {fixedClock} from '../../src/clock.js';
 import type {ClusterSource} from '../../src/cluster/cluster-source.js';
 import {renderManifestPreamble} from '../../src/output/manifest-text.js';
 import {planDaemonSet, planService, planUpdate} from '../../src/services/plan.js';
@@ -29,7 +30,7 @@ function stateWith(ds: DaemonSet): ClusterState {
 describe('planService', () => {
   test('reads the named DaemonSet and plans it', async () => {
     const source = sourceOf(stateWith(newDaemonSet('foo')));
-    const plan = await planService({source, ref: {namespace: 'default', name: 'foo'}, now: NOW});
+    const plan = await planService({source, ref: {namespace: 'default', name: 'foo'}, clock: fixedClock(NOW)});
     expect(source.refs).toEqual([{namespace: 'default', name: 'foo'}]);
     expect(plan.kind).toBe('DaemonSetRolloutPlan');
     expect(plan.daemonSet).toEqual({namespace: 'default', name: 'foo'});
@@ -38,13 +39,13 @@ describe('planService', () => {
 
   test('returns the DaemonSet as read, for the renderers', async () => {
     const ds = newDaemonSet('foo', {maxUnavailable: '25%'});
-    const {daemonSet} = await planDaemonSet({source: sourceOf(stateWith(ds)), ref: {namespace: 'default', name: 'foo'}, now: NOW});
+    const {daemonSet} = await planDaemonSet({source: sourceOf(stateWith(ds)), ref: {namespace: 'default', name: 'foo'}, clock: fixedClock(NOW)});
     expect(daemonSet.spec.updateStrategy?.rollingUpdate?.maxUnavailable).toBe('25%');
   });
 
   test('an invalid DaemonSet is one InputError line naming it', async () => {
     const source = sourceOf(stateWith(newDaemonSet('foo', {maxUnavailable: '150%'})));
-    const error = await planService({source, ref: {namespace: 'default', name: 'foo'}, now: NOW}).catch((e: unknown) => e);
+    const error = await planService({source, ref: {namespace: 'default', name: 'foo'}, clock: fixedClock(NOW)}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InputError);
     expect((error as Error).message).toBe(
       'daemonset "default/foo" is invalid: spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: "150%": must not be greater than 100%',
@@ -58,7 +59,7 @@ describe('planService', () => {
       },
       readSurroundings: async () => ({nodes: [], pods: [], revisions: []}),
     };
-    await expect(planService({source, ref: {namespace: 'default', name: 'foo'}, now: NOW})).rejects.toBeInstanceOf(NotFoundError);
+    await expect(planService({source, ref: {namespace: 'default', name: 'foo'}, clock: fixedClock(NOW)})).rejects.toBeInstanceOf(NotFoundError);
   });
 });
 
@@ -80,7 +81,7 @@ describe('planUpdate for a DaemonSet that does not exist yet', () => {
       metadata: {name: 'fresh'},
       spec: {selector: fresh.spec.selector, template: fresh.spec.template},
     };
-    const result = await planUpdate({source, ref: {namespace: 'default', name: 'fresh'}, now: NOW, manifest, manifestPath: 'fresh.yaml'});
+    const result = await planUpdate({source, ref: {namespace: 'default', name: 'fresh'}, clock: fixedClock(NOW), manifest, manifestPath: 'fresh.yaml'});
     expect(result.current).toBeUndefined();
     expect(result.plan.revisions.update).toMatchObject({revision: 1, exists: false});
     expect(result.plan.strategy).toEqual({type: 'RollingUpdate', maxUnavailable: 1, maxSurge: 0});
@@ -108,7 +109,7 @@ describe('planUpdate for a DaemonSet that does not exist yet', () => {
       metadata: {name: 'bad'},
       spec: {selector: {matchLabels: {a: 'b'}}, template: {metadata: {labels: {a: 'c'}}, spec: {containers: [{name: 'm', image: 'x'}]}}},
     };
-    await expect(planUpdate({source, ref: {namespace: 'default', name: 'bad'}, now: NOW, manifest, manifestPath: 'bad.yaml'})).rejects.toThrow(
+    await expect(planUpdate({source, ref: {namespace: 'default', name: 'bad'}, clock: fixedClock(NOW), manifest, manifestPath: 'bad.yaml'})).rejects.toThrow(
       /the API server would refuse this manifest: .*selector/,
     );
   });

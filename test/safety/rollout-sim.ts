@@ -7,6 +7,7 @@ import {connectLiveCluster, type LiveCluster} from '../../src/cluster/live/index
 import type {DaemonSet, IntOrString, Node, Pod} from '../../src/core/index.js';
 import {nodeShouldRunDaemonPod} from '../../src/core/index.js';
 import {pauseDaemonSet} from '../../src/services/pause.js';
+import {liveClock} from '../../src/session.js';
 import {type StepCluster, stepClusterOf} from '../../src/services/step.js';
 import {makeNode} from '../../src/sim/index.js';
 import {ROOT} from '../helpers/run-cli.js';
@@ -124,7 +125,7 @@ export async function startRolloutSim(options: RolloutSimOptions = {}): Promise<
       'v1 everywhere',
     );
     if (!options.unpaused) {
-      await pauseDaemonSet({writer: live.writer, ref: REF, now: () => live.client.serverNow()});
+      await pauseDaemonSet({writer: live.writer, clock: liveClock(live)}, {ref: REF});
       sim.setImage('agent:v2');
       // The controller records the new revision; it replaces nothing (OnDelete).
       await sim.until(() => store.list('controllerrevisions', {namespace: NAMESPACE}).items.length === 2, 5_000, 'revision 2');

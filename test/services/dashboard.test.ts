@@ -3,10 +3,13 @@
 import {join} from 'node:path';
 import {PassThrough} from 'node:stream';
 import {afterAll, afterEach, beforeAll, describe, expect, test, vi} from 'vitest';
-import {connectLiveCluster} from '../../src/cluster/live/index.js';
+import {clockFrom, fixedClock} from '../../src/clock.js';
+import {liveClock} from '../../src/session.js';
+import {connectLiveCluster, RETRY_ATTEMPTS} from '../../src/cluster/live/index.js';
 import type {ClusterState, DaemonSet, Pod} from '../../src/core/index.js';
 import {InputError, NotFoundError} from '../../src/errors.js';
-import {clusterActions, createPlanFeed, dashboardService, type FollowHandlers, shouldStartInk} from '../../src/services/dashboard.js';
+import {dashboardService, shouldStartInk} from '../../src/dashboard-app.js';
+import {clusterActions, createPlanFeed, type FollowHandlers} from '../../src/services/dashboard.js';
 import type {DashboardSnapshot} from '../../src/ui/dashboard/feed.js';
 import {NOW, readyCondition} from '../helpers/builders.js';
 import {startFreezableProxy} from '../helpers/freezable-proxy.js';
@@ -44,7 +47,7 @@ afterEach(() => {
 describe('createPlanFeed', () => {
   test('plans each state: plan, verdict, revisions; ready() resolves with the first', async () => {
     const f = fakeFollow();
-    const feed = createPlanFeed({follow: f.follow, now: () => NOW});
+    const feed = createPlanFeed({follow: f.follow, clock: clockFrom(() => NOW)});
     f.handlers.onState(handMadeState());
     const first = await feed.ready();
     expect(first.plan.daemonSet).toEqual({namespace: 'kube-system', name: 'fluentd'});
@@ -57,7 +60,7 @@ describe('createPlanFeed', () => {
 
   test('an equal state emits nothing; a different one emits; a late subscriber gets the latest', () => {
     const f = fakeFollow();
-    const feed = createPlanFeed({follow: f.follow, now: () => NOW});
+    const feed = createPlanFeed({follow: f.follow, clock: clockFrom(() => NOW)});
     const seen = collect(feed);
     f.handlers.onState(handMadeState());
     f.handlers.onState(handMadeState());
@@ -70,7 +73,7 @@ describe('createPlanFeed', () => {
 
   test('the connection state is passed on', () => {
     const f = fakeFollow();
-    const feed = createPlanFeed({follow: f.follow, now: () => NOW});
+    const feed = createPlanFeed({follow: f.follow, clock: clockFrom(() => NOW)});
     const seen = collect(feed);
     f.handlers.onState(handMadeState());
     f.handlers.onConnection!('reconnecting');
@@ -81,7 +84,7 @@ describe('createPlanFeed', () => {
 
   test('a failure before the first state rejects ready() and stops following', async () => {
     const f = fakeFollow();
-    const feed = createPlanFeed({follow: f.follow, now: () => NOW});
+    const feed = createPlanFeed({follow: f.follow, clock: clockFrom(() => NOW)});
     f.handlers.onError(new NotFoundError('daemonset "fluentd" not found in namespace "kube-system"'));
     await expect(feed.ready()).rejects.toThrow('daemonset "fluentd" not found');
     expect(f.stops).toBe(1);
@@ -94,7 +97,7 @@ describe('createPlanFeed', () => {
         h.onError(new Error('forbidden'));
         return {stop: () => void stops++};
       },
-      now: () => NOW,
+      clock: clockFrom(() => NOW),
     });
     await expect(feed.ready()).rejects.toThrow('forbidden');
     expect(stops).toBe(1);
@@ -102,7 +105,7 @@ describe('createPlanFeed', () => {
 
   test('a failure later keeps the last plan on screen and says the watch stopped', () => {
     const f = fakeFollow();
-    const feed = createPlanFeed({follow: f.follow, now: () => NOW});
+    const feed = createPlanFeed({follow: f.follow, clock: clockFrom(() => NOW)});
     const seen = collect(feed);
     f.handlers.onState(handMadeState());
     f.handlers.onError(new Error('pods is forbidden: User "x" cannot watch resource "pods"\nmore'));
@@ -118,12 +121,12 @@ describe('createPlanFeed', () => {
       daemonSet: {...state.daemonSet, spec: {...state.daemonSet.spec, updateStrategy: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: -1}}}},
     };
     const f = fakeFollow();
-    const feed = createPlanFeed({follow: f.follow, now: () => NOW});
+    const feed = createPlanFeed({follow: f.follow, clock: clockFrom(() => NOW)});
     f.handlers.onState(invalid);
     await expect(feed.ready()).rejects.toBeInstanceOf(InputError);
 
     const g = fakeFollow();
-    const later = createPlanFeed({follow: g.follow, now: () => NOW});
+    const later = createPlanFeed({follow: g.follow, clock: clockFrom(() => NOW)});
     const seen = collect(later);
     g.handlers.onState(state);
     g.handlers.onState(invalid);
@@ -133,7 +136,7 @@ describe('createPlanFeed', () => {
   test('the pause record is shown through pausedOf', () => {
     const f = fakeFollow();
     const pausedOf = vi.fn((_ds: DaemonSet, desired: number) => ({by: 'ds-rollout' as const, maxUnavailable: desired, maxSurge: 0}));
-    const feed = createPlanFeed({follow: f.follow, now: () => NOW, pausedOf});
+    const feed = createPlanFeed({follow: f.follow, clock: clockFrom(() => NOW), pausedOf});
     const seen = collect(feed);
     f.handlers.onState(handMadeState());
     expect(seen[0]!.paused).toEqual({by: 'ds-rollout', maxUnavailable: 4, maxSurge: 0});
@@ -142,7 +145,7 @@ describe('createPlanFeed', () => {
   test('no timer while nothing waits on time: an idle dashboard costs nothing', () => {
     vi.useFakeTimers();
     const f = fakeFollow();
-    const feed = createPlanFeed({follow: f.follow, now: () => NOW});
+    const feed = createPlanFeed({follow: f.follow, clock: clockFrom(() => NOW)});
     f.handlers.onState(handMadeState());
     expect(vi.getTimerCount()).toBe(0);
     feed.stop();
@@ -160,7 +163,7 @@ describe('createPlanFeed', () => {
         : pod,
     );
     const f = fakeFollow();
-    const feed = createPlanFeed({follow: f.follow, now: () => now, tickMs: 1000});
+    const feed = createPlanFeed({follow: f.follow, clock: clockFrom(() => now), tickMs: 1000});
     const seen = collect(feed);
     f.handlers.onState({...base, daemonSet: ds, pods});
     const nodeA = (s: DashboardSnapshot) => s.plan.nodes.find((n) => n.name === 'node-a')!.state;
@@ -173,6 +176,29 @@ describe('createPlanFeed', () => {
     vi.advanceTimersByTime(1000);
     expect(nodeA(seen[seen.length - 1]!)).toBe('updated');
     expect(vi.getTimerCount()).toBe(0);
+    feed.stop();
+  });
+
+  test("a tick asks the server's clock again: a pod available by the server's time is shown so", async () => {
+    vi.useFakeTimers();
+    // The server's clock runs ahead of the estimate between answers (a faster simulated cluster); refresh() asks it.
+    let server = NOW;
+    let estimate = NOW;
+    const clock = {now: () => estimate, refresh: async () => void (estimate = server)};
+    const base = handMadeState({healthy: true});
+    const ds: DaemonSet = {...base.daemonSet, spec: {...base.daemonSet.spec, minReadySeconds: 3}};
+    const pods: Pod[] = base.pods.map((pod) =>
+      pod.spec.nodeName === 'node-a' ? {...pod, status: {...pod.status, conditions: [readyCondition(new Date(NOW).toISOString().replace('.000', ''))]}} : pod,
+    );
+    const f = fakeFollow();
+    const feed = createPlanFeed({follow: f.follow, clock, tickMs: 1000});
+    const seen = collect(feed);
+    f.handlers.onState({...base, daemonSet: ds, pods});
+    const nodeA = (s: DashboardSnapshot) => s.plan.nodes.find((n) => n.name === 'node-a')!.state;
+    expect(nodeA(seen.at(-1)!)).toBe('updating');
+    server += 10_000;
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(nodeA(seen.at(-1)!)).toBe('updated');
     feed.stop();
   });
 });
@@ -247,11 +273,11 @@ describe('against the simulated demo cluster', () => {
 
   test('pause records the strategy and the feed shows it; resume restores it', async () => {
     const live = connectLiveCluster({kubeconfig: t.kubeconfig});
-    const actions = clusterActions({source: live.source, writer: live.writer, ref, now: () => t.clock!.now()});
+    const actions = clusterActions({source: live.source, writer: live.writer, ref, clock: clockFrom(() => t.clock!.now())});
     expect((await actions.pause()).message).toBe('paused: no more old pods are replaced; maxUnavailable 2, maxSurge 0 recorded for resume');
     const ds = t.cluster.store.get('daemonsets', 'kube-system', 'fluentd') as DaemonSet;
     expect(ds.spec.updateStrategy?.type).toBe('OnDelete');
-    const feed = createPlanFeed({follow: (handlers) => live.watch(ref, handlers), now: () => t.clock!.now()});
+    const feed = createPlanFeed({follow: (handlers) => live.watch(ref, handlers), clock: clockFrom(() => t.clock!.now())});
     const paused = await feed.ready();
     feed.stop();
     expect(paused.paused).toEqual({by: 'ds-rollout', maxUnavailable: 2, maxSurge: 0, pausedAt: '2026-11-21T12:00:00Z', steps: 0});
@@ -266,13 +292,13 @@ describe('against the simulated demo cluster', () => {
 
   test('step needs the live cluster parts', async () => {
     const live = connectLiveCluster({kubeconfig: t.kubeconfig});
-    const actions = clusterActions({source: live.source, writer: live.writer, ref, now: () => t.clock!.now()});
+    const actions = clusterActions({source: live.source, writer: live.writer, ref, clock: clockFrom(() => t.clock!.now())});
     await expect(actions.step()).rejects.toThrow('step needs a live cluster');
   });
 
   test('undo: the preview (diff, restarts, renumbering), then the rollback', async () => {
     const live = connectLiveCluster({kubeconfig: t.kubeconfig});
-    const actions = clusterActions({source: live.source, writer: live.writer, ref, now: () => t.clock!.now(), sleep: async (ms) => t.advance(ms)});
+    const actions = clusterActions({source: live.source, writer: live.writer, ref, clock: clockFrom(() => t.clock!.now()), sleep: async (ms) => t.advance(ms)});
     const preview = await actions.undo({preview: true});
     expect(preview.message).toBe('6 nodes restart their daemon pods; the controller renumbers it 3.');
     expect(preview.diff).toEqual([
@@ -309,7 +335,7 @@ describe('step against a simulated cluster that runs on its own (20x)', () => {
       source: live.source,
       writer: live.writer,
       ref,
-      now: () => live.client.serverNow(),
+      clock: liveClock(live),
       stepCluster: stepClusterOf(live),
       stepTimeoutMs: 30_000,
     });
@@ -340,7 +366,7 @@ describe('the live feed over the watches', () => {
 
   test('a dropped watch that cannot resume shows "reconnecting", then "live" once it follows again', async () => {
     const live = connectLiveCluster({kubeconfig: t.kubeconfig});
-    const feed = createPlanFeed({follow: (handlers) => live.watch(ref, handlers), now: () => t.clock!.now()});
+    const feed = createPlanFeed({follow: (handlers) => live.watch(ref, handlers), clock: clockFrom(() => t.clock!.now())});
     await feed.ready();
     const connections: string[] = [];
     feed.subscribe((s) => connections.push(s.connection));
@@ -355,7 +381,7 @@ describe('the live feed over the watches', () => {
   test('a cluster that freezes: the feed says so in one line and keeps trying; thawed, the line goes and changes flow again', async () => {
     const proxy = await startFreezableProxy(t.cluster.url);
     const live = connectLiveCluster({kubeconfig: await proxy.kubeconfigFor(t.kubeconfig, join(t.dir, 'proxied')), timeoutMs: 300});
-    const feed = createPlanFeed({follow: (handlers) => live.watch(ref, handlers), now: () => t.clock!.now()});
+    const feed = createPlanFeed({follow: (handlers) => live.watch(ref, handlers), clock: clockFrom(() => t.clock!.now())});
     try {
       await feed.ready();
       const seen = collect(feed);
@@ -382,6 +408,25 @@ describe('the live feed over the watches', () => {
 });
 
 describe('one verdict for one state and one clock, whichever face shows it', () => {
+  test('status and the dashboard count the same waves: one plan, timed by the pods the cluster shows', async () => {
+    const {statusService} = await import('../../src/services/status.js');
+    const {scenarioState} = await import('../ui/fixtures.js');
+    // The demo's pods show how long they took to start: timed, its rollout takes 18 syncs (untimed, 13).
+    const state = scenarioState('demo');
+    const source = {readState: async () => state, readSurroundings: async () => ({nodes: [], pods: [], revisions: []})} as never;
+    const report = await statusService({source, clock: fixedClock(NOW)}, {ref: {namespace: 'kube-system', name: 'fluentd'}});
+    const g = fakeFollow();
+    const feed = createPlanFeed({follow: g.follow, clock: fixedClock(NOW)});
+    g.handlers.onState(state);
+    const snapshot = await feed.ready();
+    feed.stop();
+    const syncs = snapshot.plan.waves.length;
+    expect(syncs).toBe(18);
+    expect(report.inFlight.find((item) => item.kind === 'next-sync')?.message).toContain(`(${syncs} syncs planned)`);
+    const waveOf = new Map(snapshot.plan.nodes.map((node) => [node.name, node.wave]));
+    for (const node of report.nodes) expect({node: node.name, wave: node.wave}).toEqual({node: node.name, wave: waveOf.get(node.name)});
+  });
+
   test.each([
     {name: 'stuck', state: () => handMadeState()},
     {name: 'healthy', state: () => handMadeState({healthy: true})},
@@ -391,13 +436,13 @@ describe('one verdict for one state and one clock, whichever face shows it', () 
     const {initialDashboardState} = await import('../../src/ui/dashboard/dashboard-state.js');
     const source = {readState: async () => state(), readSurroundings: async () => ({nodes: [], pods: [], revisions: []})} as never;
     const ref = {namespace: 'kube-system', name: 'fluentd'};
-    const once = await runStatus({source, ref, now: NOW});
+    const once = await runStatus({source, clock: fixedClock(NOW), follow: () => fakeFollow().follow}, {ref});
     const f = fakeFollow();
-    const watched = runStatus({source, ref, now: NOW, follow: f.follow, stuckAfterMs: 0, timeoutMs: 50});
+    const watched = runStatus({source, clock: fixedClock(NOW), follow: () => f.follow}, {ref, watch: true, stuckAfterMs: 0, timeoutMs: 50});
     f.handlers.onState(state());
     const watch = await watched;
     const g = fakeFollow();
-    const feed = createPlanFeed({follow: g.follow, now: () => NOW});
+    const feed = createPlanFeed({follow: g.follow, clock: clockFrom(() => NOW)});
     g.handlers.onState(state());
     const snapshot = await feed.ready();
     feed.stop();

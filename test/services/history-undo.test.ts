@@ -1,10 +1,12 @@
 // History and undo against the simulated cluster: kubectl's revision rules and rollback choice, the preview
 // (restarts from the plan, the renumbering), the single patch, the change-cause on the reused revision, and a conflict retried.
 import {afterEach, describe, expect, test} from 'vitest';
+import {fixedClock} from '../../src/clock.js';
 import {connectLiveCluster} from '../../src/cluster/live/index.js';
 import type {ControllerRevision, DaemonSet} from '../../src/core/index.js';
 import {controlledRevisions, findRevision, historyService} from '../../src/services/history.js';
 import {applyUndo, previewUndo, undoTarget} from '../../src/services/undo.js';
+import {toRevisionEntries} from '../../src/ui/dashboard/revision-entries.js';
 import {START, startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
 
 const FLUENTD = {namespace: 'kube-system', name: 'fluentd'};
@@ -42,6 +44,24 @@ describe('kubectl rules', () => {
     expect(() => findRevision(controlledRevisions(DS, revisions), 2)).toThrow('unable to find the specified revision 2');
   });
 
+  test("the dashboard's revision pane lists exactly history's revisions (one rule, in the core)", () => {
+    const revisions = [
+      revision('r3', 3, 'u1'),
+      revision('other-owner', 2, 'u2'),
+      revision('released', 5, 'u1', {name: 'x'}),
+      revision('r1', 1, 'u1'),
+      revision('r1-dup', 1, 'u1'),
+    ];
+    expect(toRevisionEntries(DS, revisions).map((entry) => entry.name)).toEqual(controlledRevisions(DS, revisions).map((r) => r.metadata.name));
+    expect(toRevisionEntries(DS, revisions).map((entry) => [entry.revision, entry.hash])).toEqual([
+      [1, 'r1-dup'],
+      [3, 'r3'],
+    ]);
+    // A DaemonSet read without a uid (a hand-written snapshot) owns the revisions a DaemonSet of its name controls.
+    const noUid = {...DS, metadata: {name: 'fluentd'}} as DaemonSet;
+    expect(controlledRevisions(noUid, revisions).map((r) => r.metadata.name)).toEqual(['r1-dup', 'other-owner', 'r3']);
+  });
+
   test('undo target: the second highest by default, the exact number otherwise', () => {
     const revisions = controlledRevisions(DS, [revision('a', 1, 'u1'), revision('b', 4, 'u1'), revision('c', 2, 'u1')]);
     expect(undoTarget(revisions, 0).metadata.name).toBe('c');
@@ -56,7 +76,7 @@ describe('history and undo on a live cluster', () => {
   test('history: hash, images, pods per revision, the current one', async () => {
     t = await startTestCluster({scenario: 'demo'});
     const live = connectLiveCluster({kubeconfig: t.kubeconfig});
-    const {report} = await historyService({source: live.source, ref: FLUENTD, now: START + 3_600_000});
+    const {report} = await historyService({source: live.source, clock: fixedClock(START + 3_600_000)}, {ref: FLUENTD});
     expect(report.revisions.map((r) => [r.revision, r.images, r.pods, r.current, r.ageSeconds])).toEqual([
       [1, ['fluent/fluentd:v1.16.2'], 11, false, 3600],
       [2, ['fluent/fluentd:v1.17.0'], 6, true, 3600],
@@ -66,7 +86,7 @@ describe('history and undo on a live cluster', () => {
   test('undo: the preview, then one patch; the controller renumbers the target, which then gets the change-cause', async () => {
     t = await startTestCluster({scenario: 'demo', logBodies: true});
     const live = connectLiveCluster({kubeconfig: t.kubeconfig});
-    const preview = await previewUndo({source: live.source, ref: FLUENTD, toRevision: 0, now: START});
+    const preview = await previewUndo({source: live.source, clock: fixedClock(START)}, {ref: FLUENTD, toRevision: 0});
     expect(preview).toMatchObject({skipped: false, from: {revision: 2}, to: {revision: 1}, renumberedTo: 3, changeCause: 'ds-rollout undo to revision 1'});
     // The six nodes on revision 2 go back; the rest already run revision 1 (their pods count as updated again).
     expect(preview.restartNodes).toEqual(['worker-01', 'worker-02', 'worker-03', 'worker-04', 'worker-05', 'worker-06']);
@@ -86,19 +106,19 @@ describe('history and undo on a live cluster', () => {
     expect(result.recorded).toEqual({revision: 3, renumbered: true});
 
     t.advance(1000);
-    const {report} = await historyService({source: live.source, ref: FLUENTD, now: START});
+    const {report} = await historyService({source: live.source, clock: fixedClock(START)}, {ref: FLUENTD});
     expect(report.revisions.map((r) => [r.revision, r.images[0], r.current, r.changeCause])).toEqual([
       [2, 'fluent/fluentd:v1.17.0', false, undefined],
       [3, 'fluent/fluentd:v1.16.2', true, 'ds-rollout undo to revision 1'],
     ]);
-    const again = await previewUndo({source: live.source, ref: FLUENTD, toRevision: 3, now: START});
+    const again = await previewUndo({source: live.source, clock: fixedClock(START)}, {ref: FLUENTD, toRevision: 3});
     expect(again.skipped).toBe(true);
   });
 
   test('undo retries a conflicting concurrent change from a fresh read', async () => {
     t = await startTestCluster({scenario: 'demo', agents: false});
     const live = connectLiveCluster({kubeconfig: t.kubeconfig});
-    const preview = await previewUndo({source: live.source, ref: FLUENTD, toRevision: 1, now: START});
+    const preview = await previewUndo({source: live.source, clock: fixedClock(START)}, {ref: FLUENTD, toRevision: 1});
     // Someone else writes between our read and our patch: the first patch gets 409.
     const writer = live.writer;
     const original = writer.client.get.bind(writer.client);
@@ -123,7 +143,7 @@ describe('history and undo on a live cluster', () => {
     t = await startTestCluster({scenario: 'demo', agents: false});
     const live = connectLiveCluster({kubeconfig: t.kubeconfig});
     const rv = t.cluster.store.resourceVersion;
-    const preview = await previewUndo({source: live.source, ref: FLUENTD, toRevision: 0, now: START});
+    const preview = await previewUndo({source: live.source, clock: fixedClock(START)}, {ref: FLUENTD, toRevision: 0});
     const result = await applyUndo(live.writer, preview, {dryRun: true});
     expect(result.after.spec.template.spec.containers[0]!.image).toBe('fluent/fluentd:v1.16.2');
     expect(t.cluster.store.resourceVersion).toBe(rv);

@@ -4,6 +4,7 @@ import {afterEach, describe, expect, test, vi} from 'vitest';
 import {PAUSED_STRATEGY_ANNOTATION, type DaemonSet} from '../../src/core/index.js';
 import {InputError} from '../../src/errors.js';
 import {pauseDaemonSet} from '../../src/services/pause.js';
+import {liveClock} from '../../src/session.js';
 import {resumeDaemonSet} from '../../src/services/resume.js';
 import {NAME, NAMESPACE, REF, type RolloutSim, startRolloutSim} from '../safety/rollout-sim.js';
 
@@ -28,7 +29,7 @@ describe('pause', () => {
       .pods()
       .map((p) => p.metadata.uid)
       .sort();
-    const result = await pauseDaemonSet({writer: sim.live.writer, ref: REF, now: () => sim!.live.client.serverNow()});
+    const result = await pauseDaemonSet({writer: sim.live.writer, clock: liveClock(sim.live)}, {ref: REF});
     expect(result).toMatchObject({
       outcome: 'paused',
       replacedStale: false,
@@ -69,14 +70,14 @@ describe('pause', () => {
   test('is idempotent: pausing a paused DaemonSet sends nothing', async () => {
     sim = await startRolloutSim();
     const before = patches(sim).length;
-    const result = await pauseDaemonSet({writer: sim.live.writer, ref: REF, now: () => Date.now()});
+    const result = await pauseDaemonSet({writer: sim.live.writer, clock: liveClock(sim.live)}, {ref: REF});
     expect(result.outcome).toBe('already-paused');
     expect(patches(sim)).toHaveLength(before);
   });
 
   test('--dry-run sends nothing', async () => {
     sim = await startRolloutSim({unpaused: true});
-    const result = await pauseDaemonSet({writer: sim.live.writer, ref: REF, now: () => Date.now(), dryRun: 'client'});
+    const result = await pauseDaemonSet({writer: sim.live.writer, clock: liveClock(sim.live)}, {ref: REF, dryRun: 'client'});
     expect(result).toMatchObject({outcome: 'paused', dryRun: true});
     expect(patches(sim)).toHaveLength(0);
     expect(sim.daemonSet().spec.updateStrategy?.type).toBe('RollingUpdate');
@@ -88,7 +89,7 @@ describe('pause', () => {
       ...(ds as DaemonSet),
       spec: {...(ds as DaemonSet).spec, updateStrategy: {type: 'OnDelete'}},
     }));
-    const error = await pauseDaemonSet({writer: sim.live.writer, ref: REF, now: () => Date.now()}).catch((e: unknown) => e);
+    const error = await pauseDaemonSet({writer: sim.live.writer, clock: liveClock(sim.live)}, {ref: REF}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InputError);
     expect((error as Error).message).toBe(
       'daemonset default/agent already uses updateStrategy OnDelete and was not paused by ds-rollout: the controller replaces pods only when they are deleted, so there is nothing to pause (step it with --max-unavailable)',
@@ -99,7 +100,7 @@ describe('pause', () => {
     sim = await startRolloutSim({unpaused: true});
     const store = sim.test.cluster.store;
     const undo = sim.test.cluster.delay({verb: 'patch', resource: 'daemonsets', ms: 150});
-    const pausing = pauseDaemonSet({writer: sim.live.writer, ref: REF, now: () => Date.now()});
+    const pausing = pauseDaemonSet({writer: sim.live.writer, clock: liveClock(sim.live)}, {ref: REF});
     await sim.until(() => patches(sim!).length === 1, 5_000, 'the patch in flight');
     store.modify('daemonsets', NAMESPACE, NAME, (ds) => ({...ds, metadata: {...ds.metadata, annotations: {...ds.metadata.annotations, team: 'logging'}}}));
     undo();
@@ -115,7 +116,7 @@ describe('pause', () => {
 describe('resume', () => {
   test('restores the recorded strategy and removes the record in one patch', async () => {
     sim = await startRolloutSim({maxUnavailable: 3, logBodies: true});
-    const result = await resumeDaemonSet({writer: sim.live.writer, ref: REF});
+    const result = await resumeDaemonSet(sim.live, {ref: REF});
     expect(result).toMatchObject({outcome: 'resumed', restored: {maxUnavailable: 3, maxSurge: 0}, from: 'record', pausedAt: expect.any(String)});
     const last = patches(sim).at(-1)!;
     expect(JSON.parse(last.body!)).toMatchObject({
@@ -131,7 +132,7 @@ describe('resume', () => {
 
   test('a running DaemonSet is not paused', async () => {
     sim = await startRolloutSim({unpaused: true});
-    await expect(resumeDaemonSet({writer: sim.live.writer, ref: REF})).rejects.toThrow('daemonsets.apps "agent" is not paused');
+    await expect(resumeDaemonSet(sim.live, {ref: REF})).rejects.toThrow('daemonsets.apps "agent" is not paused');
   });
 
   test('refuses an OnDelete DaemonSet it did not pause, unless --force with a strategy', async () => {
@@ -140,11 +141,11 @@ describe('resume', () => {
       ...(ds as DaemonSet),
       spec: {...(ds as DaemonSet).spec, updateStrategy: {type: 'OnDelete'}},
     }));
-    await expect(resumeDaemonSet({writer: sim.live.writer, ref: REF})).rejects.toThrow(
+    await expect(resumeDaemonSet(sim.live, {ref: REF})).rejects.toThrow(
       /was not paused by ds-rollout: to switch it to RollingUpdate, pass --force --max-unavailable N/,
     );
-    await expect(resumeDaemonSet({writer: sim.live.writer, ref: REF, force: {maxUnavailable: 0}})).rejects.toThrow(/cannot be 0 when maxSurge is 0/);
-    const result = await resumeDaemonSet({writer: sim.live.writer, ref: REF, force: {maxUnavailable: 0, maxSurge: 1}});
+    await expect(resumeDaemonSet(sim.live, {ref: REF, force: {maxUnavailable: 0}})).rejects.toThrow(/cannot be 0 when maxSurge is 0/);
+    const result = await resumeDaemonSet(sim.live, {ref: REF, force: {maxUnavailable: 0, maxSurge: 1}});
     expect(result).toMatchObject({outcome: 'resumed', from: 'flags', restored: {maxUnavailable: 0, maxSurge: 1}});
     expect(sim.daemonSet().spec.updateStrategy).toEqual({type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 0, maxSurge: 1}});
   });

@@ -1,5 +1,6 @@
 // ds-plan -f: the manifest planned over the live cluster, with the warnings worth reading before applying it.
 import {afterEach, describe, expect, test} from 'vitest';
+import {fixedClock} from '../../src/clock.js';
 import {connectLiveCluster} from '../../src/cluster/live/index.js';
 import type {DaemonSet, PodSpec} from '../../src/core/index.js';
 import {InputError} from '../../src/errors.js';
@@ -30,7 +31,7 @@ function withImage(ds: DaemonSet, image: string): DaemonSet {
 
 async function plan(cluster: TestCluster, next: DaemonSet, now = START) {
   const live = connectLiveCluster({kubeconfig: cluster.kubeconfig});
-  return planUpdate({source: live.source, ref: FLUENTD, now, manifest: next, manifestPath: 'fluentd.yaml'});
+  return planUpdate({source: live.source, ref: FLUENTD, clock: fixedClock(now), manifest: next, manifestPath: 'fluentd.yaml'});
 }
 
 describe('planUpdate', () => {

@@ -1,9 +1,11 @@
 // The status service against the simulated cluster (through the live adapter): kubectl's message, the verdict
 // (complete / progressing / stuck) and the per-node reasons, once and while following watches.
 import {afterEach, describe, expect, test} from 'vitest';
+import {clockFrom, fixedClock} from '../../src/clock.js';
 import {connectLiveCluster} from '../../src/cluster/live/index.js';
 import type {DaemonSet} from '../../src/core/index.js';
 import {kubectlStatusMessage, rolloutStatusOf, statusService, watchStatus} from '../../src/services/status.js';
+import {liveClock} from '../../src/session.js';
 import {START, startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
 
 const FLUENTD = {namespace: 'kube-system', name: 'fluentd'};
@@ -16,7 +18,7 @@ afterEach(async () => {
 
 async function report(cluster: TestCluster, ref = FLUENTD) {
   const live = connectLiveCluster({kubeconfig: cluster.kubeconfig});
-  return statusService({source: live.source, ref, now: cluster.clock?.now() ?? Date.now()});
+  return statusService({source: live.source, clock: cluster.clock ? fixedClock(cluster.clock.now()) : liveClock(live)}, {ref});
 }
 
 function patchDaemonSet(cluster: TestCluster, ref: {namespace: string; name: string}, change: (ds: DaemonSet) => DaemonSet): void {
@@ -107,7 +109,7 @@ describe('watchStatus', () => {
     const messages: string[] = [];
     const done = watchStatus({
       follow: (handlers) => live.watch(FLUENTD, handlers),
-      now: () => clock.now(),
+      clock: clockFrom(() => clock.now()),
       timeoutMs: 20_000,
       stuckAfterMs: 0,
       tickMs: 100,
@@ -135,11 +137,11 @@ describe('watchStatus', () => {
     t.advance(120_000, 250);
     const live = connectLiveCluster({kubeconfig: t.kubeconfig});
     const clock = t.clock!;
-    const stuck = await watchStatus({follow: (h) => live.watch(FLUENTD, h), now: () => clock.now(), stuckAfterMs: 0});
+    const stuck = await watchStatus({follow: (h) => live.watch(FLUENTD, h), clock: clockFrom(() => clock.now()), stuckAfterMs: 0});
     expect(stuck.outcome).toBe('stuck');
     const nodeExporter = {namespace: 'monitoring', name: 'node-exporter'};
     patchDaemonSet(t, nodeExporter, (ds) => ({...ds, spec: {...ds.spec, minReadySeconds: 30}}));
-    const timeout = await watchStatus({follow: (h) => live.watch(nodeExporter, h), now: () => clock.now(), stuckAfterMs: 0, timeoutMs: 300});
+    const timeout = await watchStatus({follow: (h) => live.watch(nodeExporter, h), clock: clockFrom(() => clock.now()), stuckAfterMs: 0, timeoutMs: 3_000});
     expect(timeout.outcome).toBe('timeout');
     expect(timeout.report?.detail).toBe('the controller has not yet observed generation 2');
   });

@@ -1,6 +1,15 @@
 // Cluster states and snapshots for the dashboard tests: the simulator's demo scenario (loaded into a bare store,
 // no server), hand-made states from the core builders, and a fake feed and action handler.
-import {type ClusterState, type ControllerRevision, type DaemonSet, type Node, type Pod, planRollout, type RolloutPlan} from '../../src/core/index.js';
+import {
+  type ClusterState,
+  type ControllerRevision,
+  type DaemonSet,
+  type Node,
+  type Pod,
+  planRollout,
+  type RolloutPlan,
+  rolloutReport,
+} from '../../src/core/index.js';
 import {ManualClock} from '../../src/sim/clock.js';
 import {loadScenario, type ScenarioName} from '../../src/sim/scenarios.js';
 import {Store} from '../../src/sim/store.js';
@@ -32,7 +41,15 @@ export function scenarioState(name: ScenarioName = 'demo', options: {nodes?: num
 }
 
 export function snapshotOf(state: ClusterState, extra: Partial<DashboardSnapshot> = {}, now = NOW): DashboardSnapshot {
-  return {plan: planRollout(state, {now}), revisions: toRevisionEntries(state.daemonSet, state.revisions), connection: 'live', ...extra};
+  const plan = planRollout(state, {now});
+  const report = rolloutReport(state, now, plan);
+  return {
+    plan,
+    verdict: {verdict: report.verdict, detail: report.detail},
+    revisions: toRevisionEntries(state.daemonSet, state.revisions),
+    connection: 'live',
+    ...extra,
+  };
 }
 
 export function planOf(state: ClusterState, now = NOW): RolloutPlan {

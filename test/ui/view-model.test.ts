@@ -137,7 +137,8 @@ describe('header', () => {
   });
 
   test('without revision entries the header falls back to hashes', () => {
-    const vm = toDashboardViewModel({plan: planOf(handMadeState()), context: CONTEXT, connection: 'live'}, ui(), {columns: 160, rows: 48}, NOW);
+    const {revisions: _none, ...withoutRevisions} = snapshotOf(handMadeState());
+    const vm = toDashboardViewModel({...withoutRevisions, context: CONTEXT}, ui(), {columns: 160, rows: 48}, NOW);
     expect(lineText(vm.header.lines[1]!)).toBe('revision 1 (oldhash) → 2 (newhash)');
   });
 
@@ -206,20 +207,20 @@ describe('gauges', () => {
     {name: 'fast', pace: 30, paused: false, want: 'ETA ~4s at 30 nodes/min'},
     {name: 'paused', pace: 1, paused: true, want: 'ETA — paused'},
   ])('ETA: $name', ({pace, paused, want}) => {
-    expect(etaText(plan, paused, pace).text).toBe(want);
+    expect(etaText(plan, paused, pace, 'progressing').text).toBe(want);
   });
 
   test("ETA before any pace: the plan's, from the pod starts observed; once there is a pace, the pace's", () => {
     const state = handMadeState({healthy: true, maxUnavailable: 2});
     const timed = planRollout(state, {now: NOW, timings: observePodTimings(state, {now: NOW, podStartMs: 5000})});
     expect(timed.timing?.etaSeconds).toBeGreaterThan(0);
-    const planned = etaText(timed, false, undefined);
+    const planned = etaText(timed, false, undefined, 'progressing');
     expect(planned.text).toBe(`ETA ~${formatDuration(timed.timing!.etaSeconds!)} planned`);
-    expect(etaText(timed, false, 1).text).toBe('ETA ~2m at 1.0 nodes/min');
+    expect(etaText(timed, false, 1, 'progressing').text).toBe('ETA ~2m at 1.0 nodes/min');
   });
 
   test('ETA of a complete rollout', () => {
-    expect(etaText(planOf(scenarioState('large', {nodes: 5})), false, undefined).text).toBe('done');
+    expect(etaText(planOf(scenarioState('large', {nodes: 5})), false, undefined, 'complete').text).toBe('done');
   });
 });
 

@@ -75,7 +75,16 @@ export class KubeClient {
   }
 
   private noteServerDate(header: string | undefined): void {
-    const at = header === undefined ? Number.NaN : Date.parse(header);
+    this.noteServerTime(header === undefined ? Number.NaN : Date.parse(header));
+  }
+
+  /**
+   * A time the server's side wrote (a Date header, or a timestamp in an object a watch delivered): the server's
+   * clock has reached it. A watch brings no Date header after it starts, and between answers the estimate advances
+   * at this machine's rate: without these, a long watch judges minReadySeconds and ages on a clock that falls behind
+   * a server running faster (the simulated cluster at --speed 10), and disagrees with a fresh read.
+   */
+  noteServerTime(at: number): void {
     if (Number.isNaN(at)) return;
     // Whole seconds: a later answer may read earlier than the running estimate; keep the larger.
     if (this.serverDate === undefined || at > this.serverNow()) this.serverDate = {at, receivedAt: performance.now()};

@@ -4,6 +4,7 @@
 // reconnections. So a dead or frozen cluster is reported after at most RETRY_ATTEMPTS tries of one request.
 import {ClusterUnreachableError} from '../../errors.js';
 import {ApiStatusError, NoAnswerError} from './errors.js';
+import {sleep} from '../../clock.js';
 
 /** Tries of one request (the first included) before the failure is reported. */
 export const RETRY_ATTEMPTS = 4;
@@ -35,8 +36,9 @@ export function worthRetrying(error: unknown): boolean {
   return isTransient(error) && !(typeof error === 'object' && error !== null && exhausted.has(error));
 }
 
-/** Keeps the process alive: a command whose only work left is the next try must not exit (Node's code 13). */
-export const sleep = (ms: number): Promise<void> => new Promise<void>((resolve) => setTimeout(resolve, ms));
+// The one sleep (src/clock.ts). It keeps the process alive: a command whose only work left is the next try must
+// not exit (Node's code 13).
+export {sleep};
 
 export interface RetryOptions {
   /** Called before each new try with the failure that caused it. */

@@ -8,6 +8,7 @@
 import type {KubeConfig} from '@kubernetes/client-node';
 import type {ControllerRevision, DaemonSet, Node, ObjectMeta, Pod} from '../../core/index.js';
 import {ClusterUnreachableError, type DsRolloutError, NotFoundError} from '../../errors.js';
+import {sleep} from '../../clock.js';
 import type {ClusterObjects, DaemonSetRef} from '../cluster-source.js';
 import type {KubeClient, ListResult} from './client.js';
 import {errorFromResponse, errorFromWatch, isExpired, NoAnswerError, type RequestDescription} from './errors.js';
@@ -16,6 +17,7 @@ import {DEFAULT_PAGE_SIZE} from './live-source.js';
 import {daemonSetsPath, describe, nodesPath, podsPath, revisionsPath} from './paths.js';
 import {projectDaemonSet, projectNode, projectPod, projectRevision} from './project.js';
 import {isTransient, RETRY_ATTEMPTS, retryDelayMs} from './retry.js';
+import {newestWrittenTime} from './server-time.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
@@ -31,7 +33,7 @@ export type StartWatch = (
 ) => Promise<{abort(): void}>;
 
 /** A reflector waiting to reconnect keeps nothing alive by itself: whoever waits on it has its own timers. */
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+const sleepUnref = (ms: number) => sleep(ms, {unref: true});
 
 export interface ReflectorOptions<T> {
   readonly list: () => Promise<ListResult<T>>;
@@ -81,7 +83,7 @@ export class Reflector<T extends {readonly metadata: ObjectMeta}> {
   lastHeardAt = Date.now();
 
   constructor(private readonly options: ReflectorOptions<T>) {
-    this.delay = options.delay ?? sleep;
+    this.delay = options.delay ?? sleepUnref;
   }
 
   private heard(): void {
@@ -238,7 +240,11 @@ export function clientNodeWatch(client: KubeClient, path: string, request: Reque
       path,
       // The server ends the stream now and then; the reflector resumes from the last resourceVersion.
       {...query, resourceVersion, allowWatchBookmarks: true, timeoutSeconds: 300},
-      (type, object) => onEvent(type as WatchEventType, object),
+      (type, object) => {
+        // The stream's only news of the server's clock (its Date header is as old as the stream).
+        if (type !== 'ERROR' && type !== 'BOOKMARK') client.noteServerTime(newestWrittenTime(object));
+        onEvent(type as WatchEventType, object);
+      },
       (error) => onDone(errorFromWatch(error, request, client.server)),
     );
     signal.removeEventListener('abort', drop);

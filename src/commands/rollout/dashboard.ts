@@ -33,7 +33,7 @@ export default class Dashboard extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Dashboard);
-    const {dashboardService} = await import('../../services/dashboard.js');
+    const {dashboardService} = await import('../../dashboard-app.js');
     process.exitCode = await dashboardService({
       ...flags,
       // -o offers only these three here.

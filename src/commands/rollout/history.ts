@@ -36,14 +36,14 @@ export default class History extends BaseCommand {
     if (flags.diff !== undefined && flags.diff.length !== 2) throw new UsageError('--diff takes two revisions: --diff A B');
     if (flags.diff !== undefined && flags.revision !== undefined) throw new UsageError('--revision and --diff cannot be used together');
 
-    const [{openClusterSource, chooseDaemonSet}, history, {colorEnabled}] = await Promise.all([
-      import('../../cluster/open-source.js'),
+    const [{openSession}, history, {colorEnabled}] = await Promise.all([
+      import('../../session.js'),
       import('../../services/history.js'),
       import('../../output/color.js'),
     ]);
-    const opened = await openClusterSource(flags);
-    const ref = chooseDaemonSet(opened, args.name, flags.namespace, this.helpCommand());
-    const {report, revisions} = await history.historyService({source: opened.source, ref, now: flags.now ?? Date.now()});
+    const session = await openSession(flags);
+    const ref = session.daemonSet(args.name, flags.namespace, this.helpCommand());
+    const {report, revisions} = await history.historyService(session, {ref}).finally(() => session.close());
     const color = colorEnabled(process.stdout.isTTY, process.env);
     const output = flags.output;
     const structured = async <T extends {kind: string}>(document: T) => {
@@ -60,7 +60,7 @@ export default class History extends BaseCommand {
         return;
       }
       const {templateYaml} = await import('../../output/revision-diff.js');
-      if (opened.live) process.stdout.write((await import('../../output/format.js')).clusterHeader(opened.live));
+      if (session.label !== undefined) process.stdout.write((await import('../../output/format.js')).clusterHeader(session.label));
       process.stdout.write(
         `daemonset.apps/${ref.name} with revision #${entry.revision} (${entry.hash}${entry.current ? ', current' : ''})\n${templateYaml(template, true)}`,
       );
@@ -90,7 +90,7 @@ export default class History extends BaseCommand {
       return;
     }
     const {renderHistoryText} = await import('../../output/history-text.js');
-    if (opened.live) process.stdout.write((await import('../../output/format.js')).clusterHeader(opened.live));
+    if (session.label !== undefined) process.stdout.write((await import('../../output/format.js')).clusterHeader(session.label));
     process.stdout.write(renderHistoryText(report, {color}));
   }
 }

@@ -28,12 +28,10 @@ export default class Pause extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Pause);
-    const [{openLiveCluster}, {pauseDaemonSet}] = await Promise.all([import('../../cluster/open-source.js'), import('../../services/pause.js')]);
-    const live = await openLiveCluster(flags, 'pause');
-    const result = await pauseDaemonSet({
-      writer: live.writer,
-      ref: {namespace: live.namespace, name: args.name},
-      now: () => live.client.serverNow(),
+    const [{openLiveSession}, {pauseDaemonSet}] = await Promise.all([import('../../session.js'), import('../../services/pause.js')]);
+    const session = await openLiveSession(flags, 'pause');
+    const result = await pauseDaemonSet(session, {
+      ref: {namespace: session.namespace, name: args.name},
       ...(flags['dry-run'] === 'none' ? {} : {dryRun: flags['dry-run']}),
     });
     if (result.outcome === 'already-paused') {

@@ -37,11 +37,10 @@ export default class Resume extends BaseCommand {
       const {UsageError} = await import('../../errors.js');
       throw new UsageError('--force needs the strategy to resume with: --max-unavailable N [--max-surge M]');
     }
-    const [{openLiveCluster}, {resumeDaemonSet}] = await Promise.all([import('../../cluster/open-source.js'), import('../../services/resume.js')]);
-    const live = await openLiveCluster(flags, 'resume');
-    const result = await resumeDaemonSet({
-      writer: live.writer,
-      ref: {namespace: live.namespace, name: args.name},
+    const [{openLiveSession}, {resumeDaemonSet}] = await Promise.all([import('../../session.js'), import('../../services/resume.js')]);
+    const session = await openLiveSession(flags, 'resume');
+    const result = await resumeDaemonSet(session, {
+      ref: {namespace: session.namespace, name: args.name},
       ...(flags.force && maxUnavailable !== undefined
         ? {force: {maxUnavailable, ...(flags['max-surge'] !== undefined ? {maxSurge: flags['max-surge']} : {})}}
         : {}),

@@ -2,7 +2,9 @@
 // exit with the verdict's code. Heavy modules load inside run().
 import * as Flags from '@oclif/core/flags';
 import {BaseCommand} from '../../base-command.js';
-import {clusterFlags, durationFlag, isDocumentFormat, nowFlag, optionalDaemonSetArg, outputFlagOf} from '../../flags.js';
+import type {RolloutStatusReport} from '../../core/index.js';
+import {clusterFlags, durationFlag, isDocumentFormat, nowFlag, type OutputFormat, optionalDaemonSetArg, outputFlagOf} from '../../flags.js';
+import type {StatusListView} from '../../output/status-list-text.js';
 
 export default class Status extends BaseCommand {
   static override summary = 'Where a rollout stands, node by node, and whether it can finish.';
@@ -40,7 +42,7 @@ export default class Status extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Status);
-    const {UsageError, ClusterUnreachableError} = await import('../../errors.js');
+    const {UsageError} = await import('../../errors.js');
     if (flags.watch && flags.snapshot !== undefined) throw new UsageError('--watch follows a live cluster; it cannot be used with --snapshot');
     if (flags.watch && flags.now !== undefined) throw new UsageError('--now fixes one instant; it cannot be used with --watch');
     if (flags['all-namespaces'] && args.name !== undefined) throw new UsageError('a DaemonSet cannot be named across all namespaces: drop -A, or NAME');
@@ -58,138 +60,161 @@ export default class Status extends BaseCommand {
     const selecting = flags.selector !== undefined || flags.filename !== undefined;
     // As kubectl rollout status: watch unless told not to; a snapshot or --now is one instant.
     const watch = flags.watch ?? (flags.snapshot === undefined && flags.now === undefined);
-
-    const [{openClusterSource}, {colorEnabled}, {clusterHeader}] = await Promise.all([
-      import('../../cluster/open-source.js'),
+    const [{openSession}, {colorEnabled}, {clusterHeader}] = await Promise.all([
+      import('../../session.js'),
       import('../../output/color.js'),
       import('../../output/format.js'),
     ]);
-    const opened = await openClusterSource(flags);
-    const {source, live} = opened;
-    const color = colorEnabled(process.stdout.isTTY, process.env);
-    const text = flags.output === 'text' || flags.output === 'wide';
-    const now = flags.now ?? (live ? () => live.client.serverNow() : Date.now);
-    // Text names the cluster first, once there is something to show (an error leaves stdout empty).
-    let headerShown = !text || live === undefined;
-    const write = (output: string) => {
-      if (!headerShown) process.stdout.write(clusterHeader(live!));
-      headerShown = true;
-      process.stdout.write(output);
-    };
-    // Without --watch, --timeout bounds the one look (a slow or hung cluster).
-    const bounded = <T>(work: Promise<T>): Promise<T> => {
-      const limit = flags.timeout;
-      if (watch || !limit) return work;
-      let timer: NodeJS.Timeout | undefined;
-      const expired = new Promise<never>((_resolve, reject) => {
-        timer = setTimeout(() => reject(new ClusterUnreachableError(`timed out after ${limit / 1000}s waiting for the cluster to answer`)), limit);
-      });
-      return Promise.race([work, expired]).finally(() => clearTimeout(timer));
-    };
-
-    if (args.name === undefined && !selecting) {
-      const list = await import('../../services/status-all.js');
-      const {renderStatusListText} = await import('../../output/status-list-text.js');
-      const namespace = flags['all-namespaces'] ? undefined : opened.namespace;
-      const tty = process.stdout.isTTY === true;
-      const width = tty ? process.stdout.columns : undefined;
-      const render = (report: Parameters<typeof renderStatusListText>[0]) => renderStatusListText(report, {color, wide: flags.output === 'wide', width});
-      let report;
-      let failure: string | undefined;
-      if (watch) {
-        let shownLines = 0;
-        const result = await list.watchStatusList({
-          follow: (handlers) => live!.watchObjects(namespace, handlers),
-          namespace,
-          now: now as () => number,
-          timeoutMs: flags.timeout,
-          stuckAfterMs: flags['stuck-after'] ?? 10_000,
-          onReport: text
-            ? (update) => {
-                const table = render(update);
-                // On a terminal the table is redrawn in place; in a pipe each change is printed after a blank line.
-                if (tty && shownLines > 0) write(`\u001B[${shownLines}F\u001B[J`);
-                else if (shownLines > 0) write('\n');
-                write(table);
-                shownLines = table.split('\n').length - 1;
-              }
-            : undefined,
-        });
-        if (result.report === undefined) throw new ClusterUnreachableError(`timed out after ${(flags.timeout ?? 0) / 1000}s before the cluster answered`);
-        report = result.report;
-        if (result.outcome === 'timeout') failure = `timed out after ${(flags.timeout ?? 0) / 1000}s waiting for every DaemonSet to finish its rollout`;
-      } else {
-        report = await bounded(list.readStatusList({source: opened.objects, namespace, now}));
-        if (text) write(render(report));
-      }
-      if (isDocumentFormat(flags.output)) process.stdout.write(await (await import('../../output/document.js')).renderDocument(report, flags.output));
-      if (failure !== undefined) process.stderr.write(`error: ${failure}\n`);
-      process.exitCode = list.statusListExit(report);
-      live?.client.close();
-      return;
-    }
-
-    const status = await import('../../services/status.js');
-    const {chooseDaemonSet} = await import('../../cluster/open-source.js');
-    // -l and -f name DaemonSets as kubectl rollout status reads them: each is followed in turn, as kubectl does.
-    const refs = selecting
-      ? flags.filename !== undefined
-        ? await status.manifestDaemonSets(flags.filename, flags.namespace, opened.namespace)
-        : await bounded(status.selectDaemonSets(opened.objects, flags['all-namespaces'] ? undefined : opened.namespace, flags.selector!))
-      : [chooseDaemonSet(opened, args.name, flags.namespace, this.helpCommand())];
-    if (refs.length === 0) {
-      // kubectl's words when a selector matches nothing; not an error.
-      process.stderr.write(flags['all-namespaces'] ? 'No resources found\n' : `No resources found in ${opened.namespace} namespace.\n`);
-      live?.client.close();
-      return;
-    }
-    const {renderStatusProgress, renderStatusText} = await import('../../output/status-text.js');
-    const reports: Array<Awaited<ReturnType<typeof status.runStatus>>['report']> = [];
-    let exitCode = 0;
+    const session = await openSession(flags);
     try {
-      for (const ref of refs) {
+      const out = new StatusOutput(
+        session.label === undefined ? undefined : clusterHeader(session.label),
+        flags.output,
+        colorEnabled(process.stdout.isTTY, process.env),
+      );
+      const options = {watch, timeoutMs: flags.timeout, stuckAfterMs: flags['stuck-after']};
+      if (args.name === undefined && !selecting) {
+        const list = await import('../../services/status-all.js');
+        const namespace = flags['all-namespaces'] ? undefined : session.namespace;
         const run = await bounded(
-          status.runStatus({
-            source,
-            ref,
-            now,
-            follow: watch ? (handlers) => live!.watch(ref, handlers) : undefined,
-            timeoutMs: flags.timeout,
-            stuckAfterMs: flags['stuck-after'],
-            onReport: text ? (update) => write(renderStatusProgress(update, {color})) : undefined,
-          }),
+          watch,
+          flags.timeout,
+          list.runStatusList(session, {...options, namespace, onReport: await out.listRedraw(flags.output === 'wide')}),
         );
-        if (watch && text) write('\n');
+        if (!watch) await out.list(run.report, flags.output === 'wide');
+        await out.finish(run.report, run.failure);
+        process.exitCode = run.exitCode;
+        return;
+      }
+      const status = await import('../../services/status.js');
+      if (!selecting) {
+        const ref = session.daemonSet(args.name, flags.namespace, this.helpCommand());
+        const run = await bounded(watch, flags.timeout, status.runStatus(session, {ref, ...options, onReport: await out.progress()}));
+        // A watch has already printed kubectl's line and the verdict as they changed: print them once.
+        await out.report(run.report, {watch, allNodes: flags['all-nodes']});
+        await out.finish(run.report, run.failure);
+        process.exitCode = run.exitCode;
+        return;
+      }
+      // -l and -f name DaemonSets as kubectl rollout status reads them: each is followed in turn, as kubectl does.
+      const refs =
+        flags.filename !== undefined
+          ? await status.manifestDaemonSets(flags.filename, flags.namespace, session.namespace)
+          : await bounded(watch, flags.timeout, status.selectDaemonSets(session.objects, flags['all-namespaces'] ? undefined : session.namespace, flags.selector!));
+      if (refs.length === 0) {
+        // kubectl's words when a selector matches nothing; not an error.
+        process.stderr.write(flags['all-namespaces'] ? 'No resources found\n' : `No resources found in ${session.namespace} namespace.\n`);
+        return;
+      }
+      const reports: RolloutStatusReport[] = [];
+      let exitCode = 0;
+      for (const ref of refs) {
+        const run = await bounded(watch, flags.timeout, status.runStatus(session, {ref, ...options, onReport: await out.progress()}));
+        await out.report(run.report, {watch, allNodes: flags['all-nodes']});
         reports.push(run.report);
-        if (text) {
-          // A watch has already printed kubectl's line and the verdict as they changed: print them once.
-          write(
-            renderStatusText(run.report, {
-              color,
-              width: process.stdout.isTTY ? process.stdout.columns : undefined,
-              allNodes: flags['all-nodes'],
-              headline: !watch,
-            }),
-          );
-        }
         if (run.failure !== undefined) process.stderr.write(`error: ${run.failure}\n`);
         // Watching, kubectl stops at the first rollout that does not finish; one look reports each, the worst verdict wins.
         exitCode = run.exitCode;
         if (watch && run.exitCode !== 0) break;
       }
+      // -l and -f print a List, however many matched (as kubectl get -l does), so scripts read one shape.
+      await out.finish({kind: 'List', items: reports} as {readonly kind: string}, undefined);
+      if (!watch && reports.length > 1) {
+        const {worstVerdict} = await import('../../services/status-all.js');
+        exitCode = status.STATUS_EXIT[worstVerdict(reports.map((report) => report.verdict))];
+      }
+      process.exitCode = exitCode;
     } finally {
       // A request still waiting on a frozen server must not keep the finished command alive.
-      live?.client.close();
+      session.close();
     }
-    if (isDocumentFormat(flags.output)) {
-      const {renderDocument} = await import('../../output/document.js');
-      // -l and -f print a List, however many matched (as kubectl get -l does), so scripts read one shape.
-      process.stdout.write(await renderDocument(selecting ? {kind: 'List', items: reports} : reports[0]!, flags.output));
+  }
+}
+
+/** Without --watch, --timeout bounds the one look (a slow or hung cluster). */
+async function bounded<T>(watch: boolean, limit: number | undefined, work: Promise<T>): Promise<T> {
+  if (watch || !limit) return work;
+  const {ClusterUnreachableError} = await import('../../errors.js');
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new ClusterUnreachableError(`timed out after ${limit / 1000}s waiting for the cluster to answer`)), limit);
+  });
+  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+}
+
+/** What `status` writes: text names the cluster first, once there is something to show (an error leaves stdout empty). */
+class StatusOutput {
+  private headerShown: boolean;
+  private shownLines = 0;
+
+  constructor(
+    private readonly header: string | undefined,
+    private readonly format: OutputFormat,
+    private readonly color: boolean,
+  ) {
+    this.headerShown = isDocumentFormat(format) || header === undefined;
+  }
+
+  private write(output: string): void {
+    if (!this.headerShown) process.stdout.write(this.header!);
+    this.headerShown = true;
+    process.stdout.write(output);
+  }
+
+  private get text(): boolean {
+    return !isDocumentFormat(this.format);
+  }
+
+  /** Kubectl's line and the verdict as they change (text only). */
+  async progress(): Promise<((report: RolloutStatusReport) => void) | undefined> {
+    if (!this.text) return undefined;
+    const {renderStatusProgress} = await import('../../output/status-text.js');
+    return (report) => this.write(renderStatusProgress(report, {color: this.color}));
+  }
+
+  async report(report: RolloutStatusReport, options: {watch: boolean; allNodes: boolean}): Promise<void> {
+    if (!this.text) return;
+    if (options.watch) this.write('\n');
+    const {renderStatusText} = await import('../../output/status-text.js');
+    this.write(
+      renderStatusText(report, {
+        color: this.color,
+        width: process.stdout.isTTY ? process.stdout.columns : undefined,
+        allNodes: options.allNodes,
+        headline: !options.watch,
+      }),
+    );
+  }
+
+  /** The table, redrawn on every change: in place on a terminal, after a blank line in a pipe (text only). */
+  async listRedraw(wide: boolean): Promise<((report: StatusListView) => void) | undefined> {
+    if (!this.text) return undefined;
+    const render = await this.listRenderer(wide);
+    const tty = process.stdout.isTTY === true;
+    return (report) => {
+      const table = render(report);
+      if (tty && this.shownLines > 0) this.write(`\u001B[${this.shownLines}F\u001B[J`);
+      else if (this.shownLines > 0) this.write('\n');
+      this.write(table);
+      this.shownLines = table.split('\n').length - 1;
+    };
+  }
+
+  async list(report: StatusListView, wide: boolean): Promise<void> {
+    if (this.text) this.write((await this.listRenderer(wide))(report));
+  }
+
+  private async listRenderer(wide: boolean): Promise<(report: StatusListView) => string> {
+    const {renderStatusListText} = await import('../../output/status-list-text.js');
+    const width = process.stdout.isTTY ? process.stdout.columns : undefined;
+    return (report) => renderStatusListText(report, {color: this.color, wide, width});
+  }
+
+  /** The document (-o json|yaml|name|jsonpath), and why a watch ended short, on stderr. */
+  async finish(document: {readonly kind: string} | undefined, failure: string | undefined): Promise<void> {
+    if (document !== undefined && isDocumentFormat(this.format)) {
+      process.stdout.write(await (await import('../../output/document.js')).renderDocument(document, this.format));
     }
-    if (!watch && reports.length > 1) {
-      const {worstVerdict} = await import('../../services/status-all.js');
-      exitCode = status.STATUS_EXIT[worstVerdict(reports.map((report) => report.verdict))];
-    }
-    process.exitCode = exitCode;
+    if (failure !== undefined) process.stderr.write(`error: ${failure}\n`);
   }
 }

@@ -28,16 +28,16 @@ export default class Undo extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Undo);
-    const [{openLiveCluster}, undo, {colorEnabled}, view, errors] = await Promise.all([
-      import('../../cluster/open-source.js'),
+    const [{openLiveSession}, undo, {colorEnabled}, view, errors] = await Promise.all([
+      import('../../session.js'),
       import('../../services/undo.js'),
       import('../../output/color.js'),
       import('../../output/undo-text.js'),
       import('../../errors.js'),
     ]);
-    const live = await openLiveCluster(flags, 'undo');
-    const ref = {namespace: live.namespace, name: args.name};
-    const preview = await undo.previewUndo({source: live.source, ref, toRevision: flags['to-revision'], now: flags.now ?? Date.now()});
+    const session = await openLiveSession(flags, 'undo');
+    const ref = {namespace: session.namespace, name: args.name};
+    const preview = await undo.previewUndo(session, {ref, toRevision: flags['to-revision']});
     const color = colorEnabled(process.stdout.isTTY, process.env);
     const json = flags.output !== 'text';
     const print = async (outcome: {applied: boolean; dryRun: boolean}) => {
@@ -58,7 +58,7 @@ export default class Undo extends BaseCommand {
     if (!json) process.stdout.write(view.renderUndoPreview(preview, {color, width: process.stdout.isTTY ? process.stdout.columns : undefined}));
     if (dryRun) {
       // server: the API server validates and answers the patch (dryRun=All) but stores nothing.
-      if (flags['dry-run'] === 'server') await undo.applyUndo(live.writer, preview, {dryRun: true});
+      if (flags['dry-run'] === 'server') await undo.applyUndo(session.writer, preview, {dryRun: true});
       if (json) await print({applied: false, dryRun: true});
       else
         process.stdout.write(
@@ -66,11 +66,10 @@ export default class Undo extends BaseCommand {
         );
       return;
     }
-    const {clusterLabel} = await import('../../output/format.js');
-    if (ask && !(await confirm(`\nRoll back ${ref.namespace}/${ref.name} to revision ${preview.to.revision} on ${clusterLabel(live)}? [y/N] `))) {
+    if (ask && !(await confirm(`\nRoll back ${ref.namespace}/${ref.name} to revision ${preview.to.revision} on ${session.label}? [y/N] `))) {
       throw new errors.InputError('rollback cancelled: nothing was changed');
     }
-    const result = await undo.applyUndo(live.writer, preview);
+    const result = await undo.applyUndo(session.writer, preview);
     if (json) await print({applied: result.applied, dryRun: false});
     else if (!result.applied) process.stdout.write(`\n${view.skippedLine(preview)}\n`);
     else process.stdout.write(`\ndaemonset.apps/${ref.name} rolled back\n`);

@@ -3,6 +3,7 @@
 // from the feed are coalesced, and a view model equal to the previous one is not handed to React at all.
 import {Text, useApp, useInput, useStdout} from 'ink';
 import {useEffect, useMemo, useReducer, useRef, useState} from 'react';
+import {localNow} from '../../clock.js';
 import {deepEqualJson} from '../../core/index.js';
 import {type DashboardAction, dashboardReducer, type DashboardState, initialDashboardState} from './dashboard-state.js';
 import {DashboardScreen} from './DashboardScreen.js';
@@ -22,7 +23,10 @@ export interface DashboardProps {
   readonly theme?: Theme;
   /** A fixed size (tests, benchmarks); by default the terminal's, following resizes. */
   readonly size?: TerminalSize;
+  /** This machine's clock: redraw pacing and the observed pace (default: clock.ts's localNow). */
   readonly clock?: () => number;
+  /** The cluster's clock (the session's): revision ages, judged as the plan was (default: clock). */
+  readonly clusterNow?: () => number;
   /** Least time between two redraws caused by the feed. */
   readonly redrawIntervalMs?: number;
   /** Called with every view model that reaches the screen (benchmarks, tests). */
@@ -101,7 +105,7 @@ function runAction(actions: ActionHandler, running: NonNullable<DashboardState['
 
 export function Dashboard(props: DashboardProps) {
   const {feed, actions, context} = props;
-  const clock = props.clock ?? Date.now;
+  const clock = props.clock ?? localNow;
   const interval = props.redrawIntervalMs ?? DEFAULT_REDRAW_INTERVAL_MS;
   const theme = props.theme ?? DEFAULT_THEME;
   const {exit} = useApp();
@@ -154,8 +158,7 @@ export function Dashboard(props: DashboardProps) {
   // One view model per change of input; an equal one is dropped, so React and Ink do no work for it.
   useEffect(() => {
     if (!snapshot) return;
-    const now = clock();
-    const next = toDashboardViewModel({...snapshot, context, pace: observedPace(samples.current, now), diff}, ui, size, now);
+    const next = toDashboardViewModel({...snapshot, context, pace: observedPace(samples.current, clock()), diff}, ui, size, (props.clusterNow ?? clock)());
     if (vmRef.current !== undefined && deepEqualJson(vmRef.current, next)) return;
     vmRef.current = next;
     setVm(next);

@@ -38,7 +38,8 @@ export interface RolloutVerdict {
 
 export interface DashboardSnapshot {
   readonly plan: RolloutPlan;
-  readonly verdict?: RolloutVerdict;
+  /** The core's verdict (the status report's); the dashboard derives none of its own. */
+  readonly verdict: RolloutVerdict;
   readonly revisions?: readonly RevisionEntry[];
   readonly paused?: PausedInfo;
   /** While paused: what the next `step` wave deletes (core's planStepWave), or why it cannot run. */

@@ -34,8 +34,8 @@ export interface DashboardContext {
 
 export interface DashboardInput {
   readonly plan: RolloutPlan;
-  /** The status verdict; without it the plan's own view (converges or not) is shown. */
-  readonly verdict?: RolloutVerdict;
+  /** The core's verdict (the status report's): the dashboard derives none of its own. */
+  readonly verdict: RolloutVerdict;
   readonly revisions?: readonly RevisionEntry[];
   readonly context: DashboardContext;
   readonly paused?: PausedInfo;
@@ -221,10 +221,9 @@ export function chooseRevisionDiff(plan: RolloutPlan, revisions: readonly Revisi
 // ----------------------------------------------------------------------------------------------------------------
 // Header and gauges
 
-/** Complete, progressing or stuck: the status verdict when the feed has it, else the plan's view. */
+/** The core's verdict, as `ds-rollout status` gives it. */
 function verdictOf(input: DashboardInput): RolloutVerdict['verdict'] {
-  if (input.verdict) return input.verdict.verdict;
-  return input.plan.complete ? 'complete' : input.plan.converges ? 'progressing' : 'stuck';
+  return input.verdict.verdict;
 }
 
 function progressOf(input: DashboardInput): Segment {
@@ -284,7 +283,7 @@ export function etaText(
   plan: RolloutPlan,
   paused: boolean,
   pace: number | undefined,
-  verdict: RolloutVerdict['verdict'] = plan.complete ? 'complete' : plan.converges ? 'progressing' : 'stuck',
+  verdict: RolloutVerdict['verdict'],
 ): {text: string; token: Segment['token']} {
   if (verdict === 'complete') return {text: 'done', token: 'ok'};
   if (paused) return {text: 'ETA — paused', token: 'warn'};

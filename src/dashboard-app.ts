@@ -1,0 +1,122 @@
+// The dashboard's composition root: opens the session, wires the plan feed and the key actions (services/dashboard.ts)
+// to Ink in a terminal, or, anywhere else, runs `status`'s service and prints its output (once, or streamed with
+// --watch). Ink, React and the UI load only when a terminal will show them.
+import {versioned} from './output/document.js';
+import {clusterActions, createPlanFeed, READ_ONLY_ACTIONS} from './services/dashboard.js';
+import {type RolloutStatusReport, runStatus} from './services/status.js';
+import {InputError} from './errors.js';
+
+export interface DashboardOptions {
+  readonly name: string;
+  readonly namespace?: string;
+  readonly context?: string;
+  readonly kubeconfig?: string;
+  readonly snapshot?: string;
+  readonly 'request-timeout'?: number;
+  readonly readonly: boolean;
+  readonly watch: boolean;
+  readonly output: 'text' | 'json' | 'yaml';
+  readonly stdout: NodeJS.WriteStream;
+  /** Where a watch that ends short of complete says why (as `status` does); default: nowhere. */
+  readonly stderr?: NodeJS.WritableStream;
+  readonly stdin: NodeJS.ReadStream;
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+/** Ink only where a person can use it: a terminal on both ends, not CI, text output. */
+export function shouldStartInk(options: Pick<DashboardOptions, 'output' | 'stdout' | 'stdin' | 'env'>): boolean {
+  const ci = options.env.CI !== undefined && options.env.CI !== '' && options.env.CI !== 'false' && options.env.CI !== '0';
+  return options.output === 'text' && options.stdout.isTTY === true && options.stdin.isTTY === true && !ci;
+}
+
+/** Runs the dashboard (or its plain fallback) and returns the exit code. */
+export async function dashboardService(options: DashboardOptions): Promise<number> {
+  if (!shouldStartInk(options)) return plainStatus(options);
+  return interactiveDashboard(options);
+}
+
+/** What `ds-rollout status` prints, from the same service: once, or with --watch every change until it ends. */
+async function plainStatus(options: DashboardOptions): Promise<number> {
+  if (options.watch && options.snapshot !== undefined) throw new InputError('--watch follows a live cluster; it cannot be used with --snapshot');
+  const [{openSession}, {colorEnabled}, text] = await Promise.all([import('./session.js'), import('./output/color.js'), import('./output/status-text.js')]);
+  const session = await openSession(options);
+  const ref = {namespace: session.namespace, name: options.name};
+  const color = colorEnabled(options.stdout.isTTY, options.env);
+  const write = (chunk: string) => options.stdout.write(chunk);
+  const print = async (report: RolloutStatusReport, final: boolean) => {
+    const document = versioned(report);
+    if (options.output === 'json') write(options.watch ? `${JSON.stringify(document)}\n` : `${JSON.stringify(document, null, 2)}\n`);
+    else if (options.output === 'yaml') write(`${options.watch ? '---\n' : ''}${(await import('js-yaml')).dump(document, {noRefs: true, lineWidth: -1})}`);
+    else if (final) write(text.renderStatusText(report, {color, width: options.stdout.isTTY ? options.stdout.columns : undefined, headline: !options.watch}));
+    else write(text.renderStatusProgress(report, {color}));
+  };
+  const {report, exitCode, failure} = await runStatus(session, {ref, watch: options.watch, onReport: (update) => void print(update, false)}).finally(() =>
+    session.close(),
+  );
+  if (options.watch && options.output === 'text') write('\n');
+  await print(report, true);
+  if (failure !== undefined) options.stderr?.write(`error: ${failure}\n`);
+  return exitCode;
+}
+
+const ENTER_ALTERNATE_SCREEN = '\u001B[?1049h\u001B[H';
+const LEAVE_ALTERNATE_SCREEN = '\u001B[?1049l';
+
+async function interactiveDashboard(options: DashboardOptions): Promise<number> {
+  const {openSession} = await import('./session.js');
+  const session = await openSession(options);
+  const {source, namespace, live} = session;
+  const ref = {namespace, name: options.name};
+  const feed = createPlanFeed({follow: session.follow(ref), clock: session.clock});
+  try {
+    await feed.ready();
+  } catch (error) {
+    feed.stop();
+    session.close();
+    throw error;
+  }
+
+  // React reads NODE_ENV once, when it is first imported: the development build is several times slower.
+  process.env.NODE_ENV ??= 'production';
+  const [{render}, {default: React}, {Dashboard}, {themeFor}] = await Promise.all([
+    import('ink'),
+    import('react'),
+    import('./ui/dashboard/Dashboard.js'),
+    import('./ui/dashboard/theme.js'),
+  ]);
+  const readonly = options.readonly || live === undefined;
+  const closing = new AbortController();
+  const actions = readonly
+    ? READ_ONLY_ACTIONS
+    : clusterActions({
+        source,
+        writer: live!.writer,
+        ref,
+        clock: session.clock,
+        stepCluster: (await import('./services/step.js')).stepClusterOf(live!),
+        signal: closing.signal,
+        events: (await import('./cluster/live/objects.js')).liveEventSink(live!),
+      });
+  const context = {name: options.name, namespace, kubeContext: live?.context ?? `snapshot ${options.snapshot}`, ...(live ? {server: live.server} : {})};
+
+  options.stdout.write(ENTER_ALTERNATE_SCREEN);
+  try {
+    const app = render(
+      React.createElement(Dashboard, {feed, actions, context, readonly, theme: themeFor(options.env), clusterNow: () => session.clock.now()}),
+      {
+        stdout: options.stdout,
+        stdin: options.stdin,
+        exitOnCtrlC: false,
+        maxFps: 10,
+      },
+    );
+    await app.waitUntilExit();
+  } finally {
+    // A step still running stops at its next safe point; the DaemonSet stays paused.
+    closing.abort();
+    feed.stop();
+    session.close();
+    options.stdout.write(LEAVE_ALTERNATE_SCREEN);
+  }
+  return 0;
+}
