@@ -90,8 +90,30 @@ export interface GatedRun {
     readonly 'request-timeout'?: number | undefined;
     readonly timeout?: number | undefined;
     readonly 'max-unavailable'?: number | string | undefined;
+    readonly 'dry-run'?: 'none' | 'client' | 'server' | undefined;
+    readonly yes?: boolean | undefined;
     readonly output?: OutputFormat;
   };
+}
+
+/**
+ * `promote` and `abort` delete pods: without --yes they ask on a terminal, and refuse without one (as `step`).
+ * A dry run changes nothing and needs neither.
+ */
+export async function confirmGated(run: GatedRun): Promise<void> {
+  if (run.flags.yes || (run.flags['dry-run'] ?? 'none') !== 'none') return;
+  if (!process.stdin.isTTY) {
+    throw new UsageError(`refusing to ${run.mode} without confirmation: there is no terminal to ask on; pass --yes, or --dry-run to only look`);
+  }
+  const {createInterface} = await import('node:readline/promises');
+  const rl = createInterface({input: process.stdin, output: process.stderr});
+  const where = run.flags.namespace ? `${run.flags.namespace}/${run.name}` : run.name;
+  try {
+    const answer = (await rl.question(`${run.mode === 'abort' ? 'Abort' : 'Promote'} the gated rollout of daemonset ${where}? [y/N] `)).trim().toLowerCase();
+    if (!/^y(es)?$/.test(answer)) throw new UsageError(`${run.mode}: not confirmed; nothing was changed`);
+  } finally {
+    rl.close();
+  }
 }
 
 /** Runs the gated rollout service and prints its progress (stdout in text mode, stderr under -o json|yaml). */
@@ -111,8 +133,10 @@ export async function runGatedCommand(run: GatedRun): Promise<void> {
   const out = isDocumentFormat(output) ? process.stderr : process.stdout;
   const color = colorEnabled(out.isTTY, process.env);
   const interrupt = stopAtSafePoint(out);
+  const dryRun = run.flags['dry-run'] ?? 'none';
   const options = {
     cluster: step.stepClusterOf(live),
+    ...(dryRun !== 'none' ? {dryRun} : {}),
     source: live.source,
     writer: live.writer,
     ref,
@@ -127,9 +151,8 @@ export async function runGatedCommand(run: GatedRun): Promise<void> {
   try {
     if (run.mode === 'abort') {
       const undone = await gated.abortGatedRollout(options);
-      const summary = `Gated rollout aborted: daemonset ${ref.namespace}/${ref.name} is back on revision ${undone.toRevision}${undone.nodes.length > 0 ? ` (stepped back: ${undone.nodes.join(', ')})` : ''}; it stays paused.`;
-      if (isDocumentFormat(output)) process.stdout.write(await renderDocument({kind: 'GatedRolloutAbort', daemonSet: ref, ...undone}, output));
-      else process.stdout.write(`${summary}\n`);
+      if (isDocumentFormat(output)) process.stdout.write(await renderDocument(undone, output));
+      else process.stdout.write(`${view.renderAbortSummary(undone)}\n`);
       return;
     }
     const result = await gated.runGatedRollout({...options, ...(strategy ? {strategy} : {}), promote: run.mode === 'promote'});
@@ -137,12 +160,13 @@ export async function runGatedCommand(run: GatedRun): Promise<void> {
     else process.stdout.write(`${view.renderGatedSummary(result, ref)}\n`);
   } finally {
     interrupt.dispose();
+    live.client.close();
   }
 }
 
 /**
  * A plain `step` on a DaemonSet whose gated rollout is under way would step nodes outside the current stage:
- * refused, with the commands that continue or end the gated rollout. (--dry-run only looks, and is let through.)
+ * refused, with the commands that continue or end the gated rollout (--dry-run shows the same refusal).
  */
 export async function refuseIfGated(
   live: {source: {readDaemonSet(ref: {namespace: string; name: string}): Promise<DaemonSet>}},

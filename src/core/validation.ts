@@ -21,7 +21,8 @@ import type {
   Toleration,
 } from './types.js';
 
-export type FieldErrorType = 'FieldValueRequired' | 'FieldValueInvalid' | 'FieldValueNotSupported' | 'FieldValueForbidden' | 'FieldValueDuplicate';
+export type FieldErrorType =
+  'FieldValueRequired' | 'FieldValueInvalid' | 'FieldValueNotSupported' | 'FieldValueForbidden' | 'FieldValueDuplicate' | 'FieldValueTooLong';
 
 /** One field-level error: `field` and `message` are the cause's `field` and `message` in the 422 Status. */
 export interface FieldError {
@@ -435,6 +436,32 @@ function validateAffinity(affinity: Affinity | undefined, field: string): FieldE
 
 type NameRule = 'subdomain' | 'label';
 
+/** The API server's cap on all of an object's annotations together: keys and values, in bytes. */
+export const TOTAL_ANNOTATION_SIZE_LIMIT_BYTES = 256 * 1024;
+
+function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code < 0xdc00) {
+      bytes += 4; // a surrogate pair: one code point of four bytes
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/** The API server refuses an object whose annotations, keys and values together, pass 256 KiB. */
+// upstream: staging/src/k8s.io/apimachinery/pkg/api/validation/objectmeta.go ValidateAnnotations (TotalAnnotationSizeLimitB)
+export function validateAnnotationsSize(annotations: Readonly<Record<string, string>> | undefined, field = 'metadata.annotations'): FieldError[] {
+  let total = 0;
+  for (const [key, value] of Object.entries(annotations ?? {})) total += utf8Length(key) + utf8Length(String(value));
+  if (total <= TOTAL_ANNOTATION_SIZE_LIMIT_BYTES) return [];
+  return [{field, type: 'FieldValueTooLong', message: `Too long: must have at most ${TOTAL_ANNOTATION_SIZE_LIMIT_BYTES} bytes`}];
+}
+
 // upstream: staging/src/k8s.io/apimachinery/pkg/api/validation/objectmeta.go ValidateObjectMeta, validateOwnerReference
 function validateObjectMeta(meta: ObjectMeta, rule: NameRule, namespaced: boolean, stored: boolean): FieldError[] {
   const errs: FieldError[] = [];
@@ -451,6 +478,7 @@ function validateObjectMeta(meta: ObjectMeta, rule: NameRule, namespaced: boolea
   }
   if (!namespaced && namespace) errs.push(forbidden('metadata.namespace', 'not allowed on this type'));
   errs.push(...validateLabels(meta.labels, 'metadata.labels'));
+  errs.push(...validateAnnotationsSize(meta.annotations));
   const controllers: string[] = [];
   (meta.ownerReferences ?? []).forEach((ref, i) => {
     const field = 'metadata.ownerReferences';

@@ -153,7 +153,14 @@ test('--on-failure pause: stays paused on the failed canary (a rerun says so); a
   expect(aborted.stdout).toContain('Gated rollout aborted: daemonset default/agent is back on revision 1 (stepped back: node-1); it stays paused.');
   await sim.until(() => everyNodeOn(sim!, 'agent:v1'), 20_000, 'v1 everywhere');
   expect(watcher.close()).toEqual(['node-1']);
-  expect((await cli(sim, ['abort', 'agent', '--yes'])).stderr).toBe('error: daemonset default/agent has no gated rollout to abort\n');
+  // A second abort changes nothing: it never goes "back" to the release it just left.
+  const second = await cli(sim, ['abort', 'agent', '--yes']);
+  expect(second).toEqual({
+    code: 0,
+    stderr: '',
+    stdout: 'Gated rollout already aborted: every node of daemonset default/agent is on revision 3; nothing to do.\n',
+  });
+  expect(everyNodeOn(sim, 'agent:v1')).toBe(true);
 });
 
 test('--approve stops after the canary (exit 0, paused, stage recorded); promote runs the rest', async () => {
@@ -186,14 +193,19 @@ test('--approve stops after the canary (exit 0, paused, stage recorded); promote
   expect(sim.images()['node-2']).toEqual(['agent:v1']);
 
   const witness = new Witness(sim);
-  const promoted = await cli(sim, ['promote', 'agent']);
+  // Without a terminal, promote deletes nothing unless told to.
+  expect(await cli(sim, ['promote', 'agent'])).toMatchObject({
+    code: 1,
+    stderr: 'error: refusing to promote without confirmation: there is no terminal to ask on; pass --yes, or --dry-run to only look\n',
+  });
+  const promoted = await cli(sim, ['promote', 'agent', '--yes']);
   witness.stop();
   expect({code: promoted.code, stderr: promoted.stderr}).toEqual({code: 0, stderr: ''});
   expect(promoted.stdout).toContain('Gated rollout of daemonset default/agent continues at stage 2/2:');
   expect(everyNodeOn(sim, 'agent:v2')).toBe(true);
   expect(record(sim)).toMatchObject({phase: 'complete', stage: 1});
   expect(witness.max.count).toBeLessThanOrEqual(1);
-  expect((await cli(sim, ['promote', 'agent'])).stderr).toBe('error: daemonset default/agent has no gated rollout waiting for approval\n');
+  expect((await cli(sim, ['promote', 'agent', '--yes'])).stderr).toBe('error: daemonset default/agent has no gated rollout waiting for approval\n');
 });
 
 test('a strategy file with a problem names its line; nothing is changed', async () => {
