@@ -364,6 +364,17 @@ export function effectiveGatedRecord(ds: DaemonSet, record: GatedRecord): GatedR
   return {...record, phase: rolledOut ? 'complete' : 'abandoned', bakeUntil: undefined};
 }
 
+/**
+ * A record that ended behind its back (the DaemonSet runs RollingUpdate again), as it ended: `pause` writes it in
+ * the same patch, so pausing again does not bring a finished rollout back. Undefined: nothing to settle.
+ */
+export function settledGatedRecord(ds: DaemonSet): GatedRecord | undefined {
+  const found = gatedRecordOf(ds);
+  if (found.kind !== 'record' || FINISHED_GATED_PHASES.has(found.record.phase)) return undefined;
+  const effective = effectiveGatedRecord(ds, found.record);
+  return effective.phase === found.record.phase ? undefined : effective;
+}
+
 /** The gated rollout under way on `ds` (its effective record, not finished), if any. */
 export function ongoingGatedRecord(ds: DaemonSet): GatedRecord | undefined {
   const found = gatedRecordOf(ds);

@@ -136,6 +136,7 @@ export {
   recordedFailures,
   resolveGatedStage,
   resolveGatedStages,
+  settledGatedRecord,
   type GateFailure,
   type GateInput,
   type GateVerdict,

@@ -2,7 +2,16 @@
 // against the resourceVersion it was decided on. No oclif here; the command renders the result.
 import type {DaemonSetRef} from '../cluster/cluster-source.js';
 import type {ClusterWriter, DryRunMode} from '../cluster/cluster-writer.js';
-import {type DaemonSet, PAUSED_STRATEGY_ANNOTATION, type PauseDecision, type PausedStrategy, pauseDecision} from '../core/index.js';
+import {
+  type DaemonSet,
+  GATED_ROLLOUT_ANNOTATION,
+  PAUSED_STRATEGY_ANNOTATION,
+  type PauseDecision,
+  type PausedStrategy,
+  formatGatedRecord,
+  pauseDecision,
+  settledGatedRecord,
+} from '../core/index.js';
 import {InputError} from '../errors.js';
 
 export interface PauseOptions {
@@ -41,7 +50,12 @@ export async function pauseDaemonSet(options: PauseOptions): Promise<PauseResult
     ref,
     (current: DaemonSet) => {
       decision = pauseDecision(current, rfc3339(options.now()));
-      return decision.kind === 'patch' && options.dryRun !== 'client' ? {type: 'merge', body: decision.body} : undefined;
+      if (decision.kind !== 'patch' || options.dryRun === 'client') return undefined;
+      const settled = settledGatedRecord(current);
+      if (!settled) return {type: 'merge', body: decision.body};
+      const body = decision.body as {metadata?: {annotations?: Record<string, unknown>}};
+      const annotations = {...body.metadata?.annotations, [GATED_ROLLOUT_ANNOTATION]: formatGatedRecord(settled)};
+      return {type: 'merge', body: {...body, metadata: {...body.metadata, annotations}}};
     },
     {dryRun: options.dryRun === 'server'},
   );

@@ -8,6 +8,8 @@ export default class Resume extends BaseCommand {
 
   static override description = `Restores the RollingUpdate settings recorded by \`ds-rollout pause\` (annotation ds-rollout.io/paused-strategy) and removes the record, in one patch sent with the resourceVersion it was computed from. The controller then carries on with the rollout under its own rules.
 
+A DaemonSet whose gated rollout is under way (ds-rollout.io/gated-rollout) is refused, naming promote and abort: resuming would hand every node to the controller outside the rollout's stages. --force resumes it anyway and ends the gated rollout (its record says abandoned).
+
 A DaemonSet that ds-rollout did not pause (OnDelete by its own choice, or a record that cannot be read) is refused, unless --force with an explicit strategy: --max-unavailable (and --max-surge). A DaemonSet that runs RollingUpdate already is "not paused" (exit 1); if it still carries a leftover record (for example after \`step --controller\` was killed), only the record is removed.
 
 Needs RBAC: get and patch daemonsets.
@@ -32,7 +34,10 @@ Exit status: 0 resumed; 1 usage or input error (not paused, not paused by ds-rol
 
   static override flags = {
     ...liveClusterFlags,
-    force: Flags.boolean({summary: 'Resume with the strategy given by --max-unavailable/--max-surge, also a DaemonSet ds-rollout did not pause.'}),
+    force: Flags.boolean({
+      summary:
+        'Resume with the strategy given by --max-unavailable/--max-surge, also a DaemonSet ds-rollout did not pause; end a gated rollout under way (its record says abandoned).',
+    }),
     'max-unavailable': intOrPercentFlag('max-unavailable', {summary: 'With --force: maxUnavailable of the RollingUpdate strategy.'}),
     'max-surge': intOrPercentFlag('max-surge', {summary: 'With --force: maxSurge of the RollingUpdate strategy (default 0).'}),
     'dry-run': dryRunFlag,
@@ -46,7 +51,7 @@ Exit status: 0 resumed; 1 usage or input error (not paused, not paused by ds-rol
       const {UsageError} = await import('../../errors.js');
       throw new UsageError('--max-unavailable and --max-surge replace the recorded strategy only with --force');
     }
-    if (flags.force && maxUnavailable === undefined) {
+    if (flags.force && maxUnavailable === undefined && flags['max-surge'] !== undefined) {
       const {UsageError} = await import('../../errors.js');
       throw new UsageError('--force needs the strategy to resume with: --max-unavailable N [--max-surge M]');
     }
@@ -59,6 +64,7 @@ Exit status: 0 resumed; 1 usage or input error (not paused, not paused by ds-rol
         ? {force: {maxUnavailable, ...(flags['max-surge'] !== undefined ? {maxSurge: flags['max-surge']} : {})}}
         : {}),
       ...(flags['dry-run'] === 'none' ? {} : {dryRun: flags['dry-run']}),
+      ...(flags.force ? {abandonGated: true} : {}),
     });
     if (flags.output === 'text') {
       const [{renderResumeText}, {colorEnabled}] = await Promise.all([import('../../output/step-text.js'), import('../../output/color.js')]);

@@ -45,6 +45,8 @@ Exit status: 0 rolled back, skipped, or dry run; 1 usage or input error (unknown
     const live = await openLiveCluster(flags, 'undo');
     const ref = {namespace: live.namespace, name: args.name};
     const preview = await undo.previewUndo({source: live.source, ref, toRevision: flags['to-revision'], now: flags.now ?? Date.now()});
+    const refusal = (await import('../../gated-command.js')).gatedRefusal(preview.daemonSet, ref, 'undo');
+    if (refusal) throw refusal;
     const color = colorEnabled(process.stdout.isTTY, process.env);
     const json = flags.output !== 'text';
     const print = async (outcome: {applied: boolean; dryRun: boolean}) => {
