@@ -544,15 +544,29 @@ class GatedRollout {
     const text = formatGatedRecord(next);
     const previous =
       this.lastText === undefined ? undefined : gatedRecordOf({metadata: {annotations: {[GATED_ROLLOUT_ANNOTATION]: this.lastText}}} as unknown as DaemonSet);
-    await this.cluster.patchDaemonSet(this.ref, (current) => {
-      if (current.metadata.annotations?.[GATED_ROLLOUT_ANNOTATION] !== this.lastText) {
-        throw new RolloutStuckError(`another ds-rollout changed the gated rollout of ${describeRef(this.ref)} meanwhile: stopped; the DaemonSet stays paused`);
-      }
-      if (!options.templateChanged && templateOf(current) !== next.template) {
-        throw new RolloutStuckError(`the template of ${describeRef(this.ref)} changed during its gated rollout: stopped; the DaemonSet stays paused`);
-      }
-      return {type: 'merge', body: gatedRecordBody(next)};
-    });
+    // The watched DaemonSet saves a GET when it shows what this run last wrote (a stale one fails its
+    // resourceVersion precondition and is read again; one that would fail the checks below is not used).
+    const watched = this.follower?.latest?.daemonSet;
+    const usable =
+      watched !== undefined &&
+      watched.metadata.annotations?.[GATED_ROLLOUT_ANNOTATION] === this.lastText &&
+      (options.templateChanged === true || templateOf(watched) === next.template);
+    const base = usable ? watched : undefined;
+    await this.cluster.patchDaemonSet(
+      this.ref,
+      (current) => {
+        if (current.metadata.annotations?.[GATED_ROLLOUT_ANNOTATION] !== this.lastText) {
+          throw new RolloutStuckError(
+            `another ds-rollout changed the gated rollout of ${describeRef(this.ref)} meanwhile: stopped; the DaemonSet stays paused`,
+          );
+        }
+        if (!options.templateChanged && templateOf(current) !== next.template) {
+          throw new RolloutStuckError(`the template of ${describeRef(this.ref)} changed during its gated rollout: stopped; the DaemonSet stays paused`);
+        }
+        return {type: 'merge', body: gatedRecordBody(next)};
+      },
+      base ? {base} : {},
+    );
     this.lastText = text;
     this.record = next;
     this.options.onTransition?.(next, previous?.kind === 'record' ? previous.record : undefined);
