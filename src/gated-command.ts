@@ -134,6 +134,9 @@ export async function runGatedCommand(run: GatedRun): Promise<void> {
   const color = colorEnabled(out.isTTY, process.env);
   const interrupt = stopAtSafePoint(out);
   const dryRun = run.flags['dry-run'] ?? 'none';
+  // Tests of a driver killed mid-rollout choose the point: SIGKILL right after this many record writes.
+  const killAfter = Number(process.env['DS_ROLLOUT_TEST_KILL_AFTER_RECORD_WRITES'] ?? 0);
+  let writes = 0;
   const options = {
     cluster: step.stepClusterOf(live),
     ...(dryRun !== 'none' ? {dryRun} : {}),
@@ -147,6 +150,9 @@ export async function runGatedCommand(run: GatedRun): Promise<void> {
       if (line !== undefined) out.write(`${line}\n`);
     },
     signal: interrupt.signal,
+    onTransition: () => {
+      if (killAfter > 0 && ++writes >= killAfter) process.kill(process.pid, 'SIGKILL');
+    },
   };
   try {
     if (run.mode === 'abort') {

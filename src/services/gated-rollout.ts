@@ -473,7 +473,7 @@ class GatedRollout {
     const aborting: GatedRecord = {...this.record, from: target, phase: 'aborting', bakeUntil: undefined};
     if (this.record.phase !== 'aborting' || this.record.from?.hash !== target.hash) await this.write(aborting, {templateChanged: true});
     if (!preview.skipped) {
-      await applyUndo(this.options.writer, preview);
+      await applyUndo(this.options.writer, preview, {follower: this.follow()});
       // The step decides on the watched state: not before it shows the template back on the origin.
       await this.follow().until((s) => (this.templateHashOf(s) === target.hash ? s : undefined), {timeoutMs: 0, tickMs: this.tickMs});
     }
@@ -495,8 +495,12 @@ class GatedRollout {
         throw error instanceof InterruptedError ? error : this.abortStopped(error);
       }
     }
-    const after = await this.state();
-    const left = this.nodesOnRelease(after);
+    // The step is done with what it saw; the watch may not show its last deletions yet: wait for it (bounded).
+    const settledState = await this.follow().until((s) => (this.nodesOnRelease(s).length === 0 ? s : undefined), {
+      timeoutMs: 30_000,
+      tickMs: this.tickMs,
+    });
+    const left = settledState === 'timeout' ? this.nodesOnRelease(await this.state()) : [];
     if (left.length > 0) {
       throw this.abortStopped(
         new RolloutStuckError(
