@@ -1,7 +1,7 @@
 // What `step --canary ...`, `promote` and `abort` share: the gated strategy from flags and a strategy file, the
 // gated rollout service run against a live cluster, its progress printed. Loaded lazily by those commands.
 import {readFile} from 'node:fs/promises';
-import {type CanarySpec, type DaemonSet, type GatedStrategy, gatedProgressOf, strategyFromDocument, strategyLine} from './core/index.js';
+import {type CanarySpec, type DaemonSet, type GatedStrategy, gatedRefusalReason, strategyFromDocument, strategyLine} from './core/index.js';
 import {InputError, UsageError} from './errors.js';
 import {isDocumentFormat, type OutputFormat, parseDuration} from './flags.js';
 import {stopAtSafePoint} from './interrupt.js';
@@ -170,23 +170,13 @@ export async function runGatedCommand(run: GatedRun): Promise<void> {
   }
 }
 
-const GATED_REFUSALS = {
-  step: 'a plain step would touch nodes outside the stage; rerun the gated step, or',
-  undo: 'undo would leave its record behind; roll it back with abort (back to the revision it started from), or continue with',
-} as const;
-
 /**
  * A plain `step` or an `undo` on a DaemonSet whose gated rollout is under way would work around its record:
  * refused, with the commands that continue or end the gated rollout (their dry runs meet the same refusal).
  */
-export function gatedRefusal(ds: DaemonSet, ref: {namespace: string; name: string}, command: keyof typeof GATED_REFUSALS): InputError | undefined {
-  const progress = gatedProgressOf(ds, 0);
-  if (!progress) return undefined;
-  const name = `${ref.name} -n ${ref.namespace}`;
-  const next = progress.phase === 'aborting' ? `kubectl ds-rollout abort ${name}` : `kubectl ds-rollout promote ${name} / abort ${name}`;
-  return new InputError(
-    `daemonset ${ref.namespace}/${ref.name} has a gated rollout under way (stage ${progress.stage}/${progress.stages} ${progress.name}, ${progress.phase}): ${GATED_REFUSALS[command]} ${next}`,
-  );
+export function gatedRefusal(ds: DaemonSet, ref: {namespace: string; name: string}, command: 'step' | 'undo'): InputError | undefined {
+  const reason = gatedRefusalReason(ds, ref, command);
+  return reason === undefined ? undefined : new InputError(reason);
 }
 
 export async function refuseIfGated(

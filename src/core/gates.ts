@@ -383,6 +383,24 @@ export function ongoingGatedRecord(ds: DaemonSet): GatedRecord | undefined {
   return FINISHED_GATED_PHASES.has(record.phase) ? undefined : record;
 }
 
+const GATED_REFUSALS = {
+  step: 'a plain step would touch nodes outside the stage; rerun the gated step, or',
+  undo: 'undo would leave its record behind; roll it back with abort (back to the revision it started from), or continue with',
+} as const;
+
+/** Why a plain `step` or an `undo` is refused while a gated rollout is under way (undefined: it is not). */
+export function gatedRefusalReason(
+  ds: DaemonSet,
+  ref: {readonly namespace: string; readonly name: string},
+  command: keyof typeof GATED_REFUSALS,
+): string | undefined {
+  const progress = gatedProgressOf(ds, 0);
+  if (!progress) return undefined;
+  const name = `${ref.name} -n ${ref.namespace}`;
+  const next = progress.phase === 'aborting' ? `kubectl ds-rollout abort ${name}` : `kubectl ds-rollout promote ${name} / abort ${name}`;
+  return `daemonset ${ref.namespace}/${ref.name} has a gated rollout under way (stage ${progress.stage}/${progress.stages} ${progress.name}, ${progress.phase}): ${GATED_REFUSALS[command]} ${next}`;
+}
+
 /** The gated rollout in progress on `ds` (not finished), as status and ds-plan show it. */
 export function gatedProgressOf(ds: DaemonSet, now: number): GatedProgress | undefined {
   const record = ongoingGatedRecord(ds);

@@ -146,6 +146,7 @@ export {
   formatGatedRecord,
   gatedProgress,
   gatedProgressOf,
+  gatedRefusalReason,
   gatedRecordBody,
   gatedRecordOf,
   judgeGate,
