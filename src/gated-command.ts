@@ -1,6 +1,6 @@
 // What `step --canary ...`, `promote` and `abort` share: the gated strategy from flags and a strategy file, the
 // gated rollout service run against a live cluster, its progress printed. Loaded lazily by those commands.
-import {type CanarySpec, type DaemonSet, type GatedStrategy, strategyFromDocument, strategyLine} from './core/index.js';
+import {type CanarySpec, type DaemonSet, type GatedStrategy, gatedRefusalReason, strategyFromDocument, strategyLine} from './core/index.js';
 import {InputError, UsageError} from './errors.js';
 import {isDocumentFormat, type OutputFormat, parseDuration} from './flags.js';
 import {stopAtSafePoint} from './interrupt.js';
@@ -87,8 +87,30 @@ export interface GatedRun {
     readonly 'request-timeout'?: number | undefined;
     readonly timeout?: number | undefined;
     readonly 'max-unavailable'?: number | string | undefined;
+    readonly 'dry-run'?: 'none' | 'client' | 'server' | undefined;
+    readonly yes?: boolean | undefined;
     readonly output?: OutputFormat;
   };
+}
+
+/**
+ * `promote` and `abort` delete pods: without --yes they ask on a terminal, and refuse without one (as `step`).
+ * A dry run changes nothing and needs neither.
+ */
+export async function confirmGated(run: GatedRun): Promise<void> {
+  if (run.flags.yes || (run.flags['dry-run'] ?? 'none') !== 'none') return;
+  if (!process.stdin.isTTY) {
+    throw new UsageError(`refusing to ${run.mode} without confirmation: there is no terminal to ask on; pass --yes, or --dry-run to only look`);
+  }
+  const {createInterface} = await import('node:readline/promises');
+  const rl = createInterface({input: process.stdin, output: process.stderr});
+  const where = run.flags.namespace ? `${run.flags.namespace}/${run.name}` : run.name;
+  try {
+    const answer = (await rl.question(`${run.mode === 'abort' ? 'Abort' : 'Promote'} the gated rollout of daemonset ${where}? [y/N] `)).trim().toLowerCase();
+    if (!/^y(es)?$/.test(answer)) throw new UsageError(`${run.mode}: not confirmed; nothing was changed`);
+  } finally {
+    rl.close();
+  }
 }
 
 /** Runs the gated rollout service and prints its progress (stdout in text mode, stderr under -o json|yaml). */
@@ -108,7 +130,11 @@ export async function runGatedCommand(run: GatedRun): Promise<void> {
   const out = isDocumentFormat(output) ? process.stderr : process.stdout;
   const color = colorEnabled(out.isTTY, process.env);
   const interrupt = stopAtSafePoint(out);
-  // Every stage transition and gate failure is also an Event on the DaemonSet (docs/gated/detached.md).
+  const dryRun = run.flags['dry-run'] ?? 'none';
+  // Tests of a driver killed mid-rollout choose the point: SIGKILL right after this many record writes.
+  const killAfter = Number(process.env['DS_ROLLOUT_TEST_KILL_AFTER_RECORD_WRITES'] ?? 0);
+  let writes = 0;
+  // Every stage transition and gate failure is also an Event on the DaemonSet (docs/gated/detached.md); a dry run records none.
   const events = await import('./services/rollout-events.js');
   const recorded = events.gatedRunEvents(
     new events.RolloutEventRecorder((await import('./cluster/live/objects.js')).liveEventSink(live), ref, (line) => process.stderr.write(`${line}\n`)),
@@ -120,6 +146,7 @@ export async function runGatedCommand(run: GatedRun): Promise<void> {
   }
   const options = {
     cluster: step.stepClusterOf(live),
+    ...(dryRun !== 'none' ? {dryRun} : {}),
     source: live.source,
     writer: live.writer,
     ref,
@@ -128,42 +155,45 @@ export async function runGatedCommand(run: GatedRun): Promise<void> {
     onEvent: (event: Parameters<typeof view.renderGatedEvent>[0]) => {
       const line = view.renderGatedEvent(event, ref, color);
       if (line !== undefined) out.write(`${line}\n`);
-      recorded.progress(event);
+      if (dryRun === 'none') recorded.progress(event);
     },
     signal: interrupt.signal,
+    onTransition: () => {
+      if (killAfter > 0 && ++writes >= killAfter) process.kill(process.pid, 'SIGKILL');
+    },
   };
   try {
     if (run.mode === 'abort') {
       const undone = await gated.abortGatedRollout(options);
-      recorded.aborted(undone);
-      const summary = `Gated rollout aborted: daemonset ${ref.namespace}/${ref.name} is back on revision ${undone.toRevision}${undone.nodes.length > 0 ? ` (stepped back: ${undone.nodes.join(', ')})` : ''}; it stays paused.`;
-      if (isDocumentFormat(output)) process.stdout.write(await renderDocument({kind: 'GatedRolloutAbort', daemonSet: ref, ...undone}, output));
-      else process.stdout.write(`${summary}\n`);
+      if (undone.outcome === 'aborted') recorded.aborted(undone);
+      if (isDocumentFormat(output)) process.stdout.write(await renderDocument(undone, output));
+      else process.stdout.write(`${view.renderAbortSummary(undone)}\n`);
       return;
     }
     const result = await gated.runGatedRollout({...options, ...(strategy ? {strategy} : {}), promote: run.mode === 'promote'});
-    recorded.ended(result);
+    if (dryRun === 'none') recorded.ended(result);
     if (isDocumentFormat(output)) process.stdout.write(await renderDocument(result, output));
     else process.stdout.write(`${view.renderGatedSummary(result, ref)}\n`);
   } finally {
     interrupt.dispose();
     await recorded.flush();
+    live.client.close();
   }
 }
 
 /**
- * A plain `step` on a DaemonSet whose gated rollout is under way would step nodes outside the current stage:
- * refused, with the commands that continue or end the gated rollout. (--dry-run only looks, and is let through.)
+ * A plain `step` or an `undo` on a DaemonSet whose gated rollout is under way would work around its record:
+ * refused, with the commands that continue or end the gated rollout (their dry runs meet the same refusal).
  */
+export function gatedRefusal(ds: DaemonSet, ref: {namespace: string; name: string}, command: 'step' | 'undo'): InputError | undefined {
+  const reason = gatedRefusalReason(ds, ref, command);
+  return reason === undefined ? undefined : new InputError(reason);
+}
+
 export async function refuseIfGated(
   live: {source: {readDaemonSet(ref: {namespace: string; name: string}): Promise<DaemonSet>}},
   ref: {namespace: string; name: string},
 ): Promise<void> {
-  const {gatedProgressOf} = await import('./core/index.js');
-  const progress = gatedProgressOf(await live.source.readDaemonSet(ref), 0);
-  if (!progress) return;
-  const name = `${ref.name} -n ${ref.namespace}`;
-  throw new InputError(
-    `daemonset ${ref.namespace}/${ref.name} has a gated rollout under way (stage ${progress.stage}/${progress.stages} ${progress.name}, ${progress.phase}): a plain step would touch nodes outside the stage; rerun the gated step, or kubectl ds-rollout promote ${name} / abort ${name}`,
-  );
+  const refusal = gatedRefusal(await live.source.readDaemonSet(ref), ref, 'step');
+  if (refusal) throw refusal;
 }

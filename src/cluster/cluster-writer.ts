@@ -27,6 +27,11 @@ export type DryRunMode = 'client' | 'server';
 export interface WriteOptions {
   /** Sent with dryRun=All: validated, defaulted and answered, but not stored. */
   readonly dryRun?: boolean;
+  /**
+   * patchDaemonSet: a recent copy (a watch's) to decide the first attempt on instead of a GET; its resourceVersion
+   * is the precondition, so a stale copy costs a 409 and a fresh read, never a stale write.
+   */
+  readonly base?: DaemonSet;
 }
 
 export interface PodPreconditions {

@@ -6,6 +6,7 @@ import {labelSelectorMatches, parseLabelSelector} from './selectors.js';
 import {nodeShouldRunDaemonPod} from './eligibility.js';
 import {isPodReady} from './availability.js';
 import {waveLanding} from './step-wave.js';
+import {computeTemplateHash} from './revisions.js';
 import type {ClusterState, DaemonSet, IntOrString, Node} from './types.js';
 import type {StepEvent} from './step-wave.js';
 
@@ -33,6 +34,7 @@ export interface GatedStrategy {
   readonly onFailure: OnFailure;
 }
 
+/** A stage as the rollout works on it: its nodes resolved on the cluster as it is (see resolveGatedStage). */
 export interface GatedStage {
   readonly name: string;
   /** The nodes this stage may replace pods on, cumulative (earlier stages included); undefined: every node. */
@@ -42,7 +44,40 @@ export interface GatedStage {
   readonly approve: boolean;
 }
 
-export type GatedPhase = 'rolling' | 'baking' | 'awaiting-approval' | 'failed' | 'complete' | 'aborted';
+/**
+ * A stage as the record keeps it: how to choose its nodes, never a list that grows with the fleet (the record
+ * must fit in an annotation at 15,000 nodes). `nodes` and `selector` are the operator's own choice of canary.
+ */
+export interface GatedStageRecord {
+  readonly name: string;
+  /** Chosen by name (--canary-nodes). */
+  readonly nodes?: readonly string[];
+  /** Chosen by label (--canary-selector). */
+  readonly selector?: string;
+  /** How many nodes, earlier stages included: the canary's chosen nodes, then those already on the new revision, then by name. */
+  readonly count?: number;
+  readonly bakeMs: number;
+  /** Stop after this stage's bake until `promote`. */
+  readonly approve: boolean;
+}
+
+/**
+ * `aborting`: on its way back to the revision it started from (a rerun of abort continues); `abandoned`: ended by
+ * `resume --force` or by the DaemonSet no longer being paused before it completed.
+ */
+export type GatedPhase = 'rolling' | 'baking' | 'awaiting-approval' | 'failed' | 'aborting' | 'complete' | 'aborted' | 'abandoned';
+
+/** Phases after which nothing is left to do: a new gated rollout may start. */
+export const FINISHED_GATED_PHASES: ReadonlySet<GatedPhase> = new Set(['complete', 'aborted', 'abandoned']);
+
+/** The revision a gated rollout started from: abort brings every node back to it (by hash: undo renumbers it). */
+export interface RolloutOrigin {
+  readonly revision: number;
+  readonly hash: string;
+}
+
+/** The most failures a record keeps (the rest are counted): the gate may fail on every node of a large stage. */
+export const MAX_RECORDED_FAILURES = 5;
 
 export interface GateFailure {
   readonly pod: string;
@@ -54,19 +89,22 @@ export interface GateFailure {
 export interface GatedRecord {
   /** Template hash of the revision being rolled out: another template means someone else changed it. */
   readonly template: string;
-  readonly stages: readonly GatedStage[];
+  /** Where abort goes back to (absent in records written before it was kept: the revision before the current one). */
+  readonly from?: RolloutOrigin;
+  readonly stages: readonly GatedStageRecord[];
   readonly stage: number;
   readonly phase: GatedPhase;
   /** Server clock, epoch ms: when the current stage's bake passes. */
   readonly bakeUntil?: number;
+  /** The first MAX_RECORDED_FAILURES failures of the gate. */
   readonly failures: readonly GateFailure[];
+  /** How many failures there were, when more than those kept. */
+  readonly failureCount?: number;
   readonly maxRestarts: number;
   readonly progressDeadlineMs: number;
   readonly onFailure: OnFailure;
   /** `--max-unavailable` of the first run, kept for promote and reruns (undefined: the pause record's budget). */
   readonly maxUnavailable?: IntOrString;
-  /** Pod uids seen Ready: losing Ready after that fails the gate. */
-  readonly seenReady: readonly string[];
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -82,42 +120,64 @@ function percentOf(percent: number, total: number): number {
   return Math.min(total, Math.max(1, Math.ceil((percent * total) / 100)));
 }
 
-/**
- * The stages for `strategy` on this cluster: the canary's nodes (nodes already running the new revision first,
- * then by name, so a rerun picks the same ones), then each wave's cumulative share, the last one every node.
- * Throws a one-line reason when the canary cannot be chosen.
- */
-export function planGatedStages(state: ClusterState, strategy: GatedStrategy): GatedStage[] {
+/** The nodes that run the daemon, those already on the DaemonSet's template first, then by name. */
+function preferredNodes(state: ClusterState): {eligible: Node[]; preferred: string[]} {
   const eligible = daemonNodes(state.daemonSet, state.nodes);
   const names = eligible.map((n) => n.metadata.name);
   const landing = waveLanding(state, names, Number.POSITIVE_INFINITY);
   const fresh = new Set(landing.nodes.filter((n) => n.state !== 'old' && n.pod !== undefined).map((n) => n.node));
-  const preferred = [...names.filter((n) => fresh.has(n)), ...names.filter((n) => !fresh.has(n))];
-  const stages: GatedStage[] = [];
-  let chosen: string[] = [];
+  return {eligible, preferred: [...names.filter((n) => fresh.has(n)), ...names.filter((n) => !fresh.has(n))]};
+}
+
+function chosenNodes(stage: GatedStageRecord, eligible: readonly Node[]): string[] {
+  if (stage.nodes) return [...stage.nodes];
+  if (stage.selector === undefined) return [];
+  const selector = parseLabelSelector(stage.selector);
+  return eligible.filter((n) => labelSelectorMatches(selector, n.metadata.labels)).map((n) => n.metadata.name);
+}
+
+/**
+ * The stages for `strategy` on this cluster: the canary (chosen nodes, a selector, or a count), then each wave's
+ * cumulative share, the last one every node. Counts are fixed now; which nodes fill them is decided when a stage
+ * runs (resolveGatedStage): the nodes already on the new revision first, so a rerun picks the same ones.
+ * Throws a one-line reason when the canary cannot be chosen.
+ */
+export function planGatedStages(state: ClusterState, strategy: GatedStrategy): GatedStageRecord[] {
+  const eligible = daemonNodes(state.daemonSet, state.nodes);
+  const names = eligible.map((n) => n.metadata.name);
+  const stages: GatedStageRecord[] = [];
+  let chosen = 0;
   const canary = strategy.canary;
+  let explicit: Pick<GatedStageRecord, 'nodes' | 'selector'> = {};
   if (canary) {
     switch (canary.kind) {
       case 'count':
-        chosen = preferred.slice(0, Math.min(canary.count, names.length));
+        chosen = Math.min(canary.count, names.length);
         break;
       case 'percent':
-        chosen = preferred.slice(0, percentOf(canary.percent, names.length));
+        chosen = percentOf(canary.percent, names.length);
         break;
       case 'nodes': {
         const unknown = canary.nodes.filter((n) => !names.includes(n));
         if (unknown.length > 0) throw new Error(`canary ${unknown.length === 1 ? 'node does' : 'nodes do'} not run the daemon: ${unknown.join(', ')}`);
-        chosen = [...canary.nodes];
+        explicit = {nodes: [...canary.nodes]};
+        chosen = canary.nodes.length;
         break;
       }
       case 'selector': {
-        const selector = parseLabelSelector(canary.selector);
-        chosen = eligible.filter((n) => labelSelectorMatches(selector, n.metadata.labels)).map((n) => n.metadata.name);
-        if (chosen.length === 0) throw new Error(`no node that runs the daemon matches the canary selector ${canary.selector}`);
+        explicit = {selector: canary.selector};
+        chosen = chosenNodes(explicit as GatedStageRecord, eligible).length;
+        if (chosen === 0) throw new Error(`no node that runs the daemon matches the canary selector ${canary.selector}`);
         break;
       }
     }
-    stages.push({name: 'canary', nodes: chosen, bakeMs: strategy.canaryBakeMs, approve: strategy.approve});
+    stages.push({
+      name: 'canary',
+      ...explicit,
+      ...(explicit.nodes || explicit.selector ? {} : {count: chosen}),
+      bakeMs: strategy.canaryBakeMs,
+      approve: strategy.approve,
+    });
   }
   const waves = strategy.waves.length > 0 ? strategy.waves : [100];
   waves.forEach((percent, i) => {
@@ -128,12 +188,61 @@ export function planGatedStages(state: ClusterState, strategy: GatedStrategy): G
       stages.push({name, bakeMs: strategy.bakeMs, approve: false});
       return;
     }
-    const count = percentOf(percent, names.length);
-    const rest = preferred.filter((n) => !chosen.includes(n));
-    chosen = [...chosen, ...rest.slice(0, Math.max(0, count - chosen.length))];
-    stages.push({name, nodes: chosen, bakeMs: strategy.bakeMs, approve: false});
+    chosen = Math.max(chosen, percentOf(percent, names.length));
+    stages.push({name, count: chosen, bakeMs: strategy.bakeMs, approve: false});
   });
   return stages;
+}
+
+/**
+ * Stage `index` with its nodes chosen on `state`: the canary's chosen nodes (by name or label, in every later
+ * stage too), then up to `count` the nodes already on the new revision, then by name; no count and no choice:
+ * every node.
+ */
+export function resolveGatedStage(
+  state: ClusterState,
+  stages: readonly GatedStageRecord[],
+  index: number,
+  nodes: {eligible: Node[]; preferred: string[]} | undefined = undefined,
+): GatedStage {
+  const stage = stages[index]!;
+  const base = {name: stage.name, bakeMs: stage.bakeMs, approve: stage.approve};
+  const first = stages[0]!;
+  const explicit = stage.nodes !== undefined || stage.selector !== undefined;
+  if (!explicit && stage.count === undefined) return base;
+  const {eligible, preferred} = nodes ?? preferredNodes(state);
+  const chosen = explicit ? chosenNodes(stage, eligible) : chosenNodes(first, eligible);
+  if (stage.count !== undefined && chosen.length < stage.count) {
+    const taken = new Set(chosen);
+    for (const name of preferred) {
+      if (chosen.length >= stage.count) break;
+      if (!taken.has(name)) chosen.push(name);
+    }
+  }
+  return {...base, nodes: chosen};
+}
+
+/** Every stage resolved on `state` (the plan as it is printed). */
+export function resolveGatedStages(state: ClusterState, stages: readonly GatedStageRecord[]): GatedStage[] {
+  const nodes = preferredNodes(state);
+  return stages.map((_, i) => resolveGatedStage(state, stages, i, nodes));
+}
+
+/**
+ * The revision a gated rollout starts from: the newest of the DaemonSet's revisions other than its template's (the
+ * template it had before the change being rolled out, as `kubectl rollout undo` picks).
+ */
+export function chooseRolloutOrigin(revisions: readonly RolloutOrigin[], template: string): RolloutOrigin | undefined {
+  let best: RolloutOrigin | undefined;
+  for (const r of revisions) if (r.hash !== template && (best === undefined || r.revision > best.revision)) best = r;
+  return best;
+}
+
+/** The failures a record keeps: the first few, and how many there were. */
+export function recordedFailures(failures: readonly GateFailure[]): Pick<GatedRecord, 'failures' | 'failureCount'> {
+  return failures.length > MAX_RECORDED_FAILURES
+    ? {failures: failures.slice(0, MAX_RECORDED_FAILURES), failureCount: failures.length}
+    : {failures: [...failures]};
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -198,6 +307,10 @@ export function judgeGate(input: GateInput): GateVerdict {
 export type GatedRecordState =
   {readonly kind: 'none'} | {readonly kind: 'record'; readonly record: GatedRecord} | {readonly kind: 'invalid'; readonly error: string};
 
+function computeTemplateHashOf(ds: DaemonSet): string {
+  return computeTemplateHash(ds.spec.template);
+}
+
 export function gatedRecordOf(ds: DaemonSet): GatedRecordState {
   const text = ds.metadata.annotations?.[GATED_ROLLOUT_ANNOTATION];
   if (text === undefined || text === '') return {kind: 'none'};
@@ -206,7 +319,9 @@ export function gatedRecordOf(ds: DaemonSet): GatedRecordState {
     if (typeof value !== 'object' || value === null || !Array.isArray(value.stages) || typeof value.stage !== 'number' || typeof value.phase !== 'string') {
       return {kind: 'invalid', error: 'not a gated rollout record'};
     }
-    return {kind: 'record', record: {...value, failures: value.failures ?? [], seenReady: value.seenReady ?? []}};
+    // Records written before the per-pod list was dropped still carry it: not kept.
+    const {seenReady: _legacy, ...record} = value as GatedRecord & {seenReady?: unknown};
+    return {kind: 'record', record: {...record, failures: record.failures ?? []}};
   } catch (error) {
     return {kind: 'invalid', error: (error as Error).message};
   }
@@ -234,13 +349,68 @@ export interface GatedProgress {
   readonly job?: string;
 }
 
-/** The gated rollout in progress on `ds` (not finished, not aborted), as status and ds-plan show it. */
-export function gatedProgressOf(ds: DaemonSet, now: number): GatedProgress | undefined {
+/**
+ * The record as the cluster has it now. A gated rollout holds its DaemonSet paused (OnDelete) until it ends: one
+ * whose DaemonSet runs under RollingUpdate again was ended by someone else (kubectl, a resume): it reads
+ * `complete` when the controller has rolled out the record's template everywhere, else `abandoned`. So no record
+ * outlives its rollout and blocks the next one.
+ */
+export function effectiveGatedRecord(ds: DaemonSet, record: GatedRecord): GatedRecord {
+  if (FINISHED_GATED_PHASES.has(record.phase) || ds.spec.updateStrategy?.type === 'OnDelete') return record;
+  const status = ds.status;
+  const rolledOut =
+    computeTemplateHashOf(ds) === record.template &&
+    status !== undefined &&
+    (status.observedGeneration ?? 0) >= (ds.metadata.generation ?? 0) &&
+    (status.updatedNumberScheduled ?? 0) === status.desiredNumberScheduled &&
+    (status.numberAvailable ?? 0) === status.desiredNumberScheduled;
+  return {...record, phase: rolledOut ? 'complete' : 'abandoned', bakeUntil: undefined};
+}
+
+/**
+ * A record that ended behind its back (the DaemonSet runs RollingUpdate again), as it ended: `pause` writes it in
+ * the same patch, so pausing again does not bring a finished rollout back. Undefined: nothing to settle.
+ */
+export function settledGatedRecord(ds: DaemonSet): GatedRecord | undefined {
   const found = gatedRecordOf(ds);
-  if (found.kind !== 'record' || found.record.phase === 'complete' || found.record.phase === 'aborted') return undefined;
+  if (found.kind !== 'record' || FINISHED_GATED_PHASES.has(found.record.phase)) return undefined;
+  const effective = effectiveGatedRecord(ds, found.record);
+  return effective.phase === found.record.phase ? undefined : effective;
+}
+
+/** The gated rollout under way on `ds` (its effective record, not finished), if any. */
+export function ongoingGatedRecord(ds: DaemonSet): GatedRecord | undefined {
+  const found = gatedRecordOf(ds);
+  if (found.kind !== 'record') return undefined;
+  const record = effectiveGatedRecord(ds, found.record);
+  return FINISHED_GATED_PHASES.has(record.phase) ? undefined : record;
+}
+
+const GATED_REFUSALS = {
+  step: 'a plain step would touch nodes outside the stage; rerun the gated step, or',
+  undo: 'undo would leave its record behind; roll it back with abort (back to the revision it started from), or continue with',
+} as const;
+
+/** Why a plain `step` or an `undo` is refused while a gated rollout is under way (undefined: it is not). */
+export function gatedRefusalReason(
+  ds: DaemonSet,
+  ref: {readonly namespace: string; readonly name: string},
+  command: keyof typeof GATED_REFUSALS,
+): string | undefined {
+  const progress = gatedProgressOf(ds, 0);
+  if (!progress) return undefined;
+  const name = `${ref.name} -n ${ref.namespace}`;
+  const next = progress.phase === 'aborting' ? `kubectl ds-rollout abort ${name}` : `kubectl ds-rollout promote ${name} / abort ${name}`;
+  return `daemonset ${ref.namespace}/${ref.name} has a gated rollout under way (stage ${progress.stage}/${progress.stages} ${progress.name}, ${progress.phase}): ${GATED_REFUSALS[command]} ${next}`;
+}
+
+/** The gated rollout in progress on `ds` (not finished), as status and ds-plan show it. */
+export function gatedProgressOf(ds: DaemonSet, now: number): GatedProgress | undefined {
+  const record = ongoingGatedRecord(ds);
+  if (!record) return undefined;
   const job = detachedJobOf(ds);
-  const driven = job !== undefined && isDetachedJobOf(job, ds.metadata.name, found.record.template);
-  return {...gatedProgress(found.record, now), ...(driven ? {job} : {})};
+  const driven = job !== undefined && isDetachedJobOf(job, ds.metadata.name, record.template);
+  return {...gatedProgress(record, now), ...(driven ? {job} : {})};
 }
 
 export function gatedProgress(record: GatedRecord, now: number): GatedProgress {
@@ -400,9 +570,21 @@ export type GatedEvent =
 export interface GatedResult {
   readonly kind: 'GatedRollout';
   readonly daemonSet: {readonly namespace: string; readonly name: string};
-  /** `complete`: every stage passed; `awaiting-approval`: stopped after the canary for `promote`. */
-  readonly outcome: 'complete' | 'awaiting-approval';
+  /** `complete`: every stage passed; `awaiting-approval`: stopped after the canary for `promote`; `dry-run`: promote --dry-run. */
+  readonly outcome: 'complete' | 'awaiting-approval' | 'dry-run';
   readonly record: GatedRecord;
+}
+
+/** What `abort` did (or, with a dry run, would do). */
+export interface AbortResult {
+  readonly kind: 'GatedRolloutAbort';
+  readonly daemonSet: {readonly namespace: string; readonly name: string};
+  /** The revision every node is (or, with a dry run, would be) back on, as numbered now. */
+  readonly toRevision: number;
+  /** The nodes stepped back (dry run: to step back). */
+  readonly nodes: readonly string[];
+  /** `aborted`: every node is back; `already`: it was, nothing was done; `dry-run`. */
+  readonly outcome: 'aborted' | 'already' | 'dry-run';
 }
 
 export function describeGateFailure(failure: GateFailure): string {

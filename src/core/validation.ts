@@ -456,11 +456,15 @@ function validateAffinity(affinity: Affinity | undefined, field: string): FieldE
 export const TOTAL_ANNOTATION_SIZE_LIMIT_BYTES = 256 * 1024;
 
 function utf8Length(text: string): number {
-  let bytes = text.length;
-  // Only characters past ASCII take more than one byte; most annotations have none.
+  let bytes = 0;
   for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 0x80) bytes += c >= 0x800 && (c < 0xd800 || c > 0xdfff) ? 2 : c < 0x800 ? 1 : 0;
+    const code = text.charCodeAt(i);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code < 0xdc00) {
+      bytes += 4; // a surrogate pair: one code point of four bytes
+      i++;
+    } else bytes += 3;
   }
   return bytes;
 }

@@ -1,6 +1,6 @@
 // What a gated rollout prints for people: its plan, stages, bakes and gate failures, and the one-line progress
 // that status, ds-plan and the dashboard show.
-import {type GatedEvent, type GatedProgress, type GatedResult, type GatedStage, describeGateFailure} from '../core/index.js';
+import {type AbortResult, type GatedEvent, type GatedProgress, type GatedResult, type GatedStage, describeGateFailure} from '../core/index.js';
 import {palette} from './color.js';
 import {formatDuration, formatList} from './format.js';
 import {renderStepEvent} from './step-text.js';
@@ -47,11 +47,25 @@ export function renderGatedEvent(event: GatedEvent, ref: Ref, color: boolean): s
 
 export function renderGatedSummary(result: GatedResult, ref: Ref): string {
   const name = `${ref.name} -n ${ref.namespace}`;
+  if (result.outcome === 'dry-run')
+    return `Dry run: promote would continue the gated rollout at stage ${result.record.stage + 2}/${result.record.stages.length}; nothing was changed.`;
   if (result.outcome === 'awaiting-approval') {
     const stage = result.record.stages[result.record.stage]!;
     return `Stage ${stage.name} passed; waiting for approval. Continue: kubectl ds-rollout promote ${name}; roll back: kubectl ds-rollout abort ${name}`;
   }
   return `Gated rollout complete: every stage passed. The DaemonSet stays paused: kubectl ds-rollout resume ${name}`;
+}
+
+export function renderAbortSummary(result: AbortResult): string {
+  const ds = `daemonset ${result.daemonSet.namespace}/${result.daemonSet.name}`;
+  switch (result.outcome) {
+    case 'already':
+      return `Gated rollout already aborted: every node of ${ds} is on revision ${result.toRevision}; nothing to do.`;
+    case 'dry-run':
+      return `Dry run: abort would bring ${ds} back to revision ${result.toRevision}${result.nodes.length > 0 ? ` (stepping back ${formatList(result.nodes, 8)})` : ''}; nothing was changed.`;
+    case 'aborted':
+      return `Gated rollout aborted: ${ds} is back on revision ${result.toRevision}${result.nodes.length > 0 ? ` (stepped back: ${result.nodes.join(', ')})` : ''}; it stays paused.`;
+  }
 }
 
 /** `gated rollout: stage 2/3 wave 1 (50%), baking, 25s left`. */
@@ -61,7 +75,12 @@ export function describeGatedProgress(progress: GatedProgress): string {
 
 /** `stage 2/3 wave 1 (50%), baking, 25s left`: for a line whose label already says it is the gated rollout. */
 export function describeGatedStage(progress: GatedProgress): string {
-  const phase = progress.phase === 'awaiting-approval' ? 'awaiting approval (kubectl ds-rollout promote)' : progress.phase;
+  const phase =
+    progress.phase === 'awaiting-approval'
+      ? 'awaiting approval (kubectl ds-rollout promote)'
+      : progress.phase === 'aborting'
+        ? 'aborting (kubectl ds-rollout abort continues it)'
+        : progress.phase;
   const left = progress.bakeLeftSeconds !== undefined ? `, ${formatDuration(progress.bakeLeftSeconds)} left` : '';
   const failed = progress.failures.length > 0 ? `; gate failed: ${progress.failures.map(describeGateFailure).join('; ')}` : '';
   const job = progress.job !== undefined ? `, driven by Job ${progress.job}` : '';

@@ -57,6 +57,7 @@ export interface ResumeView {
   readonly from?: 'record' | 'flags';
   readonly pausedAt?: string;
   readonly dryRun: boolean;
+  readonly abandoned?: {readonly stage: string; readonly phase: string};
 }
 
 export function renderResumeText(result: ResumeView, color: boolean): string {
@@ -68,7 +69,10 @@ export function renderResumeText(result: ResumeView, color: boolean): string {
   }
   const restored = result.restored ? `RollingUpdate ${budgets(result.restored)}` : 'RollingUpdate';
   const source = result.from === 'flags' ? ' (from --max-unavailable/--max-surge)' : result.pausedAt ? ` (recorded at ${result.pausedAt})` : '';
-  return `${name} ${verb ? `${verb} resumed (dry run, nothing was changed)` : 'resumed'}: updateStrategy ${restored}${source}. The controller carries on with the rollout.\n`;
+  const ended = result.abandoned
+    ? ` Its gated rollout (stage ${result.abandoned.stage}, ${result.abandoned.phase}) ${result.dryRun ? 'would end' : 'ended'}: abandoned.`
+    : '';
+  return `${name} ${verb ? `${verb} resumed (dry run, nothing was changed)` : 'resumed'}: updateStrategy ${restored}${source}. The controller carries on with the rollout.${ended}\n`;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ import {
   pausedInfoOf,
   finishedDeletions,
   planObserved,
+  gatedRefusalReason,
   planStepWave,
   validateDaemonSet,
 } from '../core/index.js';
@@ -75,7 +76,10 @@ function invalidMessage(ds: DaemonSet): string | undefined {
 }
 
 /** What `s` would delete while paused: the same wave `ds-rollout step` computes, from the core. */
-function stepPreview(state: ClusterState, now: number): StepPreview {
+function stepPreview(state: ClusterState, now: number, ref: DaemonSetRef): StepPreview {
+  // The refusal `ds-rollout step` would meet comes before any budget reason.
+  const gated = gatedRefusalReason(state.daemonSet, ref, 'step');
+  if (gated) return {deletions: [], blocked: gated.replace(/^daemonset \S+ /, '')};
   const wave = planStepWave(state, {now});
   if (!wave.ok) return {deletions: [], blocked: `no wave can run (${wave.problem.kind})`};
   if (wave.wave.delete.length === 0) {
@@ -146,7 +150,9 @@ export function createPlanFeed(options: PlanFeedOptions): ClusterPlanFeed {
       verdict: {verdict: report.verdict, detail: report.detail},
       revisions: toRevisionEntries(state.daemonSet, state.revisions),
       connection,
-      ...(paused ? {paused, step: stepPreview(state, now)} : {}),
+      ...(paused
+        ? {paused, step: stepPreview(state, now, {namespace: state.daemonSet.metadata.namespace ?? 'default', name: state.daemonSet.metadata.name})}
+        : {}),
       ...(error ? {error} : {}),
     };
     emit(snapshot);
@@ -317,6 +323,9 @@ async function resumeAction(services: ActionServices): Promise<ActionOutcome> {
 
 async function stepAction(services: ActionServices, progress: ((message: string) => void) | undefined): Promise<ActionOutcome> {
   if (!services.stepCluster) throw new InputError('step needs a live cluster');
+  // As `ds-rollout step`: refused while a gated rollout is under way (the prompt said so already).
+  const refusal = gatedRefusalReason((await services.stepCluster.readState(services.ref)).daemonSet, services.ref, 'step');
+  if (refusal) throw new InputError(refusal);
   const [{stepDaemonSet}, {renderStepEvent}] = await Promise.all([import('./step.js'), import('../output/step-text.js')]);
   const result = await stepDaemonSet({
     cluster: services.stepCluster,

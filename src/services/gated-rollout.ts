@@ -1,15 +1,19 @@
 // `ds-rollout step --canary ...`, `promote` and `abort`: a whole rollout in stages (a canary, then waves), each
 // stepped with the step service on the stage's nodes only, then baked: watched for a while on the server's clock
-// by the health gate. The record (plan, stage, bake deadline, failures) lives in an annotation on the DaemonSet,
-// written with the resourceVersion it was decided on, so a run killed at any moment continues where it stopped
-// and a second run that changed the record meanwhile is noticed. A failed gate pauses (the DaemonSet stays
-// paused) or undoes: the template goes back with the undo service and only the nodes that got the new revision
-// are stepped back.
+// by the health gate. The record (plan, stage, bake deadline, failures, the revision it started from) lives in an
+// annotation on the DaemonSet, written with the resourceVersion it was decided on, so a run killed at any moment
+// continues where it stopped and a second run that changed the record meanwhile is noticed. Gates and bakes judge
+// the one watched view of the cluster (cluster/live/follower.ts), shared with the step: a LIST happens only when
+// the watch starts or restarts. Abort brings every node back to the revision the rollout started from, within the
+// budget; until it has, the record says `aborting` and a second abort continues it.
 import type {ClusterSource, DaemonSetRef} from '../cluster/cluster-source.js';
 import type {ClusterWriter} from '../cluster/cluster-writer.js';
+import {Follower} from '../cluster/live/follower.js';
 import {
+  CONTROLLER_REVISION_HASH_LABEL,
   type ClusterState,
   type DaemonSet,
+  FINISHED_GATED_PHASES,
   GATED_ROLLOUT_ANNOTATION,
   type GatedEvent,
   type GatedRecord,
@@ -18,19 +22,33 @@ import {
   type GatedStrategy,
   type GateFailure,
   type IntOrString,
+  type AbortResult,
+  type RolloutOrigin,
+  chooseRolloutOrigin,
+  claimObjects,
   computeTemplateHash,
   describeGateFailure,
+  effectiveGatedRecord,
   formatGatedRecord,
   gatedRecordBody,
   gatedRecordOf,
   judgeGate,
   planGatedStages,
-  waveLanding,
+  planStepWave,
+  recordedFailures,
+  resolveGatedStage,
+  resolveGatedStages,
+  revisionMatchesTemplate,
 } from '../core/index.js';
-import {InputError, RolloutStuckError} from '../errors.js';
+import {DsRolloutError, InputError, RolloutStuckError} from '../errors.js';
+import {controlledRevisions, revisionHash} from './history.js';
 import {describeRef} from './pause.js';
+import {asStoredUpdate} from './plan.js';
 import {InterruptedError, type StepCluster, stepDaemonSet} from './step.js';
+import {problemError} from './step/words.js';
 import {applyUndo, previewUndo} from './undo.js';
+
+export type GatedDryRun = 'client' | 'server';
 
 export interface GatedOptions {
   readonly cluster: StepCluster;
@@ -40,41 +58,73 @@ export interface GatedOptions {
   readonly ref: DaemonSetRef;
   /** The flags or strategy file of a new gated rollout (a rerun follows the record instead). */
   readonly strategy?: GatedStrategy;
+  /** This run's budget (abort, promote, a rerun); undefined: the one the rollout started with. */
   readonly maxUnavailable?: IntOrString;
   /** `promote`: continue a rollout waiting for approval. */
   readonly promote?: boolean;
+  /** `promote --dry-run` / `abort --dry-run`: show what would happen, or the refusal the real run would get. */
+  readonly dryRun?: GatedDryRun;
   /** How long one wave may take to become available (the step's --timeout). */
   readonly timeoutMs: number;
   readonly onEvent?: (event: GatedEvent) => void;
+  /**
+   * Every record this run writes, with the one it replaced (undefined: none): the seam for whatever else must
+   * hear of a stage transition or a failed gate (Kubernetes Events on the DaemonSet).
+   */
+  readonly onTransition?: (record: GatedRecord, previous: GatedRecord | undefined) => void;
   readonly signal?: AbortSignal;
-  /** How often bakes and waves are judged (default 250 ms). */
+  /** How often a wait re-judges the watched state without a change (default 250 ms). */
   readonly tickMs?: number;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+export type {AbortResult} from '../core/index.js';
 
 function templateOf(ds: DaemonSet): string {
   return computeTemplateHash(ds.spec.template);
 }
 
-/** Nodes running a pod of the DaemonSet's current template (what an undo must step back). */
-function nodesOnTemplate(state: ClusterState): string[] {
-  const names = state.nodes.map((n) => n.metadata.name);
-  return waveLanding(state, names, Number.POSITIVE_INFINITY)
-    .nodes.filter((n) => n.state !== 'old' && n.pod !== undefined)
-    .map((n) => n.node);
-}
-
 export type {GatedResult} from '../core/index.js';
 
 export function runGatedRollout(options: GatedOptions): Promise<GatedResult> {
-  return new GatedRollout(options).run();
+  return new GatedRollout(options).session((rollout) => rollout.run());
 }
 
-/** `abort`: the undo path by hand, for a gated rollout that waits, failed, or is stopped. */
-export async function abortGatedRollout(options: Omit<GatedOptions, 'strategy' | 'promote'>): Promise<{toRevision: number; nodes: readonly string[]}> {
-  const rollout = new GatedRollout(options);
-  return rollout.abort();
+/** `abort`: every node back on the revision the gated rollout started from, within the budget. */
+export function abortGatedRollout(options: Omit<GatedOptions, 'strategy' | 'promote'>): Promise<AbortResult> {
+  return new GatedRollout(options).session((rollout) => rollout.abort());
+}
+
+/** Stops an until() whose wait is over (not an error anyone sees). */
+class Done extends Error {}
+
+/**
+ * The server's clock for bakes, brought up to date by a cheap request now and then rather than on every tick:
+ * often enough to end a bake on time on a cluster whose clock runs at another pace (the simulated one at --speed),
+ * rarely enough that a one-hour bake costs a few dozen requests.
+ */
+class ServerClock {
+  private first: {local: number; server: number} | undefined;
+  private nextAt = 0;
+
+  constructor(
+    private readonly cluster: StepCluster,
+    private readonly ref: DaemonSetRef,
+  ) {}
+
+  async refresh(deadline: number): Promise<void> {
+    const local = performance.now();
+    if (local < this.nextAt) return;
+    this.nextAt = Number.POSITIVE_INFINITY;
+    await this.cluster.refreshClock(this.ref).catch(() => undefined);
+    const server = this.cluster.now();
+    const at = performance.now();
+    this.first ??= {local: at, server};
+    const elapsed = at - this.first.local;
+    // The pace is known once a second has passed (the Date header has whole seconds).
+    const pace = elapsed >= 1000 ? Math.max(0.1, (server - this.first.server) / elapsed) : undefined;
+    const realLeft = (deadline - server) / (pace ?? 1);
+    this.nextAt = at + (pace === undefined ? 1000 : Math.min(30_000, Math.max(1000, realLeft / 2)));
+  }
 }
 
 class GatedRollout {
@@ -82,20 +132,42 @@ class GatedRollout {
   private readonly ref: DaemonSetRef;
   private readonly emit: (event: GatedEvent) => void;
   private readonly tickMs: number;
+  private readonly clock: ServerClock;
+  private follower: Follower | undefined;
   /** The annotation as this run last read or wrote it: anything else means another run changed it. */
   private lastText: string | undefined;
   private record!: GatedRecord;
+  /** Pod uids this run has seen Ready (kept in memory only: the record stays small; a rerun sees them again). */
+  private seenReady: readonly string[] = [];
 
   constructor(private readonly options: GatedOptions) {
     this.cluster = options.cluster;
     this.ref = options.ref;
     this.emit = options.onEvent ?? (() => {});
     this.tickMs = options.tickMs ?? 250;
+    this.clock = new ServerClock(this.cluster, this.ref);
   }
 
-  async run(): Promise<GatedResult> {
-    const state = await this.cluster.readState(this.ref);
-    const ds = state.daemonSet;
+  async session<T>(body: (rollout: GatedRollout) => Promise<T>): Promise<T> {
+    try {
+      return await body(this);
+    } finally {
+      this.follower?.stop();
+    }
+  }
+
+  private follow(): Follower {
+    this.follower ??= new Follower((handlers) => this.cluster.watch(this.ref, {throttleMs: 100, ...handlers}));
+    return this.follower;
+  }
+
+  /** The watched state (the first one waits for the watch's initial list). */
+  private async state(): Promise<ClusterState> {
+    const state = await this.follow().until((s) => s, {timeoutMs: 0, tickMs: this.tickMs});
+    return state as ClusterState;
+  }
+
+  private recordOf(ds: DaemonSet): GatedRecord | undefined {
     this.lastText = ds.metadata.annotations?.[GATED_ROLLOUT_ANNOTATION];
     const found = gatedRecordOf(ds);
     if (found.kind === 'invalid') {
@@ -103,33 +175,51 @@ class GatedRollout {
         `${describeRef(this.ref)} has a gated rollout record that cannot be read (${found.error}): fix or remove the annotation ${GATED_ROLLOUT_ANNOTATION}`,
       );
     }
+    return found.kind === 'record' ? effectiveGatedRecord(ds, found.record) : undefined;
+  }
+
+  async run(): Promise<GatedResult> {
+    const state = await this.state();
+    const ds = state.daemonSet;
+    const found = this.recordOf(ds);
     const template = templateOf(ds);
-    const ongoing = found.kind === 'record' && !['complete', 'aborted'].includes(found.record.phase) ? found.record : undefined;
+    const ongoing = found && !FINISHED_GATED_PHASES.has(found.phase) ? found : undefined;
+    const name = `${this.ref.name} -n ${this.ref.namespace}`;
+    if (ongoing?.phase === 'aborting') {
+      throw new RolloutStuckError(`${describeRef(this.ref)} is being rolled back (an abort is under way): finish it with 'kubectl ds-rollout abort ${name}'`);
+    }
     if (ongoing && ongoing.template !== template) {
       throw new RolloutStuckError(
-        `the template of ${describeRef(this.ref)} changed during its gated rollout (stage ${ongoing.stage + 1}/${ongoing.stages.length} ${ongoing.stages[ongoing.stage]?.name}): stopped. Roll it back with 'kubectl ds-rollout abort ${this.ref.name} -n ${this.ref.namespace}', or remove the annotation ${GATED_ROLLOUT_ANNOTATION} to start over`,
+        `the template of ${describeRef(this.ref)} changed during its gated rollout (stage ${ongoing.stage + 1}/${ongoing.stages.length} ${ongoing.stages[ongoing.stage]?.name}): stopped. Roll it back with 'kubectl ds-rollout abort ${name}', or remove the annotation ${GATED_ROLLOUT_ANNOTATION} to start over`,
       );
     }
     if (ongoing) {
       this.record = ongoing;
-      if (ongoing.phase === 'failed') throw this.failedError(ongoing.failures, ongoing.stages[ongoing.stage]!);
+      if (ongoing.phase === 'failed') throw this.failedError(ongoing.failures, ongoing.stages[ongoing.stage]!.name);
       if (ongoing.phase === 'awaiting-approval') {
         if (!this.options.promote) return this.result('awaiting-approval');
+        if (this.options.dryRun) return this.promotePreview(state);
         await this.write({...ongoing, stage: ongoing.stage + 1, phase: 'rolling'});
+      } else if (this.options.promote) {
+        throw new InputError(
+          `${describeRef(this.ref)} has no gated rollout waiting for approval (stage ${ongoing.stage + 1}/${ongoing.stages.length}, ${ongoing.phase})`,
+        );
       }
-      this.emit({kind: 'plan', stages: this.record.stages, stage: this.record.stage, resumed: true});
+      this.emit({kind: 'plan', stages: resolveGatedStages(state, this.record.stages), stage: this.record.stage, resumed: true});
     } else {
       if (this.options.promote) throw new InputError(`${describeRef(this.ref)} has no gated rollout waiting for approval`);
       const strategy = this.options.strategy;
       if (!strategy) throw new InputError(`${describeRef(this.ref)} has no gated rollout in progress`);
-      let stages: GatedStage[];
+      let stages;
       try {
         stages = planGatedStages(state, strategy);
       } catch (error) {
         throw new InputError((error as Error).message);
       }
+      const from = this.originOf(state);
       await this.write({
         template,
+        ...(from ? {from} : {}),
         stages,
         stage: 0,
         phase: 'rolling',
@@ -138,17 +228,17 @@ class GatedRollout {
         progressDeadlineMs: strategy.progressDeadlineMs,
         onFailure: strategy.onFailure,
         ...(this.options.maxUnavailable !== undefined ? {maxUnavailable: this.options.maxUnavailable} : {}),
-        seenReady: [],
       });
-      this.emit({kind: 'plan', stages, stage: 0, resumed: false});
+      this.emit({kind: 'plan', stages: resolveGatedStages(state, stages), stage: 0, resumed: false});
     }
 
     for (;;) {
       const index = this.record.stage;
-      const stage = this.record.stages[index]!;
+      const stage = resolveGatedStage(await this.state(), this.record.stages, index);
       if (this.record.phase === 'rolling') {
         this.emit({kind: 'stage', number: index + 1, total: this.record.stages.length, stage});
         await this.roll(stage);
+        await this.clock.refresh(Number.NEGATIVE_INFINITY);
         await this.write({...this.record, phase: 'baking', bakeUntil: this.cluster.now() + stage.bakeMs});
       }
       await this.bake(stage);
@@ -166,75 +256,127 @@ class GatedRollout {
     }
   }
 
+  /** `promote --dry-run`: the next stage and its first wave, or the refusal the step would meet. */
+  private async promotePreview(state: ClusterState): Promise<GatedResult> {
+    const index = this.record.stage + 1;
+    const stage = resolveGatedStage(state, this.record.stages, index);
+    this.emit({kind: 'plan', stages: resolveGatedStages(state, this.record.stages), stage: index, resumed: true});
+    this.emit({kind: 'stage', number: index + 1, total: this.record.stages.length, stage});
+    await stepDaemonSet({
+      cluster: this.cluster,
+      ref: this.ref,
+      ...(stage.nodes ? {nodes: stage.nodes} : {}),
+      ...this.budget(),
+      untilComplete: true,
+      dryRun: true,
+      timeoutMs: this.options.timeoutMs,
+      onEvent: (event) => this.emit({kind: 'step', event}),
+      follower: this.follow(),
+    });
+    return this.result('dry-run');
+  }
+
+  private budget(): {maxUnavailable?: IntOrString} {
+    const budget = this.options.maxUnavailable ?? this.record.maxUnavailable;
+    return budget !== undefined ? {maxUnavailable: budget} : {};
+  }
+
   private result(outcome: GatedResult['outcome']): GatedResult {
     return {kind: 'GatedRollout', daemonSet: this.ref, outcome, record: this.record};
   }
 
+  /** The revision the rollout starts from: what the DaemonSet ran before its template changed. */
+  private originOf(state: ClusterState): RolloutOrigin | undefined {
+    const revisions = controlledRevisions(state.daemonSet, state.revisions).map((r) => ({revision: r.revision, hash: revisionHash(r)}));
+    return chooseRolloutOrigin(revisions, this.templateHashOf(state));
+  }
+
   /** Steps the stage's nodes with the step service while the gate watches; a failed gate stops the step. */
   private async roll(stage: GatedStage): Promise<void> {
-    const gate = new AbortController();
-    const signal = this.options.signal ? AbortSignal.any([gate.signal, this.options.signal]) : gate.signal;
+    const stopStep = new AbortController();
+    const stopGate = new AbortController();
+    const signal = this.options.signal ? AbortSignal.any([stopStep.signal, this.options.signal]) : stopStep.signal;
     let failures: readonly GateFailure[] = [];
-    let watching = true;
-    const watch = (async () => {
-      while (watching) {
-        await sleep(this.tickMs);
-        if (!watching) return;
-        const verdict = await this.judge(stage).catch(() => undefined);
-        if (verdict && verdict.length > 0) {
-          failures = verdict;
-          gate.abort();
-          return;
-        }
-      }
-    })();
+    let gateError: unknown;
+    const gate = this.follow()
+      .until(
+        (state) => {
+          const found = this.judge(state, stage);
+          return found.length > 0 ? found : undefined;
+        },
+        {timeoutMs: 0, tickMs: this.tickMs, signal: stopGate.signal, onAbort: () => new Done()},
+      )
+      .then(
+        (found) => {
+          if (found !== 'timeout') failures = found;
+          stopStep.abort();
+        },
+        (error: unknown) => {
+          if (error instanceof Done) return;
+          gateError = error;
+          stopStep.abort();
+        },
+      );
     try {
       await stepDaemonSet({
         cluster: this.cluster,
         ref: this.ref,
         ...(stage.nodes ? {nodes: stage.nodes} : {}),
-        ...(this.record.maxUnavailable !== undefined ? {maxUnavailable: this.record.maxUnavailable} : {}),
+        ...this.budget(),
         untilComplete: true,
         timeoutMs: this.options.timeoutMs,
         onEvent: (event) => this.emit({kind: 'step', event}),
         signal,
         tickMs: this.tickMs,
+        follower: this.follow(),
       });
     } catch (error) {
-      watching = false;
-      await watch;
-      if (failures.length === 0 && !(error instanceof InterruptedError && this.options.signal?.aborted)) failures = await this.judge(stage);
+      stopGate.abort();
+      await gate;
+      if (gateError) throw gateError;
+      if (failures.length === 0 && !(error instanceof InterruptedError && this.options.signal?.aborted)) failures = this.judge(await this.state(), stage);
       if (failures.length === 0) throw error;
     } finally {
-      watching = false;
+      stopGate.abort();
     }
-    await watch;
-    if (failures.length === 0) failures = await this.judge(stage);
+    await gate;
+    if (gateError) throw gateError;
+    if (failures.length === 0) failures = this.judge(await this.state(), stage);
     if (failures.length > 0) await this.fail(stage, failures);
   }
 
   /** Watches the stage's new pods until the bake deadline on the server's clock; a failed gate fails the stage. */
   private async bake(stage: GatedStage): Promise<void> {
     let shown = Number.NaN;
-    for (;;) {
-      const failures = await this.judge(stage);
-      if (failures.length > 0) await this.fail(stage, failures);
-      const left = (this.record.bakeUntil ?? 0) - this.cluster.now();
-      if (left <= 0) return;
-      // A countdown line every 10 s of the server's clock (and the first one).
-      const bucket = Math.ceil(left / 10_000);
-      if (bucket !== shown) {
-        shown = bucket;
-        this.emit({kind: 'baking', stage, leftMs: left});
-      }
-      if (this.options.signal?.aborted) throw new InterruptedError(`interrupted while baking ${stage.name}; a rerun continues the same bake`);
-      await sleep(this.tickMs);
-    }
+    const deadline = this.record.bakeUntil ?? 0;
+    await this.clock.refresh(deadline);
+    const outcome = await this.follow().until<{failures: readonly GateFailure[]}>(
+      (state) => {
+        const failures = this.judge(state, stage);
+        if (failures.length > 0) return {failures};
+        const left = deadline - this.cluster.now();
+        if (left <= 0) return {failures: []};
+        // A countdown line every 10 s of the server's clock (and the first one).
+        const bucket = Math.ceil(left / 10_000);
+        if (bucket !== shown) {
+          shown = bucket;
+          this.emit({kind: 'baking', stage, leftMs: left});
+        }
+        return undefined;
+      },
+      {
+        timeoutMs: 0,
+        tickMs: this.tickMs,
+        ...(this.options.signal ? {signal: this.options.signal} : {}),
+        onAbort: () => new InterruptedError(`interrupted while baking ${stage.name}; a rerun continues the same bake`),
+        onTick: () => this.clock.refresh(deadline),
+      },
+    );
+    if (outcome !== 'timeout' && outcome.failures.length > 0) await this.fail(stage, outcome.failures);
   }
 
-  /** The gate's verdict on a fresh read (the read also brings the server's clock up to date). */
-  private async judge(stage: GatedStage): Promise<readonly GateFailure[]> {
-    const state = await this.cluster.readState(this.ref);
+  /** The gate's verdict on a watched state. */
+  private judge(state: ClusterState, stage: GatedStage): readonly GateFailure[] {
     if (templateOf(state.daemonSet) !== this.record.template) {
       throw new RolloutStuckError(
         `the template of ${describeRef(this.ref)} changed during its gated rollout (stage ${stage.name}): stopped; the DaemonSet stays paused`,
@@ -246,85 +388,194 @@ class GatedRollout {
       now: this.cluster.now(),
       maxRestarts: this.record.maxRestarts,
       progressDeadlineMs: this.record.progressDeadlineMs,
-      seenReady: this.record.seenReady,
+      seenReady: this.seenReady,
     });
-    // Remembered in memory; written with the next record (a rerun sees Ready pods again anyway).
-    this.record = {...this.record, seenReady: verdict.seenReady};
+    this.seenReady = verdict.seenReady;
     return verdict.failures;
   }
 
   private async fail(stage: GatedStage, failures: readonly GateFailure[]): Promise<never> {
     this.emit({kind: 'gate-failed', stage, failures});
-    await this.write({...this.record, phase: 'failed', failures, bakeUntil: undefined});
+    await this.write({...this.record, phase: 'failed', ...recordedFailures(failures), bakeUntil: undefined});
     if (this.record.onFailure === 'undo') {
-      const undone = await this.rollBack();
+      const undone = await this.abortRecorded(await this.state());
       throw new RolloutStuckError(
         `gate failed at stage ${stage.name}: ${failures.map(describeGateFailure).join('; ')}; rolled back to revision ${undone.toRevision}${undone.nodes.length > 0 ? ` on ${undone.nodes.join(', ')}` : ''}; the DaemonSet stays paused`,
       );
     }
-    throw this.failedError(failures, stage);
+    throw this.failedError(failures, stage.name);
   }
 
-  private failedError(failures: readonly GateFailure[], stage: GatedStage): RolloutStuckError {
+  private failedError(failures: readonly GateFailure[], stage: string): RolloutStuckError {
+    const more = (this.record.failureCount ?? failures.length) - failures.length;
     return new RolloutStuckError(
-      `gate failed at stage ${stage.name}: ${failures.map(describeGateFailure).join('; ')}; the DaemonSet stays paused (roll back: kubectl ds-rollout abort ${this.ref.name} -n ${this.ref.namespace})`,
+      `gate failed at stage ${stage}: ${failures.map(describeGateFailure).join('; ')}${more > 0 ? ` and ${more} more` : ''}; the DaemonSet stays paused (roll back: kubectl ds-rollout abort ${this.ref.name} -n ${this.ref.namespace})`,
     );
   }
 
-  async abort(): Promise<{toRevision: number; nodes: readonly string[]}> {
-    const state = await this.cluster.readState(this.ref);
-    this.lastText = state.daemonSet.metadata.annotations?.[GATED_ROLLOUT_ANNOTATION];
-    const found = gatedRecordOf(state.daemonSet);
-    if (found.kind !== 'record' || ['complete', 'aborted'].includes(found.record.phase)) {
-      throw new InputError(`${describeRef(this.ref)} has no gated rollout to abort`);
+  async abort(): Promise<AbortResult> {
+    const state = await this.state();
+    const record = this.recordOf(state.daemonSet);
+    if (!record || record.phase === 'complete' || record.phase === 'abandoned') {
+      const why = record ? ` (its last one is ${record.phase})` : '';
+      throw new InputError(`${describeRef(this.ref)} has no gated rollout to abort${why}`);
     }
-    this.record = found.record;
-    return this.rollBack();
+    this.record = record;
+    return this.abortRecorded(state);
+  }
+
+  /** The revision abort goes back to: the recorded one (by hash), or for an old record the one before the template's. */
+  private target(state: ClusterState): RolloutOrigin {
+    const revisions = controlledRevisions(state.daemonSet, state.revisions);
+    const from = this.record.from;
+    if (from) {
+      const found = revisions.find((r) => revisionHash(r) === from.hash);
+      if (!found)
+        throw new InputError(
+          `the revision ${describeRef(this.ref)}'s gated rollout started from (${from.revision}, ${from.hash}) is no longer in its history: nothing was changed`,
+        );
+      return {revision: found.revision, hash: from.hash};
+    }
+    const origin = this.originOf(state);
+    if (!origin) throw new InputError(`${describeRef(this.ref)} has no earlier revision to go back to`);
+    return origin;
   }
 
   /**
-   * The undo service's rollback (to the revision before, as `kubectl rollout undo`), then the step service on
-   * exactly the nodes that run the failed revision, within the budget: no other node is touched.
+   * Convergent: the template goes back to the origin (if it is not there yet), then every node whose pod is not on
+   * the origin is stepped, within the budget. The record says `aborting` (with the origin) from the first change
+   * on, so a second abort continues with the same target; `aborted` once no node is left.
    */
-  private async rollBack(): Promise<{toRevision: number; nodes: readonly string[]}> {
-    const before = await this.cluster.readState(this.ref);
-    const nodes = nodesOnTemplate(before);
+  private async abortRecorded(state: ClusterState): Promise<AbortResult> {
+    const target = this.target(state);
+    const nodes = this.nodesOnRelease(state);
+    const onTarget = this.templateHashOf(state) === target.hash;
+    if (this.record.phase === 'aborted' && onTarget && nodes.length === 0) {
+      return {kind: 'GatedRolloutAbort', daemonSet: this.ref, toRevision: target.revision, nodes: [], outcome: 'already'};
+    }
+    const dryRun = this.options.dryRun;
     const preview = await previewUndo(
       {source: this.options.source, clock: {now: () => this.cluster.now(), refresh: () => Promise.resolve()}},
-      {ref: this.ref, toRevision: 0},
+      {ref: this.ref, toRevision: target.revision},
     );
     this.emit({kind: 'rolling-back', toRevision: preview.to.revision, nodes});
-    if (!preview.skipped) await applyUndo(this.options.writer, preview);
-    if (nodes.length > 0) {
-      await stepDaemonSet({
-        cluster: this.cluster,
-        ref: this.ref,
-        nodes,
-        ...(this.record.maxUnavailable !== undefined ? {maxUnavailable: this.record.maxUnavailable} : {}),
-        untilComplete: true,
-        timeoutMs: this.options.timeoutMs,
-        onEvent: (event) => this.emit({kind: 'step', event}),
-        ...(this.options.signal ? {signal: this.options.signal} : {}),
-        tickMs: this.tickMs,
-      });
+    if (dryRun) {
+      if (!preview.skipped && dryRun === 'server') await applyUndo(this.options.writer, preview, {dryRun: true});
+      // The step the real abort would take, on the DaemonSet as the rollback leaves it: its first wave, or its refusal.
+      const next = asStoredUpdate(state.daemonSet, {...state.daemonSet, spec: {...state.daemonSet.spec, template: preview.targetTemplate}});
+      if (nodes.length > 0) {
+        const planned = planStepWave({...state, daemonSet: next}, {now: this.cluster.now(), nodes, ...this.budget()});
+        if (!planned.ok) throw this.abortStopped(problemError(this.ref, planned.problem));
+        if (planned.wave.delete.length === 0 && !planned.wave.unavailable.some((use) => use.settling) && !planned.wave.done) {
+          throw this.abortStopped(new RolloutStuckError(`no wave can start within maxUnavailable ${planned.wave.budget.maxUnavailable}`));
+        }
+        this.emit({kind: 'step', event: {kind: 'wave', number: 1, total: 1, wave: planned.wave, dryRun: true}});
+      }
+      return {kind: 'GatedRolloutAbort', daemonSet: this.ref, toRevision: preview.to.revision, nodes, outcome: 'dry-run'};
     }
-    await this.write({...this.record, phase: 'aborted', bakeUntil: undefined}, {templateChanged: true});
-    return {toRevision: preview.to.revision, nodes};
+    const aborting: GatedRecord = {...this.record, from: target, phase: 'aborting', bakeUntil: undefined};
+    if (this.record.phase !== 'aborting' || this.record.from?.hash !== target.hash) await this.write(aborting, {templateChanged: true});
+    if (!preview.skipped) {
+      await applyUndo(this.options.writer, preview, {follower: this.follow()});
+      // The step decides on the watched state: not before it shows the template back on the origin.
+      await this.follow().until((s) => (this.templateHashOf(s) === target.hash ? s : undefined), {timeoutMs: 0, tickMs: this.tickMs});
+    }
+    if (nodes.length > 0) {
+      try {
+        await stepDaemonSet({
+          cluster: this.cluster,
+          ref: this.ref,
+          nodes,
+          ...this.budget(),
+          untilComplete: true,
+          timeoutMs: this.options.timeoutMs,
+          onEvent: (event) => this.emit({kind: 'step', event}),
+          ...(this.options.signal ? {signal: this.options.signal} : {}),
+          tickMs: this.tickMs,
+          follower: this.follow(),
+        });
+      } catch (error) {
+        throw error instanceof InterruptedError ? error : this.abortStopped(error);
+      }
+    }
+    // The step is done with what it saw; the watch may not show its last deletions yet: wait for it (bounded).
+    const settledState = await this.follow().until((s) => (this.nodesOnRelease(s).length === 0 ? s : undefined), {
+      timeoutMs: 30_000,
+      tickMs: this.tickMs,
+    });
+    const left = settledState === 'timeout' ? this.nodesOnRelease(await this.state()) : [];
+    if (left.length > 0) {
+      throw this.abortStopped(
+        new RolloutStuckError(
+          `${left.length === 1 ? 'node' : 'nodes'} ${left.join(', ')} still ${left.length === 1 ? 'runs' : 'run'} the release being rolled back`,
+        ),
+      );
+    }
+    await this.write({...aborting, from: {revision: preview.to.revision, hash: target.hash}, phase: 'aborted'}, {templateChanged: true});
+    return {kind: 'GatedRolloutAbort', daemonSet: this.ref, toRevision: preview.to.revision, nodes, outcome: 'aborted'};
+  }
+
+  /** An abort that could not finish: what stopped it, and that a rerun continues (with more budget if that was it). */
+  private abortStopped(error: unknown): DsRolloutError {
+    const why = error instanceof Error ? error.message : String(error);
+    const name = `${this.ref.name} -n ${this.ref.namespace}`;
+    const stuck = new RolloutStuckError(
+      `abort of ${describeRef(this.ref)} stopped: ${why.replace(/^error: /, '')}; it continues where it stopped: kubectl ds-rollout abort ${name} --yes (with a larger --max-unavailable if the budget holds it)`,
+      {cause: error},
+    );
+    return error instanceof DsRolloutError && !(error instanceof RolloutStuckError) && error.exitCode !== 1 ? error : stuck;
+  }
+
+  /** The hash of the revision the DaemonSet's template is (as its pods are labelled). */
+  private templateHashOf(state: ClusterState): string {
+    const ds = state.daemonSet;
+    const current = controlledRevisions(ds, state.revisions).find((r) => revisionMatchesTemplate(r, ds.spec.template));
+    return current ? revisionHash(current) : templateOf(ds);
+  }
+
+  /**
+   * Nodes whose pod runs the release this gated rollout rolled out (what abort steps back); nodes it never touched
+   * keep what they run.
+   */
+  private nodesOnRelease(state: ClusterState): string[] {
+    const nodes = new Set<string>();
+    for (const pod of claimObjects(state.daemonSet, state.pods).owned) {
+      if (pod.metadata.deletionTimestamp || !pod.spec.nodeName) continue;
+      if (pod.metadata.labels?.[CONTROLLER_REVISION_HASH_LABEL] === this.record.template) nodes.add(pod.spec.nodeName);
+    }
+    return [...nodes].sort();
   }
 
   /** Writes the record, if the annotation is still what this run last saw (resourceVersion precondition). */
   private async write(next: GatedRecord, options: {templateChanged?: boolean} = {}): Promise<void> {
     const text = formatGatedRecord(next);
-    await this.cluster.patchDaemonSet(this.ref, (current) => {
-      if (current.metadata.annotations?.[GATED_ROLLOUT_ANNOTATION] !== this.lastText) {
-        throw new RolloutStuckError(`another ds-rollout changed the gated rollout of ${describeRef(this.ref)} meanwhile: stopped; the DaemonSet stays paused`);
-      }
-      if (!options.templateChanged && templateOf(current) !== next.template) {
-        throw new RolloutStuckError(`the template of ${describeRef(this.ref)} changed during its gated rollout: stopped; the DaemonSet stays paused`);
-      }
-      return {type: 'merge', body: gatedRecordBody(next)};
-    });
+    const previous =
+      this.lastText === undefined ? undefined : gatedRecordOf({metadata: {annotations: {[GATED_ROLLOUT_ANNOTATION]: this.lastText}}} as unknown as DaemonSet);
+    // The watched DaemonSet saves a GET when it shows what this run last wrote (a stale one fails its
+    // resourceVersion precondition and is read again; one that would fail the checks below is not used).
+    const watched = this.follower?.latest?.daemonSet;
+    const usable =
+      watched !== undefined &&
+      watched.metadata.annotations?.[GATED_ROLLOUT_ANNOTATION] === this.lastText &&
+      (options.templateChanged === true || templateOf(watched) === next.template);
+    const base = usable ? watched : undefined;
+    await this.cluster.patchDaemonSet(
+      this.ref,
+      (current) => {
+        if (current.metadata.annotations?.[GATED_ROLLOUT_ANNOTATION] !== this.lastText) {
+          throw new RolloutStuckError(
+            `another ds-rollout changed the gated rollout of ${describeRef(this.ref)} meanwhile: stopped; the DaemonSet stays paused`,
+          );
+        }
+        if (!options.templateChanged && templateOf(current) !== next.template) {
+          throw new RolloutStuckError(`the template of ${describeRef(this.ref)} changed during its gated rollout: stopped; the DaemonSet stays paused`);
+        }
+        return {type: 'merge', body: gatedRecordBody(next)};
+      },
+      base ? {base} : {},
+    );
     this.lastText = text;
     this.record = next;
+    this.options.onTransition?.(next, previous?.kind === 'record' ? previous.record : undefined);
   }
 }

@@ -3,7 +3,17 @@
 import type {Clock} from '../clock.js';
 import type {DaemonSetRef} from '../cluster/cluster-source.js';
 import type {ClusterWriter, DryRunMode} from '../cluster/cluster-writer.js';
-import {type DaemonSet, formatRfc3339, PAUSED_STRATEGY_ANNOTATION, type PauseDecision, type PausedStrategy, pauseDecision} from '../core/index.js';
+import {
+  type DaemonSet,
+  formatRfc3339,
+  GATED_ROLLOUT_ANNOTATION,
+  PAUSED_STRATEGY_ANNOTATION,
+  type PauseDecision,
+  type PausedStrategy,
+  formatGatedRecord,
+  pauseDecision,
+  settledGatedRecord,
+} from '../core/index.js';
 import {InputError} from '../errors.js';
 
 /** What pause needs of a session: a writer, and the server's clock (asked when the patch is built: pausedAt). */
@@ -53,7 +63,12 @@ export async function pauseDaemonSet(session: PauseSession, options: PauseOption
     ref,
     (current: DaemonSet) => {
       decision = pauseDecision(current, formatRfc3339(session.clock.now()));
-      return decision.kind === 'patch' && options.dryRun !== 'client' ? {type: 'merge', body: decision.body} : undefined;
+      if (decision.kind !== 'patch' || options.dryRun === 'client') return undefined;
+      const settled = settledGatedRecord(current);
+      if (!settled) return {type: 'merge', body: decision.body};
+      const body = decision.body as {metadata?: {annotations?: Record<string, unknown>}};
+      const annotations = {...body.metadata?.annotations, [GATED_ROLLOUT_ANNOTATION]: formatGatedRecord(settled)};
+      return {type: 'merge', body: {...body, metadata: {...body.metadata, annotations}}};
     },
     {dryRun: options.dryRun === 'server'},
   );

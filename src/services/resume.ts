@@ -2,7 +2,17 @@
 // the tool did not pause is switched to RollingUpdate only with an explicit strategy (--force).
 import type {DaemonSetRef} from '../cluster/cluster-source.js';
 import type {ClusterWriter, DryRunMode} from '../cluster/cluster-writer.js';
-import {type DaemonSet, type IntOrString, pauseStateOf, type RecordedRollingUpdate, type ResumeDecision, resumeDecision} from '../core/index.js';
+import {
+  type DaemonSet,
+  GATED_ROLLOUT_ANNOTATION,
+  type IntOrString,
+  formatGatedRecord,
+  ongoingGatedRecord,
+  pauseStateOf,
+  type RecordedRollingUpdate,
+  type ResumeDecision,
+  resumeDecision,
+} from '../core/index.js';
 import {InputError} from '../errors.js';
 import {describeRef, wrongStateMessage} from './pause.js';
 
@@ -17,6 +27,8 @@ export interface ResumeOptions {
   readonly force?: {readonly maxUnavailable: IntOrString; readonly maxSurge?: IntOrString};
   /** Store nothing: client sends nothing, server sends the patch with dryRun=All. */
   readonly dryRun?: DryRunMode;
+  /** `--force`: a gated rollout under way is ended (its record says abandoned) rather than refused. */
+  readonly abandonGated?: boolean;
 }
 
 export interface ResumeResult {
@@ -29,20 +41,36 @@ export interface ResumeResult {
   /** When the pause began, for a DaemonSet the tool had paused. */
   readonly pausedAt?: string;
   readonly dryRun: boolean;
+  /** The gated rollout this resume ended (`--force`), at its stage and phase. */
+  readonly abandoned?: {readonly stage: string; readonly phase: string};
 }
 
 export async function resumeDaemonSet(session: ResumeSession, options: ResumeOptions): Promise<ResumeResult> {
   const {ref} = options;
   let decision: ResumeDecision | undefined;
   let pausedAt: string | undefined;
+  let abandoned: ResumeResult['abandoned'];
   await session.writer.patchDaemonSet(
     ref,
     (current: DaemonSet) => {
       decision = resumeDecision(current, options.force);
       const state = pauseStateOf(current);
       pausedAt = state.kind === 'paused' ? state.strategy.pausedAt : undefined;
+      // A gated rollout holds the DaemonSet paused between its stages: resuming hands every node to the controller.
+      const gated = decision.kind === 'patch' ? ongoingGatedRecord(current) : undefined;
+      if (gated && !options.abandonGated) {
+        const name = `${ref.name} -n ${ref.namespace}`;
+        throw new InputError(
+          `${describeRef(ref)} has a gated rollout under way (stage ${gated.stage + 1}/${gated.stages.length} ${gated.stages[gated.stage]?.name}, ${gated.phase}): resuming would hand every node to the controller outside its stages; continue it with 'kubectl ds-rollout promote ${name}', roll it back with 'kubectl ds-rollout abort ${name}', or pass --force to end it (its record then says abandoned)`,
+        );
+      }
+      abandoned = gated ? {stage: gated.stages[gated.stage]?.name ?? '', phase: gated.phase} : undefined;
       if (options.dryRun === 'client') return undefined;
-      return decision.kind === 'patch' || decision.kind === 'stale' ? {type: 'merge', body: decision.body} : undefined;
+      if (decision.kind !== 'patch' && decision.kind !== 'stale') return undefined;
+      if (!gated) return {type: 'merge', body: decision.body};
+      const body = decision.body as {metadata?: {annotations?: Record<string, unknown>}};
+      const ended = formatGatedRecord({...gated, phase: 'abandoned', bakeUntil: undefined});
+      return {type: 'merge', body: {...body, metadata: {...body.metadata, annotations: {...body.metadata?.annotations, [GATED_ROLLOUT_ANNOTATION]: ended}}}};
     },
     {dryRun: options.dryRun === 'server'},
   );
@@ -50,7 +78,15 @@ export async function resumeDaemonSet(session: ResumeSession, options: ResumeOpt
   const dryRun = options.dryRun !== undefined;
   switch (final.kind) {
     case 'patch':
-      return {daemonSet: ref, outcome: 'resumed', restored: final.restored, from: final.from, ...(pausedAt ? {pausedAt} : {}), dryRun};
+      return {
+        daemonSet: ref,
+        outcome: 'resumed',
+        restored: final.restored,
+        from: final.from,
+        ...(pausedAt ? {pausedAt} : {}),
+        ...(abandoned ? {abandoned} : {}),
+        dryRun,
+      };
     case 'stale':
       return {daemonSet: ref, outcome: 'stale-record-removed', dryRun};
     case 'not-paused':

@@ -19,7 +19,8 @@ export async function stepDaemonSet(options: StepOptions): Promise<StepResult> {
   const run = new StepRun(options);
   let failure: unknown;
   try {
-    const state = await run.read();
+    // A shared follower's state is as good as a read for the first decision: each deletion decides again anyway.
+    const state = run.watched ?? (await run.read());
     const errors = validateDaemonSet(state.daemonSet);
     if (errors.length > 0) throw new InputError(formatInvalid('daemonset', `${options.ref.namespace}/${options.ref.name}`, errors));
     run.template = templateKeyOf(state.daemonSet);

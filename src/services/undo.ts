@@ -6,6 +6,7 @@
 // would label the next `kubectl set image` with this undo.
 import type {DaemonSetRef} from '../cluster/cluster-source.js';
 import type {ClusterWriter} from '../cluster/cluster-writer.js';
+import type {Follower} from '../cluster/live/follower.js';
 import {
   type ControllerRevision,
   type DaemonSet,
@@ -121,6 +122,8 @@ export interface ApplyUndoOptions {
   /** How long to wait for the controller to renumber the reused revision before annotating it anyway (default 10 s). */
   readonly renumberTimeoutMs?: number;
   readonly sleep?: (ms: number) => Promise<void>;
+  /** A watched view of the DaemonSet's scope (the gated rollout's): the renumbering is waited for on it, not polled. */
+  readonly follower?: Follower;
 }
 
 /**
@@ -152,6 +155,15 @@ async function recordCause(writer: ClusterWriter, preview: UndoPreview, options:
   const {name, uid} = preview.target.metadata;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const timeoutMs = options.renumberTimeoutMs ?? 10_000;
+  if (options.follower) {
+    const seen = await options.follower.until((state) => state.revisions.find((r) => r.metadata.name === name && r.revision !== preview.target.revision), {
+      timeoutMs,
+      tickMs: 250,
+    });
+    const current = seen === 'timeout' ? await writer.readRevision(namespace, name) : seen;
+    const written = await writer.annotateRevision(namespace, name, uid ?? current.metadata.uid ?? '', {[CHANGE_CAUSE_ANNOTATION]: preview.changeCause});
+    return {revision: written.revision, renumbered: written.revision !== preview.target.revision};
+  }
   let revision = await writer.readRevision(namespace, name);
   for (let waited = 0; revision.revision === preview.target.revision && waited < timeoutMs; waited += 200) {
     await sleep(200);

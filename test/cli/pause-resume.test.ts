@@ -78,7 +78,9 @@ describe('pause, then resume', () => {
   });
 
   test('usage errors exit 1', async () => {
-    expect((await cli('resume', 'agent', '--force')).stderr).toBe('error: --force needs the strategy to resume with: --max-unavailable N [--max-surge M]\n');
+    expect((await cli('resume', 'agent', '--force', '--max-surge', '1')).stderr).toBe(
+      'error: --force needs the strategy to resume with: --max-unavailable N [--max-surge M]\n',
+    );
     expect((await cli('resume', 'agent', '--max-unavailable', '2')).code).toBe(1);
     const bad = await cli('resume', 'agent', '--force', '--max-unavailable', 'two');
     expect(bad.code).toBe(1);

@@ -1,8 +1,21 @@
 // Gated rollouts in the core (core/gates.ts): the stage plan, the health gate's verdict per pod state, and the
 // strategy document's validation with the line of each problem.
 import {describe, expect, test} from 'vitest';
-import {type GatedStrategy, judgeGate, planGatedStages, strategyFromDocument, strategyLine} from '../../src/core/index.js';
+import {
+  type GatedRecord,
+  type GatedStrategy,
+  chooseRolloutOrigin,
+  effectiveGatedRecord,
+  formatGatedRecord,
+  judgeGate,
+  planGatedStages,
+  recordedFailures,
+  resolveGatedStages,
+  strategyFromDocument,
+  strategyLine,
+} from '../../src/core/index.js';
 import type {ClusterState, DaemonSet, Pod} from '../../src/core/types.js';
+import {computeTemplateHash} from '../../src/core/index.js';
 import {NOW, newDaemonSet, newNode, newNodes, newPod, newRevision} from '../helpers/builders.js';
 
 const base = newDaemonSet('agent', {maxUnavailable: 1});
@@ -14,6 +27,10 @@ const ds: DaemonSet = {
 function cluster(count: number, podFor: (node: string, i: number) => Pod[] = (node, i) => [newPod(`old-${i}`, node, ds, {hash: 'h1'})]): ClusterState {
   const nodes = newNodes(count);
   return {daemonSet: ds, nodes, pods: nodes.flatMap((n, i) => podFor(n.metadata.name, i)), revisions: [newRevision(base, 'h1', 1), newRevision(ds, 'h2', 2)]};
+}
+
+function templateHashOf(daemonSet: DaemonSet): string {
+  return computeTemplateHash(daemonSet.spec.template);
 }
 
 const strategy: GatedStrategy = {canaryBakeMs: 60_000, waves: [], bakeMs: 0, approve: false, maxRestarts: 0, progressDeadlineMs: 300_000, onFailure: 'pause'};
@@ -30,20 +47,81 @@ describe('planGatedStages', () => {
     {name: 'chosen nodes', canary: {kind: 'nodes', nodes: ['node-7']} as const, waves: [20], want: [['node-7'], undefined]},
     {name: 'no canary', canary: undefined, waves: [30, 100], want: [['node-0', 'node-1', 'node-2'], undefined]},
   ])('$name', ({canary, waves, want}) => {
-    const stages = planGatedStages(cluster(10), {...strategy, ...(canary ? {canary} : {}), waves});
+    const state = cluster(10);
+    const stages = resolveGatedStages(state, planGatedStages(state, {...strategy, ...(canary ? {canary} : {}), waves}));
     expect(stages.map((s) => s.nodes)).toEqual(want);
   });
 
   test('nodes already on the new revision are the canary (a rerun picks the same ones)', () => {
     const state = cluster(4, (node, i) => [newPod(`p-${i}`, node, ds, {hash: i === 2 ? 'h2' : 'h1'})]);
-    expect(planGatedStages(state, {...strategy, canary: {kind: 'count', count: 1}})[0]!.nodes).toEqual(['node-2']);
+    expect(resolveGatedStages(state, planGatedStages(state, {...strategy, canary: {kind: 'count', count: 1}}))[0]!.nodes).toEqual(['node-2']);
   });
 
   test('a selector picks labelled nodes; none matching is an error', () => {
     const state = {...cluster(3), nodes: [newNode('a', {pool: 'canary'}), newNode('b'), newNode('c', {pool: 'canary'})]};
-    expect(planGatedStages(state, {...strategy, canary: {kind: 'selector', selector: 'pool=canary'}})[0]!.nodes).toEqual(['a', 'c']);
+    const stages = planGatedStages(state, {...strategy, canary: {kind: 'selector', selector: 'pool=canary'}, waves: [50, 100]});
+    expect(resolveGatedStages(state, stages).map((stage) => stage.nodes)).toEqual([['a', 'c'], ['a', 'c'], undefined]);
     expect(() => planGatedStages(state, {...strategy, canary: {kind: 'selector', selector: 'pool=none'}})).toThrow('no node that runs the daemon matches');
     expect(() => planGatedStages(state, {...strategy, canary: {kind: 'nodes', nodes: ['z']}})).toThrow('canary node does not run the daemon: z');
+  });
+});
+
+describe('the record stays small', () => {
+  test('a rollout of 15,000 nodes in five stages, failed on a hundred of them, fits in 4 KiB', {timeout: 60_000}, () => {
+    const state = cluster(15_000);
+    const stages = planGatedStages(state, {...strategy, canary: {kind: 'percent', percent: 10}, waves: [25, 50, 75, 100]});
+    const failures = Array.from({length: 100}, (_, i) => ({pod: `agent-${'x'.repeat(5)}${i}`, node: `node-${i}`, reason: 'CrashLoopBackOff (5 restarts)'}));
+    const record: GatedRecord = {
+      template: 'h2',
+      from: {revision: 1, hash: 'h1'},
+      stages,
+      stage: 1,
+      phase: 'failed',
+      ...recordedFailures(failures),
+      maxRestarts: 0,
+      progressDeadlineMs: 600_000,
+      onFailure: 'undo',
+      maxUnavailable: '10%',
+    };
+    const text = formatGatedRecord(record);
+    expect(text.length).toBeLessThan(4096);
+    expect(record).toMatchObject({failureCount: 100, failures: failures.slice(0, 5)});
+    // The stages still choose 1,500 and 3,750 nodes when they run.
+    expect(resolveGatedStages(state, stages).map((stage) => stage.nodes?.length)).toEqual([1500, 3750, 7500, 11250, undefined]);
+  });
+});
+
+describe('chooseRolloutOrigin', () => {
+  test('the newest revision other than the template: what the DaemonSet ran before the change', () => {
+    const revisions = [
+      {revision: 1, hash: 'h1'},
+      {revision: 4, hash: 'h2'},
+      {revision: 3, hash: 'h3'},
+    ];
+    expect(chooseRolloutOrigin(revisions, 'h2')).toEqual({revision: 3, hash: 'h3'});
+    expect(chooseRolloutOrigin(revisions, 'h3')).toEqual({revision: 4, hash: 'h2'});
+    expect(chooseRolloutOrigin([{revision: 1, hash: 'h1'}], 'h1')).toBeUndefined();
+  });
+});
+
+describe('effectiveGatedRecord: the record follows the DaemonSet', () => {
+  const record = {
+    template: 'unused',
+    stages: [{name: 'canary', count: 1, bakeMs: 0, approve: false}],
+    stage: 0,
+    phase: 'awaiting-approval',
+  } as unknown as GatedRecord;
+  const paused = {...ds, spec: {...ds.spec, updateStrategy: {type: 'OnDelete'}}} as DaemonSet;
+  test('paused: as written', () => {
+    expect(effectiveGatedRecord(paused, record).phase).toBe('awaiting-approval');
+  });
+  test('resumed by someone else and rolled out by the controller: complete; not rolled out: abandoned', () => {
+    const mine = {...record, template: templateHashOf(ds)};
+    const done = {...ds, status: {desiredNumberScheduled: 3, updatedNumberScheduled: 3, numberAvailable: 3, observedGeneration: 1}} as DaemonSet;
+    expect(effectiveGatedRecord(done, mine).phase).toBe('complete');
+    const halfway = {...done, status: {...done.status!, updatedNumberScheduled: 1}} as DaemonSet;
+    expect(effectiveGatedRecord(halfway, mine).phase).toBe('abandoned');
+    expect(effectiveGatedRecord(done, {...mine, template: 'other'}).phase).toBe('abandoned');
   });
 });
 

@@ -218,10 +218,16 @@ export interface CliRun {
 }
 
 /** The BUILT `kubectl ds-rollout` in a child process against the sim, so a test can kill it whenever it likes. */
-export function spawnRollout(s: RolloutSim, args: readonly string[], children: ChildProcess[], kubeconfig = s.kubeconfig): CliRun {
+export function spawnRollout(
+  s: RolloutSim,
+  args: readonly string[],
+  children: ChildProcess[],
+  kubeconfig = s.kubeconfig,
+  env: Readonly<Record<string, string>> = {},
+): CliRun {
   const child = spawn(process.execPath, [join(ROOT, 'bin/kubectl-ds_rollout'), ...args, '--kubeconfig', kubeconfig], {
     cwd: ROOT,
-    env: {PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? ''},
+    env: {PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env},
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);

@@ -34,7 +34,8 @@ export class LiveClusterWriter implements ClusterWriter {
   async patchDaemonSet(ref: DaemonSetRef, build: (current: DaemonSet) => DaemonSetPatch | undefined, options: WriteOptions = {}): Promise<PatchResult> {
     const path = daemonSetsPath(ref.namespace, ref.name);
     for (let attempt = 1; ; attempt++) {
-      const before = projectDaemonSet(await this.client.get(path, describe('get', 'daemonsets', ref.namespace, ref.name)));
+      const before =
+        attempt === 1 && options.base ? options.base : projectDaemonSet(await this.client.get(path, describe('get', 'daemonsets', ref.namespace, ref.name)));
       const patch = build(before);
       if (patch === undefined) return {applied: false, before, after: before, attempts: attempt};
       const request = describe('patch', 'daemonsets', ref.namespace, ref.name);

@@ -6,7 +6,7 @@ import {daemonSetArg, dryRunFlag, isDocumentFormat, intOrPercentFlag, liveCluste
 export default class Resume extends BaseCommand {
   static override summary = 'Resume a paused rollout: restore its RollingUpdate settings.';
 
-  static override description = `Restores the RollingUpdate settings \`ds-rollout pause\` recorded and removes the record, in one patch with a resourceVersion precondition; the controller then carries on. A DaemonSet ds-rollout did not pause is refused unless --force with --max-unavailable (and --max-surge). Exit status: 0 resumed, 1 bad input or not paused, 2 cluster unreachable.`;
+  static override description = `Restores the RollingUpdate settings \`ds-rollout pause\` recorded and removes the record, in one patch with a resourceVersion precondition; the controller then carries on. A DaemonSet ds-rollout did not pause is refused unless --force with --max-unavailable (and --max-surge); during a gated rollout, use promote or abort (--force ends it as abandoned). Exit status: 0 resumed, 1 bad input or not paused, 2 cluster unreachable.`;
 
   static override examples = [
     {description: 'Hand the rollout back to the controller with the recorded budget', command: 'kubectl ds-rollout resume fluentd -n kube-system'},
@@ -19,7 +19,7 @@ export default class Resume extends BaseCommand {
 
   static override flags = {
     ...liveClusterFlags,
-    force: Flags.boolean({summary: 'Resume one ds-rollout did not pause.'}),
+    force: Flags.boolean({summary: 'Resume anyway (ends a gated rollout as abandoned).'}),
     'max-unavailable': intOrPercentFlag('max-unavailable', {summary: 'With --force: maxUnavailable.'}),
     'max-surge': intOrPercentFlag('max-surge', {summary: 'With --force: maxSurge (default 0).'}),
     'dry-run': dryRunFlag,
@@ -33,7 +33,7 @@ export default class Resume extends BaseCommand {
       const {UsageError} = await import('../../errors.js');
       throw new UsageError('--max-unavailable and --max-surge replace the recorded strategy only with --force');
     }
-    if (flags.force && maxUnavailable === undefined) {
+    if (flags.force && maxUnavailable === undefined && flags['max-surge'] !== undefined) {
       const {UsageError} = await import('../../errors.js');
       throw new UsageError('--force needs the strategy to resume with: --max-unavailable N [--max-surge M]');
     }
@@ -45,6 +45,7 @@ export default class Resume extends BaseCommand {
         ? {force: {maxUnavailable, ...(flags['max-surge'] !== undefined ? {maxSurge: flags['max-surge']} : {})}}
         : {}),
       ...(flags['dry-run'] === 'none' ? {} : {dryRun: flags['dry-run']}),
+      ...(flags.force ? {abandonGated: true} : {}),
     });
     if (flags.output === 'text') {
       const [{renderResumeText}, {colorEnabled}] = await Promise.all([import('../../output/step-text.js'), import('../../output/color.js')]);

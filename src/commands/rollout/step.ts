@@ -100,7 +100,7 @@ export default class Step extends BaseCommand {
     }
     const live = await openLiveCluster(flags, 'step');
     const ref = {namespace: live.namespace, name: args.name};
-    if (!dryRun) await (await import('../../gated-command.js')).refuseIfGated(live, ref);
+    await (await import('../../gated-command.js')).refuseIfGated(live, ref);
     const text = flags.output === 'text';
     // Progress is for people: on stdout in text mode, on stderr when stdout carries a document.
     const out = text ? process.stdout : process.stderr;

@@ -38,6 +38,8 @@ export default class Undo extends BaseCommand {
     const session = await openLiveSession(flags, 'undo');
     const ref = {namespace: session.namespace, name: args.name};
     const preview = await undo.previewUndo(session, {ref, toRevision: flags['to-revision']});
+    const refusal = (await import('../../gated-command.js')).gatedRefusal(preview.daemonSet, ref, 'undo');
+    if (refusal) throw refusal;
     const color = colorEnabled(process.stdout.isTTY, process.env);
     const json = flags.output !== 'text';
     const print = async (outcome: {applied: boolean; dryRun: boolean}) => {

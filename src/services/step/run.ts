@@ -75,12 +75,12 @@ export class StepRun {
   }
 
   stop(): void {
-    this.follower?.stop();
+    if (this.follower !== this.options.follower) this.follower?.stop();
   }
 
-  /** The latest state the watch showed, if it follows already. */
+  /** The latest state the watch showed, if it follows already (a shared follower may follow from the start). */
   get watched(): ClusterState | undefined {
-    return this.follower?.latest;
+    return (this.follower ?? this.options.follower)?.latest;
   }
 
   result(outcome: StepResult['outcome'], wave: StepWave, next?: StepWave): StepResult {
@@ -199,7 +199,7 @@ export class StepRun {
 
   /** The one follower of this run: started at the first wait, stopped with the run. */
   follow(): Follower {
-    this.follower ??= new Follower((handlers) => this.cluster.watch(this.ref, {throttleMs: 50, ...handlers}));
+    this.follower ??= this.options.follower ?? new Follower((handlers) => this.cluster.watch(this.ref, {throttleMs: 50, ...handlers}));
     return this.follower;
   }
 

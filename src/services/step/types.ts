@@ -2,7 +2,7 @@
 // from a cluster (built from a live connection by stepClusterOf).
 import type {DaemonSetRef} from '../../cluster/cluster-source.js';
 import type {ClusterWriter, PodPreconditions} from '../../cluster/cluster-writer.js';
-import type {ClusterWatch, ClusterWatchOptions} from '../../cluster/live/index.js';
+import type {ClusterWatch, ClusterWatchOptions, Follower} from '../../cluster/live/index.js';
 import type {ClusterState, IntOrString, LabelSelector, NodeLanding, StepBudget, StepDeletion, StepEvent, StepLease, StepWave} from '../../core/index.js';
 
 /** What a step needs from a cluster; `stepClusterOf` builds it from a live connection. */
@@ -52,6 +52,8 @@ export interface StepOptions {
   readonly signal?: AbortSignal;
   /** How often a wait re-judges availability and refreshes the server's clock (default 250 ms). */
   readonly tickMs?: number;
+  /** A follower of this DaemonSet's cluster to share (the gated rollout's); the caller stops it. */
+  readonly follower?: Follower;
 }
 
 export interface ConfirmRequest {

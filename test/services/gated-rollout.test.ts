@@ -1,0 +1,135 @@
+// The gated rollout service in-process against the simulated cluster, on a clock the test drives: a canary that
+// bakes 60 s on a 2,000-node DaemonSet judges the watched view, so the reads that are not part of a watch (its
+// LIST at start) stay a handful however long the bake, where polling sent hundreds. The request log of the
+// simulated API server is the witness.
+import {afterAll, beforeAll, expect, test, vi} from 'vitest';
+import {connectLiveCluster, type LiveCluster} from '../../src/cluster/live/index.js';
+import type {DaemonSet, GatedEvent, GatedRecord} from '../../src/core/index.js';
+import {runGatedRollout} from '../../src/services/gated-rollout.js';
+import {pauseDaemonSet} from '../../src/services/pause.js';
+import {stepClusterOf} from '../../src/services/step.js';
+import {makeNode} from '../../src/sim/index.js';
+import {startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
+
+vi.setConfig({testTimeout: 600_000, hookTimeout: 600_000});
+
+const NODES = 2000;
+const REF = {namespace: 'default', name: 'agent'};
+let tc: TestCluster;
+let live: LiveCluster;
+
+function daemonSet(): DaemonSet {
+  return tc.cluster.store.get('daemonsets', 'default', 'agent') as unknown as DaemonSet;
+}
+
+/** Moves the simulated clock on until `done` settles: the cluster reacts between steps; nothing here waits on time. */
+async function driveUntil<T>(done: Promise<T>, stepMs = 250): Promise<T> {
+  let settled = false;
+  const result = done.finally(() => {
+    settled = true;
+  });
+  while (!settled) {
+    tc.advance(stepMs, 250);
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return result;
+}
+
+beforeAll(async () => {
+  tc = await startTestCluster({kubelet: {startDelayMs: 1000, stopDelayMs: 500}});
+  const {store} = tc.cluster;
+  for (let i = 0; i < NODES; i++) store.create(makeNode(`node-${String(i + 1).padStart(4, '0')}`, {index: i}));
+  store.create({
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    metadata: {name: 'agent', namespace: 'default'},
+    spec: {
+      selector: {matchLabels: {app: 'agent'}},
+      template: {metadata: {labels: {app: 'agent'}}, spec: {containers: [{name: 'main', image: 'agent:v1'}]}},
+      updateStrategy: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 2, maxSurge: 0}},
+      minReadySeconds: 2,
+    },
+  } as never);
+  for (let i = 0; i < 120 && (daemonSet().status?.numberAvailable ?? 0) < NODES; i++) tc.advance(1000, 250);
+  expect(daemonSet().status?.numberAvailable).toBe(NODES);
+  live = connectLiveCluster({kubeconfig: tc.kubeconfig});
+  await pauseDaemonSet({writer: live.writer, ref: REF, now: () => tc.cluster.clock.now()});
+  store.modify('daemonsets', 'default', 'agent', (ds) => {
+    const d = ds as unknown as DaemonSet;
+    return {...d, spec: {...d.spec, template: {...d.spec.template, spec: {containers: [{name: 'main', image: 'agent:v2'}]}}}} as never;
+  });
+  for (let i = 0; i < 10 && store.list('controllerrevisions', {namespace: 'default'}).items.length < 2; i++) tc.advance(100);
+});
+
+afterAll(async () => {
+  live?.client.close();
+  await tc?.stop();
+});
+
+test(`a canary baking 60 s on ${NODES} nodes: at most 12 reads outside the watch, the bake on the server's clock`, async () => {
+  tc.cluster.requestLog.clear();
+  const cpu = process.cpuUsage();
+  const events: GatedEvent[] = [];
+  // The seam the Events hook uses: each record written, with the server time it was written at.
+  const transitions: {phase: string; previous?: string; bakeUntil?: number; at: number}[] = [];
+  const result = await driveUntil(
+    runGatedRollout({
+      cluster: stepClusterOf(live),
+      source: live.source,
+      writer: live.writer,
+      ref: REF,
+      strategy: {
+        canary: {kind: 'count', count: 1},
+        canaryBakeMs: 60_000,
+        waves: [],
+        bakeMs: 0,
+        approve: true,
+        maxRestarts: 0,
+        progressDeadlineMs: 600_000,
+        onFailure: 'pause',
+      },
+      timeoutMs: 0,
+      onEvent: (event) => events.push(event),
+      onTransition: (record, previous) =>
+        transitions.push({
+          phase: record.phase,
+          ...(previous ? {previous: previous.phase} : {}),
+          ...(record.bakeUntil !== undefined ? {bakeUntil: record.bakeUntil} : {}),
+          at: tc.cluster.clock.now(),
+        }),
+    }),
+  );
+  const used = process.cpuUsage(cpu);
+  expect(result.outcome).toBe('awaiting-approval');
+  const record = JSON.parse(daemonSet().metadata.annotations!['ds-rollout.io/gated-rollout']!) as GatedRecord;
+  expect(record).toMatchObject({phase: 'awaiting-approval', stage: 0});
+  expect(transitions.map((t) => [t.previous, t.phase])).toEqual([
+    [undefined, 'rolling'],
+    ['rolling', 'baking'],
+    ['baking', 'awaiting-approval'],
+  ]);
+  // The bake lasted its 60 s on the server's clock.
+  const baking = transitions[1]!;
+  expect(baking.bakeUntil!).toBeGreaterThan(baking.at);
+  expect(transitions[2]!.at).toBeGreaterThanOrEqual(baking.bakeUntil!);
+  expect(events.some((e) => e.kind === 'bake-passed')).toBe(true);
+
+  const log = tc.cluster.requestLog.entries;
+  const reads = log.filter((e) => e.resource !== undefined && (e.verb === 'get' || e.verb === 'list'));
+  const watches = log.filter((e) => e.verb === 'watch');
+  // The watch's own LISTs (one per resource when it starts) are part of following; nothing else may list.
+  const lists = reads.filter((e) => e.verb === 'list');
+  const gets = reads.filter((e) => e.verb === 'get');
+  // The server's clock is refreshed with GET /version (no object read), paced to the bake, not every tick.
+  const clockReads = log.filter((e) => e.path === '/version').length;
+  const summary = `${clockReads} clock reads (/version), ${gets.length} GETs (${gets.map((e) => e.resource).join(', ')}), ${lists.length} LISTs, ${watches.length} watches; CPU ${((used.user + used.system) / 1e6).toFixed(1)} s (test process, simulated cluster included)`;
+  console.log(summary);
+  expect(watches.length, summary).toBeLessThanOrEqual(8);
+  expect(clockReads, summary).toBeLessThanOrEqual(40);
+  expect(lists.length - watches.length, summary).toBeLessThanOrEqual(4);
+  // A write that meets a 409 (the controller updated the status meanwhile) reads again to decide again: those
+  // reads follow the controller's pace, not the bake's; every other read counts against the 12.
+  const conflicts = log.filter((e) => e.verb === 'patch' && e.status === 409).length;
+  expect(reads.length - Math.min(lists.length, watches.length) - conflicts, `${summary}, ${conflicts} conflicts`).toBeLessThanOrEqual(12);
+});
