@@ -52,8 +52,11 @@ async function dashboardFrame(): Promise<string> {
     revisions: store.list('controllerrevisions', {namespace: 'kube-system'}).items,
   } as unknown as ClusterState;
   store.close();
+  const plan = core.planRollout(state, {now});
+  const report = (await import('../src/services/status.js')).rolloutStatusOf(state, now, plan);
   const input = {
-    plan: core.planRollout(state, {now}),
+    plan,
+    verdict: {verdict: report.verdict, detail: report.detail},
     revisions: toRevisionEntries(state.daemonSet, state.revisions),
     connection: 'live' as const,
     context: {name: 'fluentd', namespace: 'kube-system', kubeContext: 'ds-rollout-sim'},

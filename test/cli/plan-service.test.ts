@@ -129,7 +129,7 @@ describe('planUpdate as a user the server refuses a dry run', () => {
     const result = await planUpdate({
       source: sourceOf(stateWith(current)),
       ref: {namespace: 'default', name: 'foo'},
-      now: NOW,
+      clock: fixedClock(NOW),
       kubeVersion: 20,
       manifest: withBudget({maxUnavailable: 2}),
       manifestPath: 'foo.yaml',
@@ -148,7 +148,7 @@ describe('planUpdate as a user the server refuses a dry run', () => {
       planUpdate({
         source: sourceOf(stateWith(current)),
         ref: {namespace: 'default', name: 'foo'},
-        now: NOW,
+        clock: fixedClock(NOW),
         kubeVersion,
         manifest: withBudget({maxUnavailable: 0}),
         manifestPath: 'foo.yaml',

@@ -1,5 +1,6 @@
 // The dashboard's promote and abort keys record the gated rollout's Events as the CLI does (one helper,
 // services/rollout-events.ts): in-process through the dashboard's actions against the simulated cluster.
+import {clockFrom} from '../../src/clock.js';
 import {afterEach, expect, test, vi} from 'vitest';
 import {liveEventSink} from '../../src/cluster/live/objects.js';
 import {clusterActions} from '../../src/services/dashboard.js';
@@ -44,7 +45,7 @@ test('abort from the dashboard records RollingBack and Aborted on the DaemonSet'
     source: live.source,
     writer: live.writer,
     ref: REF,
-    now: () => live.client.serverNow(),
+    clock: clockFrom(() => live.client.serverNow()),
     stepCluster: sim.stepCluster,
     events: liveEventSink(live),
   });

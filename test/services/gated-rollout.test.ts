@@ -2,6 +2,7 @@
 // bakes 60 s on a 2,000-node DaemonSet judges the watched view, so the reads that are not part of a watch (its
 // LIST at start) stay a handful however long the bake, where polling sent hundreds. The request log of the
 // simulated API server is the witness.
+import {clockFrom} from '../../src/clock.js';
 import {afterAll, beforeAll, expect, test, vi} from 'vitest';
 import {connectLiveCluster, type LiveCluster} from '../../src/cluster/live/index.js';
 import type {DaemonSet, GatedEvent, GatedRecord} from '../../src/core/index.js';
@@ -54,7 +55,7 @@ beforeAll(async () => {
   for (let i = 0; i < 120 && (daemonSet().status?.numberAvailable ?? 0) < NODES; i++) tc.advance(1000, 250);
   expect(daemonSet().status?.numberAvailable).toBe(NODES);
   live = connectLiveCluster({kubeconfig: tc.kubeconfig});
-  await pauseDaemonSet({writer: live.writer, ref: REF, now: () => tc.cluster.clock.now()});
+  await pauseDaemonSet({writer: live.writer, clock: clockFrom(() => tc.cluster.clock.now())}, {ref: REF});
   store.modify('daemonsets', 'default', 'agent', (ds) => {
     const d = ds as unknown as DaemonSet;
     return {...d, spec: {...d.spec, template: {...d.spec.template, spec: {containers: [{name: 'main', image: 'agent:v2'}]}}}} as never;

@@ -1,5 +1,6 @@
 // The rehearsal check shared by the demo dump test and the real 1.20 dump: the snapshot plan, offline at the dump's
 // time, against the first plan of a rehearsal of the same dump, planned with the version the rehearsal serves.
+import {fixedClock} from '../../src/clock.js';
 import {expect} from 'vitest';
 import {SnapshotClusterSource, type SnapshotObjects} from '../../src/cluster/snapshot/index.js';
 import {type ClusterState, type DaemonSet, type Node, type Pod, parseMinor, planRollout, type RolloutPlan} from '../../src/core/index.js';
@@ -32,7 +33,7 @@ export async function expectRehearsalPlansAsSnapshot(
   objects: SnapshotObjects,
   ref: Ref,
 ): Promise<{rehearsal: SimulatedCluster; clock: ManualClock; offline: RolloutPlan}> {
-  const offline = await planService({source: new SnapshotClusterSource(objects, 'dump'), ref, now: snapshotTime(objects)!});
+  const offline = await planService({source: new SnapshotClusterSource(objects, 'dump'), ref, clock: fixedClock(snapshotTime(objects)!)});
   const clock = new ManualClock(Date.parse('2030-01-01T00:00:00Z'));
   const rehearsal = await startSimulatedCluster({clock, snapshot: objects, agents: true, tls: false});
   const version = (await call(rehearsal.url, 'GET', '/version')).body as {gitVersion: string; minor: string};
