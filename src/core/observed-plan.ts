@@ -15,6 +15,10 @@ export interface ObservedPlanOptions extends Omit<PlanOptions, 'timings'> {
 
 export function planObserved(state: ClusterState, options: ObservedPlanOptions): RolloutPlan {
   const {podStartMs, deletions, ...plan} = options;
-  const timings = observePodTimings(state, {now: options.now, ...(podStartMs !== undefined ? {podStartMs} : {}), ...(deletions !== undefined ? {deletions} : {})});
+  const timings = observePodTimings(state, {
+    now: options.now,
+    ...(podStartMs !== undefined ? {podStartMs} : {}),
+    ...(deletions !== undefined ? {deletions} : {}),
+  });
   return planRollout(state, {...plan, timings});
 }

@@ -5,7 +5,7 @@ import {PassThrough} from 'node:stream';
 import {afterAll, afterEach, beforeAll, describe, expect, test, vi} from 'vitest';
 import {clockFrom, fixedClock} from '../../src/clock.js';
 import {liveClock} from '../../src/session.js';
-import {connectLiveCluster, RETRY_ATTEMPTS} from '../../src/cluster/live/index.js';
+import {connectLiveCluster} from '../../src/cluster/live/index.js';
 import type {ClusterState, DaemonSet, Pod} from '../../src/core/index.js';
 import {InputError, NotFoundError} from '../../src/errors.js';
 import {dashboardService, shouldStartInk} from '../../src/dashboard-app.js';

@@ -100,7 +100,11 @@ export default class Status extends BaseCommand {
       const refs =
         flags.filename !== undefined
           ? await status.manifestDaemonSets(flags.filename, flags.namespace, session.namespace)
-          : await bounded(watch, flags.timeout, status.selectDaemonSets(session.objects, flags['all-namespaces'] ? undefined : session.namespace, flags.selector!));
+          : await bounded(
+              watch,
+              flags.timeout,
+              status.selectDaemonSets(session.objects, flags['all-namespaces'] ? undefined : session.namespace, flags.selector!),
+            );
       if (refs.length === 0) {
         // kubectl's words when a selector matches nothing; not an error.
         process.stderr.write(flags['all-namespaces'] ? 'No resources found\n' : `No resources found in ${session.namespace} namespace.\n`);

@@ -19,7 +19,13 @@ export default class Undo extends BaseCommand {
 
   static override flags = {
     ...liveClusterFlags,
-    'to-revision': integerFlagDefaulting('to-revision', {summary: 'The revision (default 0: the previous one).', helpValue: 'N', min: 0, max: Number.MAX_SAFE_INTEGER, default: 0}),
+    'to-revision': integerFlagDefaulting('to-revision', {
+      summary: 'The revision (default 0: the previous one).',
+      helpValue: 'N',
+      min: 0,
+      max: Number.MAX_SAFE_INTEGER,
+      default: 0,
+    }),
     'dry-run': dryRunFlag,
     yes: Flags.boolean({char: 'y', summary: 'Do not ask for confirmation.'}),
     now: nowFlag,
