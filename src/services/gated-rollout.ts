@@ -6,6 +6,7 @@
 // the one watched view of the cluster (cluster/live/follower.ts), shared with the step: a LIST happens only when
 // the watch starts or restarts. Abort brings every node back to the revision the rollout started from, within the
 // budget; until it has, the record says `aborting` and a second abort continues it.
+import {stopwatch} from '../clock.js';
 import type {ClusterSource, DaemonSetRef} from '../cluster/cluster-source.js';
 import type {ClusterWriter} from '../cluster/cluster-writer.js';
 import {Follower} from '../cluster/live/follower.js';
@@ -105,6 +106,8 @@ class Done extends Error {}
 class ServerClock {
   private first: {local: number; server: number} | undefined;
   private nextAt = 0;
+  /** This machine's elapsed time: only to space the refreshes, never to judge the rollout. */
+  private readonly elapsed = stopwatch();
 
   constructor(
     private readonly cluster: StepCluster,
@@ -112,12 +115,12 @@ class ServerClock {
   ) {}
 
   async refresh(deadline: number): Promise<void> {
-    const local = performance.now();
+    const local = this.elapsed();
     if (local < this.nextAt) return;
     this.nextAt = Number.POSITIVE_INFINITY;
     await this.cluster.refreshClock(this.ref).catch(() => undefined);
     const server = this.cluster.now();
-    const at = performance.now();
+    const at = this.elapsed();
     this.first ??= {local: at, server};
     const elapsed = at - this.first.local;
     // The pace is known once a second has passed (the Date header has whole seconds).

@@ -226,7 +226,7 @@ test('--approve: the Job stops for approval, status names it, promote --detach g
   const status = await cli(sim, ['status', 'agent']);
   expect(status.stdout).toContain(`gated rollout: stage 1/2 canary, awaiting approval (kubectl ds-rollout promote), driven by Job ${name}`);
   const plan = await runCli(['agent', '--kubeconfig', sim.kubeconfig], {bin: 'bin/kubectl-ds_plan'});
-  expect(plan.stdout).toContain(`Gated: gated rollout: stage 1/2 canary, awaiting approval (kubectl ds-rollout promote), driven by Job ${name}`);
+  expect(plan.stdout).toContain(`Gated rollout: stage 1/2 canary, awaiting approval (kubectl ds-rollout promote), driven by Job ${name}`);
   const json = JSON.parse((await cli(sim, ['status', 'agent', '-o', 'json'])).stdout) as {gated?: {job?: string}};
   expect(json.gated?.job).toBe(name);
 

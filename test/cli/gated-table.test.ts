@@ -115,7 +115,8 @@ function want(phase: (typeof PHASES)[number], command: string): Want {
       if (phase === 'aborted') return {code: 0, says: 'Gated rollout already aborted'};
       return {code: 1, says: 'has no gated rollout to abort'};
     case 'pause':
-      return {code: 0, says: 'already paused'};
+      // As kubectl rollout pause of a paused Deployment: an error, and nothing is sent.
+      return {code: 1, says: 'is already paused'};
   }
   throw new Error(command);
 }

@@ -5,6 +5,8 @@
 // the retry policy, and a cluster that stays unreachable or frozen (no answer to a probe within the request
 // timeout, tried as every read is) is reported to whoever waits (follower.ts). Collaborators (list, watch, delay) are injected
 // the way client-node's ListWatch takes them, so retry and re-list paths are tested without sleeping.
+import {Agent as HttpAgent, type AgentOptions as HttpAgentOptions} from 'node:http';
+import {Agent as HttpsAgent, type AgentOptions as HttpsAgentOptions} from 'node:https';
 import type {KubeConfig} from '@kubernetes/client-node';
 import type {ControllerRevision, DaemonSet, Node, ObjectMeta, Pod} from '../../core/index.js';
 import {ClusterUnreachableError, type DsRolloutError, NotFoundError} from '../../errors.js';
@@ -230,7 +232,11 @@ export function clientNodeWatch(client: KubeClient, path: string, request: Reque
     const config = Object.create(kubeConfig) as KubeConfig;
     config.applyToFetchOptions = async (options) => {
       const init = await kubeConfig.applyToFetchOptions(options);
-      agent = init.agent as {destroy?(): void} | undefined;
+      // The client's agent is shared with every other request: the stream gets one of its own with the same TLS
+      // options, so that dropping it closes only its sockets, not an event or a patch in flight.
+      const own = streamAgent(init.agent);
+      if (own !== undefined) (init as {agent?: unknown}).agent = own;
+      agent = own ?? (init.agent as {destroy?(): void} | undefined);
       if (signal.aborted) agent?.destroy?.();
       return init;
     };
@@ -255,6 +261,16 @@ export function clientNodeWatch(client: KubeClient, path: string, request: Reque
       },
     };
   };
+}
+
+/**
+ * A plain http(s) agent's twin for one stream (same options, own sockets); undefined for a proxy's agent, which a
+ * dropped stream still destroys whole (a proxy that never answers holds the connect otherwise).
+ */
+function streamAgent(shared: unknown): {destroy(): void} | undefined {
+  if (shared instanceof HttpsAgent && shared.constructor === HttpsAgent) return new HttpsAgent((shared as HttpsAgent & {options: HttpsAgentOptions}).options);
+  if (shared instanceof HttpAgent && shared.constructor === HttpAgent) return new HttpAgent((shared as HttpAgent & {options: HttpAgentOptions}).options);
+  return undefined;
 }
 
 export interface ClusterWatchOptions extends FollowHandlers {
