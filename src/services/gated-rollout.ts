@@ -28,6 +28,7 @@ import {
   chooseRolloutOrigin,
   claimObjects,
   computeTemplateHash,
+  templateOfRevision,
   describeGateFailure,
   effectiveGatedRecord,
   formatGatedRecord,
@@ -540,11 +541,21 @@ class GatedRollout {
    * Nodes whose pod runs the release this gated rollout rolled out (what abort steps back); nodes it never touched
    * keep what they run.
    */
+  /**
+   * The nodes whose pod runs the release being rolled back. Pods carry the controller's hash (a revision's label),
+   * which only the simulated cluster computes as we do: the release is the revision whose template hashes, our way,
+   * to the recorded template.
+   */
   private nodesOnRelease(state: ClusterState): string[] {
+    const release = controlledRevisions(state.daemonSet, state.revisions).find((r) => {
+      const template = templateOfRevision(r);
+      return template !== undefined && computeTemplateHash(template) === this.record.template;
+    });
+    const hash = release ? revisionHash(release) : this.record.template;
     const nodes = new Set<string>();
     for (const pod of claimObjects(state.daemonSet, state.pods).owned) {
       if (pod.metadata.deletionTimestamp || !pod.spec.nodeName) continue;
-      if (pod.metadata.labels?.[CONTROLLER_REVISION_HASH_LABEL] === this.record.template) nodes.add(pod.spec.nodeName);
+      if (pod.metadata.labels?.[CONTROLLER_REVISION_HASH_LABEL] === hash) nodes.add(pod.spec.nodeName);
     }
     return [...nodes].sort();
   }
