@@ -50,6 +50,9 @@ import {InterruptedError, type StepCluster, stepDaemonSet} from './step.js';
 import {problemError} from './step/words.js';
 import {applyUndo, previewUndo} from './undo.js';
 
+/** Rounds of stepping back an abort takes before it stops: more means pods keep coming back on the release. */
+const ABORT_ROUNDS = 3;
+
 export type GatedDryRun = 'client' | 'server';
 
 export interface GatedOptions {
@@ -266,17 +269,7 @@ class GatedRollout {
     const stage = resolveGatedStage(state, this.record.stages, index);
     this.emit({kind: 'plan', stages: resolveGatedStages(state, this.record.stages), stage: index, resumed: true});
     this.emit({kind: 'stage', number: index + 1, total: this.record.stages.length, stage});
-    await stepDaemonSet({
-      cluster: this.cluster,
-      ref: this.ref,
-      ...(stage.nodes ? {nodes: stage.nodes} : {}),
-      ...this.budget(),
-      untilComplete: true,
-      dryRun: true,
-      timeoutMs: this.options.timeoutMs,
-      onEvent: (event) => this.emit({kind: 'step', event}),
-      follower: this.follow(),
-    });
+    await stepDaemonSet({...this.stepOptions(stage.nodes), dryRun: true});
     return this.result('dry-run');
   }
 
@@ -322,18 +315,7 @@ class GatedRollout {
         },
       );
     try {
-      await stepDaemonSet({
-        cluster: this.cluster,
-        ref: this.ref,
-        ...(stage.nodes ? {nodes: stage.nodes} : {}),
-        ...this.budget(),
-        untilComplete: true,
-        timeoutMs: this.options.timeoutMs,
-        onEvent: (event) => this.emit({kind: 'step', event}),
-        signal,
-        tickMs: this.tickMs,
-        follower: this.follow(),
-      });
+      await stepDaemonSet(this.stepOptions(stage.nodes, signal));
     } catch (error) {
       stopGate.abort();
       await gate;
@@ -462,8 +444,8 @@ class GatedRollout {
       {source: this.options.source, clock: {now: () => this.cluster.now(), refresh: () => Promise.resolve()}},
       {ref: this.ref, toRevision: target.revision},
     );
-    this.emit({kind: 'rolling-back', toRevision: preview.to.revision, nodes});
     if (dryRun) {
+      this.emit({kind: 'rolling-back', toRevision: preview.to.revision, nodes});
       if (!preview.skipped && dryRun === 'server') await applyUndo(this.options.writer, preview, {dryRun: true});
       // The step the real abort would take, on the DaemonSet as the rollback leaves it: its first wave, or its refusal.
       const next = asStoredUpdate(state.daemonSet, {...state.daemonSet, spec: {...state.daemonSet.spec, template: preview.targetTemplate}});
@@ -479,44 +461,73 @@ class GatedRollout {
     }
     const aborting: GatedRecord = {...this.record, from: target, phase: 'aborting', bakeUntil: undefined};
     if (this.record.phase !== 'aborting' || this.record.from?.hash !== target.hash) await this.write(aborting, {templateChanged: true});
+    let current = state;
     if (!preview.skipped) {
       await applyUndo(this.options.writer, preview, {follower: this.follow()});
       // The step decides on the watched state: not before it shows the template back on the origin.
-      await this.follow().until((s) => (this.templateHashOf(s) === target.hash ? s : undefined), {timeoutMs: 0, tickMs: this.tickMs});
+      current = (await this.follow().until((s) => (this.templateHashOf(s) === target.hash ? s : undefined), {
+        timeoutMs: 0,
+        tickMs: this.tickMs,
+      })) as ClusterState;
     }
-    if (nodes.length > 0) {
+    const stepped = await this.stepBackRelease(current, preview.to.revision);
+    await this.write({...aborting, from: {revision: preview.to.revision, hash: target.hash}, phase: 'aborted'}, {templateChanged: true});
+    return {kind: 'GatedRolloutAbort', daemonSet: this.ref, toRevision: preview.to.revision, nodes: stepped, outcome: 'aborted'};
+  }
+
+  /**
+   * Steps back every node the watch shows on the release, until it shows none; returns the nodes stepped. The
+   * watch of pods runs apart from the DaemonSet's, so a pod the controller created before the rollback may show
+   * up only after the first nodes were stepped back: those are stepped in a further round (a few at most).
+   */
+  private async stepBackRelease(state: ClusterState, toRevision: number): Promise<string[]> {
+    const stepped = new Set<string>();
+    let pending = this.nodesOnRelease(state);
+    this.emit({kind: 'rolling-back', toRevision, nodes: pending});
+    for (let round = 0; pending.length > 0; round++) {
+      if (round === ABORT_ROUNDS) throw this.releaseLeft(pending);
+      if (round > 0) this.emit({kind: 'rolling-back', toRevision, nodes: pending});
       try {
-        await stepDaemonSet({
-          cluster: this.cluster,
-          ref: this.ref,
-          nodes,
-          ...this.budget(),
-          untilComplete: true,
-          timeoutMs: this.options.timeoutMs,
-          onEvent: (event) => this.emit({kind: 'step', event}),
-          ...(this.options.signal ? {signal: this.options.signal} : {}),
-          tickMs: this.tickMs,
-          follower: this.follow(),
-        });
+        await stepDaemonSet(this.stepOptions(pending));
       } catch (error) {
         throw error instanceof InterruptedError ? error : this.abortStopped(error);
       }
-    }
-    // The step is done with what it saw; the watch may not show its last deletions yet: wait for it (bounded).
-    const settledState = await this.follow().until((s) => (this.nodesOnRelease(s).length === 0 ? s : undefined), {
-      timeoutMs: 30_000,
-      tickMs: this.tickMs,
-    });
-    const left = settledState === 'timeout' ? this.nodesOnRelease(await this.state()) : [];
-    if (left.length > 0) {
-      throw this.abortStopped(
-        new RolloutStuckError(
-          `${left.length === 1 ? 'node' : 'nodes'} ${left.join(', ')} still ${left.length === 1 ? 'runs' : 'run'} the release being rolled back`,
-        ),
+      for (const node of pending) stepped.add(node);
+      // The step is done with what it saw; the watch may not show its last deletions yet, or may show a release
+      // pod it had not shown before: wait for either (bounded).
+      const seen = await this.follow().until(
+        (s) => {
+          const left = this.nodesOnRelease(s);
+          const fresh = left.filter((node) => !stepped.has(node));
+          return left.length === 0 || fresh.length > 0 ? fresh : undefined;
+        },
+        {timeoutMs: 30_000, tickMs: this.tickMs},
       );
+      pending = seen === 'timeout' ? this.nodesOnRelease(await this.state()) : seen;
+      if (seen === 'timeout' && pending.length > 0) throw this.releaseLeft(pending);
     }
-    await this.write({...aborting, from: {revision: preview.to.revision, hash: target.hash}, phase: 'aborted'}, {templateChanged: true});
-    return {kind: 'GatedRolloutAbort', daemonSet: this.ref, toRevision: preview.to.revision, nodes, outcome: 'aborted'};
+    return [...stepped].sort();
+  }
+
+  /** The step service's options for the nodes of one stage or one round of an abort, under this run's budget. */
+  private stepOptions(nodes: readonly string[] | undefined, signal: AbortSignal | undefined = this.options.signal): Parameters<typeof stepDaemonSet>[0] {
+    return {
+      cluster: this.cluster,
+      ref: this.ref,
+      ...(nodes ? {nodes} : {}),
+      ...this.budget(),
+      untilComplete: true,
+      timeoutMs: this.options.timeoutMs,
+      onEvent: (event) => this.emit({kind: 'step', event}),
+      ...(signal ? {signal} : {}),
+      tickMs: this.tickMs,
+      follower: this.follow(),
+    };
+  }
+
+  private releaseLeft(nodes: readonly string[]): DsRolloutError {
+    const which = nodes.length === 1 ? `node ${nodes[0]} still runs` : `nodes ${nodes.join(', ')} still run`;
+    return this.abortStopped(new RolloutStuckError(`${which} the release being rolled back`));
   }
 
   /** An abort that could not finish: what stopped it, and that a rerun continues (with more budget if that was it). */
