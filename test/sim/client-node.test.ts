@@ -52,7 +52,7 @@ describe('@kubernetes/client-node 1.4 against the simulator', () => {
     );
     await core.createNamespacedPod({namespace: 'default', body: {metadata: {name: 'w'}, spec: {containers: [{name: 'c', image: 'x'}]}}});
     await core.deleteNamespacedPod({name: 'w', namespace: 'default'});
-    const deadline = Date.now() + 3000;
+    const deadline = Date.now() + 30_000;
     while (seen.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     controller.abort();
     expect(seen).toEqual(['ADDED w', 'DELETED w']);

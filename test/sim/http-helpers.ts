@@ -134,7 +134,7 @@ export function watch(target: Target, path: string, extraHeaders: Record<string,
     status,
     contentType,
     ended,
-    waitFor(count: number, timeoutMs = 3000): Promise<WatchEvent[]> {
+    waitFor(count: number, timeoutMs = 30_000): Promise<WatchEvent[]> {
       if (events.length >= count) return Promise.resolve(events);
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`timed out waiting for ${count} events; got ${JSON.stringify(events.map((e) => e.type))}`)), timeoutMs);
@@ -153,7 +153,7 @@ export function watch(target: Target, path: string, extraHeaders: Record<string,
   };
 }
 
-export async function until(check: () => boolean, timeoutMs = 3000): Promise<void> {
+export async function until(check: () => boolean, timeoutMs = 30_000): Promise<void> {
   const start = Date.now();
   while (!check()) {
     if (Date.now() - start > timeoutMs) throw new Error('condition not met in time');

@@ -17,7 +17,7 @@ export const KEYS = {
 export const tick = (ms = 10) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Waits until `check` passes on the last frame (plain text), or fails with the frame. */
-export async function waitForFrame(rendered: Rendered, check: (frame: string) => boolean, timeoutMs = 2000): Promise<string> {
+export async function waitForFrame(rendered: Rendered, check: (frame: string) => boolean, timeoutMs = 20_000): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const frame = plain(rendered.lastFrame());
