@@ -4,7 +4,7 @@ import {execFile, execFileSync} from 'node:child_process';
 import {mkdtempSync, readFileSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join, resolve} from 'node:path';
-import {KubeConfig} from '@kubernetes/client-node';
+import {KubeConfig, type V1DaemonSet, type V1Pod} from '@kubernetes/client-node';
 import {KubeletAgent, type KubeletAgentOptions} from '../../src/sim/kubelet-agent.js';
 import type {ExecImage} from '../../src/sim/exec-image.js';
 
@@ -118,4 +118,73 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 250));
   }
+}
+
+/** The e2e suites' DaemonSet `agent` in `default`, rolling with `maxUnavailable`, running `image`. */
+export function agentManifest(image: string, maxUnavailable = 1): string {
+  return `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: default}
+spec:
+  selector: {matchLabels: {app: agent}}
+  updateStrategy: {type: RollingUpdate, rollingUpdate: {maxUnavailable: ${maxUnavailable}}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      terminationGracePeriodSeconds: 30
+      containers: [{name: agent, image: "${image}"}]
+`;
+}
+
+export interface List<T> {
+  items: T[];
+}
+
+/** `kubectl ARGS -o json`, parsed; a failing kubectl fails the test with its stderr. */
+export async function kubectlJson<T>(cp: ControlPlane, args: readonly string[]): Promise<T> {
+  const r = await cp.kubectl([...args, '-o', 'json']);
+  if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr}`);
+  return JSON.parse(r.stdout) as T;
+}
+
+export const agentDaemonSet = (cp: ControlPlane) => kubectlJson<V1DaemonSet>(cp, ['get', 'daemonset', 'agent']);
+
+/** Applies the agent DaemonSet and waits until the real controller has it available on every node. */
+export async function applyAgent(cp: ControlPlane, nodes: number, image: string, maxUnavailable = 1): Promise<void> {
+  const applied = await cp.kubectl(['apply', '-f', '-'], agentManifest(image, maxUnavailable));
+  if (applied.code !== 0 || applied.stderr !== '') throw new Error(`kubectl apply: ${applied.stderr}`);
+  await eventually('the DaemonSet to run on every node', async () => {
+    const ds = await agentDaemonSet(cp);
+    return ds.status?.numberAvailable === nodes && ds.status?.updatedNumberScheduled === nodes ? ds : undefined;
+  });
+}
+
+/**
+ * The budget's witness: samples the agent's pods until stopped, and keeps the most nodes ever seen without an
+ * available pod (a Ready pod not being deleted), and whether a pod of `image` or one being deleted was seen.
+ */
+export function budgetWitness(cp: ControlPlane, nodes: number, image?: string): {begun: () => boolean; stop: () => Promise<number>} {
+  let worst = 0;
+  let begun = false;
+  let watching = true;
+  const sampling = (async () => {
+    while (watching) {
+      const pods = (await kubectlJson<List<V1Pod>>(cp, ['get', 'pods', '-l', 'app=agent'])).items;
+      begun ||= pods.some((p) => p.metadata?.deletionTimestamp || (image !== undefined && p.spec?.containers[0]?.image === image));
+      const serving = new Set(
+        pods
+          .filter((p) => !p.metadata?.deletionTimestamp && p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))
+          .map((p) => p.spec?.nodeName),
+      );
+      worst = Math.max(worst, nodes - serving.size);
+    }
+  })();
+  return {
+    begun: () => begun,
+    stop: async () => {
+      watching = false;
+      await sampling;
+      return worst;
+    },
+  };
 }

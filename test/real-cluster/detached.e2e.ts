@@ -2,45 +2,23 @@
 // kubelet agent plays its container as a local process with a service account token, --exec-image), the driver is
 // killed during the canary's bake, the Job controller starts another pod, and the rollout resumes and completes
 // within the budget, with RBAC limited to the Role the plugin made, and its story in `kubectl describe ds`.
-import type {V1DaemonSet, V1Pod} from '@kubernetes/client-node';
+import type {V1Pod} from '@kubernetes/client-node';
 import {join, resolve} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {eventually, startControlPlane, type ControlPlane} from './control-plane.js';
+import {agentDaemonSet, applyAgent, budgetWitness, eventually, kubectlJson, type List, startControlPlane, type ControlPlane} from './control-plane.js';
 
 const NODES = 20;
 const IMAGE = 'ds-rollout:e2e';
 const BIN = join(resolve(import.meta.dirname, '../..'), 'bin/kubectl-ds_rollout');
 let cp: ControlPlane;
 
-const manifest = (image: string) => `apiVersion: apps/v1
-kind: DaemonSet
-metadata: {name: agent, namespace: default}
-spec:
-  selector: {matchLabels: {app: agent}}
-  updateStrategy: {type: RollingUpdate, rollingUpdate: {maxUnavailable: 2}}
-  template:
-    metadata: {labels: {app: agent}}
-    spec:
-      terminationGracePeriodSeconds: 30
-      containers: [{name: agent, image: "${image}"}]
-`;
-
-interface List<T> {
-  items: T[];
-}
-
 interface Job {
   metadata: {name: string};
   status?: {succeeded?: number; failed?: number; active?: number};
 }
 
-async function json<T>(args: string[]): Promise<T> {
-  const r = await cp.kubectl([...args, '-o', 'json']);
-  if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr}`);
-  return JSON.parse(r.stdout) as T;
-}
-
-const daemonSet = () => json<V1DaemonSet>(['get', 'daemonset', 'agent']);
+const json = <T>(args: string[]) => kubectlJson<T>(cp, args);
+const daemonSet = () => agentDaemonSet(cp);
 
 async function record(): Promise<{phase: string; stage: number} | undefined> {
   const text = (await daemonSet()).metadata?.annotations?.['ds-rollout.io/gated-rollout'];
@@ -54,30 +32,6 @@ async function nodesOn(suffix: string): Promise<string[]> {
     .sort();
 }
 
-/** The most nodes ever seen without a Ready pod that is not being deleted, sampled until stopped. */
-function watchBudget(): {stop: () => Promise<number>} {
-  let worst = 0;
-  let watching = true;
-  const sampling = (async () => {
-    while (watching) {
-      const pods = (await json<List<V1Pod>>(['get', 'pods', '-l', 'app=agent'])).items;
-      const serving = new Set(
-        pods
-          .filter((p) => !p.metadata?.deletionTimestamp && p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))
-          .map((p) => p.spec?.nodeName),
-      );
-      worst = Math.max(worst, NODES - serving.size);
-    }
-  })();
-  return {
-    stop: async () => {
-      watching = false;
-      await sampling;
-      return worst;
-    },
-  };
-}
-
 beforeAll(async () => {
   cp = await startControlPlane({
     nodes: NODES,
@@ -87,12 +41,7 @@ beforeAll(async () => {
     // The Job's container: this checkout's plugin, run by this machine's node.
     execImages: [{image: IMAGE, command: [process.execPath, BIN]}],
   });
-  const applied = await cp.kubectl(['apply', '-f', '-'], manifest('registry.example/agent:1.0'));
-  expect(applied.stderr).toBe('');
-  await eventually('the DaemonSet to run on every node', async () => {
-    const ds = await daemonSet();
-    return ds.status?.numberAvailable === NODES && ds.status?.updatedNumberScheduled === NODES ? ds : undefined;
-  });
+  await applyAgent(cp, NODES, 'registry.example/agent:1.0', 2);
 });
 
 afterAll(() => cp?.stop());
@@ -101,7 +50,7 @@ describe('a detached gated rollout on a real 1.20.2 control plane', () => {
   it('survives the kill of its driver during the bake: the Job controller starts another, which completes the rollout within the budget', async () => {
     expect((await cp.kubectl(['ds-rollout', 'pause', 'agent'])).code).toBe(0);
     expect((await cp.kubectl(['set', 'image', 'daemonset/agent', 'agent=registry.example/agent:2.0'])).code).toBe(0);
-    const budget = watchBudget();
+    const budget = budgetWitness(cp, NODES);
     try {
       const detached = await cp.kubectl([
         'ds-rollout',
@@ -155,7 +104,7 @@ describe('a detached gated rollout on a real 1.20.2 control plane', () => {
 
   it('a crash-looping canary run by a Job with --on-failure undo ends with every node on the old revision; abort then changes nothing', async () => {
     expect((await cp.kubectl(['set', 'image', 'daemonset/agent', 'agent=registry.example/agent:broken'])).code).toBe(0);
-    const budget = watchBudget();
+    const budget = budgetWitness(cp, NODES);
     let job: string;
     try {
       const detached = await cp.kubectl([

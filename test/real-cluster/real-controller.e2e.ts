@@ -6,79 +6,31 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import type {V1DaemonSet, V1Lease, V1Node, V1Pod} from '@kubernetes/client-node';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {eventually, startControlPlane, type ControlPlane} from './control-plane.js';
+import {
+  agentDaemonSet,
+  agentManifest,
+  applyAgent,
+  budgetWitness,
+  eventually,
+  kubectlJson,
+  type List,
+  startControlPlane,
+  type ControlPlane,
+} from './control-plane.js';
 
 const NODES = 6;
 let cp: ControlPlane;
 
-const manifest = (image: string, maxUnavailable: number) => `apiVersion: apps/v1
-kind: DaemonSet
-metadata: {name: agent, namespace: default}
-spec:
-  selector: {matchLabels: {app: agent}}
-  updateStrategy: {type: RollingUpdate, rollingUpdate: {maxUnavailable: ${maxUnavailable}}}
-  template:
-    metadata: {labels: {app: agent}}
-    spec:
-      terminationGracePeriodSeconds: 30
-      containers: [{name: agent, image: "${image}"}]
-`;
-
-interface List<T> {
-  items: T[];
-}
 /** A snapshot item: any kind, read and edited as plain JSON. */
 type SnapshotItem = V1DaemonSet & {kind: string; metadata: {name: string; annotations: Record<string, string>}};
 
-async function json<T>(args: string[]): Promise<T> {
-  const r = await cp.kubectl([...args, '-o', 'json']);
-  if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr}`);
-  return JSON.parse(r.stdout) as T;
-}
-
-async function daemonSet(): Promise<V1DaemonSet> {
-  return json<V1DaemonSet>(['get', 'daemonset', 'agent']);
-}
-
-/**
- * Samples the DaemonSet's pods until stopped: the most nodes ever seen without an available pod (a Ready pod not
- * being deleted), and whether any pod of `image` or being deleted was seen (the rollout has begun).
- */
-function watchBudget(image: string): {begun: () => boolean; stop: () => Promise<number>} {
-  let worst = 0;
-  let begun = false;
-  let watching = true;
-  const sampling = (async () => {
-    while (watching) {
-      const pods = (await json<List<V1Pod>>(['get', 'pods', '-l', 'app=agent'])).items;
-      begun ||= pods.some((p) => p.metadata?.deletionTimestamp || p.spec?.containers[0]?.image === image);
-      const serving = new Set(
-        pods
-          .filter((p) => !p.metadata?.deletionTimestamp && p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))
-          .map((p) => p.spec?.nodeName),
-      );
-      worst = Math.max(worst, NODES - serving.size);
-    }
-  })();
-  return {
-    begun: () => begun,
-    stop: async () => {
-      watching = false;
-      await sampling;
-      return worst;
-    },
-  };
-}
+const json = <T>(args: string[]) => kubectlJson<T>(cp, args);
+const daemonSet = () => agentDaemonSet(cp);
 
 beforeAll(async () => {
   // Pods of an image containing `agent:broken` crash-loop (the gated rollout's failing release).
   cp = await startControlPlane({nodes: NODES, startDelayMs: 300, stopDelayMs: 300, failures: [{image: 'agent:broken', mode: 'crash'}]});
-  const applied = await cp.kubectl(['apply', '-f', '-'], manifest('registry.example/agent:1.0', 2));
-  expect(applied.stderr).toBe('');
-  await eventually('the DaemonSet to run on every node', async () => {
-    const ds = await daemonSet();
-    return ds.status?.numberAvailable === NODES && ds.status?.updatedNumberScheduled === NODES ? ds : undefined;
-  });
+  await applyAgent(cp, NODES, 'registry.example/agent:1.0', 2);
 });
 
 afterAll(() => cp?.stop());
@@ -179,7 +131,7 @@ describe('on a real 1.20.2 control plane', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ds-rollout-e2e-f-'));
     const withBudget = (file: string, rollingUpdate: string) => {
       const path = join(dir, file);
-      writeFileSync(path, manifest('registry.example/agent:9.0', 1).replace('{maxUnavailable: 1}', rollingUpdate));
+      writeFileSync(path, agentManifest('registry.example/agent:9.0', 1).replace('{maxUnavailable: 1}', rollingUpdate));
       return path;
     };
     const dropped = await cp.kubectl(['ds-plan', '-f', withBudget('surge.yaml', '{maxUnavailable: 1, maxSurge: 2}'), '-o', 'json']);
@@ -246,7 +198,7 @@ describe('on a real 1.20.2 control plane', () => {
     expect([...(await images()).values()].filter((image) => image.endsWith(':4.0'))).toEqual([]);
 
     // A watcher samples the pods all along: never more nodes without an available pod than maxUnavailable (2).
-    const budget = watchBudget('registry.example/agent:4.0');
+    const budget = budgetWitness(cp, NODES, 'registry.example/agent:4.0');
     try {
       const first = [...(await images()).keys()].sort()[0]!;
       const canary = await cp.kubectl(['ds-rollout', 'step', 'agent', '--nodes', first, '--yes']);
@@ -275,7 +227,7 @@ describe('on a real 1.20.2 control plane', () => {
         .map((p) => p.spec?.containers[0]?.image ?? '');
     expect((await cp.kubectl(['ds-rollout', 'pause', 'agent'])).code).toBe(0);
     expect((await cp.kubectl(['set', 'image', 'daemonset/agent', 'agent=registry.example/agent:5.0'])).code).toBe(0);
-    const budget = watchBudget('registry.example/agent:5.0');
+    const budget = budgetWitness(cp, NODES, 'registry.example/agent:5.0');
     try {
       // The plugin is kubectl's child (exec'd in its place): SIGKILL it once its first wave has begun.
       const env = {...process.env, PATH: `${join(import.meta.dirname, '../../bin')}:${process.env.PATH ?? ''}`, KUBECONFIG: cp.kubeconfig, NO_COLOR: '1'};
@@ -302,7 +254,7 @@ describe('on a real 1.20.2 control plane', () => {
     expect((await cp.kubectl(['ds-rollout', 'pause', 'agent'])).code).toBe(0);
     expect((await cp.kubectl(['set', 'image', 'daemonset/agent', 'agent=registry.example/agent:broken'])).code).toBe(0);
     const everOnBroken = new Set<string>();
-    const budget = watchBudget('registry.example/agent:broken');
+    const budget = budgetWitness(cp, NODES, 'registry.example/agent:broken');
     let sampling = true;
     const sampler = (async () => {
       while (sampling) for (const node of await nodesOn(':broken')) everOnBroken.add(node!);

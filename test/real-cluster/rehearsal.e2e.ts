@@ -3,40 +3,17 @@
 // plan, field for field. DS_ROLLOUT_WRITE_FIXTURE=1 also writes the dump to test/fixtures/snapshots/real-1.20.json,
 // which test/sim/rehearsal.test.ts checks without a control plane.
 import {writeFileSync} from 'node:fs';
-import type {V1DaemonSet} from '@kubernetes/client-node';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {parseSnapshot} from '../../src/cluster/snapshot/index.js';
 import {expectRehearsalPlansAsSnapshot} from '../sim/rehearsal-check.js';
-import {eventually, startControlPlane, type ControlPlane} from './control-plane.js';
+import {applyAgent, eventually, startControlPlane, type ControlPlane} from './control-plane.js';
 
 const NODES = 4;
 let cp: ControlPlane;
 
-const manifest = (image: string) => `apiVersion: apps/v1
-kind: DaemonSet
-metadata: {name: agent, namespace: default}
-spec:
-  selector: {matchLabels: {app: agent}}
-  updateStrategy: {type: RollingUpdate, rollingUpdate: {maxUnavailable: 1}}
-  template:
-    metadata: {labels: {app: agent}}
-    spec:
-      terminationGracePeriodSeconds: 30
-      containers: [{name: agent, image: "${image}"}]
-`;
-
-async function daemonSet(): Promise<V1DaemonSet> {
-  const r = await cp.kubectl(['get', 'daemonset', 'agent', '-o', 'json']);
-  return JSON.parse(r.stdout) as V1DaemonSet;
-}
-
 beforeAll(async () => {
   cp = await startControlPlane({nodes: NODES, startDelayMs: 300, stopDelayMs: 300, failures: [{image: 'agent:broken', mode: 'crash'}]});
-  expect((await cp.kubectl(['apply', '-f', '-'], manifest('registry.example/agent:1.0'))).stderr).toBe('');
-  await eventually('the DaemonSet to run on every node', async () => {
-    const ds = await daemonSet();
-    return ds.status?.numberAvailable === NODES && ds.status?.updatedNumberScheduled === NODES ? ds : undefined;
-  });
+  await applyAgent(cp, NODES, 'registry.example/agent:1.0');
   // A release that crash-loops: the rollout stops with its first new pod failing.
   expect((await cp.kubectl(['set', 'image', 'daemonset/agent', 'agent=registry.example/agent:broken'])).code).toBe(0);
   await eventually('a crash-looping new pod', async () => {
