@@ -6,7 +6,16 @@ import {createServer, type IncomingMessage, type Server, type ServerResponse} fr
 import {createServer as createTlsServer} from 'node:https';
 import type {AddressInfo} from 'node:net';
 import {load as loadYaml} from 'js-yaml';
-import {describeDocumentProblem, documentProblem, jsonTextDepth, type LabelSelector, MAX_DOCUMENT_DEPTH, parseMinor} from '../core/index.js';
+import {
+  describeDocumentProblem,
+  documentProblem,
+  jsonText,
+  jsonTextDepth,
+  type LabelSelector,
+  MAX_DOCUMENT_DEPTH,
+  parseMinor,
+  restoreExactRevisions,
+} from '../core/index.js';
 import {type Authenticator, authorized, impersonate} from './authentication.js';
 import {DISCOVERY_CONTENT_TYPES, SERVER_VERSION, apiGroup, apiResourceList, coreDiscovery, groupsDiscovery} from './discovery.js';
 import {checkFieldSelector, parseFieldSelector} from './field-selectors.js';
@@ -570,6 +579,8 @@ export class SimServer {
       if (err instanceof StatusError) throw err;
       throw badRequest(`couldn't get version/kind; json parse error: ${oneLine((err as Error).message)}`);
     }
+    // A revision past 2^53 is stored as written, as the API server's int64 holds it.
+    restoreExactRevisions([parsed], body);
     const problem = documentProblem(parsed, body.length);
     if (problem?.kind === 'depth') throw tooDeep();
     // The API server answers excessive aliasing as a decode error: 400.
@@ -607,7 +618,7 @@ export class SimServer {
   }
 
   private sendObject(res: ServerResponse, code: number, obj: object): void {
-    send(res, code, JSON.stringify(obj));
+    send(res, code, jsonText(obj));
   }
 
   private getObject(req: IncomingMessage, res: ServerResponse, path: ResourcePath): void {
@@ -750,6 +761,7 @@ export class SimServer {
     let patch: unknown;
     try {
       patch = JSON.parse(body === '' ? 'null' : body);
+      restoreExactRevisions([patch], body);
     } catch (err) {
       throw badRequest(`error decoding patch: ${(err as Error).message}`);
     }
@@ -829,10 +841,10 @@ export class SimServer {
     const result = this.store.delete(path.info.resource, path.namespace, path.name!, {...options, dryRun});
     if (!result.deleted) {
       // upstream: handlers/delete.go answers 202 only for a pending delete with orphanDependents=false.
-      return send(res, options.orphanDependents === false ? 202 : 200, JSON.stringify(result.object));
+      return send(res, options.orphanDependents === false ? 202 : 200, jsonText(result.object));
     }
     // Pods and namespaces return the deleted object (ReturnDeletedObject); everything else a Success Status.
-    if (path.info.resource === 'pods' || path.info.resource === 'namespaces') return send(res, 200, JSON.stringify(result.object));
+    if (path.info.resource === 'pods' || path.info.resource === 'namespaces') return send(res, 200, jsonText(result.object));
     send(res, 200, JSON.stringify(deletedStatus(path.info, path.name!, result.object.metadata.uid)));
   }
 
@@ -845,7 +857,7 @@ export class SimServer {
     for (const s of page.items) {
       try {
         const r = this.store.delete(path.info.resource, path.namespace, s.name, {...options, dryRun});
-        out.push(JSON.stringify(r.object));
+        out.push(jsonText(r.object));
       } catch (err) {
         if (!(err instanceof StatusError && err.code === 404)) throw err;
       }
