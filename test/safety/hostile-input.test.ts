@@ -435,8 +435,25 @@ describe('the simulated cluster answers at once, never stalls', () => {
           body: `kind: DaemonSet\napiVersion: apps/v1\nmetadata: {name: bomb}\nbomb:\n${aliasBomb('  ')}\n`,
           headers: {'content-type': 'application/yaml'},
         }),
+      // The API server's answer: a decode error (400) at once, in go-yaml's words.
       status: 400,
-      message: /YAML aliases expand it past/,
+      message: /^yaml: document contains excessive aliasing \(the request body's YAML aliases expand it past [\d,]+ nodes/,
+    },
+    {
+      name: 'a YAML bomb in a PUT',
+      request: () =>
+        call(sim.cluster, 'PUT', `${DS_PATH}/bomb`, {
+          body: `kind: DaemonSet\napiVersion: apps/v1\nmetadata: {name: bomb}\nbomb:\n${aliasBomb('  ')}\n`,
+          headers: {'content-type': 'application/yaml'},
+        }),
+      status: 400,
+      message: 'yaml: document contains excessive aliasing',
+    },
+    {
+      name: "a body over the API server's 3 MiB",
+      request: () => call(sim.cluster, 'POST', DS_PATH, {body: {...manifest(), metadata: {name: 'big', annotations: {big: 'x'.repeat(3 * 1024 * 1024)}}}}),
+      status: 413,
+      message: 'Request entity too large: limit is 3145728',
     },
     {
       name: 'hostPort 70000',
