@@ -96,6 +96,8 @@ beforeAll(async () => {
   const files: Record<string, string> = {
     'bomb-annotation.yaml': `apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: fluentd\n  namespace: default\n  annotations:\n    bomb:\n${aliasBomb('      ')}\nspec:\n  selector: {matchLabels: {app: fluentd}}\n  template:\n    metadata: {labels: {app: fluentd}}\n    spec:\n      containers: [{name: c, image: x}]\n`,
     'bomb-env.yaml': BOMB_DAEMONSET,
+    'bomb-label.yaml': `apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: fluentd\n  namespace: default\n  labels:\n    bomb:\n${aliasBomb('      ')}\nspec:\n  selector: {matchLabels: {app: fluentd}}\n  template:\n    metadata: {labels: {app: fluentd}}\n    spec:\n      containers: [{name: c, image: x}]\n`,
+    'bomb-volumes.yaml': `apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: fluentd\n  namespace: default\nspec:\n  selector: {matchLabels: {app: fluentd}}\n  template:\n    metadata: {labels: {app: fluentd}}\n    spec:\n      containers: [{name: c, image: x}]\n      volumes:\n      - name: v\n        emptyDir:\n${aliasBomb('          ')}\n`,
     'bomb-strategy.yaml': `waves:\n${aliasBomb('  ')}\n`,
     'deep.json': deepJson(100_000),
     'node-selector.json': snapshotWith(4, (item) => (item.spec.template.spec.nodeSelector = {'bad key!': 'x'})),
@@ -194,6 +196,19 @@ const CLI_CASES: Record<string, readonly CliCase[]> = {
       code: 1,
       message: /YAML aliases expand/,
     },
+    {
+      name: 'an alias bomb as a label value, -o yaml',
+      args: ['fluentd', ...ON('bomb-label.yaml'), '-o', 'yaml'],
+      code: 1,
+      message: /YAML aliases expand it past [\d,]+ nodes/,
+    },
+    {
+      name: 'an alias bomb as template volumes (history --diff)',
+      bin: 'rollout',
+      args: ['history', 'fluentd', '--diff', '1,2', ...ON('bomb-volumes.yaml')],
+      code: 1,
+      message: /YAML aliases expand/,
+    },
     {name: 'JSON nested 100,000 deep in a label', args: ['fluentd', ...ON('deep.json')], code: 1, message: 'nested deeper than 1000 levels'},
     {name: '--snapshot /dev/zero', args: ['fluentd', '--snapshot', '/dev/zero'], code: 1, message: 'snapshot file "/dev/zero" is a device, not a file'},
     {name: '--snapshot /dev/urandom', args: ['fluentd', '--snapshot', '/dev/urandom'], code: 1, message: 'is a device, not a file'},
@@ -289,6 +304,20 @@ const CLI_CASES: Record<string, readonly CliCase[]> = {
       message: /\.\.\." \(5000 characters\)/,
     },
     {name: 'a 5,000-character path', args: ['fluentd', '--snapshot', `/${'d'.repeat(5000)}`], code: 1, message: /\(5001 characters\)/},
+    {
+      name: 'a DaemonSet name with ESC (status)',
+      bin: 'rollout',
+      args: ['status', 'flu\u001B[2Jentd', ...ON('node-selector.json')],
+      code: 1,
+      message: 'invalid DaemonSet name "flu\\x1b[2Jentd"',
+    },
+    {
+      name: 'a 5,000-character path (history)',
+      bin: 'rollout',
+      args: ['history', 'fluentd', '--snapshot', `/${'d'.repeat(5000)}`],
+      code: 1,
+      message: /\(5001 characters\)/,
+    },
   ],
   '5. flag errors name the flag': [
     {
