@@ -170,6 +170,24 @@ describe('the simulated cluster with revisions past 2^53', () => {
     expect(undo).toContain(`becomes revision ${BigInt(newest) + 1n}`);
   });
 
+  test('--to-revision completes the exact numbers, newest first', async () => {
+    const result = await runCli(['undo', 'fluentd', '-n', 'kube-system', '--to-revision', ''], {
+      bin: 'bin/kubectl_complete-ds_rollout',
+      env: {KUBECONFIG: sim.kubeconfig},
+    });
+    const values = result.stdout
+      .trimEnd()
+      .split('\n')
+      .slice(0, -1)
+      .map((line) => line.split('\t')[0]);
+    const expected = revisionsOf(sim)
+      .map((r) => BigInt(r.revision))
+      .sort((a, b) => (a < b ? 1 : a > b ? -1 : 0))
+      .map(String);
+    expect(values).toEqual(expected);
+    expect(values).toContain(R1);
+  });
+
   test("the sim's controller gives a new template the next number, exactly", async () => {
     const before = revisionsOf(sim).reduce<bigint>((max, r) => (BigInt(r.revision) > max ? BigInt(r.revision) : max), 0n);
     const daemonSet = sim.cluster.store.get('daemonsets', 'kube-system', 'fluentd') as DaemonSet;

@@ -307,10 +307,11 @@ function notKubernetes(server: string, describeUrl: string, res: IncomingMessage
   });
 }
 
-/** An object's JSON, with a ControllerRevision's number past 2^53 read exactly (JSON.parse rounds it). */
+/** An object's (or a list's) JSON, with a ControllerRevision's number past 2^53 read exactly (JSON.parse rounds it). */
 function parseObject(json: string): unknown {
   const value: unknown = JSON.parse(json);
-  restoreExactRevisions([value], json);
+  const items = (value as {items?: unknown} | null)?.items;
+  restoreExactRevisions(Array.isArray(items) ? items : [value], json);
   return value;
 }
 
