@@ -7,7 +7,7 @@ import {nodeShouldRunDaemonPod} from './eligibility.js';
 import {isPodReady} from './availability.js';
 import {waveLanding} from './step-wave.js';
 import {computeTemplateHash} from './revisions.js';
-import {jsonText, type Revision} from './revision-number.js';
+import {jsonText, restoreExactRevisions, type Revision} from './revision-number.js';
 import type {ClusterState, DaemonSet, IntOrString, Node} from './types.js';
 import type {StepEvent} from './step-wave.js';
 
@@ -320,6 +320,8 @@ export function gatedRecordOf(ds: DaemonSet): GatedRecordState {
     if (typeof value !== 'object' || value === null || !Array.isArray(value.stages) || typeof value.stage !== 'number' || typeof value.phase !== 'string') {
       return {kind: 'invalid', error: 'not a gated rollout record'};
     }
+    // The origin's revision past 2^53 is read exactly, as formatGatedRecord wrote it.
+    if (value.from !== undefined) restoreExactRevisions([value.from], text);
     // Records written before the per-pod list was dropped still carry it: not kept.
     const {seenReady: _legacy, ...record} = value as GatedRecord & {seenReady?: unknown};
     return {kind: 'record', record: {...record, failures: record.failures ?? []}};
