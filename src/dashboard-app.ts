@@ -1,6 +1,7 @@
 // The dashboard's composition root: opens the session, wires the plan feed and the key actions (services/dashboard.ts)
 // to Ink in a terminal, or, anywhere else, runs `status`'s service and prints its output (once, or streamed with
 // --watch). Ink, React and the UI load only when a terminal will show them.
+import {jsonText} from './core/index.js';
 import {versioned} from './output/document.js';
 import {clusterActions, createPlanFeed, READ_ONLY_ACTIONS} from './services/dashboard.js';
 import {type RolloutStatusReport, runStatus} from './services/status.js';
@@ -45,7 +46,7 @@ async function plainStatus(options: DashboardOptions): Promise<number> {
   const write = (chunk: string) => options.stdout.write(chunk);
   const print = async (report: RolloutStatusReport, final: boolean) => {
     const document = versioned(report);
-    if (options.output === 'json') write(options.watch ? `${JSON.stringify(document)}\n` : `${JSON.stringify(document, null, 2)}\n`);
+    if (options.output === 'json') write(options.watch ? `${jsonText(document)}\n` : `${jsonText(document, 2)}\n`);
     else if (options.output === 'yaml') write(`${options.watch ? '---\n' : ''}${(await import('js-yaml')).dump(document, {noRefs: true, lineWidth: -1})}`);
     else if (final) write(text.renderStatusText(report, {color, width: options.stdout.isTTY ? options.stdout.columns : undefined, headline: !options.watch}));
     else write(text.renderStatusProgress(report, {color}));

@@ -5,6 +5,7 @@
 // value checks then refuse where the API server does (a toleration or owner reference with nothing in it).
 // Fields the core does not read are passed through unchecked.
 import {isRfc3339Time} from './rfc3339.js';
+import {INT64_MAX, INT64_MIN} from './revision-number.js';
 import type {ControllerRevision, DaemonSet, Node, ObjectMeta, Pod} from './types.js';
 import {
   type FieldError,
@@ -327,15 +328,16 @@ function compile(schema: Schema): Decoder {
       );
     case 'int': {
       if (schema.bits === 64) {
-        // A JSON number is read as a double: past 2^53 it is no longer the integer written (2^53+1 reads as 2^53),
-        // so such a value is refused rather than used rounded. No real revision or generation gets near it.
+        // A JSON number is read as a double: past 2^53 it is no longer the integer written (2^53+1 reads as 2^53).
+        // A revision's digits are restored as a bigint before decoding (restoreExactRevisions); any other int64
+        // still a rounded double is refused rather than used rounded.
         return leaf(
-          (value) => typeof value === 'number' && Number.isSafeInteger(value),
+          (value) => (typeof value === 'number' && Number.isSafeInteger(value)) || (typeof value === 'bigint' && value >= INT64_MIN && value <= INT64_MAX),
           (value) =>
-            typeof value !== 'number' || !Number.isInteger(value)
-              ? 'must be an integer'
-              : Math.abs(value) >= 2 ** 63
-                ? 'must be an integer from -9223372036854775808 to 9223372036854775807'
+            typeof value === 'bigint' || (typeof value === 'number' && Number.isInteger(value) && Math.abs(value) >= 2 ** 63)
+              ? `must be an integer from ${INT64_MIN} to ${INT64_MAX}`
+              : typeof value !== 'number' || !Number.isInteger(value)
+                ? 'must be an integer'
                 : 'must be an integer from -9007199254740991 to 9007199254740991 (larger ones cannot be read exactly)',
         );
       }

@@ -4,6 +4,7 @@
 // Pure: names, argument lists and objects as data; the service sends them.
 import {type GatedEvent, gatedRecordOf} from './gates.js';
 import {computeTemplateHash} from './revisions.js';
+import type {Revision} from './revision-number.js';
 import type {DaemonSet} from './types.js';
 
 /** The image the release packaging builds from the repository's Dockerfile; `--image` replaces it. */
@@ -253,7 +254,7 @@ export type RolloutMilestone =
   | {readonly kind: 'complete'}
   | {readonly kind: 'awaiting-approval'; readonly stage: string}
   | {readonly kind: 'promoted'}
-  | {readonly kind: 'aborted'; readonly toRevision: number; readonly nodes: readonly string[]}
+  | {readonly kind: 'aborted'; readonly toRevision: Revision; readonly nodes: readonly string[]}
   | {readonly kind: 'detached'; readonly job: string; readonly created: boolean};
 
 const nodeList = (nodes: readonly string[] | undefined) => (nodes === undefined ? 'every node' : nodes.join(', '));

@@ -7,6 +7,7 @@ import {nodeShouldRunDaemonPod} from './eligibility.js';
 import {isPodReady} from './availability.js';
 import {waveLanding} from './step-wave.js';
 import {computeTemplateHash} from './revisions.js';
+import {jsonText, restoreExactRevisions, type Revision} from './revision-number.js';
 import type {ClusterState, DaemonSet, IntOrString, Node} from './types.js';
 import type {StepEvent} from './step-wave.js';
 
@@ -72,7 +73,7 @@ export const FINISHED_GATED_PHASES: ReadonlySet<GatedPhase> = new Set(['complete
 
 /** The revision a gated rollout started from: abort brings every node back to it (by hash: undo renumbers it). */
 export interface RolloutOrigin {
-  readonly revision: number;
+  readonly revision: Revision;
   readonly hash: string;
 }
 
@@ -319,6 +320,8 @@ export function gatedRecordOf(ds: DaemonSet): GatedRecordState {
     if (typeof value !== 'object' || value === null || !Array.isArray(value.stages) || typeof value.stage !== 'number' || typeof value.phase !== 'string') {
       return {kind: 'invalid', error: 'not a gated rollout record'};
     }
+    // The origin's revision past 2^53 is read exactly, as formatGatedRecord wrote it.
+    if (value.from !== undefined) restoreExactRevisions([value.from], text);
     // Records written before the per-pod list was dropped still carry it: not kept.
     const {seenReady: _legacy, ...record} = value as GatedRecord & {seenReady?: unknown};
     return {kind: 'record', record: {...record, failures: record.failures ?? []}};
@@ -328,7 +331,8 @@ export function gatedRecordOf(ds: DaemonSet): GatedRecordState {
 }
 
 export function formatGatedRecord(record: GatedRecord): string {
-  return JSON.stringify(record);
+  // jsonText: the origin's revision may be past 2^53 (a bigint).
+  return jsonText(record);
 }
 
 /** A merge patch that writes the record (the writer adds the resourceVersion precondition). */
@@ -565,7 +569,7 @@ export type GatedEvent =
   | {readonly kind: 'baking'; readonly stage: GatedStage; readonly leftMs: number}
   | {readonly kind: 'bake-passed'; readonly stage: GatedStage}
   | {readonly kind: 'gate-failed'; readonly stage: GatedStage; readonly failures: readonly GateFailure[]}
-  | {readonly kind: 'rolling-back'; readonly toRevision: number; readonly nodes: readonly string[]};
+  | {readonly kind: 'rolling-back'; readonly toRevision: Revision; readonly nodes: readonly string[]};
 
 export interface GatedResult {
   readonly kind: 'GatedRollout';
@@ -580,7 +584,7 @@ export interface AbortResult {
   readonly kind: 'GatedRolloutAbort';
   readonly daemonSet: {readonly namespace: string; readonly name: string};
   /** The revision every node is (or, with a dry run, would be) back on, as numbered now. */
-  readonly toRevision: number;
+  readonly toRevision: Revision;
   /** The nodes stepped back (dry run: to step back). */
   readonly nodes: readonly string[];
   /** `aborted`: every node is back; `already`: it was, nothing was done; `dry-run`. */

@@ -37,6 +37,17 @@ export {
   templateOfRevision,
 } from './revisions.js';
 export {
+  canonicalRevision,
+  compareRevisions,
+  higherRevision,
+  INT64_MAX,
+  jsonText,
+  nextRevision,
+  restoreExactRevisions,
+  type Revision,
+  revisionFromDigits,
+} from './revision-number.js';
+export {
   type FieldError,
   formatFieldError,
   formatInvalid,

@@ -5,6 +5,7 @@ import {canonicalJson, deepEqualJson, stripNulls, withSortedKeys} from './canoni
 import {getControllerOf} from './claim.js';
 import {CHANGE_CAUSE_ANNOTATION} from './pause.js';
 import {CONTROLLER_REVISION_HASH_LABEL} from './pod-template.js';
+import {compareRevisions, higherRevision, nextRevision, type Revision} from './revision-number.js';
 import {labelSelectorMatches} from './selectors.js';
 import type {ControllerRevision, DaemonSet, Labels, Pod, PodTemplateSpec} from './types.js';
 
@@ -39,7 +40,7 @@ export function revisionChangeCause(revision: ControllerRevision): string | unde
  */
 // upstream: staging/src/k8s.io/kubectl/pkg/polymorphichelpers/history.go daemonSetHistory, controlledHistories
 export function controlledRevisions(ds: DaemonSet, revisions: readonly ControllerRevision[]): ControllerRevision[] {
-  const byNumber = new Map<number, ControllerRevision>();
+  const byNumber = new Map<Revision, ControllerRevision>();
   const uid = ds.metadata.uid;
   for (const revision of revisions) {
     const owner = getControllerOf(revision.metadata);
@@ -47,7 +48,7 @@ export function controlledRevisions(ds: DaemonSet, revisions: readonly Controlle
     if (!labelSelectorMatches(ds.spec.selector, revision.metadata.labels)) continue;
     byNumber.set(revision.revision, revision);
   }
-  return [...byNumber.values()].sort((a, b) => a.revision - b.revision);
+  return [...byNumber.values()].sort((a, b) => compareRevisions(a.revision, b.revision));
 }
 
 function hasHashLabel(revision: ControllerRevision): boolean {
@@ -191,23 +192,23 @@ export function computeTemplateHash(template: PodTemplateSpec, collisionCount?: 
 
 /** The highest revision number, 0 for none. */
 // upstream: pkg/controller/daemon/update.go maxRevision
-export function maxRevision(revisions: readonly ControllerRevision[]): number {
-  let max = 0;
+export function maxRevision(revisions: readonly ControllerRevision[]): Revision {
+  let max: Revision = 0;
   for (const revision of revisions) if (revision.revision > max) max = revision.revision;
   return max;
 }
 
 function byRevisionThenName(a: ControllerRevision, b: ControllerRevision): number {
-  return a.revision - b.revision || byName(a.metadata.name, b.metadata.name);
+  return compareRevisions(a.revision, b.revision) || byName(a.metadata.name, b.metadata.name);
 }
 
 export interface HistoryDecision {
   /** The revision matching the template, after renumbering (or the one to create). */
-  readonly update: {readonly name: string; readonly hash: string; readonly revision: number; readonly exists: boolean};
+  readonly update: {readonly name: string; readonly hash: string; readonly revision: Revision; readonly exists: boolean};
   /** To POST when no revision matches the template. */
   readonly create?: ControllerRevision;
   /** The kept current revision's number is below max(old) + 1: update it. */
-  readonly renumber?: {readonly name: string; readonly from: number; readonly to: number};
+  readonly renumber?: {readonly name: string; readonly from: Revision; readonly to: Revision};
   /** The kept current revision has no controller-revision-hash label: label it with its own name. */
   readonly labelHash?: {readonly name: string; readonly hash: string};
   /** Old revisions without the hash label: upstream labels every claimed revision with its name in the same loop. */
@@ -237,7 +238,7 @@ export interface ConstructHistoryOptions {
   readonly unclaimedRevisions?: readonly ControllerRevision[];
 }
 
-function newRevision(ds: DaemonSet, hash: string, revision: number): ControllerRevision {
+function newRevision(ds: DaemonSet, hash: string, revision: Revision): ControllerRevision {
   const {name, namespace, uid, annotations} = ds.metadata;
   const labels: Labels = {...(ds.spec.template.metadata?.labels ?? {}), [CONTROLLER_REVISION_HASH_LABEL]: hash};
   return {
@@ -276,7 +277,7 @@ export function constructHistory(
   const old: ControllerRevision[] = [];
   for (const revision of revisions) (revisionMatchesTemplate(revision, template) ? current : old).push(revision);
   old.sort(byRevisionThenName);
-  const next = maxRevision(old) + 1;
+  const next = nextRevision(maxRevision(old));
   const labelOld = old.filter((r) => !hasHashLabel(r)).map((r) => ({name: r.metadata.name, hash: r.metadata.name}));
 
   if (current.length === 0) return snapshot(ds, revisions, options.unclaimedRevisions ?? [], next, old, labelOld);
@@ -293,7 +294,7 @@ export function constructHistory(
           .filter((pod) => pod.metadata.labels?.[CONTROLLER_REVISION_HASH_LABEL] !== hash)
           .map((pod) => ({pod: pod.metadata.name, hash}))
           .sort((a, b) => byName(a.pod, b.pod));
-  const revision = Math.max(keep.revision, next);
+  const revision = higherRevision(keep.revision, next);
   return {
     update: {name: keep.metadata.name, hash, revision, exists: true},
     ...(keep.revision < next ? {renumber: {name: keep.metadata.name, from: keep.revision, to: next}} : {}),
@@ -310,7 +311,7 @@ function snapshot(
   ds: DaemonSet,
   claimed: readonly ControllerRevision[],
   unclaimed: readonly ControllerRevision[],
-  next: number,
+  next: Revision,
   old: ControllerRevision[],
   labelOld: {name: string; hash: string}[],
 ): HistoryDecision {
@@ -341,7 +342,7 @@ function snapshot(
       // Only an unclaimed revision can match here (a claimed match would have been current): upstream reuses it.
       const existingHash = revisionHash(existing);
       return {
-        update: {name, hash: existingHash, revision: Math.max(existing.revision, next), exists: true},
+        update: {name, hash: existingHash, revision: higherRevision(existing.revision, next), exists: true},
         ...(existing.revision < next ? {renumber: {name, from: existing.revision, to: next}} : {}),
         ...(hasHashLabel(existing) ? {} : {labelHash: {name, hash: existingHash}}),
         labelOld,
@@ -392,7 +393,7 @@ export function currentRevisionOf(
   updateHash: string,
   revisions: readonly ControllerRevision[],
   daemonPods: readonly Pod[],
-): {revision: number; hash: string; name?: string} {
+): {revision: Revision; hash: string; name?: string} {
   const byHash = new Map<string, ControllerRevision>();
   for (const revision of [...revisions].sort(byRevisionThenName)) byHash.set(revisionHash(revision), revision);
   const counts = new Map<ControllerRevision, number>();
@@ -413,7 +414,7 @@ export function currentRevisionOf(
   if (best !== undefined) return {revision: best.revision, hash: revisionHash(best), name: best.metadata.name};
   const update = byHash.get(updateHash);
   if (update !== undefined) return {revision: update.revision, hash: updateHash, name: update.metadata.name};
-  return {revision: maxRevision(revisions) + 1, hash: updateHash};
+  return {revision: nextRevision(maxRevision(revisions)), hash: updateHash};
 }
 
 /**

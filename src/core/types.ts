@@ -4,6 +4,7 @@
 // (as on the wire); the core's own clock is a number of milliseconds since the epoch, always a parameter.
 import type {GatedProgress} from './gates.js';
 import type {BudgetInUse} from './budget-use.js';
+import type {Revision} from './revision-number.js';
 
 export type Labels = Readonly<Record<string, string>>;
 
@@ -224,7 +225,7 @@ export interface ControllerRevision {
   readonly kind?: string;
   readonly metadata: ObjectMeta;
   readonly data?: unknown;
-  readonly revision: number;
+  readonly revision: Revision;
 }
 
 export interface NodeCondition {
@@ -312,7 +313,7 @@ export interface CoreEvent {
 // The plan (docs/design/plan-contract.md): what ds-plan prints, step executes and the dashboard shows.
 
 export interface RevisionRef {
-  readonly revision: number;
+  readonly revision: Revision;
   readonly hash: string;
   /** The ControllerRevision's name, when it exists. */
   readonly name?: string;

@@ -114,7 +114,7 @@ function duplicate(field: string, value: string): FieldError {
   return {field, type: 'FieldValueDuplicate', message: `Duplicate value: ${goQuote(value)}`, value};
 }
 
-function nonNegative(field: string, value: number | undefined): FieldError[] {
+function nonNegative(field: string, value: number | bigint | undefined): FieldError[] {
   return value !== undefined && value < 0 ? [invalid(field, value, String(value), 'must be greater than or equal to 0')] : [];
 }
 

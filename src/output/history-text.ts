@@ -1,11 +1,12 @@
 // ds-rollout history for people: one row per revision, kubectl's REVISION and CHANGE-CAUSE plus what it
 // leaves out.
+import type {Revision} from '../core/index.js';
 import {palette} from './color.js';
 import {formatCount, formatDuration} from './format.js';
 import {renderTable} from './table.js';
 
 export interface RevisionEntry {
-  readonly revision: number;
+  readonly revision: Revision;
   readonly name: string;
   readonly hash: string;
   /** creationTimestamp of the ControllerRevision (RFC3339). */

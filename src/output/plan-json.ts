@@ -1,7 +1,7 @@
 // ds-plan's machine-readable output. Key order follows docs/design/plan-contract.md exactly; fields the contract does not
 // list (RolloutPlan grows) follow the contract's fields, so the output only ever grows.
 import {API_VERSION} from './document.js';
-import {type NodePlan, type PodDeletion, type PodSummary, type RolloutPlan, STATUS_KEYS, type Wave} from '../core/index.js';
+import {jsonText, type NodePlan, type PodDeletion, type PodSummary, type RolloutPlan, STATUS_KEYS, type Wave} from '../core/index.js';
 
 type Plain = Record<string, unknown>;
 
@@ -90,5 +90,5 @@ export function toPlanDocument(plan: RolloutPlan): Plain {
 }
 
 export function renderPlanJson(plan: RolloutPlan): string {
-  return `${JSON.stringify(toPlanDocument(plan), null, 2)}\n`;
+  return `${jsonText(toPlanDocument(plan), 2)}\n`;
 }

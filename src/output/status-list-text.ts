@@ -1,5 +1,5 @@
 // `ds-rollout status -A` for people: one row per DaemonSet, kubectl get style (upper-case header, no borders).
-import type {RolloutVerdict} from '../core/index.js';
+import type {Revision, RolloutVerdict} from '../core/index.js';
 import {palette, type Palette, visibleLength} from './color.js';
 import {renderTable} from './table.js';
 
@@ -9,7 +9,7 @@ type RowVerdict = RolloutVerdict | 'invalid';
 interface DaemonSetStatusSummary {
   readonly daemonSet: {readonly namespace: string; readonly name: string};
   readonly verdict: RowVerdict;
-  readonly revisions?: {readonly current: number; readonly update: number};
+  readonly revisions?: {readonly current: Revision; readonly update: Revision};
   readonly strategy?: {readonly type: string; readonly maxUnavailable: number; readonly maxSurge: number};
   readonly budget?: {readonly spends: 'maxUnavailable' | 'maxSurge'; readonly used: number; readonly limit: number};
   readonly updated?: number;

@@ -1,5 +1,5 @@
 // ds-rollout undo's preview for people: which revision, what renumbering, which nodes restart, the diff.
-import type {Blocker, PodTemplateSpec, RolloutPlan} from '../core/index.js';
+import type {Blocker, PodTemplateSpec, Revision, RolloutPlan} from '../core/index.js';
 import {palette} from './color.js';
 import {formatDuration, formatList, plural} from './format.js';
 import {blockerText, wrap} from './plan-text.js';
@@ -7,12 +7,12 @@ import {renderTemplateDiff} from './revision-diff.js';
 
 export interface UndoView {
   readonly ref: {readonly namespace: string; readonly name: string};
-  readonly from?: {readonly revision: number; readonly hash: string};
-  readonly to: {readonly revision: number; readonly hash: string};
+  readonly from?: {readonly revision: Revision; readonly hash: string};
+  readonly to: {readonly revision: Revision; readonly hash: string};
   readonly skipped: boolean;
   readonly currentTemplate: PodTemplateSpec;
   readonly targetTemplate: PodTemplateSpec;
-  readonly renumberedTo?: number;
+  readonly renumberedTo?: Revision;
   readonly restartNodes: readonly string[];
   readonly plan?: RolloutPlan;
   readonly changeCause: string;

@@ -3,6 +3,7 @@
 import {type KubeClient, type KubeconfigList, connectLiveCluster, kubeconfigNames} from '../cluster/live/index.js';
 import {kubeconfigOptions, type SourceOptions} from '../cluster/open-source.js';
 import type {Candidate, ClusterChoice} from '../completion/words.js';
+import {compareRevisions, type Revision} from '../core/index.js';
 
 /** Per lookup; the completion's own deadline (complete.ts) bounds the whole. */
 const TIMEOUT_MS = 2000;
@@ -48,7 +49,7 @@ export async function nodeNames(choice: ClusterChoice): Promise<Candidate[]> {
 
 interface RevisionList {
   readonly items?: ReadonlyArray<{
-    readonly revision?: number;
+    readonly revision?: Revision;
     readonly metadata?: {readonly ownerReferences?: ReadonlyArray<{readonly kind?: string; readonly name?: string}>};
   }>;
 }
@@ -62,7 +63,7 @@ export async function revisionNumbers(choice: ClusterChoice, daemonSet: string):
     (item.metadata?.ownerReferences ?? []).some((owner) => owner.kind === 'DaemonSet' && owner.name === daemonSet),
   );
   return owned
-    .flatMap((item) => (typeof item.revision === 'number' ? [item.revision] : []))
-    .sort((a, b) => b - a)
+    .flatMap((item) => (typeof item.revision === 'number' || typeof item.revision === 'bigint' ? [item.revision] : []))
+    .sort((a, b) => compareRevisions(b, a))
     .map((revision) => ({value: String(revision)}));
 }

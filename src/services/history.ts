@@ -8,6 +8,7 @@ import {
   claimObjects,
   controlledRevisions,
   type PodTemplateSpec,
+  type Revision,
   CONTROLLER_REVISION_HASH_LABEL,
   revisionChangeCause,
   revisionHash,
@@ -24,7 +25,7 @@ export type {HistoryReport, RevisionEntry};
 export {CHANGE_CAUSE_ANNOTATION, controlledRevisions, revisionHash} from '../core/index.js';
 
 /** The revision numbered `n`, or kubectl's error. */
-export function findRevision(revisions: readonly ControllerRevision[], n: number): ControllerRevision {
+export function findRevision(revisions: readonly ControllerRevision[], n: Revision): ControllerRevision {
   const found = revisions.find((revision) => revision.revision === n);
   if (found === undefined) throw new InputError(`unable to find the specified revision ${n}`);
   return found;

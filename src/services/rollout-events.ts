@@ -3,7 +3,16 @@
 // be written (no RBAC to create events, a server that refuses) is reported once and never stops the rollout.
 import {hostname} from 'node:os';
 import type {DaemonSetRef} from '../cluster/cluster-source.js';
-import {type DaemonSet, type GatedEvent, type GatedResult, type Manifest, type RolloutMilestone, kubernetesEvent, rolloutEventOf} from '../core/index.js';
+import {
+  type DaemonSet,
+  type GatedEvent,
+  type GatedResult,
+  type Manifest,
+  type Revision,
+  type RolloutMilestone,
+  kubernetesEvent,
+  rolloutEventOf,
+} from '../core/index.js';
 
 export interface EventSink {
   readDaemonSet(ref: DaemonSetRef): Promise<DaemonSet>;
@@ -73,7 +82,7 @@ export function gatedRunEvents(recorder: RolloutEventRecorder, mode: 'step' | 'p
       recorder.record(
         result.outcome === 'complete' ? {kind: 'complete'} : {kind: 'awaiting-approval', stage: result.record.stages[result.record.stage]?.name ?? ''},
       ),
-    aborted: (undone: {readonly toRevision: number; readonly nodes: readonly string[]}) =>
+    aborted: (undone: {readonly toRevision: Revision; readonly nodes: readonly string[]}) =>
       recorder.record({kind: 'aborted', toRevision: undone.toRevision, nodes: undone.nodes}),
     flush: () => recorder.flush(),
   };

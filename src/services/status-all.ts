@@ -3,7 +3,7 @@
 // Followed live, the same pure evaluation runs again on every change the watches report.
 import {type Clock, stopwatch} from '../clock.js';
 import type {ClusterObjects} from '../cluster/cluster-source.js';
-import type {ControllerRevision, Pod, RolloutStatusReport} from '../core/index.js';
+import {type ControllerRevision, jsonText, type Pod, type Revision, type RolloutStatusReport} from '../core/index.js';
 import {ClusterUnreachableError, type DsRolloutError} from '../errors.js';
 import type {FollowObjectsHandlers, Session} from '../session.js';
 import {rolloutStatusOf, STATUS_EXIT} from './status.js';
@@ -20,7 +20,7 @@ export interface DaemonSetStatusSummary {
   /** What can still move without a change (the report's, as data). */
   readonly inFlight?: RolloutStatusReport['inFlight'];
   /** Revision numbers: the one most pods run, and the one being rolled out. */
-  readonly revisions?: {readonly current: number; readonly update: number};
+  readonly revisions?: {readonly current: Revision; readonly update: Revision};
   readonly strategy?: RolloutStatusReport['strategy'];
   /** The budget the rolling update spends, and how much of it is used; absent when the rollout is complete. */
   readonly budget?: {readonly spends: 'maxUnavailable' | 'maxSurge'; readonly used: number; readonly limit: number};
@@ -151,7 +151,7 @@ export function watchStatusList(options: WatchStatusListOptions): Promise<{repor
     const evaluate = () => {
       if (finished || latest === undefined) return;
       report = statusList(latest, options.clock.now(), options.namespace);
-      const key = JSON.stringify(report.items.map((item) => [item.daemonSet, item.verdict, item.message, item.budget, item.revisions, item.blocker]));
+      const key = jsonText(report.items.map((item) => [item.daemonSet, item.verdict, item.message, item.budget, item.revisions, item.blocker]));
       if (key !== lastKey) {
         lastKey = key;
         options.onReport?.(report);

@@ -9,6 +9,7 @@ import type {ClusterWriter} from '../cluster/cluster-writer.js';
 import type {Follower} from '../cluster/live/follower.js';
 import {
   type ControllerRevision,
+  type Revision,
   type DaemonSet,
   formatInvalid,
   observePodTimings,
@@ -25,11 +26,11 @@ import {CHANGE_CAUSE_ANNOTATION, controlledRevisions, revisionHash, revisionTemp
 export interface UndoOptions {
   readonly ref: DaemonSetRef;
   /** 0 (kubectl's default): the second-highest revision. */
-  readonly toRevision: number;
+  readonly toRevision: Revision;
 }
 
 export interface RevisionSummary {
-  readonly revision: number;
+  readonly revision: Revision;
   readonly name: string;
   readonly hash: string;
 }
@@ -46,13 +47,13 @@ export interface UndoPreview extends UndoView {
   readonly patch: Readonly<Record<string, unknown>>;
 }
 
-export function undoChangeCause(revision: number): string {
+export function undoChangeCause(revision: Revision): string {
   return `ds-rollout undo to revision ${revision}`;
 }
 
 /** kubectl's choice of target (docs/design/reconcile.md §13): the exact number, or for 0 the second highest. */
 // upstream: staging/src/k8s.io/kubectl/pkg/polymorphichelpers/rollback.go DaemonSetRollbacker.Rollback, daemonSetHistory
-export function undoTarget(revisions: readonly ControllerRevision[], toRevision: number): ControllerRevision {
+export function undoTarget(revisions: readonly ControllerRevision[], toRevision: Revision): ControllerRevision {
   if (toRevision < 0) throw new InputError(`unable to find specified revision ${toRevision} in history`);
   if (toRevision === 0) {
     if (revisions.length <= 1) throw new InputError('no last revision to roll back to');
@@ -114,7 +115,7 @@ export interface UndoResult {
   /** Reads it took (1, plus one per conflict retried). */
   readonly attempts: number;
   /** The change-cause written onto the reused revision, and the number it carries then (absent: nothing written). */
-  readonly recorded?: {readonly revision: number; readonly renumbered: boolean};
+  readonly recorded?: {readonly revision: Revision; readonly renumbered: boolean};
 }
 
 export interface ApplyUndoOptions {
@@ -150,7 +151,7 @@ export async function applyUndo(writer: ClusterWriter, preview: UndoPreview, opt
   return {...outcome, recorded};
 }
 
-async function recordCause(writer: ClusterWriter, preview: UndoPreview, options: ApplyUndoOptions): Promise<{revision: number; renumbered: boolean}> {
+async function recordCause(writer: ClusterWriter, preview: UndoPreview, options: ApplyUndoOptions): Promise<{revision: Revision; renumbered: boolean}> {
   const {namespace} = preview.ref;
   const {name, uid} = preview.target.metadata;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));

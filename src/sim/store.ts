@@ -6,7 +6,7 @@
 // Stored objects are deeply frozen and shared: callers must copy before changing them (structuredClone,
 // or spread the parts they change). Writes are synchronous; listeners run after the write has been
 // committed, in resourceVersion order, even when a listener writes (those events are queued).
-import {deepEqualJson, stripNulls} from '../core/index.js';
+import {deepEqualJson, jsonText, stripNulls} from '../core/index.js';
 import {labelSelectorMatches, parseLabelSelector} from '../core/index.js';
 import type {LabelSelector, ObjectMeta, Pod} from '../core/index.js';
 import {RealClock, formatTimestamp, type CancelTimer, type SimClock} from './clock.js';
@@ -34,7 +34,7 @@ export class StoredObject {
   ) {}
 
   get json(): string {
-    return (this.cached ??= JSON.stringify(this.object));
+    return (this.cached ??= jsonText(this.object));
   }
 
   get namespace(): string {

@@ -1,7 +1,7 @@
 // Server-side Table printing (`Accept: application/json;as=Table;v=v1;g=meta.k8s.io`), column for column
 // as the real apiserver's printers, so `kubectl get` output looks like it does against a real cluster.
 // Cells are computed at response time (Age, Status).
-import {formatLabelSelector} from '../core/index.js';
+import {formatLabelSelector, jsonText} from '../core/index.js';
 import type {LabelSelector} from '../core/index.js';
 import type {ResourceName} from './resources.js';
 import type {StoredObject} from './store.js';
@@ -402,7 +402,7 @@ export function tableCells(resource: ResourceName, obj: KubeObject, now: number)
 }
 
 function rowJson(stored: StoredObject, now: number, include: IncludeObject, metaApiVersion: string): string {
-  const cells = JSON.stringify(tableCells(stored.resource, stored.object, now));
+  const cells = jsonText(tableCells(stored.resource, stored.object, now));
   if (include === 'None') return `{"cells":${cells}}`;
   if (include === 'Object') return `{"cells":${cells},"object":${stored.json}}`;
   const partial = `{"kind":"PartialObjectMetadata","apiVersion":"${metaApiVersion}","metadata":${JSON.stringify(stored.object.metadata)}}`;

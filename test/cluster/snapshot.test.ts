@@ -4,6 +4,7 @@ import {join} from 'node:path';
 import {Readable} from 'node:stream';
 import {dump} from 'js-yaml';
 import {afterAll, beforeAll, describe, expect, test} from 'vitest';
+import {compareRevisions} from '../../src/core/index.js';
 import {parseSnapshot, SnapshotClusterSource, STDIN_NAME} from '../../src/cluster/snapshot/index.js';
 import {InputError, NotFoundError, UsageError} from '../../src/errors.js';
 import {newDaemonSet, newNode, newPod, newRevision} from '../helpers/builders.js';
@@ -406,7 +407,7 @@ describe('the bundled example', () => {
     expect(objects.nodes).toHaveLength(12);
     const fluentd = objects.daemonSets.find((d) => d.metadata.name === 'fluentd')!;
     // The update revision's data must be the template plus $patch: replace, or the planner would see no match.
-    const latest = objects.revisions.filter((r) => r.metadata.name.startsWith('fluentd-')).sort((a, b) => b.revision - a.revision)[0]!;
+    const latest = objects.revisions.filter((r) => r.metadata.name.startsWith('fluentd-')).sort((a, b) => compareRevisions(b.revision, a.revision))[0]!;
     expect(latest.data).toEqual({spec: {template: {...fluentd.spec.template, $patch: 'replace'}}});
   });
 });

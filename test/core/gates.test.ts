@@ -7,6 +7,8 @@ import {
   chooseRolloutOrigin,
   effectiveGatedRecord,
   formatGatedRecord,
+  GATED_ROLLOUT_ANNOTATION,
+  gatedRecordOf,
   judgeGate,
   planGatedStages,
   recordedFailures,
@@ -101,6 +103,22 @@ describe('chooseRolloutOrigin', () => {
     expect(chooseRolloutOrigin(revisions, 'h2')).toEqual({revision: 3, hash: 'h3'});
     expect(chooseRolloutOrigin(revisions, 'h3')).toEqual({revision: 4, hash: 'h2'});
     expect(chooseRolloutOrigin([{revision: 1, hash: 'h1'}], 'h1')).toBeUndefined();
+  });
+
+  test('past 2^53: chosen, written and read back exactly', () => {
+    const revisions = [
+      {revision: 9007199254740993n, hash: 'h1'},
+      {revision: 9007199254740992n, hash: 'h3'},
+      {revision: 9007199254740994n, hash: 'h2'},
+    ];
+    const from = chooseRolloutOrigin(revisions, 'h2')!;
+    expect(from).toEqual({revision: 9007199254740993n, hash: 'h1'});
+    const record = {template: 'h2', from, stages: [], stage: 0, phase: 'running' as const, failures: []};
+    const text = formatGatedRecord(record as unknown as GatedRecord);
+    expect(text).toContain('"revision":9007199254740993');
+    const ds = {...newDaemonSet('fluentd'), metadata: {...newDaemonSet('fluentd').metadata, annotations: {[GATED_ROLLOUT_ANNOTATION]: text}}};
+    const read = gatedRecordOf(ds);
+    expect(read.kind === 'record' && read.record.from).toEqual(from);
   });
 });
 

@@ -127,8 +127,8 @@ describe('bad requests: status, Status body, nothing internal', () => {
       reason: 'BadRequest',
     },
     {
-      name: 'a body over 10 MiB',
-      request: () => ({method: 'POST', path: PODS, headers: {'content-type': 'application/json'}, body: Buffer.alloc(11 * 1024 * 1024, 0x20)}),
+      name: "a body over the API server's 3 MiB",
+      request: () => ({method: 'POST', path: PODS, headers: {'content-type': 'application/json'}, body: Buffer.alloc(3 * 1024 * 1024 + 1, 0x20)}),
       status: 413,
       reason: 'RequestEntityTooLarge',
     },

@@ -10,6 +10,7 @@ import {ClusterError, DsRolloutError} from '../../errors.js';
 import {errorFromCredentials, errorFromResponse, errorFromTransport, isExpired, type RequestDescription} from './errors.js';
 import {ListItemSplitter} from './list-stream.js';
 import {RETRY_ATTEMPTS, sleep, withRetries} from './retry.js';
+import {jsonText, restoreExactRevisions} from '../../core/index.js';
 
 export interface KubeClientOptions {
   /** Per-request limit in ms; 0 or undefined: none. */
@@ -148,7 +149,7 @@ export class KubeClient {
     const items: T[] = [];
     const envelope = await this.exchange('GET', path, request, {query}, this.timeoutMs, (res) =>
       streamItems(res, (json) => {
-        items.push(project(JSON.parse(json)));
+        items.push(project(parseObject(json)));
       }),
     );
     const metadata = (envelope['metadata'] ?? {}) as {resourceVersion?: string; continue?: string};
@@ -178,7 +179,7 @@ export class KubeClient {
     return this.exchange(method, path, request, options, timeoutMs, async (res, describeUrl) => {
       const text = await readBody(res);
       try {
-        return JSON.parse(text) as T;
+        return parseObject(text) as T;
       } catch (error) {
         throw notKubernetes(this.server, describeUrl, res, error);
       }
@@ -202,7 +203,7 @@ export class KubeClient {
     const {agent, headers} = transport;
     const url = new URL(this.server + path);
     for (const [key, value] of Object.entries(options.query ?? {})) if (value !== undefined && value !== '') url.searchParams.set(key, String(value));
-    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const body = options.body === undefined ? undefined : jsonText(options.body);
     this.requestCount++;
     let failure: {status: number; text: string} | undefined;
     let result: R | undefined;
@@ -304,6 +305,14 @@ function notKubernetes(server: string, describeUrl: string, res: IncomingMessage
   return new ClusterError(`the server at ${server} is not a Kubernetes API server: it answered ${describeUrl} with something that is not JSON (${type})`, {
     cause,
   });
+}
+
+/** An object's (or a list's) JSON, with a ControllerRevision's number past 2^53 read exactly (JSON.parse rounds it). */
+function parseObject(json: string): unknown {
+  const value: unknown = JSON.parse(json);
+  const items = (value as {items?: unknown} | null)?.items;
+  restoreExactRevisions(Array.isArray(items) ? items : [value], json);
+  return value;
 }
 
 function streamItems(res: IncomingMessage, onItem: (json: string) => void): Promise<Record<string, unknown>> {

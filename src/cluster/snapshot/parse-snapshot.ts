@@ -1,6 +1,6 @@
 // Turns what `kubectl get nodes,pods,daemonsets,controllerrevisions -A -o yaml|json` prints into typed objects.
 // Accepts a List (or any *List) with items, a multi-document YAML stream, or single objects; other kinds are ignored.
-import {type InputObject, isDecodedKind, readStoredObjects, type StoredObjects} from '../../core/index.js';
+import {type InputObject, isDecodedKind, readStoredObjects, restoreExactRevisions, type StoredObjects} from '../../core/index.js';
 import {InputError} from '../../errors.js';
 import {checkDocumentShape, isStackOverflow, tooDeepMessage} from '../bounded-input.js';
 
@@ -20,6 +20,11 @@ export async function parseSnapshot(text: string, sourceName: string): Promise<S
   const collected: InputObject[] = [];
   // Positions as field paths (items[12]); the document number only when there are several.
   documents.forEach((document, index) => collectDocument(document, documents.length > 1 ? `document ${index + 1}` : '', sourceName, collected));
+  // Revisions past 2^53 were rounded by the parser: their digits are read again from the text.
+  restoreExactRevisions(
+    collected.map((object) => object.value),
+    body,
+  );
   if (json)
     for (const object of collected)
       if (object.kind === 'DaemonSet' || object.kind === 'ControllerRevision') checkDocumentShape(object.value, body.length, sourceName);

@@ -1,7 +1,7 @@
 // `kubectl ds-rollout history NAME`: parse flags, call the history service, render. Heavy modules load inside run().
-import * as Flags from '@oclif/core/flags';
 import {BaseCommand} from '../../base-command.js';
-import {clusterFlags, integerFlag, isDocumentFormat, parseInteger, nowFlag, optionalDaemonSetArg, outputFlag} from '../../flags.js';
+import {clusterFlags, isDocumentFormat, nowFlag, optionalDaemonSetArg, outputFlag, revisionFlag} from '../../flags.js';
+import type {Revision} from '../../core/index.js';
 
 export default class History extends BaseCommand {
   static override summary = "List a DaemonSet's revisions, show one, or diff two.";
@@ -20,12 +20,8 @@ export default class History extends BaseCommand {
 
   static override flags = {
     ...clusterFlags,
-    revision: integerFlag('revision', {summary: "Print this revision's pod template.", min: 1, max: Number.MAX_SAFE_INTEGER}),
-    diff: Flags.custom<number>({
-      summary: 'The template diff from revision A to B.',
-      helpValue: 'A B',
-      parse: async (input) => parseInteger(input, '--diff', 1, Number.MAX_SAFE_INTEGER),
-    })({multiple: true, delimiter: ','}),
+    revision: revisionFlag('revision', {summary: "Print this revision's pod template.", min: 1})(),
+    diff: revisionFlag('diff', {summary: 'The template diff from revision A to B.', helpValue: 'A B', min: 1})({multiple: true, delimiter: ','}),
     now: nowFlag,
     output: outputFlag,
   };
@@ -68,7 +64,7 @@ export default class History extends BaseCommand {
     }
 
     if (flags.diff !== undefined) {
-      const [a, b] = flags.diff as [number, number];
+      const [a, b] = flags.diff as [Revision, Revision];
       const from = history.findRevision(revisions, a);
       const to = history.findRevision(revisions, b);
       const {renderTemplateDiff} = await import('../../output/revision-diff.js');

@@ -1,7 +1,7 @@
 // `kubectl ds-rollout undo NAME`: parse flags, preview with the undo service, confirm, apply. Heavy modules load inside run().
 import * as Flags from '@oclif/core/flags';
 import {BaseCommand} from '../../base-command.js';
-import {daemonSetArg, dryRunFlag, integerFlagDefaulting, isDocumentFormat, liveClusterFlags, nowFlag, outputFlag} from '../../flags.js';
+import {daemonSetArg, dryRunFlag, isDocumentFormat, liveClusterFlags, nowFlag, outputFlag, revisionFlag} from '../../flags.js';
 
 export default class Undo extends BaseCommand {
   static override summary = 'Roll back to an earlier revision, showing first what changes.';
@@ -19,13 +19,7 @@ export default class Undo extends BaseCommand {
 
   static override flags = {
     ...liveClusterFlags,
-    'to-revision': integerFlagDefaulting('to-revision', {
-      summary: 'The revision (default 0: the previous one).',
-      helpValue: 'N',
-      min: 0,
-      max: Number.MAX_SAFE_INTEGER,
-      default: 0,
-    }),
+    'to-revision': revisionFlag('to-revision', {summary: 'The revision (default 0: the previous one).', min: 0})({default: 0}),
     'dry-run': dryRunFlag,
     yes: Flags.boolean({char: 'y', summary: 'Do not ask for confirmation.'}),
     now: nowFlag,

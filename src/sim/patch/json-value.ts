@@ -24,7 +24,14 @@ export function setKey(obj: JsonObject, key: string, value: JsonValue): void {
 
 /** Deep copy through JSON, so callers' objects are never shared with (or mutated by) an engine. */
 export function cloneJson<T>(value: T): T {
-  return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
+  if (value === undefined) return value;
+  try {
+    return JSON.parse(JSON.stringify(value)) as T;
+  } catch (error) {
+    // A revision past 2^53 is a bigint, which JSON.stringify refuses: such objects are copied structurally.
+    if (error instanceof TypeError && /BigInt/i.test(error.message)) return structuredClone(value);
+    throw error;
+  }
 }
 
 export function jsonDeepEqual(a: JsonValue | undefined, b: JsonValue | undefined): boolean {

@@ -4,7 +4,7 @@
 import {Text, useApp, useInput, useStdout} from 'ink';
 import {useEffect, useMemo, useReducer, useRef, useState} from 'react';
 import {localNow} from '../../clock.js';
-import {deepEqualJson} from '../../core/index.js';
+import {deepEqualJson, type Revision} from '../../core/index.js';
 import {type DashboardAction, dashboardReducer, type DashboardState, initialDashboardState} from './dashboard-state.js';
 import {DashboardScreen} from './DashboardScreen.js';
 import type {ActionHandler, ActionOutcome, DashboardSnapshot, PlanFeed, RevisionEntry} from './feed.js';
@@ -63,7 +63,7 @@ function memoizedDiff(): (from: RevisionEntry, to: RevisionEntry) => readonly st
 
 /** Adds to a key's action what only the screen knows: list sizes, the revision under the cursor, the time. */
 /** The revision under the cursor, from the state the key sees (the last frame may predate a cursor move). */
-function revisionAtCursor(ui: DashboardState, vm: DashboardViewModel | undefined): number | undefined {
+function revisionAtCursor(ui: DashboardState, vm: DashboardViewModel | undefined): Revision | undefined {
   const order = vm?.nav.revisionOrder ?? [];
   return order[Math.max(0, Math.min(ui.revisionCursor, order.length - 1))];
 }

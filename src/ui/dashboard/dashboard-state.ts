@@ -1,5 +1,6 @@
 // Interaction state of the dashboard and its reducer: selection, filter, panes, confirmation prompts and action
 // results. Pure: no clock (times arrive in actions), no I/O (the container runs the actions the state asks for).
+import type {Revision} from '../../core/index.js';
 import type {ActionKind} from './feed.js';
 
 export type InputMode = 'normal' | 'filter' | 'confirm' | 'help';
@@ -8,7 +9,7 @@ export type Focus = 'nodes' | 'revisions';
 export interface ConfirmPrompt {
   readonly action: ActionKind;
   /** Undo: the revision to go back to (undefined: the previous one). */
-  readonly toRevision?: number;
+  readonly toRevision?: Revision;
   /** Undo: what the handler's preview said, once it answered. */
   readonly preview?: {readonly message: string; readonly diff?: readonly string[]};
 }
@@ -23,7 +24,7 @@ export interface StatusMessage {
 export interface RunningAction {
   readonly id: number;
   readonly action: ActionKind;
-  readonly toRevision?: number;
+  readonly toRevision?: Revision;
   /** An undo preview runs without asking; everything else runs after `y`. */
   readonly preview: boolean;
 }
@@ -42,7 +43,7 @@ export interface DashboardState {
   readonly showDiff: boolean;
   readonly revisionCursor: number;
   /** Revisions marked with enter in the revision pane; two marked ones are diffed. */
-  readonly marked: readonly number[];
+  readonly marked: readonly Revision[];
   readonly confirm?: ConfirmPrompt;
   /** The action the container should run (or is running); a new id means "run it". */
   readonly running?: RunningAction;
@@ -79,7 +80,7 @@ export interface MoveLimits {
 
 export type DashboardAction =
   | {readonly type: 'move'; readonly by: 'line' | 'page' | 'edge'; readonly direction: 1 | -1; readonly limits?: MoveLimits}
-  | {readonly type: 'select'; readonly revision?: number}
+  | {readonly type: 'select'; readonly revision?: Revision}
   | {readonly type: 'close'}
   | {readonly type: 'toggle-diff'}
   | {readonly type: 'toggle-help'}
@@ -89,7 +90,7 @@ export type DashboardAction =
   | {readonly type: 'filter-backspace'}
   | {readonly type: 'filter-accept'}
   | {readonly type: 'filter-cancel'}
-  | {readonly type: 'request'; readonly action: ActionKind; readonly toRevision?: number; readonly now?: number}
+  | {readonly type: 'request'; readonly action: ActionKind; readonly toRevision?: Revision; readonly now?: number}
   | {readonly type: 'confirm'; readonly now?: number}
   | {readonly type: 'cancel'; readonly now?: number}
   | {readonly type: 'action-done'; readonly id: number; readonly message: string; readonly diff?: readonly string[]; readonly now?: number}

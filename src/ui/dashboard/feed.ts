@@ -1,11 +1,11 @@
 // The two seams between the dashboard and the world. The container subscribes to a PlanFeed (snapshots of the
 // planned rollout) and calls an ActionHandler (the same services as `ds-rollout step|pause|resume|undo`).
 // Tests pass fakes; the dashboard service wires the live cluster.
-import type {PodTemplateSpec, RolloutPlan, RolloutVerdict as CoreVerdict} from '../../core/index.js';
+import type {PodTemplateSpec, Revision, RolloutPlan, RolloutVerdict as CoreVerdict} from '../../core/index.js';
 
 /** One ControllerRevision of the DaemonSet, as the revision pane shows it. */
 export interface RevisionEntry {
-  readonly revision: number;
+  readonly revision: Revision;
   readonly hash: string;
   readonly name: string;
   /** RFC3339, when known. */
@@ -73,7 +73,7 @@ export interface ActionOutcome {
 
 export interface UndoRequest {
   /** The revision to go back to; undefined means the previous one (as `kubectl rollout undo`). */
-  readonly toRevision?: number;
+  readonly toRevision?: Revision;
   /** Only say what would change; change nothing. */
   readonly preview: boolean;
 }

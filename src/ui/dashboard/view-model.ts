@@ -2,7 +2,7 @@
 // interaction state for a given terminal size. Pure and synchronous; the components only lay it out.
 // Only what is visible is materialised (the list window, the grid rows), so a 5,000-node plan stays cheap
 // to build and to compare.
-import type {NodePlan, RolloutPlan} from '../../core/index.js';
+import {compareRevisions, higherRevision, type NodePlan, type Revision, type RolloutPlan} from '../../core/index.js';
 import {formatCount, formatDuration} from '../../output/format.js';
 import type {DashboardState} from './dashboard-state.js';
 import type {Connection, PausedInfo, RevisionEntry, RolloutVerdict, StepPreview} from './feed.js';
@@ -91,7 +91,7 @@ export interface TextPaneVm {
 export interface RevisionPaneVm extends TextPaneVm {
   readonly focused: boolean;
   /** The diff shown: from and to revision numbers. */
-  readonly diff?: {readonly from: number; readonly to: number; readonly lineCount: number};
+  readonly diff?: {readonly from: Revision; readonly to: Revision; readonly lineCount: number};
 }
 
 export interface DashboardViewModel {
@@ -115,7 +115,7 @@ export interface DashboardViewModel {
     readonly revisions: number;
     readonly page: number;
     /** Revision numbers in the pane's order: a key that moved the cursor since this frame still finds its row. */
-    readonly revisionOrder: readonly number[];
+    readonly revisionOrder: readonly Revision[];
   };
 }
 
@@ -137,7 +137,7 @@ export function toDashboardViewModel(input: DashboardInput, ui: DashboardState, 
   const header = headerLines(input, revisions, layout);
   const gauges = gaugeLines(input, layout);
   const revisionCursor = Math.max(0, Math.min(ui.revisionCursor, revisions.length - 1));
-  const ordered = [...revisions].sort((a, b) => b.revision - a.revision);
+  const ordered = [...revisions].sort((a, b) => compareRevisions(b.revision, a.revision));
 
   const vm: DashboardViewModel = {
     level: layout.level,
@@ -176,24 +176,24 @@ function revisionEntries(input: DashboardInput): readonly RevisionEntry[] {
   return entries;
 }
 
-function findRevision(revisions: readonly RevisionEntry[], revision: number): RevisionEntry | undefined {
+function findRevision(revisions: readonly RevisionEntry[], revision: Revision): RevisionEntry | undefined {
   return revisions.find((r) => r.revision === revision);
 }
 
-function revisionLabel(revisions: readonly RevisionEntry[], ref: {revision: number; hash: string}): string {
+function revisionLabel(revisions: readonly RevisionEntry[], ref: {revision: Revision; hash: string}): string {
   const images = compactImages(findRevision(revisions, ref.revision)?.template);
   return images ? `${ref.revision} (${images})` : `${ref.revision} (${ref.hash})`;
 }
 
 /** The revision `kubectl rollout undo` goes back to: the newest one older than the update revision. */
-export function previousRevision(plan: RolloutPlan, revisions: readonly RevisionEntry[]): number | undefined {
+export function previousRevision(plan: RolloutPlan, revisions: readonly RevisionEntry[]): Revision | undefined {
   const older = revisions.filter((r) => r.revision < plan.revisions.update.revision).map((r) => r.revision);
-  return older.length > 0 ? Math.max(...older) : undefined;
+  return older.length > 0 ? older.reduce(higherRevision) : undefined;
 }
 
 export interface DiffChoice {
-  readonly from: number;
-  readonly to: number;
+  readonly from: Revision;
+  readonly to: Revision;
   readonly why: string;
 }
 
@@ -208,7 +208,7 @@ export function chooseRevisionDiff(plan: RolloutPlan, revisions: readonly Revisi
     return target === undefined ? undefined : {from: update, to: target, why: 'undo would apply'};
   }
   if (ui.marked.length === 2) {
-    const [a, b] = [...ui.marked].sort((x, y) => x - y) as [number, number];
+    const [a, b] = [...ui.marked].sort(compareRevisions) as [Revision, Revision];
     return {from: a, to: b, why: 'marked'};
   }
   if (ui.marked.length === 1) return {from: ui.marked[0]!, to: update, why: 'marked -> update'};
