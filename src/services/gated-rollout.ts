@@ -13,6 +13,7 @@ import {Follower} from '../cluster/live/follower.js';
 import {
   CONTROLLER_REVISION_HASH_LABEL,
   type ClusterState,
+  type Revision,
   type DaemonSet,
   FINISHED_GATED_PHASES,
   GATED_ROLLOUT_ANNOTATION,
@@ -480,7 +481,7 @@ class GatedRollout {
    * watch of pods runs apart from the DaemonSet's, so a pod the controller created before the rollback may show
    * up only after the first nodes were stepped back: those are stepped in a further round (a few at most).
    */
-  private async stepBackRelease(state: ClusterState, toRevision: number): Promise<string[]> {
+  private async stepBackRelease(state: ClusterState, toRevision: Revision): Promise<string[]> {
     const stepped = new Set<string>();
     let pending = this.nodesOnRelease(state);
     this.emit({kind: 'rolling-back', toRevision, nodes: pending});
