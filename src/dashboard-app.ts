@@ -94,6 +94,7 @@ async function interactiveDashboard(options: DashboardOptions): Promise<number> 
         ref,
         clock: session.clock,
         stepCluster: (await import('./services/step.js')).stepClusterOf(live!),
+        follow: session.follow(ref),
         signal: closing.signal,
         events: (await import('./cluster/live/objects.js')).liveEventSink(live!),
       });

@@ -245,8 +245,8 @@ export interface ActionServices {
   readonly signal?: AbortSignal;
   /** How long one stepped wave may take to become available (default 5 minutes, as `ds-rollout step`). */
   readonly stepTimeoutMs?: number;
-  /** How undo waits for the controller to renumber a revision (default: real time; tests move a simulated clock). */
-  readonly sleep?: (ms: number) => Promise<void>;
+  /** Follows the DaemonSet's scope: undo waits on it for the controller to renumber the restored revision. */
+  readonly follow?: Follow;
   /** Where promote and abort record the gated rollout's Events (docs/gated/detached.md). */
   readonly events?: EventSink;
 }
@@ -367,7 +367,8 @@ async function undoAction(services: ActionServices, request: UndoRequest): Promi
     const restarts = preview.restartNodes.length;
     return {message: `${restarts === 1 ? '1 node restarts its daemon pod' : `${restarts} nodes restart their daemon pods`}${renumbered}.`, diff};
   }
-  const result = await applyUndo(services.writer, preview, services.sleep ? {sleep: services.sleep} : {});
+  if (!services.follow) throw new InputError('undo needs a live cluster');
+  const result = await applyUndo(services.writer, preview, {follow: services.follow});
   if (!result.applied) return {message: `nothing to do: the template already matches revision ${to}`};
   return {message: `rolled back to revision ${to}${renumbered}`};
 }

@@ -298,7 +298,13 @@ describe('against the simulated demo cluster', () => {
 
   test('undo: the preview (diff, restarts, renumbering), then the rollback', async () => {
     const live = connectLiveCluster({kubeconfig: t.kubeconfig});
-    const actions = clusterActions({source: live.source, writer: live.writer, ref, clock: clockFrom(() => t.clock!.now()), sleep: async (ms) => t.advance(ms)});
+    const actions = clusterActions({
+      source: live.source,
+      writer: live.writer,
+      ref,
+      clock: clockFrom(() => t.clock!.now()),
+      follow: (handlers) => live.watch(ref, handlers),
+    });
     const preview = await actions.undo({preview: true});
     expect(preview.message).toBe('6 nodes restart their daemon pods; the controller renumbers it 3.');
     expect(preview.diff).toEqual([
@@ -308,7 +314,7 @@ describe('against the simulated demo cluster', () => {
       'template:',
       '  (unchanged apart from images)',
     ]);
-    const done = await actions.undo({preview: false});
+    const done = await t.driveUntil(actions.undo({preview: false}));
     expect(done.message).toBe('rolled back to revision 1; the controller renumbers it 3');
     const ds = t.cluster.store.get('daemonsets', 'kube-system', 'fluentd') as DaemonSet;
     expect(ds.spec.template.spec.containers[0]!.image).toBe('fluent/fluentd:v1.16.2');
