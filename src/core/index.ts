@@ -98,6 +98,7 @@ export {
   type StepWavePlan,
   type TemplateKey,
   type WaveLanding,
+  landingWords,
   planStepWave,
   sameTemplate,
   templateKeyOf,

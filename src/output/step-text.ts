@@ -1,5 +1,13 @@
 // What pause, resume and step print for people (and step's JSON): pure strings from results and step events.
-import type {IntOrString, NodeLanding, PausedStrategy, RecordedRollingUpdate, StepEvent, StepWave} from '../core/index.js';
+import {
+  type IntOrString,
+  landingWords,
+  type NodeLanding,
+  type PausedStrategy,
+  type RecordedRollingUpdate,
+  type StepEvent,
+  type StepWave,
+} from '../core/index.js';
 import {palette, type Palette} from './color.js';
 import {formatList, plural} from './format.js';
 
@@ -154,29 +162,12 @@ export function renderStepEvent(event: StepEvent, ref: Ref, color: boolean): str
   }
 }
 
+/** The core's words, coloured by how the landing goes. */
 function landingText(node: NodeLanding, c: Palette): string {
-  switch (node.state) {
-    case 'old':
-      return 'the old pod still runs';
-    case 'surging':
-      return `new pod ${node.pod} started next to the old one`;
-    case 'terminating':
-      return 'old pod terminating';
-    case 'creating':
-      return 'waiting for the controller to create the new pod';
-    case 'starting':
-      return `new pod ${node.pod} starting`;
-    case 'failing':
-      return c.red(`new pod ${node.pod} is not ready: ${node.problem}`);
-    case 'ready':
-      return `new pod ${node.pod} ready, waiting out minReadySeconds`;
-    case 'available':
-      return c.green(`new pod ${node.pod} available`);
-    case 'gone':
-      return 'the node no longer takes the daemon; its old pod is gone';
-    case 'crowded':
-      return c.yellow('two new pods');
-  }
+  const words = landingWords(node);
+  if (node.state === 'failing') return c.red(words);
+  if (node.state === 'available') return c.green(words);
+  return node.state === 'crowded' ? c.yellow(words) : words;
 }
 
 export interface StepResultView {
