@@ -193,3 +193,13 @@ export function renderStepSummary(result: StepResultView, scoped: boolean, color
       return undefined;
   }
 }
+
+/** What the API server accepted of a `--dry-run=server` step (undefined: nothing was sent). */
+export function renderServerDryRun(sent: {readonly deletions: number; readonly patches: number}): string | undefined {
+  const lines: string[] = [];
+  if (sent.deletions > 0) {
+    lines.push(`The API server accepted the ${sent.deletions === 1 ? 'deletion' : `${sent.deletions} deletions`} (server dry run: nothing was deleted).`);
+  }
+  if (sent.patches > 0) lines.push('The API server accepted the resume for the controller wave (server dry run: nothing was changed).');
+  return lines.length > 0 ? lines.join('\n') : undefined;
+}
