@@ -13,6 +13,7 @@ import {clusterActions, createPlanFeed, type FollowHandlers} from '../../src/ser
 import type {DashboardSnapshot} from '../../src/ui/dashboard/feed.js';
 import {NOW, readyCondition} from '../helpers/builders.js';
 import {startFreezableProxy} from '../helpers/freezable-proxy.js';
+import {afterClusterHeader} from '../helpers/run-cli.js';
 import {startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
 import {handMadeState} from '../ui/fixtures.js';
 
@@ -238,7 +239,7 @@ describe('against the simulated demo cluster', () => {
     return {stream, text: () => text};
   }
 
-  test('without a terminal: the status once, with status exit codes', async () => {
+  test("without a terminal: status's output once (the cluster named first), with status exit codes", async () => {
     const out = output();
     const code = await dashboardService({
       name: 'fluentd',
@@ -252,7 +253,9 @@ describe('against the simulated demo cluster', () => {
       env: {},
     });
     expect(code).toBe(4);
-    expect(out.text()).toMatch(/^Waiting for daemon set "fluentd" rollout to finish: 6 out of 18 new pods have been updated\.\.\.\nRollout in progress/);
+    expect(afterClusterHeader(out.text(), t.cluster.url)).toMatch(
+      /^Waiting for daemon set "fluentd" rollout to finish: 6 out of 18 new pods have been updated\.\.\.\nRollout in progress/,
+    );
   });
 
   test('-o json: the status report', async () => {

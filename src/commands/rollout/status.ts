@@ -3,8 +3,7 @@
 import * as Flags from '@oclif/core/flags';
 import {BaseCommand} from '../../base-command.js';
 import type {RolloutStatusReport} from '../../core/index.js';
-import {clusterFlags, durationFlag, isDocumentFormat, nowFlag, type OutputFormat, optionalDaemonSetArg, outputFlagOf} from '../../flags.js';
-import type {StatusListView} from '../../output/status-list-text.js';
+import {clusterFlags, durationFlag, nowFlag, optionalDaemonSetArg, outputFlagOf} from '../../flags.js';
 
 export default class Status extends BaseCommand {
   static override summary = 'Where a rollout stands, node by node, and whether it can finish.';
@@ -60,10 +59,11 @@ export default class Status extends BaseCommand {
     const selecting = flags.selector !== undefined || flags.filename !== undefined;
     // As kubectl rollout status: watch unless told not to; a snapshot or --now is one instant.
     const watch = flags.watch ?? (flags.snapshot === undefined && flags.now === undefined);
-    const [{openSession}, {colorEnabled}, {clusterHeader}] = await Promise.all([
+    const [{openSession}, {colorEnabled}, {clusterHeader}, {StatusOutput}] = await Promise.all([
       import('../../session.js'),
       import('../../output/color.js'),
       import('../../output/format.js'),
+      import('../../status-output.js'),
     ]);
     const session = await openSession(flags);
     try {
@@ -144,81 +144,4 @@ async function bounded<T>(watch: boolean, limit: number | undefined, work: Promi
     timer = setTimeout(() => reject(new ClusterUnreachableError(`timed out after ${limit / 1000}s waiting for the cluster to answer`)), limit);
   });
   return Promise.race([work, expired]).finally(() => clearTimeout(timer));
-}
-
-/** What `status` writes: text names the cluster first, once there is something to show (an error leaves stdout empty). */
-class StatusOutput {
-  private headerShown: boolean;
-  private shownLines = 0;
-
-  constructor(
-    private readonly header: string | undefined,
-    private readonly format: OutputFormat,
-    private readonly color: boolean,
-  ) {
-    this.headerShown = isDocumentFormat(format) || header === undefined;
-  }
-
-  private write(output: string): void {
-    if (!this.headerShown) process.stdout.write(this.header!);
-    this.headerShown = true;
-    process.stdout.write(output);
-  }
-
-  private get text(): boolean {
-    return !isDocumentFormat(this.format);
-  }
-
-  /** Kubectl's line and the verdict as they change (text only). */
-  async progress(): Promise<((report: RolloutStatusReport) => void) | undefined> {
-    if (!this.text) return undefined;
-    const {renderStatusProgress} = await import('../../output/status-text.js');
-    return (report) => this.write(renderStatusProgress(report, {color: this.color}));
-  }
-
-  async report(report: RolloutStatusReport, options: {watch: boolean; allNodes: boolean}): Promise<void> {
-    if (!this.text) return;
-    if (options.watch) this.write('\n');
-    const {renderStatusText} = await import('../../output/status-text.js');
-    this.write(
-      renderStatusText(report, {
-        color: this.color,
-        width: process.stdout.isTTY ? process.stdout.columns : undefined,
-        allNodes: options.allNodes,
-        headline: !options.watch,
-      }),
-    );
-  }
-
-  /** The table, redrawn on every change: in place on a terminal, after a blank line in a pipe (text only). */
-  async listRedraw(wide: boolean): Promise<((report: StatusListView) => void) | undefined> {
-    if (!this.text) return undefined;
-    const render = await this.listRenderer(wide);
-    const tty = process.stdout.isTTY === true;
-    return (report) => {
-      const table = render(report);
-      if (tty && this.shownLines > 0) this.write(`\u001B[${this.shownLines}F\u001B[J`);
-      else if (this.shownLines > 0) this.write('\n');
-      this.write(table);
-      this.shownLines = table.split('\n').length - 1;
-    };
-  }
-
-  async list(report: StatusListView, wide: boolean): Promise<void> {
-    if (this.text) this.write((await this.listRenderer(wide))(report));
-  }
-
-  private async listRenderer(wide: boolean): Promise<(report: StatusListView) => string> {
-    const {renderStatusListText} = await import('../../output/status-list-text.js');
-    const width = process.stdout.isTTY ? process.stdout.columns : undefined;
-    return (report) => renderStatusListText(report, {color: this.color, wide, width});
-  }
-
-  /** The document (-o json|yaml|name|jsonpath), and why a watch ended short, on stderr. */
-  async finish(document: {readonly kind: string} | undefined, failure: string | undefined): Promise<void> {
-    if (document !== undefined && isDocumentFormat(this.format)) {
-      process.stdout.write(await (await import('../../output/document.js')).renderDocument(document, this.format));
-    }
-    if (failure !== undefined) process.stderr.write(`error: ${failure}\n`);
-  }
 }
