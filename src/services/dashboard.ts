@@ -350,20 +350,14 @@ async function stepAction(services: ActionServices, progress: ((message: string)
 }
 
 async function undoAction(services: ActionServices, request: UndoRequest): Promise<ActionOutcome> {
-  const [{previewUndo, applyUndo}, {renderTemplateDiff}] = await Promise.all([import('./undo.js'), import('../output/revision-diff.js')]);
+  const [{previewUndo, applyUndo}, {templateDiffLines}] = await Promise.all([import('./undo.js'), import('../output/revision-diff.js')]);
   const preview = await previewUndo({source: services.source, clock: services.clock}, {ref: services.ref, toRevision: request.toRevision ?? 0});
   const to = preview.to.revision;
   if (preview.skipped) throw new InputError(`skipped rollback: the template already matches revision ${to}`);
   const renumbered = preview.renumberedTo === undefined ? '' : `; the controller renumbers it ${preview.renumberedTo}`;
   if (request.preview) {
     const from = preview.from ? `revision ${preview.from.revision}` : 'the current template';
-    const diff = renderTemplateDiff(
-      {label: from, template: preview.currentTemplate},
-      {label: `revision ${to}`, template: preview.targetTemplate},
-      {color: false},
-    )
-      .split('\n')
-      .filter((line, index) => line !== '' && !(index < 2 && /^(---|\+\+\+) /.test(line)));
+    const diff = templateDiffLines({label: from, template: preview.currentTemplate}, {label: `revision ${to}`, template: preview.targetTemplate});
     const restarts = preview.restartNodes.length;
     return {message: `${restarts === 1 ? '1 node restarts its daemon pod' : `${restarts} nodes restart their daemon pods`}${renumbered}.`, diff};
   }
