@@ -5,6 +5,7 @@
 import {type ClusterState, type StepWave, type WaveLanding, waveLanding} from '../../core/index.js';
 import {ConflictError, NotFoundError, RolloutStuckError} from '../../errors.js';
 import {RETRY_ATTEMPTS} from '../../cluster/live/index.js';
+import {stopwatch} from '../../clock.js';
 import {message, type StepRun} from './run.js';
 import type {StepResult, WaveReport} from './types.js';
 import {describeLanding, formatMs, stuckError, whyKept, withProgress} from './words.js';
@@ -30,7 +31,7 @@ export async function runWaves(run: StepRun, initial: ClusterState): Promise<Ste
     run.checkAbort('before the wave started; nothing was deleted');
     await run.lease.acquire();
     run.started = true;
-    const started = Date.now();
+    const elapsed = stopwatch();
     const {deleted, kept} = await deleteWave(run, wave, number);
     if (deleted.length === 0) {
       // Everything changed under the wave: decide again from what is there now (and record nothing).
@@ -49,7 +50,7 @@ export async function runWaves(run: StepRun, initial: ClusterState): Promise<Ste
       number,
       wave,
     );
-    const seconds = Math.round((Date.now() - started) / 1000);
+    const seconds = Math.round(elapsed() / 1000);
     state = run.watched ?? (await run.read());
     const after = run.plan(state);
     run.reports.push({number, total, planned: wave.delete, deleted, kept, nodes: landing.nodes, landed: true, seconds});
