@@ -139,8 +139,7 @@ export function renderStepEvent(event: StepEvent, ref: Ref, color: boolean): str
     case 'node':
       return `  ${event.landing.node}: ${landingText(event.landing, c)}`;
     case 'landed': {
-      const left =
-        event.oldLeft === 0 ? 'no old pods left' : `${plural(event.oldLeft, 'node')} still ${event.oldLeft === 1 ? 'runs an old pod' : 'run old pods'}`;
+      const left = oldPodsLeft(event.oldLeft);
       const scoped = event.scopeOldLeft === undefined ? '' : ` (${event.scopeOldLeft === 0 ? 'none' : event.scopeOldLeft} of the chosen nodes)`;
       return `${c.green(`Wave ${event.number} landed`)} in ${event.seconds}s; ${left}${scoped}.`;
     }
@@ -163,6 +162,11 @@ export function renderStepEvent(event: StepEvent, ref: Ref, color: boolean): str
 }
 
 /** The core's words, coloured by how the landing goes. */
+/** `no old pods left`, `3 nodes still run old pods`: what a wave left, in the step's lines and the dashboard's. */
+export function oldPodsLeft(count: number): string {
+  return count === 0 ? 'no old pods left' : `${plural(count, 'node')} still ${count === 1 ? 'runs an old pod' : 'run old pods'}`;
+}
+
 function landingText(node: NodeLanding, c: Palette): string {
   const words = landingWords(node);
   if (node.state === 'failing') return c.red(words);

@@ -326,7 +326,7 @@ async function stepAction(services: ActionServices, progress: ((message: string)
   // As `ds-rollout step`: refused while a gated rollout is under way (the prompt said so already).
   const refusal = gatedRefusalReason((await services.stepCluster.readState(services.ref)).daemonSet, services.ref, 'step');
   if (refusal) throw new InputError(refusal);
-  const [{stepDaemonSet}, {renderStepEvent}] = await Promise.all([import('./step.js'), import('../output/step-text.js')]);
+  const [{stepDaemonSet}, {oldPodsLeft, renderStepEvent}] = await Promise.all([import('./step.js'), import('../output/step-text.js')]);
   const result = await stepDaemonSet({
     cluster: services.stepCluster,
     ref: services.ref,
@@ -339,8 +339,7 @@ async function stepAction(services: ActionServices, progress: ((message: string)
     ...(services.signal ? {signal: services.signal} : {}),
   });
   const wave = result.waves[result.waves.length - 1];
-  const left =
-    result.oldLeft === 0 ? 'no old pods left' : `${result.oldLeft} ${result.oldLeft === 1 ? 'node still runs an old pod' : 'nodes still run old pods'}`;
+  const left = oldPodsLeft(result.oldLeft);
   if (!wave) return {message: result.outcome === 'done' ? 'nothing to step: no old pods left' : `no wave ran; ${left}`};
   const nodes = wave.deleted.map((d) => d.node);
   const shown = nodes.length > 3 ? `${nodes.slice(0, 3).join(', ')} +${nodes.length - 3}` : nodes.join(', ');

@@ -1,7 +1,7 @@
 // A landing's words are the core's: step's progress line for a node and its timeout error say the same thing.
 import {expect, test} from 'vitest';
 import {type LandingState, landingWords, type NodeLanding} from '../../src/core/index.js';
-import {renderStepEvent} from '../../src/output/step-text.js';
+import {oldPodsLeft, renderStepEvent} from '../../src/output/step-text.js';
 import {describeLanding} from '../../src/services/step/words.js';
 
 const REF = {namespace: 'default', name: 'agent'};
@@ -31,4 +31,9 @@ test.each(Object.entries(STATES))('%s: one wording for the progress line and the
 test('the progress line colours by how the landing goes, around the same words', () => {
   const failing: NodeLanding = {node: 'node-1', state: 'failing', pod: 'agent-x', problem: 'ImagePullBackOff'};
   expect(renderStepEvent({kind: 'node', landing: failing}, REF, true)).toBe(`  node-1: \u001B[31m${landingWords(failing)}\u001B[39m`);
+});
+
+test("what a wave left: one wording for the step's landed line and the dashboard's status line", () => {
+  expect([0, 1, 1500].map(oldPodsLeft)).toEqual(['no old pods left', '1 node still runs an old pod', '1,500 nodes still run old pods']);
+  expect(renderStepEvent({kind: 'landed', number: 2, seconds: 9, oldLeft: 1}, REF, false)).toBe(`Wave 2 landed in 9s; ${oldPodsLeft(1)}.`);
 });
