@@ -317,7 +317,10 @@ describe('against the simulated demo cluster', () => {
       'template:',
       '  (unchanged apart from images)',
     ]);
-    const done = await t.driveUntil(actions.undo({preview: false}));
+    // The controller moves once the rollback is in (a sync racing the patch would make it a conflict retried).
+    const generation = t.cluster.store.get('daemonsets', 'kube-system', 'fluentd')!.metadata.generation;
+    const patched = () => t.cluster.store.get('daemonsets', 'kube-system', 'fluentd')!.metadata.generation !== generation;
+    const done = await t.driveUntil(actions.undo({preview: false}), {when: patched});
     expect(done.message).toBe('rolled back to revision 1; the controller renumbers it 3');
     const ds = t.cluster.store.get('daemonsets', 'kube-system', 'fluentd') as DaemonSet;
     expect(ds.spec.template.spec.containers[0]!.image).toBe('fluent/fluentd:v1.16.2');

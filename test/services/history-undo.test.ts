@@ -94,7 +94,10 @@ describe('history and undo on a live cluster', () => {
     const rv = t.cluster.store.resourceVersion;
     // The simulated controller runs on the test's clock: waiting for the renumbering moves it.
     const follow = (handlers: FollowHandlers) => live.watch(FLUENTD, handlers);
-    const result = await t.driveUntil(applyUndo(live.writer, preview, {follow}));
+    // The controller moves once the rollback is in (a sync racing the patch would make it a conflict retried).
+    const generation = t.cluster.store.get('daemonsets', 'kube-system', 'fluentd')!.metadata.generation;
+    const patched = () => t!.cluster.store.get('daemonsets', 'kube-system', 'fluentd')!.metadata.generation !== generation;
+    const result = await t.driveUntil(applyUndo(live.writer, preview, {follow}), {when: patched});
     expect(result).toMatchObject({applied: true, attempts: 1});
     // The renumbering was seen on the watch: the revision was never read (polled) on its own.
     expect(t.cluster.requestLog.filter({verb: 'get', resource: 'controllerrevisions'})).toHaveLength(0);
