@@ -1,10 +1,8 @@
 // The dashboard's composition root: opens the session, wires the plan feed and the key actions (services/dashboard.ts)
 // to Ink in a terminal, or, anywhere else, runs `status`'s service and prints its output (once, or streamed with
 // --watch). Ink, React and the UI load only when a terminal will show them.
-import {jsonText} from './core/index.js';
-import {versioned} from './output/document.js';
 import {clusterActions, createPlanFeed, READ_ONLY_ACTIONS} from './services/dashboard.js';
-import {type RolloutStatusReport, runStatus} from './services/status.js';
+import {runStatus} from './services/status.js';
 import {InputError} from './errors.js';
 
 export interface DashboardOptions {
@@ -36,27 +34,25 @@ export async function dashboardService(options: DashboardOptions): Promise<numbe
   return interactiveDashboard(options);
 }
 
-/** What `ds-rollout status` prints, from the same service: once, or with --watch every change until it ends. */
+/** `ds-rollout status` as it prints: the same service, the same printer; once, or with --watch every change until it ends. */
 async function plainStatus(options: DashboardOptions): Promise<number> {
   if (options.watch && options.snapshot !== undefined) throw new InputError('--watch follows a live cluster; it cannot be used with --snapshot');
-  const [{openSession}, {colorEnabled}, text] = await Promise.all([import('./session.js'), import('./output/color.js'), import('./output/status-text.js')]);
+  const [{openSession}, {colorEnabled}, {clusterHeader}, {StatusOutput}] = await Promise.all([
+    import('./session.js'),
+    import('./output/color.js'),
+    import('./output/format.js'),
+    import('./status-output.js'),
+  ]);
   const session = await openSession(options);
   const ref = {namespace: session.namespace, name: options.name};
-  const color = colorEnabled(options.stdout.isTTY, options.env);
-  const write = (chunk: string) => options.stdout.write(chunk);
-  const print = async (report: RolloutStatusReport, final: boolean) => {
-    const document = versioned(report);
-    if (options.output === 'json') write(options.watch ? `${jsonText(document)}\n` : `${jsonText(document, 2)}\n`);
-    else if (options.output === 'yaml') write(`${options.watch ? '---\n' : ''}${(await import('js-yaml')).dump(document, {noRefs: true, lineWidth: -1})}`);
-    else if (final) write(text.renderStatusText(report, {color, width: options.stdout.isTTY ? options.stdout.columns : undefined, headline: !options.watch}));
-    else write(text.renderStatusProgress(report, {color}));
-  };
-  const {report, exitCode, failure} = await runStatus(session, {ref, watch: options.watch, onReport: (update) => void print(update, false)}).finally(() =>
-    session.close(),
-  );
-  if (options.watch && options.output === 'text') write('\n');
-  await print(report, true);
-  if (failure !== undefined) options.stderr?.write(`error: ${failure}\n`);
+  const header = session.label === undefined ? undefined : clusterHeader(session.label);
+  const out = new StatusOutput(header, options.output, colorEnabled(options.stdout.isTTY, options.env), {
+    stdout: options.stdout,
+    ...(options.stderr ? {stderr: options.stderr} : {}),
+  });
+  const {report, exitCode, failure} = await runStatus(session, {ref, watch: options.watch, onReport: await out.progress()}).finally(() => session.close());
+  await out.report(report, {watch: options.watch, allNodes: false});
+  await out.finish(report, failure);
   return exitCode;
 }
 
@@ -95,6 +91,7 @@ async function interactiveDashboard(options: DashboardOptions): Promise<number> 
         ref,
         clock: session.clock,
         stepCluster: (await import('./services/step.js')).stepClusterOf(live!),
+        follow: session.follow(ref),
         signal: closing.signal,
         events: (await import('./cluster/live/objects.js')).liveEventSink(live!),
       });

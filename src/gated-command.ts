@@ -189,11 +189,3 @@ export function gatedRefusal(ds: DaemonSet, ref: {namespace: string; name: strin
   const reason = gatedRefusalReason(ds, ref, command);
   return reason === undefined ? undefined : new InputError(reason);
 }
-
-export async function refuseIfGated(
-  live: {source: {readDaemonSet(ref: {namespace: string; name: string}): Promise<DaemonSet>}},
-  ref: {namespace: string; name: string},
-): Promise<void> {
-  const refusal = gatedRefusal(await live.source.readDaemonSet(ref), ref, 'step');
-  if (refusal) throw refusal;
-}

@@ -71,8 +71,8 @@ export function rolloutBudgets(ds: DaemonSet, desired: number): {ok: true; budge
   if (!unavailable.ok) return {ok: false, error: `invalid value for MaxUnavailable: ${unavailable.error}`};
   const surge = surgeCount(ds, desired);
   if (!surge.ok) return {ok: false, error: `invalid value for MaxSurge: ${surge.error}`};
-  const maxUnavailable = desired > 0 && unavailable.value === 0 && surge.value === 0 ? 1 : unavailable.value;
-  return {ok: true, budgets: {maxUnavailable, maxSurge: surge.value}};
+  if (desired > 0 && unavailable.value === 0 && surge.value === 0) return {ok: true, budgets: {maxUnavailable: 1, maxSurge: 0, bothZeroFallback: true}};
+  return {ok: true, budgets: {maxUnavailable: unavailable.value, maxSurge: surge.value}};
 }
 
 // ---------------------------------------------------------------------------------------------

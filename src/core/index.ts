@@ -109,11 +109,13 @@ export {
   type StepWavePlan,
   type TemplateKey,
   type WaveLanding,
+  landingWords,
   planStepWave,
   sameTemplate,
   templateKeyOf,
   waveLanding,
 } from './step-wave.js';
+export {type UpdateWarning, type UpdateWarningKind, updateWarnings} from './update-warnings.js';
 export {type BudgetCount, type BudgetInUse, type BudgetUse, budgetInUse} from './budget-use.js';
 export {type BackoffEntry} from './manage.js';
 export {MinHeap} from './min-heap.js';
@@ -173,7 +175,7 @@ export {
   strategyFromDocument,
   strategyLine,
 } from './gates.js';
-export {plural} from './words.js';
+export {formatCount, formatList, plural} from './words.js';
 export {
   DEFAULT_POD_DELETION_MS,
   DEFAULT_POD_START_MS,

@@ -29,6 +29,7 @@ import type {
   PodCreation,
   PodDeletion,
   PodSummary,
+  RolloutBudgets,
   RolloutPlan,
   TimingEstimate,
   Wave,
@@ -196,13 +197,12 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
 
   const paused = pausedInfoOf(ds, status.desiredNumberScheduled);
   const gated = gatedProgressOf(ds, now);
-  // The budget in use now, on the state as it is: the rolling update's own, or the one a step works within while paused.
-  // Plain OnDelete has no budget: the counts are still what the rolling update would see, against limits of 0.
-  const spent = paused
-    ? paused.budgets
-    : input.strategyType === 'RollingUpdate' && !('error' in input.budgets)
-      ? input.budgets
-      : {maxUnavailable: 0, maxSurge: 0};
+  // The rolling update's budgets; plain OnDelete (or budgets that cannot be read) has none: limits of 0.
+  const strategyBudgets: RolloutBudgets =
+    input.strategyType === 'RollingUpdate' && !('error' in input.budgets) ? input.budgets : {maxUnavailable: 0, maxSurge: 0};
+  // The budget in use now, on the state as it is: the rolling update's own, or the one a step works within while
+  // paused. Without a budget the counts are still what the rolling update would see.
+  const spent = paused ? paused.budgets : strategyBudgets;
   const budget = budgetInUse(input.slots, spent, now);
   const found = findBlockers(input, engine, t, now, {converges, rollingUpdateError, hostPorts, hostPortWaiting, paused}, deletedBy);
   // When the controller does not sync it, nothing the rolling update would wait for matters.
@@ -243,7 +243,6 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
     nodes.push(plan);
   }
 
-  const budgets = input.strategyType === 'RollingUpdate' && !('error' in input.budgets) ? input.budgets : {maxUnavailable: 0, maxSurge: 0};
   const current = currentRevisionOf(input.history.update.hash, input.revisions, input.daemonPods);
   const update = input.history.update;
 
@@ -277,7 +276,7 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
     kind: 'DaemonSetRolloutPlan',
     controllerVersion: formatMinor(input.controllerMinor),
     daemonSet: {namespace: ds.metadata.namespace ?? 'default', name: ds.metadata.name},
-    strategy: {type: input.strategyType, maxUnavailable: budgets.maxUnavailable, maxSurge: budgets.maxSurge},
+    strategy: {type: input.strategyType, ...strategyBudgets},
     revisions: {
       current: {revision: current.revision, hash: current.hash, ...(current.name ? {name: current.name} : {})},
       update: {revision: update.revision, hash: update.hash, exists: update.exists, ...(update.exists ? {name: update.name} : {})},

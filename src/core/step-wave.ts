@@ -264,6 +264,36 @@ function landingOf(name: string, slot: NodeSlot | undefined, now: number): NodeL
   return problem ? {node: name, state: 'failing', pod: pod.name, problem} : {node: name, state: 'starting', pod: pod.name};
 }
 
+/**
+ * A node's landing in words: the one wording of every face (step's progress lines, its timeout and stuck errors,
+ * the dashboard's status line). Fits inside a `;`-separated list, so it uses none itself.
+ */
+export function landingWords(landing: NodeLanding): string {
+  const pod = `new pod ${landing.pod ?? ''}`.trimEnd();
+  switch (landing.state) {
+    case 'old':
+      return 'the old pod still runs';
+    case 'surging':
+      return `${pod} runs next to the old one`;
+    case 'terminating':
+      return 'the old pod is still terminating';
+    case 'creating':
+      return 'no new pod yet (the controller creates it)';
+    case 'starting':
+      return `${pod} is not ready yet`;
+    case 'failing':
+      return `${pod} is not ready (${landing.problem ?? 'unknown'})`;
+    case 'ready':
+      return `${pod} is ready, waiting out minReadySeconds`;
+    case 'available':
+      return `${pod} is available`;
+    case 'gone':
+      return 'the node no longer takes the daemon (its old pod is gone)';
+    case 'crowded':
+      return 'two new pods';
+  }
+}
+
 /** What `ds-rollout step` reports as it goes (the command renders these as progress lines). */
 export type StepEvent =
   | {readonly kind: 'wave'; readonly number: number; readonly total: number; readonly wave: StepWave; readonly dryRun: boolean}

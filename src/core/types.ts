@@ -301,6 +301,8 @@ export interface NodeEligibility {
 export interface RolloutBudgets {
   readonly maxUnavailable: number;
   readonly maxSurge: number;
+  /** Both scaled to 0 with nodes to run on: the controller uses maxUnavailable 1 instead (docs/design/reconcile.md §8.1). */
+  readonly bothZeroFallback?: true;
 }
 
 export interface CoreEvent {
@@ -403,7 +405,7 @@ export interface RolloutPlan {
   /** The Kubernetes version whose DaemonSet controller the plan models, e.g. "1.20". */
   readonly controllerVersion: string;
   readonly daemonSet: {readonly namespace: string; readonly name: string};
-  readonly strategy: {readonly type: string; readonly maxUnavailable: number; readonly maxSurge: number};
+  readonly strategy: {readonly type: string} & RolloutBudgets;
   readonly revisions: {readonly current: RevisionRef; readonly update: UpdateRevisionRef};
   readonly status: DaemonSetStatusCounters;
   readonly nodes: readonly NodePlan[];

@@ -9,3 +9,9 @@ export function formatCount(n: number): string {
 export function plural(count: number, one: string, many = `${one}s`): string {
   return `${formatCount(count)} ${count === 1 ? one : many}`;
 }
+
+/** `a, b and 3 more` */
+export function formatList(items: readonly string[], max: number): string {
+  if (items.length <= max) return items.join(', ');
+  return `${items.slice(0, max).join(', ')} and ${formatCount(items.length - max)} more`;
+}

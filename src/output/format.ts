@@ -1,9 +1,5 @@
-// Small formatters shared by the text renderers.
-
-/** `9,990` */
-export function formatCount(n: number): string {
-  return n.toLocaleString('en-US');
-}
+// Small formatters shared by the text renderers. Counts and lists are written as the core's messages write them.
+export {formatCount, formatList, plural} from '../core/index.js';
 
 /** Like formatDuration, with tenths under a minute (`2.1s`): for measured durations, where 2s and 2.4s differ. */
 export function formatMeasuredDuration(seconds: number): string {
@@ -26,16 +22,6 @@ export function formatDuration(seconds: number): string {
   const big = Math.floor(s / bigSize);
   const small = Math.floor((s - big * bigSize) / smallSize);
   return small > 0 ? `${big}${bigName}${small}${smallName}` : `${big}${bigName}`;
-}
-
-/** `a, b and 3 more` */
-export function formatList(items: readonly string[], max: number): string {
-  if (items.length <= max) return items.join(', ');
-  return `${items.slice(0, max).join(', ')} and ${formatCount(items.length - max)} more`;
-}
-
-export function plural(n: number, singular: string, pluralForm = `${singular}s`): string {
-  return `${formatCount(n)} ${n === 1 ? singular : pluralForm}`;
 }
 
 /** Which cluster a command acts on, as headers and prompts name it: `context prod-eu (https://10.0.0.1:6443)`. */

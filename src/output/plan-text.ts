@@ -86,8 +86,7 @@ function budgetLine(plan: RolloutPlan, options: PlanTextOptions, c: Palette): st
   const desired = plan.status.desiredNumberScheduled;
   const spec = options.spec;
   let unavailable = asWritten(spec?.maxUnavailable, maxUnavailable, desired);
-  // Both budgets written as zero: the controller falls back to maxUnavailable 1 (docs/design/reconcile.md §8.1).
-  if (spec && isZero(spec.maxUnavailable) && isZero(spec.maxSurge) && maxUnavailable === 1) unavailable = '1 (both budgets are 0; the controller uses 1)';
+  if (plan.strategy.bothZeroFallback) unavailable = '1 (both budgets are 0; the controller uses 1)';
   const surge = asWritten(spec?.maxSurge, maxSurge, desired);
   // A budget in use to the last unit is why a rollout waits: make it stand out.
   const used = (n: number, max: number) => (n >= max ? c.red(`in use ${n}`) : `in use ${n}`);
@@ -96,10 +95,6 @@ function budgetLine(plan: RolloutPlan, options: PlanTextOptions, c: Palette): st
       ? [`maxUnavailable ${unavailable}`, `maxSurge ${surge}, ${used(plan.budget.maxSurge.used, maxSurge)}`]
       : [`maxUnavailable ${unavailable}, ${used(plan.budget.maxUnavailable.used, maxUnavailable)}`, `maxSurge ${surge}`];
   return `${c.bold('Budgets:')} ${parts.join('; ')}`;
-}
-
-function isZero(value: IntOrString | undefined): boolean {
-  return value === undefined || value === 0 || value === '0%';
 }
 
 function statusLine(plan: RolloutPlan): string {

@@ -63,3 +63,13 @@ export function renderTemplateDiff(from: DiffSide, to: DiffSide, options: {color
   lines.push(c.bold('template:'), ...(rest.length > 0 ? rest : ['  (unchanged apart from images)']));
   return `${lines.join('\n')}\n`;
 }
+
+/**
+ * The diff as lines without its `---`/`+++` header, uncoloured: for a face whose title already names the two sides
+ * (the dashboard's revision pane and its undo preview).
+ */
+export function templateDiffLines(from: DiffSide, to: DiffSide): string[] {
+  return renderTemplateDiff(from, to, {color: false})
+    .split('\n')
+    .filter((line, index) => line !== '' && !(index < 2 && /^(---|\+\+\+) /.test(line)));
+}

@@ -1,5 +1,13 @@
 // What pause, resume and step print for people (and step's JSON): pure strings from results and step events.
-import type {IntOrString, NodeLanding, PausedStrategy, RecordedRollingUpdate, StepEvent, StepWave} from '../core/index.js';
+import {
+  type IntOrString,
+  landingWords,
+  type NodeLanding,
+  type PausedStrategy,
+  type RecordedRollingUpdate,
+  type StepEvent,
+  type StepWave,
+} from '../core/index.js';
 import {palette, type Palette} from './color.js';
 import {formatList, plural} from './format.js';
 
@@ -131,8 +139,7 @@ export function renderStepEvent(event: StepEvent, ref: Ref, color: boolean): str
     case 'node':
       return `  ${event.landing.node}: ${landingText(event.landing, c)}`;
     case 'landed': {
-      const left =
-        event.oldLeft === 0 ? 'no old pods left' : `${plural(event.oldLeft, 'node')} still ${event.oldLeft === 1 ? 'runs an old pod' : 'run old pods'}`;
+      const left = oldPodsLeft(event.oldLeft);
       const scoped = event.scopeOldLeft === undefined ? '' : ` (${event.scopeOldLeft === 0 ? 'none' : event.scopeOldLeft} of the chosen nodes)`;
       return `${c.green(`Wave ${event.number} landed`)} in ${event.seconds}s; ${left}${scoped}.`;
     }
@@ -154,29 +161,17 @@ export function renderStepEvent(event: StepEvent, ref: Ref, color: boolean): str
   }
 }
 
+/** The core's words, coloured by how the landing goes. */
+/** `no old pods left`, `3 nodes still run old pods`: what a wave left, in the step's lines and the dashboard's. */
+export function oldPodsLeft(count: number): string {
+  return count === 0 ? 'no old pods left' : `${plural(count, 'node')} still ${count === 1 ? 'runs an old pod' : 'run old pods'}`;
+}
+
 function landingText(node: NodeLanding, c: Palette): string {
-  switch (node.state) {
-    case 'old':
-      return 'the old pod still runs';
-    case 'surging':
-      return `new pod ${node.pod} started next to the old one`;
-    case 'terminating':
-      return 'old pod terminating';
-    case 'creating':
-      return 'waiting for the controller to create the new pod';
-    case 'starting':
-      return `new pod ${node.pod} starting`;
-    case 'failing':
-      return c.red(`new pod ${node.pod} is not ready: ${node.problem}`);
-    case 'ready':
-      return `new pod ${node.pod} ready, waiting out minReadySeconds`;
-    case 'available':
-      return c.green(`new pod ${node.pod} available`);
-    case 'gone':
-      return 'the node no longer takes the daemon; its old pod is gone';
-    case 'crowded':
-      return c.yellow('two new pods');
-  }
+  const words = landingWords(node);
+  if (node.state === 'failing') return c.red(words);
+  if (node.state === 'available') return c.green(words);
+  return node.state === 'crowded' ? c.yellow(words) : words;
 }
 
 export interface StepResultView {
@@ -201,4 +196,14 @@ export function renderStepSummary(result: StepResultView, scoped: boolean, color
     case 'dry-run':
       return undefined;
   }
+}
+
+/** What the API server accepted of a `--dry-run=server` step (undefined: nothing was sent). */
+export function renderServerDryRun(sent: {readonly deletions: number; readonly patches: number}): string | undefined {
+  const lines: string[] = [];
+  if (sent.deletions > 0) {
+    lines.push(`The API server accepted the ${sent.deletions === 1 ? 'deletion' : `${sent.deletions} deletions`} (server dry run: nothing was deleted).`);
+  }
+  if (sent.patches > 0) lines.push('The API server accepted the resume for the controller wave (server dry run: nothing was changed).');
+  return lines.length > 0 ? lines.join('\n') : undefined;
 }

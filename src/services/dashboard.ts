@@ -245,8 +245,8 @@ export interface ActionServices {
   readonly signal?: AbortSignal;
   /** How long one stepped wave may take to become available (default 5 minutes, as `ds-rollout step`). */
   readonly stepTimeoutMs?: number;
-  /** How undo waits for the controller to renumber a revision (default: real time; tests move a simulated clock). */
-  readonly sleep?: (ms: number) => Promise<void>;
+  /** Follows the DaemonSet's scope: undo waits on it for the controller to renumber the restored revision. */
+  readonly follow?: Follow;
   /** Where promote and abort record the gated rollout's Events (docs/gated/detached.md). */
   readonly events?: EventSink;
 }
@@ -326,7 +326,7 @@ async function stepAction(services: ActionServices, progress: ((message: string)
   // As `ds-rollout step`: refused while a gated rollout is under way (the prompt said so already).
   const refusal = gatedRefusalReason((await services.stepCluster.readState(services.ref)).daemonSet, services.ref, 'step');
   if (refusal) throw new InputError(refusal);
-  const [{stepDaemonSet}, {renderStepEvent}] = await Promise.all([import('./step.js'), import('../output/step-text.js')]);
+  const [{stepDaemonSet}, {oldPodsLeft, renderStepEvent}] = await Promise.all([import('./step.js'), import('../output/step-text.js')]);
   const result = await stepDaemonSet({
     cluster: services.stepCluster,
     ref: services.ref,
@@ -339,8 +339,7 @@ async function stepAction(services: ActionServices, progress: ((message: string)
     ...(services.signal ? {signal: services.signal} : {}),
   });
   const wave = result.waves[result.waves.length - 1];
-  const left =
-    result.oldLeft === 0 ? 'no old pods left' : `${result.oldLeft} ${result.oldLeft === 1 ? 'node still runs an old pod' : 'nodes still run old pods'}`;
+  const left = oldPodsLeft(result.oldLeft);
   if (!wave) return {message: result.outcome === 'done' ? 'nothing to step: no old pods left' : `no wave ran; ${left}`};
   const nodes = wave.deleted.map((d) => d.node);
   const shown = nodes.length > 3 ? `${nodes.slice(0, 3).join(', ')} +${nodes.length - 3}` : nodes.join(', ');
@@ -350,24 +349,19 @@ async function stepAction(services: ActionServices, progress: ((message: string)
 }
 
 async function undoAction(services: ActionServices, request: UndoRequest): Promise<ActionOutcome> {
-  const [{previewUndo, applyUndo}, {renderTemplateDiff}] = await Promise.all([import('./undo.js'), import('../output/revision-diff.js')]);
+  const [{previewUndo, applyUndo}, {templateDiffLines}] = await Promise.all([import('./undo.js'), import('../output/revision-diff.js')]);
   const preview = await previewUndo({source: services.source, clock: services.clock}, {ref: services.ref, toRevision: request.toRevision ?? 0});
   const to = preview.to.revision;
   if (preview.skipped) throw new InputError(`skipped rollback: the template already matches revision ${to}`);
   const renumbered = preview.renumberedTo === undefined ? '' : `; the controller renumbers it ${preview.renumberedTo}`;
   if (request.preview) {
     const from = preview.from ? `revision ${preview.from.revision}` : 'the current template';
-    const diff = renderTemplateDiff(
-      {label: from, template: preview.currentTemplate},
-      {label: `revision ${to}`, template: preview.targetTemplate},
-      {color: false},
-    )
-      .split('\n')
-      .filter((line, index) => line !== '' && !(index < 2 && /^(---|\+\+\+) /.test(line)));
+    const diff = templateDiffLines({label: from, template: preview.currentTemplate}, {label: `revision ${to}`, template: preview.targetTemplate});
     const restarts = preview.restartNodes.length;
     return {message: `${restarts === 1 ? '1 node restarts its daemon pod' : `${restarts} nodes restart their daemon pods`}${renumbered}.`, diff};
   }
-  const result = await applyUndo(services.writer, preview, services.sleep ? {sleep: services.sleep} : {});
+  if (!services.follow) throw new InputError('undo needs a live cluster');
+  const result = await applyUndo(services.writer, preview, {follow: services.follow});
   if (!result.applied) return {message: `nothing to do: the template already matches revision ${to}`};
   return {message: `rolled back to revision ${to}${renumbered}`};
 }

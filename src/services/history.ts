@@ -84,3 +84,24 @@ export async function historyService(session: Pick<Session, 'source' | 'clock'>,
   // Ages on the server's clock (read after the answer): the revisions' timestamps were written by it.
   return {state, report: historyOf(state, session.clock.now()), revisions: controlledRevisions(state.daemonSet, state.revisions)};
 }
+
+/** `--revision N`: its row of the history and its pod template; an unknown number is bad input. */
+export function revisionOf(result: HistoryResult, n: Revision): {readonly entry: RevisionEntry; readonly template: PodTemplateSpec} {
+  const template = revisionTemplate(findRevision(result.revisions, n));
+  return {entry: result.report.revisions.find((r) => r.revision === n)!, template};
+}
+
+export interface DiffSide {
+  /** `revision 3 (5d4c8f7b6)`: as the diff's header names it. */
+  readonly label: string;
+  readonly template: PodTemplateSpec;
+}
+
+/** `--diff A B`: the two templates, labelled with number and hash; an unknown number is bad input. */
+export function diffSidesOf(result: HistoryResult, a: Revision, b: Revision): {readonly from: DiffSide; readonly to: DiffSide} {
+  const side = (n: Revision): DiffSide => {
+    const revision = findRevision(result.revisions, n);
+    return {label: `revision ${revision.revision} (${revisionHash(revision)})`, template: revisionTemplate(revision)};
+  };
+  return {from: side(a), to: side(b)};
+}

@@ -161,6 +161,47 @@ export async function runStatus(session: Pick<Session, 'source' | 'clock' | 'fol
   }
 }
 
+/** Without --watch, --timeout bounds the one look (a slow or hung cluster); a watch bounds itself. */
+export async function boundedLook<T>(watch: boolean, limitMs: number | undefined, work: Promise<T>): Promise<T> {
+  if (watch || !limitMs) return work;
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new ClusterUnreachableError(`timed out after ${limitMs / 1000}s waiting for the cluster to answer`)), limitMs);
+  });
+  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+}
+
+export interface StatusOfEachOptions extends Omit<RunStatusOptions, 'ref'> {
+  readonly refs: readonly DaemonSetRef[];
+  /** Each DaemonSet's run once it ended, before the next is followed (the command prints it). */
+  readonly onRun?: (run: RolloutStatusRun) => Promise<void>;
+}
+
+/**
+ * `status -l` and `-f`: each DaemonSet in turn, as kubectl rollout status does. Watching, it stops at the first
+ * rollout that does not finish; looking once, it reports each and the worst verdict is the exit code.
+ */
+export async function runStatusOfEach(
+  session: Pick<Session, 'source' | 'clock' | 'follow'>,
+  options: StatusOfEachOptions,
+): Promise<{reports: RolloutStatusReport[]; exitCode: number}> {
+  const {refs, onRun, ...each} = options;
+  const reports: RolloutStatusReport[] = [];
+  let exitCode = EXIT_OK;
+  for (const ref of refs) {
+    const run = await boundedLook(each.watch === true, each.timeoutMs, runStatus(session, {...each, ref}));
+    reports.push(run.report);
+    await onRun?.(run);
+    exitCode = run.exitCode;
+    if (each.watch && run.exitCode !== EXIT_OK) return {reports, exitCode};
+  }
+  if (!each.watch && reports.length > 1) {
+    const {worstVerdict} = await import('./status-all.js');
+    exitCode = STATUS_EXIT[worstVerdict(reports.map((report) => report.verdict))];
+  }
+  return {reports, exitCode};
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Which DaemonSets: `status -l SELECTOR` and `status -f FILE`, as kubectl rollout status takes them
 

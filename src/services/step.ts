@@ -3,7 +3,10 @@
 // controller wave (step/controller-wave.ts), and give the lease back. Every wait follows the cluster through the
 // one follower, so a cluster that stops answering ends the step with exit 2, not a wait to --timeout.
 import {ClusterUnreachableError, InputError} from '../errors.js';
-import {formatInvalid, templateKeyOf, validateDaemonSet} from '../core/index.js';
+import {formatInvalid, gatedRefusalReason, templateKeyOf, validateDaemonSet} from '../core/index.js';
+import type {LiveSession} from '../session.js';
+import {stepClusterOf} from './step/cluster.js';
+import {type ServerDryRun, sendServerDryRun} from './step-dry-run.js';
 import {runControllerWave} from './step/controller-wave.js';
 import {StepRun} from './step/run.js';
 import type {StepOptions, StepResult} from './step/types.js';
@@ -35,4 +38,24 @@ export async function stepDaemonSet(options: StepOptions): Promise<StepResult> {
     if (failure instanceof ClusterUnreachableError || (failure instanceof Error && failure.cause instanceof ClusterUnreachableError)) run.lease.abandon();
     else await run.lease.release();
   }
+}
+
+export interface StepCommandOptions extends Omit<StepOptions, 'cluster'> {
+  /** --dry-run=server: the dry run's first writes are sent with dryRun=All (admission, RBAC, preconditions). */
+  readonly serverDryRun?: boolean;
+}
+
+export interface StepCommandResult {
+  readonly result: StepResult;
+  /** What the API server accepted of the dry run's writes (--dry-run=server only). */
+  readonly serverDryRun?: ServerDryRun;
+}
+
+/** `ds-rollout step` on a live session: refused while a gated rollout is under way, then the step itself. */
+export async function stepService(session: Pick<LiveSession, 'live' | 'writer'>, options: StepCommandOptions): Promise<StepCommandResult> {
+  const refusal = gatedRefusalReason(await session.live.source.readDaemonSet(options.ref), options.ref, 'step');
+  if (refusal !== undefined) throw new InputError(refusal);
+  const {serverDryRun, ...step} = options;
+  const result = await stepDaemonSet({...step, cluster: stepClusterOf(session.live)});
+  return serverDryRun ? {result, serverDryRun: await sendServerDryRun(session.writer, options.ref, result)} : {result};
 }

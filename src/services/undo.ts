@@ -6,7 +6,7 @@
 // would label the next `kubectl set image` with this undo.
 import type {DaemonSetRef} from '../cluster/cluster-source.js';
 import type {ClusterWriter} from '../cluster/cluster-writer.js';
-import type {Follower} from '../cluster/live/follower.js';
+import {type Follow, Follower} from '../cluster/live/follower.js';
 import {
   type ControllerRevision,
   type Revision,
@@ -118,14 +118,17 @@ export interface UndoResult {
   readonly recorded?: {readonly revision: Revision; readonly renumbered: boolean};
 }
 
-export interface ApplyUndoOptions {
-  readonly dryRun?: boolean;
+interface UndoWrite {
   /** How long to wait for the controller to renumber the reused revision before annotating it anyway (default 10 s). */
   readonly renumberTimeoutMs?: number;
-  readonly sleep?: (ms: number) => Promise<void>;
-  /** A watched view of the DaemonSet's scope (the gated rollout's): the renumbering is waited for on it, not polled. */
-  readonly follower?: Follower;
 }
+
+/**
+ * A dry run writes nothing and waits for nothing. A rollback waits for the renumbering on a watched view of the
+ * DaemonSet's scope: one already followed (the gated rollout's), or one started for the wait (a session's
+ * `follow(ref)`) and stopped after it.
+ */
+export type ApplyUndoOptions = {readonly dryRun: true} | (UndoWrite & {readonly dryRun?: false} & ({readonly follower: Follower} | {readonly follow: Follow}));
 
 /**
  * Sends the rollback, built again from a fresh read on every attempt (a conflict means "decide again"), then
@@ -133,7 +136,7 @@ export interface ApplyUndoOptions {
  * controller not do so in time (it is down), the cause is written anyway: the controller's later renumbering is an
  * update with a resourceVersion precondition, so it cannot drop the annotation.
  */
-export async function applyUndo(writer: ClusterWriter, preview: UndoPreview, options: ApplyUndoOptions = {}): Promise<UndoResult> {
+export async function applyUndo(writer: ClusterWriter, preview: UndoPreview, options: ApplyUndoOptions): Promise<UndoResult> {
   const result = await writer.patchDaemonSet(
     preview.ref,
     (current) => {
@@ -146,30 +149,29 @@ export async function applyUndo(writer: ClusterWriter, preview: UndoPreview, opt
     options.dryRun ? {dryRun: true} : {},
   );
   const outcome = {applied: result.applied, after: result.after, attempts: result.attempts};
-  if (!result.applied || options.dryRun) return outcome;
+  if (!result.applied || options.dryRun === true) return outcome;
   const recorded = await recordCause(writer, preview, options);
   return {...outcome, recorded};
 }
 
-async function recordCause(writer: ClusterWriter, preview: UndoPreview, options: ApplyUndoOptions): Promise<{revision: Revision; renumbered: boolean}> {
+async function recordCause(
+  writer: ClusterWriter,
+  preview: UndoPreview,
+  options: Exclude<ApplyUndoOptions, {dryRun: true}>,
+): Promise<{revision: Revision; renumbered: boolean}> {
   const {namespace} = preview.ref;
   const {name, uid} = preview.target.metadata;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  const timeoutMs = options.renumberTimeoutMs ?? 10_000;
-  if (options.follower) {
-    const seen = await options.follower.until((state) => state.revisions.find((r) => r.metadata.name === name && r.revision !== preview.target.revision), {
-      timeoutMs,
+  const [follower, owned] = 'follower' in options ? [options.follower, false] : [new Follower(options.follow), true];
+  try {
+    // The ticks only re-judge the latest state; every read is the watch's.
+    const seen = await follower.until((state) => state.revisions.find((r) => r.metadata.name === name && r.revision !== preview.target.revision), {
+      timeoutMs: options.renumberTimeoutMs ?? 10_000,
       tickMs: 250,
     });
     const current = seen === 'timeout' ? await writer.readRevision(namespace, name) : seen;
     const written = await writer.annotateRevision(namespace, name, uid ?? current.metadata.uid ?? '', {[CHANGE_CAUSE_ANNOTATION]: preview.changeCause});
     return {revision: written.revision, renumbered: written.revision !== preview.target.revision};
+  } finally {
+    if (owned) follower.stop();
   }
-  let revision = await writer.readRevision(namespace, name);
-  for (let waited = 0; revision.revision === preview.target.revision && waited < timeoutMs; waited += 200) {
-    await sleep(200);
-    revision = await writer.readRevision(namespace, name);
-  }
-  const written = await writer.annotateRevision(namespace, name, uid ?? revision.metadata.uid ?? '', {[CHANGE_CAUSE_ANNOTATION]: preview.changeCause});
-  return {revision: written.revision, renumbered: written.revision !== preview.target.revision};
 }

@@ -75,9 +75,7 @@ describe('commands import only @oclif/core at the top (heavy modules lazily, ins
 });
 
 describe('one clock: outside src/sim, src/cluster and src/clock.ts nothing reads the wall clock', () => {
-  // Waiting to move onto the session's clock with their owners' work (the step's wave timings).
-  const pending = new Set(['services/step/controller-wave.ts', 'services/step/waves.ts']);
-  const files = sources(SRC).filter((f) => !['sim', 'cluster', 'clock.ts'].includes(layer(f)) && !pending.has(relative(SRC, f)));
+  const files = sources(SRC).filter((f) => !['sim', 'cluster', 'clock.ts'].includes(layer(f)));
   test.each(files.map((f) => ({file: relative(SRC, f), path: f})))('$file', ({path}) => {
     expect(readFileSync(path, 'utf8')).not.toMatch(/Date\.now\b|new Date\(\)|performance\.now\(/);
   });

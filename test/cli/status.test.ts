@@ -50,6 +50,16 @@ describe('status of a rollout (ManualClock, fixed --now)', () => {
     await expect(json.stdout).toMatchFileSnapshot('../fixtures/golden/status/demo-progressing.json');
   });
 
+  test("the dashboard without a terminal prints status's output, byte for byte, with status's exit code", async () => {
+    const dashboard = (...args: string[]) => runCli(['dashboard', 'fluentd', '-n', 'kube-system', ...args, '--kubeconfig', t.kubeconfig], ROLLOUT);
+    for (const format of [[], ['-o', 'json'], ['-o', 'yaml']]) {
+      const [plain, looked] = await Promise.all([dashboard(...format), status(t, 'fluentd', '-n', 'kube-system', '--watch=false', ...format)]);
+      expect(plain.stderr).toBe('');
+      expect(plain.code).toBe(looked.code);
+      expect(plain.stdout).toBe(looked.stdout);
+    }
+  });
+
   test('stuck: exit 3, the nodes that hold the budget named', async () => {
     t.advance(120_000, 250);
     const result = await status(t, 'fluentd', ...at(120_000));

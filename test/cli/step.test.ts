@@ -70,7 +70,7 @@ test('--yes runs the wave and follows it until the new pods are available', asyn
   expect(annotations['kubernetes.io/change-cause']).toBeUndefined();
   expect(annotations['ds-rollout.io/step-lease']).toBeUndefined();
   expect(lines.filter((l) => /^ {2}deleted pod agent-\w+ on node-[12]$/.test(l))).toHaveLength(2);
-  expect(lines.filter((l) => /^ {2}node-[12]: new pod agent-\w+ available$/.test(l))).toHaveLength(2);
+  expect(lines.filter((l) => /^ {2}node-[12]: new pod agent-\w+ is available$/.test(l))).toHaveLength(2);
   expect(lines.at(-2)).toMatch(/^Wave 1 landed in \d+s; 4 nodes still run old pods\.$/);
   expect(lines.at(-1)).toBe('The DaemonSet stays paused. Next wave: kubectl ds-rollout step agent -n default');
   expect(deletions()).toBe(2);

@@ -64,12 +64,22 @@ describe('surgeCount / unavailableCount / allowsSurge', () => {
 });
 
 describe('rolloutBudgets', () => {
-  const rows: {name: string; ds: DaemonSet; desired: number; want: {maxUnavailable: number; maxSurge: number} | string}[] = [
+  const rows: {name: string; ds: DaemonSet; desired: number; want: {maxUnavailable: number; maxSurge: number; bothZeroFallback?: true} | string}[] = [
     {name: 'defaults', ds: rolling({maxUnavailable: 1, maxSurge: 0}), desired: 5, want: {maxUnavailable: 1, maxSurge: 0}},
     {name: 'percent unavailable', ds: rolling({maxUnavailable: '50%', maxSurge: 0}), desired: 5, want: {maxUnavailable: 3, maxSurge: 0}},
     {name: 'percent surge', ds: rolling({maxUnavailable: 0, maxSurge: '20%'}), desired: 11, want: {maxUnavailable: 0, maxSurge: 3}},
-    {name: 'both zero falls back to maxUnavailable 1', ds: rolling({maxUnavailable: 0, maxSurge: 0}), desired: 5, want: {maxUnavailable: 1, maxSurge: 0}},
-    {name: 'both 0% falls back too', ds: rolling({maxUnavailable: '0%', maxSurge: '0%'}), desired: 5, want: {maxUnavailable: 1, maxSurge: 0}},
+    {
+      name: 'both zero falls back to maxUnavailable 1',
+      ds: rolling({maxUnavailable: 0, maxSurge: 0}),
+      desired: 5,
+      want: {maxUnavailable: 1, maxSurge: 0, bothZeroFallback: true},
+    },
+    {
+      name: 'both 0% falls back too',
+      ds: rolling({maxUnavailable: '0%', maxSurge: '0%'}),
+      desired: 5,
+      want: {maxUnavailable: 1, maxSurge: 0, bothZeroFallback: true},
+    },
     {name: 'no fallback without desired nodes', ds: rolling({maxUnavailable: 0, maxSurge: 0}), desired: 0, want: {maxUnavailable: 0, maxSurge: 0}},
     {name: 'percentages of zero nodes', ds: rolling({maxUnavailable: '25%', maxSurge: 0}), desired: 0, want: {maxUnavailable: 0, maxSurge: 0}},
     {name: 'both non-zero (unvalidated) kept as is', ds: rolling({maxUnavailable: 2, maxSurge: 1}), desired: 5, want: {maxUnavailable: 2, maxSurge: 1}},

@@ -31,6 +31,11 @@ export interface TestCluster {
   readonly kubeconfig: string;
   /** Moves a ManualClock forward in steps, so the controller and kubelets react between them. */
   advance(ms: number, step?: number): void;
+  /**
+   * Moves a ManualClock forward until `done` settles, yielding to the event loop between steps (watches deliver);
+   * with `when`, only while it holds (e.g. once a write has landed, so that no sync races it).
+   */
+  driveUntil<T>(done: Promise<T>, options?: {readonly stepMs?: number; readonly when?: () => boolean}): Promise<T>;
   stop(): Promise<void>;
 }
 
@@ -49,14 +54,29 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
   await cluster.writeKubeconfig(kubeconfig, options.namespace ? {namespace: options.namespace} : {});
   // The controller's first syncs (status, revisions) happen on the clock's first tick.
   clock?.advance(1);
+  const advance = (ms: number, step = 100) => {
+    if (!clock) throw new Error('advance() needs a ManualClock (no speed option)');
+    for (let done = 0; done < ms; done += step) clock.advance(Math.min(step, ms - done));
+  };
   return {
     cluster,
     clock,
     dir,
     kubeconfig,
-    advance(ms: number, step = 100) {
-      if (!clock) throw new Error('advance() needs a ManualClock (no speed option)');
-      for (let done = 0; done < ms; done += step) clock.advance(Math.min(step, ms - done));
+    advance,
+    async driveUntil<T>(done: Promise<T>, {stepMs = 250, when = () => true}: {readonly stepMs?: number; readonly when?: () => boolean} = {}): Promise<T> {
+      if (!clock) throw new Error('driveUntil() needs a ManualClock (no speed option)');
+      let settled = false;
+      const result = done.finally(() => {
+        settled = true;
+      });
+      while (!settled) {
+        if (when()) advance(stepMs, 250);
+        // Let the watches deliver and the waiter judge before the clock moves on; no wall-clock deadline.
+        await new Promise((resolve) => setImmediate(resolve));
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      return result;
     },
     async stop() {
       await cluster.stop();

@@ -91,10 +91,14 @@ describe('renderPlanText', () => {
       expect(budget(plan, {maxUnavailable: '25%', maxSurge: 0})).toBe('Budgets: maxUnavailable 2 (25% of 7), in use 1; maxSurge 0');
     });
 
-    test('explains the both-zero fallback', () => {
-      expect(budget(samplePlan(), {maxUnavailable: 0, maxSurge: 0})).toBe(
+    test('explains the both-zero fallback, as the core decided it', () => {
+      const fallback = samplePlan({strategy: {type: 'RollingUpdate', maxUnavailable: 1, maxSurge: 0, bothZeroFallback: true}});
+      expect(budget(fallback, {maxUnavailable: 0, maxSurge: 0})).toBe(
         'Budgets: maxUnavailable 1 (both budgets are 0; the controller uses 1), in use 1; maxSurge 0',
       );
+      // The 1.20 controller has no fallback: both written as 0 stay 0, and the line says nothing of one.
+      const before121 = samplePlan({strategy: {type: 'RollingUpdate', maxUnavailable: 0, maxSurge: 0}});
+      expect(budget(before121, {maxUnavailable: 0, maxSurge: 0})).toBe('Budgets: maxUnavailable 0, in use 1; maxSurge 0');
     });
 
     test('with surge, counts the surge budget', () => {

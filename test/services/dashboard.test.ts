@@ -13,6 +13,7 @@ import {clusterActions, createPlanFeed, type FollowHandlers} from '../../src/ser
 import type {DashboardSnapshot} from '../../src/ui/dashboard/feed.js';
 import {NOW, readyCondition} from '../helpers/builders.js';
 import {startFreezableProxy} from '../helpers/freezable-proxy.js';
+import {afterClusterHeader} from '../helpers/run-cli.js';
 import {startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
 import {handMadeState} from '../ui/fixtures.js';
 
@@ -238,7 +239,7 @@ describe('against the simulated demo cluster', () => {
     return {stream, text: () => text};
   }
 
-  test('without a terminal: the status once, with status exit codes', async () => {
+  test("without a terminal: status's output once (the cluster named first), with status exit codes", async () => {
     const out = output();
     const code = await dashboardService({
       name: 'fluentd',
@@ -252,7 +253,9 @@ describe('against the simulated demo cluster', () => {
       env: {},
     });
     expect(code).toBe(4);
-    expect(out.text()).toMatch(/^Waiting for daemon set "fluentd" rollout to finish: 6 out of 18 new pods have been updated\.\.\.\nRollout in progress/);
+    expect(afterClusterHeader(out.text(), t.cluster.url)).toMatch(
+      /^Waiting for daemon set "fluentd" rollout to finish: 6 out of 18 new pods have been updated\.\.\.\nRollout in progress/,
+    );
   });
 
   test('-o json: the status report', async () => {
@@ -298,7 +301,13 @@ describe('against the simulated demo cluster', () => {
 
   test('undo: the preview (diff, restarts, renumbering), then the rollback', async () => {
     const live = connectLiveCluster({kubeconfig: t.kubeconfig});
-    const actions = clusterActions({source: live.source, writer: live.writer, ref, clock: clockFrom(() => t.clock!.now()), sleep: async (ms) => t.advance(ms)});
+    const actions = clusterActions({
+      source: live.source,
+      writer: live.writer,
+      ref,
+      clock: clockFrom(() => t.clock!.now()),
+      follow: (handlers) => live.watch(ref, handlers),
+    });
     const preview = await actions.undo({preview: true});
     expect(preview.message).toBe('6 nodes restart their daemon pods; the controller renumbers it 3.');
     expect(preview.diff).toEqual([
@@ -308,7 +317,10 @@ describe('against the simulated demo cluster', () => {
       'template:',
       '  (unchanged apart from images)',
     ]);
-    const done = await actions.undo({preview: false});
+    // The controller moves once the rollback is in (a sync racing the patch would make it a conflict retried).
+    const generation = t.cluster.store.get('daemonsets', 'kube-system', 'fluentd')!.metadata.generation;
+    const patched = () => t.cluster.store.get('daemonsets', 'kube-system', 'fluentd')!.metadata.generation !== generation;
+    const done = await t.driveUntil(actions.undo({preview: false}), {when: patched});
     expect(done.message).toBe('rolled back to revision 1; the controller renumbers it 3');
     const ds = t.cluster.store.get('daemonsets', 'kube-system', 'fluentd') as DaemonSet;
     expect(ds.spec.template.spec.containers[0]!.image).toBe('fluent/fluentd:v1.16.2');

@@ -2,7 +2,7 @@
 // (restarts from the plan, the renumbering), the single patch, the change-cause on the reused revision, and a conflict retried.
 import {afterEach, describe, expect, test} from 'vitest';
 import {fixedClock} from '../../src/clock.js';
-import {connectLiveCluster} from '../../src/cluster/live/index.js';
+import {connectLiveCluster, type FollowHandlers} from '../../src/cluster/live/index.js';
 import type {ControllerRevision, DaemonSet} from '../../src/core/index.js';
 import {controlledRevisions, findRevision, historyService} from '../../src/services/history.js';
 import {applyUndo, previewUndo, undoTarget} from '../../src/services/undo.js';
@@ -93,8 +93,15 @@ describe('history and undo on a live cluster', () => {
 
     const rv = t.cluster.store.resourceVersion;
     // The simulated controller runs on the test's clock: waiting for the renumbering moves it.
-    const result = await applyUndo(live.writer, preview, {sleep: async (ms) => t!.advance(ms)});
+    const follow = (handlers: FollowHandlers) => live.watch(FLUENTD, handlers);
+    // The controller moves once the rollback is in (a sync racing the patch would make it a conflict retried).
+    const generation = t.cluster.store.get('daemonsets', 'kube-system', 'fluentd')!.metadata.generation;
+    const patched = () => t!.cluster.store.get('daemonsets', 'kube-system', 'fluentd')!.metadata.generation !== generation;
+    const result = await t.driveUntil(applyUndo(live.writer, preview, {follow}), {when: patched});
     expect(result).toMatchObject({applied: true, attempts: 1});
+    // The renumbering was seen on the watch: the revision was never read (polled) on its own.
+    expect(t.cluster.requestLog.filter({verb: 'get', resource: 'controllerrevisions'})).toHaveLength(0);
+    expect(t.cluster.requestLog.filter({verb: 'patch', resource: 'controllerrevisions'})).toHaveLength(1);
     const patches = t.cluster.requestLog.filter({verb: 'patch', resource: 'daemonsets'});
     expect(patches).toHaveLength(1);
     const body = JSON.parse(patches[0]!.body!) as {spec: {template: {$patch: string}}; metadata: Record<string, unknown>};
@@ -132,8 +139,10 @@ describe('history and undo on a live cluster', () => {
         }));
       return value;
     }) as typeof original;
-    const result = await applyUndo(writer, preview, {sleep: async (ms) => t!.advance(ms)});
-    expect(result).toMatchObject({applied: true, attempts: 2});
+    // No controller runs here, so nothing renumbers: the wait ends at its (short) bound and the cause goes on anyway.
+    const follow = (handlers: FollowHandlers) => live.watch(FLUENTD, handlers);
+    const result = await applyUndo(writer, preview, {follow, renumberTimeoutMs: 1});
+    expect(result).toMatchObject({applied: true, attempts: 2, recorded: {revision: 1, renumbered: false}});
     const ds = t.cluster.store.get('daemonsets', 'kube-system', 'fluentd') as DaemonSet;
     expect(ds.metadata.labels?.['touched']).toBe('yes');
     expect(ds.spec.template.spec.containers[0]!.image).toBe('fluent/fluentd:v1.16.2');

@@ -39,54 +39,34 @@ export default class History extends BaseCommand {
     ]);
     const session = await openSession(flags);
     const ref = session.daemonSet(args.name, flags.namespace, this.helpCommand());
-    const {report, revisions} = await history.historyService(session, {ref}).finally(() => session.close());
-    const color = colorEnabled(process.stdout.isTTY, process.env);
+    const result = await history.historyService(session, {ref}).finally(() => session.close());
+    const {report} = result;
     const output = flags.output;
-    const structured = async <T extends {kind: string}>(document: T) => {
-      if (!isDocumentFormat(output)) throw new Error('text is not a document format');
-      return (await import('../../output/document.js')).renderDocument(document, output);
+    const print = async <T extends {kind: string}>(document: T, text: () => Promise<string>, header = true) => {
+      if (isDocumentFormat(output)) return void process.stdout.write(await (await import('../../output/document.js')).renderDocument(document, output));
+      if (header && session.label !== undefined) process.stdout.write((await import('../../output/format.js')).clusterHeader(session.label));
+      process.stdout.write(await text());
     };
+    const color = colorEnabled(process.stdout.isTTY, process.env);
+    const diffs = () => import('../../output/revision-diff.js');
 
     if (flags.revision !== undefined) {
-      const revision = history.findRevision(revisions, flags.revision);
-      const template = history.revisionTemplate(revision);
-      const entry = report.revisions.find((r) => r.revision === flags.revision)!;
-      if (flags.output !== 'text') {
-        process.stdout.write(await structured({kind: 'DaemonSetRevision', daemonSet: report.daemonSet, ...entry, template}));
-        return;
-      }
-      const {templateYaml} = await import('../../output/revision-diff.js');
-      if (session.label !== undefined) process.stdout.write((await import('../../output/format.js')).clusterHeader(session.label));
-      process.stdout.write(
-        `daemonset.apps/${ref.name} with revision #${entry.revision} (${entry.hash}${entry.current ? ', current' : ''})\n${templateYaml(template, true)}`,
+      const {entry, template} = history.revisionOf(result, flags.revision);
+      const head = `daemonset.apps/${ref.name} with revision #${entry.revision} (${entry.hash}${entry.current ? ', current' : ''})`;
+      return print(
+        {kind: 'DaemonSetRevision', daemonSet: report.daemonSet, ...entry, template},
+        async () => `${head}\n${(await diffs()).templateYaml(template, true)}`,
       );
-      return;
     }
-
     if (flags.diff !== undefined) {
       const [a, b] = flags.diff as [Revision, Revision];
-      const from = history.findRevision(revisions, a);
-      const to = history.findRevision(revisions, b);
-      const {renderTemplateDiff} = await import('../../output/revision-diff.js');
-      const side = (revision: typeof from) => ({
-        label: `revision ${revision.revision} (${history.revisionHash(revision)})`,
-        template: history.revisionTemplate(revision),
-      });
-      const diffText = (useColor: boolean) => renderTemplateDiff(side(from), side(to), {color: useColor});
-      if (flags.output !== 'text') {
-        process.stdout.write(await structured({kind: 'DaemonSetRevisionDiff', daemonSet: report.daemonSet, from: a, to: b, diff: diffText(false)}));
-        return;
-      }
-      process.stdout.write(diffText(color) || `revisions ${a} and ${b} have the same template\n`);
-      return;
+      const {from, to} = history.diffSidesOf(result, a, b);
+      const {renderTemplateDiff} = await diffs();
+      const document = {kind: 'DaemonSetRevisionDiff', daemonSet: report.daemonSet, from: a, to: b, diff: renderTemplateDiff(from, to, {color: false})};
+      // The diff names its revisions itself: no cluster header above it.
+      const text = async () => renderTemplateDiff(from, to, {color}) || `revisions ${a} and ${b} have the same template\n`;
+      return print(document, text, false);
     }
-
-    if (flags.output !== 'text') {
-      process.stdout.write(await structured(report));
-      return;
-    }
-    const {renderHistoryText} = await import('../../output/history-text.js');
-    if (session.label !== undefined) process.stdout.write((await import('../../output/format.js')).clusterHeader(session.label));
-    process.stdout.write(renderHistoryText(report, {color}));
+    return print(report, async () => (await import('../../output/history-text.js')).renderHistoryText(report, {color}));
   }
 }

@@ -2,9 +2,7 @@
 // exit with the verdict's code. Heavy modules load inside run().
 import * as Flags from '@oclif/core/flags';
 import {BaseCommand} from '../../base-command.js';
-import type {RolloutStatusReport} from '../../core/index.js';
-import {clusterFlags, durationFlag, isDocumentFormat, nowFlag, type OutputFormat, optionalDaemonSetArg, outputFlagOf} from '../../flags.js';
-import type {StatusListView} from '../../output/status-list-text.js';
+import {clusterFlags, durationFlag, nowFlag, optionalDaemonSetArg, outputFlagOf} from '../../flags.js';
 
 export default class Status extends BaseCommand {
   static override summary = 'Where a rollout stands, node by node, and whether it can finish.';
@@ -42,183 +40,63 @@ export default class Status extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Status);
-    const {UsageError} = await import('../../errors.js');
-    if (flags.watch && flags.snapshot !== undefined) throw new UsageError('--watch follows a live cluster; it cannot be used with --snapshot');
-    if (flags.watch && flags.now !== undefined) throw new UsageError('--now fixes one instant; it cannot be used with --watch');
-    if (flags['all-namespaces'] && args.name !== undefined) throw new UsageError('a DaemonSet cannot be named across all namespaces: drop -A, or NAME');
-    // kubectl's refusals, in its words.
-    if (flags.selector !== undefined && args.name !== undefined) {
-      throw new UsageError('selectors and the all flag cannot be used when passing resource/name arguments');
-    }
-    if (flags.filename !== undefined && args.name !== undefined) {
-      throw new UsageError('when paths, URLs, or stdin is provided as input, you may not specify resource arguments as well');
-    }
-    if (flags.filename !== undefined && (flags.selector !== undefined || flags['all-namespaces'])) {
-      throw new UsageError('-f names the DaemonSets itself: it cannot be used with -l or -A');
-    }
-    if (flags.filename === '-' && flags.snapshot === '-') throw new UsageError('-f - and --snapshot - cannot both read stdin');
-    const selecting = flags.selector !== undefined || flags.filename !== undefined;
-    // As kubectl rollout status: watch unless told not to; a snapshot or --now is one instant.
-    const watch = flags.watch ?? (flags.snapshot === undefined && flags.now === undefined);
-    const [{openSession}, {colorEnabled}, {clusterHeader}] = await Promise.all([
+    const {kind, watch} = (await import('../../status-request.js')).statusRequest(args.name, flags);
+    const [{openSession}, {colorEnabled}, {clusterHeader}, {StatusOutput}, status] = await Promise.all([
       import('../../session.js'),
       import('../../output/color.js'),
       import('../../output/format.js'),
+      import('../../status-output.js'),
+      import('../../services/status.js'),
     ]);
     const session = await openSession(flags);
     try {
-      const out = new StatusOutput(
-        session.label === undefined ? undefined : clusterHeader(session.label),
-        flags.output,
-        colorEnabled(process.stdout.isTTY, process.env),
-      );
+      const header = session.label === undefined ? undefined : clusterHeader(session.label);
+      const out = new StatusOutput(header, flags.output, colorEnabled(process.stdout.isTTY, process.env));
       const options = {watch, timeoutMs: flags.timeout, stuckAfterMs: flags['stuck-after']};
-      if (args.name === undefined && !selecting) {
+      const namespace = flags['all-namespaces'] ? undefined : session.namespace;
+      if (kind === 'list') {
         const list = await import('../../services/status-all.js');
-        const namespace = flags['all-namespaces'] ? undefined : session.namespace;
-        const run = await bounded(
-          watch,
-          flags.timeout,
-          list.runStatusList(session, {...options, namespace, onReport: await out.listRedraw(flags.output === 'wide')}),
-        );
+        const onReport = await out.listRedraw(flags.output === 'wide');
+        const run = await status.boundedLook(watch, flags.timeout, list.runStatusList(session, {...options, namespace, onReport}));
         if (!watch) await out.list(run.report, flags.output === 'wide');
         await out.finish(run.report, run.failure);
         process.exitCode = run.exitCode;
         return;
       }
-      const status = await import('../../services/status.js');
-      if (!selecting) {
+      if (kind === 'one') {
         const ref = session.daemonSet(args.name, flags.namespace, this.helpCommand());
-        const run = await bounded(watch, flags.timeout, status.runStatus(session, {ref, ...options, onReport: await out.progress()}));
+        const run = await status.boundedLook(watch, flags.timeout, status.runStatus(session, {ref, ...options, onReport: await out.progress()}));
         // A watch has already printed kubectl's line and the verdict as they changed: print them once.
         await out.report(run.report, {watch, allNodes: flags['all-nodes']});
         await out.finish(run.report, run.failure);
         process.exitCode = run.exitCode;
         return;
       }
-      // -l and -f name DaemonSets as kubectl rollout status reads them: each is followed in turn, as kubectl does.
+      // -l and -f name DaemonSets as kubectl rollout status reads them.
       const refs =
         flags.filename !== undefined
           ? await status.manifestDaemonSets(flags.filename, flags.namespace, session.namespace)
-          : await bounded(
-              watch,
-              flags.timeout,
-              status.selectDaemonSets(session.objects, flags['all-namespaces'] ? undefined : session.namespace, flags.selector!),
-            );
+          : await status.boundedLook(watch, flags.timeout, status.selectDaemonSets(session.objects, namespace, flags.selector!));
       if (refs.length === 0) {
         // kubectl's words when a selector matches nothing; not an error.
-        process.stderr.write(flags['all-namespaces'] ? 'No resources found\n' : `No resources found in ${session.namespace} namespace.\n`);
+        process.stderr.write(namespace === undefined ? 'No resources found\n' : `No resources found in ${namespace} namespace.\n`);
         return;
       }
-      const reports: RolloutStatusReport[] = [];
-      let exitCode = 0;
-      for (const ref of refs) {
-        const run = await bounded(watch, flags.timeout, status.runStatus(session, {ref, ...options, onReport: await out.progress()}));
-        await out.report(run.report, {watch, allNodes: flags['all-nodes']});
-        reports.push(run.report);
-        if (run.failure !== undefined) process.stderr.write(`error: ${run.failure}\n`);
-        // Watching, kubectl stops at the first rollout that does not finish; one look reports each, the worst verdict wins.
-        exitCode = run.exitCode;
-        if (watch && run.exitCode !== 0) break;
-      }
+      const {reports, exitCode} = await status.runStatusOfEach(session, {
+        refs,
+        ...options,
+        onReport: await out.progress(),
+        onRun: async (run) => {
+          await out.report(run.report, {watch, allNodes: flags['all-nodes']});
+          if (run.failure !== undefined) process.stderr.write(`error: ${run.failure}\n`);
+        },
+      });
       // -l and -f print a List, however many matched (as kubectl get -l does), so scripts read one shape.
       await out.finish({kind: 'List', items: reports} as {readonly kind: string}, undefined);
-      if (!watch && reports.length > 1) {
-        const {worstVerdict} = await import('../../services/status-all.js');
-        exitCode = status.STATUS_EXIT[worstVerdict(reports.map((report) => report.verdict))];
-      }
       process.exitCode = exitCode;
     } finally {
       // A request still waiting on a frozen server must not keep the finished command alive.
       session.close();
     }
-  }
-}
-
-/** Without --watch, --timeout bounds the one look (a slow or hung cluster). */
-async function bounded<T>(watch: boolean, limit: number | undefined, work: Promise<T>): Promise<T> {
-  if (watch || !limit) return work;
-  const {ClusterUnreachableError} = await import('../../errors.js');
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new ClusterUnreachableError(`timed out after ${limit / 1000}s waiting for the cluster to answer`)), limit);
-  });
-  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
-}
-
-/** What `status` writes: text names the cluster first, once there is something to show (an error leaves stdout empty). */
-class StatusOutput {
-  private headerShown: boolean;
-  private shownLines = 0;
-
-  constructor(
-    private readonly header: string | undefined,
-    private readonly format: OutputFormat,
-    private readonly color: boolean,
-  ) {
-    this.headerShown = isDocumentFormat(format) || header === undefined;
-  }
-
-  private write(output: string): void {
-    if (!this.headerShown) process.stdout.write(this.header!);
-    this.headerShown = true;
-    process.stdout.write(output);
-  }
-
-  private get text(): boolean {
-    return !isDocumentFormat(this.format);
-  }
-
-  /** Kubectl's line and the verdict as they change (text only). */
-  async progress(): Promise<((report: RolloutStatusReport) => void) | undefined> {
-    if (!this.text) return undefined;
-    const {renderStatusProgress} = await import('../../output/status-text.js');
-    return (report) => this.write(renderStatusProgress(report, {color: this.color}));
-  }
-
-  async report(report: RolloutStatusReport, options: {watch: boolean; allNodes: boolean}): Promise<void> {
-    if (!this.text) return;
-    if (options.watch) this.write('\n');
-    const {renderStatusText} = await import('../../output/status-text.js');
-    this.write(
-      renderStatusText(report, {
-        color: this.color,
-        width: process.stdout.isTTY ? process.stdout.columns : undefined,
-        allNodes: options.allNodes,
-        headline: !options.watch,
-      }),
-    );
-  }
-
-  /** The table, redrawn on every change: in place on a terminal, after a blank line in a pipe (text only). */
-  async listRedraw(wide: boolean): Promise<((report: StatusListView) => void) | undefined> {
-    if (!this.text) return undefined;
-    const render = await this.listRenderer(wide);
-    const tty = process.stdout.isTTY === true;
-    return (report) => {
-      const table = render(report);
-      if (tty && this.shownLines > 0) this.write(`\u001B[${this.shownLines}F\u001B[J`);
-      else if (this.shownLines > 0) this.write('\n');
-      this.write(table);
-      this.shownLines = table.split('\n').length - 1;
-    };
-  }
-
-  async list(report: StatusListView, wide: boolean): Promise<void> {
-    if (this.text) this.write((await this.listRenderer(wide))(report));
-  }
-
-  private async listRenderer(wide: boolean): Promise<(report: StatusListView) => string> {
-    const {renderStatusListText} = await import('../../output/status-list-text.js');
-    const width = process.stdout.isTTY ? process.stdout.columns : undefined;
-    return (report) => renderStatusListText(report, {color: this.color, wide, width});
-  }
-
-  /** The document (-o json|yaml|name|jsonpath), and why a watch ended short, on stderr. */
-  async finish(document: {readonly kind: string} | undefined, failure: string | undefined): Promise<void> {
-    if (document !== undefined && isDocumentFormat(this.format)) {
-      process.stdout.write(await (await import('../../output/document.js')).renderDocument(document, this.format));
-    }
-    if (failure !== undefined) process.stderr.write(`error: ${failure}\n`);
   }
 }

@@ -3,7 +3,7 @@
 import * as Flags from '@oclif/core/flags';
 import {BaseCommand} from '../../base-command.js';
 import {daemonSetArg, dryRunFlag, isDocumentFormat, durationFlag, intOrPercentFlag, liveClusterFlags, outputFlag} from '../../flags.js';
-import {gatedFlags, isGated} from '../../gated-flags.js';
+import {gatedFlags} from '../../gated-flags.js';
 import {detachFlags} from '../../detach-flags.js';
 
 export default class Step extends BaseCommand {
@@ -43,102 +43,51 @@ export default class Step extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Step);
-    const errors = await import('../../errors.js');
-    const dryRun = flags['dry-run'] !== 'none';
-    if (isGated(flags)) {
-      // A gated rollout (docs/gated-rollouts.md): its own service, which steps each stage with the step service.
-      if (flags.detach) {
-        if (flags.controller || flags.nodes !== undefined || flags.selector !== undefined) {
-          throw new errors.UsageError('a gated rollout (--canary, --strategy, ...) chooses its own nodes: it takes no --controller, --nodes or --selector');
-        }
-        if (!flags.yes && !dryRun)
-          throw new errors.UsageError('a detached gated rollout runs its stages unattended: pass --yes (or --dry-run=client -o yaml to see the Job)');
-        const {runDetachCommand} = await import('../../detach-command.js');
-        return runDetachCommand({command: 'step', name: args.name, argv: this.argv, version: this.config.version, yes: true, flags});
-      }
-      if (flags.controller || flags.nodes !== undefined || flags.selector !== undefined || dryRun) {
-        throw new errors.UsageError(
-          'a gated rollout (--canary, --strategy, ...) chooses its own nodes: it takes no --controller, --nodes, --selector or --dry-run',
-        );
-      }
-      if (!flags.yes) throw new errors.UsageError('a gated rollout runs its stages unattended: pass --yes');
+    const request = (await import('../../step-request.js')).stepRequest(flags, process.stdin.isTTY === true);
+    if (request.kind === 'gated-detached') {
+      const {runDetachCommand} = await import('../../detach-command.js');
+      return runDetachCommand({command: 'step', name: args.name, argv: this.argv, version: this.config.version, yes: true, flags});
+    }
+    if (request.kind === 'gated') {
       if (await (await import('../../detach-command.js')).detachedRunIsOver(flags, args.name)) return;
-      const {runGatedCommand} = await import('../../gated-command.js');
-      return runGatedCommand({mode: 'step', name: args.name, flags});
+      return (await import('../../gated-command.js')).runGatedCommand({mode: 'step', name: args.name, flags});
     }
-    if (flags.detach) throw new errors.UsageError('--detach runs a gated rollout in the cluster: give its stages (--canary, --canary-nodes, --strategy, ...)');
-    if (flags.controller && (flags['max-unavailable'] !== undefined || flags.nodes !== undefined || flags.selector !== undefined)) {
-      throw new errors.UsageError('--controller runs the recorded strategy as the controller does: it takes no --max-unavailable, --nodes or --selector');
-    }
-    const nodes =
-      flags.nodes === undefined
-        ? undefined
-        : flags.nodes
-            .split(',')
-            .map((n) => n.trim())
-            .filter((n) => n !== '');
-    if (nodes !== undefined && nodes.length === 0) throw new errors.UsageError('--nodes needs at least one node name');
-    const ask = !flags.yes && !dryRun;
-    if (ask && !process.stdin.isTTY) {
-      throw new errors.UsageError('refusing to delete pods without confirmation: there is no terminal to ask on; pass --yes, or --dry-run to only look');
-    }
-    const [{openLiveCluster}, step, view, {colorEnabled}, core, {clusterLabel}] = await Promise.all([
-      import('../../cluster/open-source.js'),
+    const [{openLiveSession}, step, view, {colorEnabled}] = await Promise.all([
+      import('../../session.js'),
       import('../../services/step.js'),
       import('../../output/step-text.js'),
       import('../../output/color.js'),
-      import('../../core/index.js'),
-      import('../../output/format.js'),
     ]);
-    let selector;
-    if (flags.selector !== undefined) {
-      try {
-        selector = core.parseLabelSelector(flags.selector);
-      } catch (error) {
-        throw new errors.UsageError(`--selector: ${(error as Error).message}`);
-      }
-    }
-    const live = await openLiveCluster(flags, 'step');
-    const ref = {namespace: live.namespace, name: args.name};
-    await (await import('../../gated-command.js')).refuseIfGated(live, ref);
-    const text = flags.output === 'text';
+    const session = await openLiveSession(flags, 'step');
+    const ref = {namespace: session.namespace, name: args.name};
     // Progress is for people: on stdout in text mode, on stderr when stdout carries a document.
-    const out = text ? process.stdout : process.stderr;
+    const out = flags.output === 'text' ? process.stdout : process.stderr;
     const color = colorEnabled(out.isTTY, process.env);
-
     // The first Ctrl-C stops at a safe point (with --controller: after pausing again); a second one exits now.
     const interrupt = (await import('../../interrupt.js')).stopAtSafePoint(out);
     try {
-      const result = await step.stepDaemonSet({
-        cluster: step.stepClusterOf(live),
+      const {result, serverDryRun} = await step.stepService(session, {
         ref,
         ...(flags['max-unavailable'] !== undefined ? {maxUnavailable: flags['max-unavailable']} : {}),
-        ...(nodes ? {nodes} : {}),
-        ...(selector ? {selector} : {}),
+        ...(request.nodes ? {nodes: request.nodes} : {}),
+        ...(request.selector ? {selector: request.selector} : {}),
         untilComplete: flags['until-complete'],
         timeoutMs: flags.timeout ?? 5 * 60_000,
-        dryRun,
+        dryRun: request.dryRun,
+        serverDryRun: flags['dry-run'] === 'server',
         controller: flags.controller,
         force: flags.force,
-        ...(ask ? {confirm: (request) => confirm(request, `${ref.namespace}/${ref.name} on ${clusterLabel(live)}`, out)} : {}),
+        ...(request.ask ? {confirm: (asked) => confirm(asked, `${ref.namespace}/${ref.name} on ${session.label}`, out)} : {}),
         onEvent: (event) => {
           const line = view.renderStepEvent(event, ref, color);
           if (line !== undefined) out.write(`${line}\n`);
         },
         signal: interrupt.signal,
       });
-      if (flags['dry-run'] === 'server') {
-        const {sendServerDryRun} = await import('../../services/step-dry-run.js');
-        const sent = await sendServerDryRun(live.writer, ref, result);
-        if (sent.deletions > 0) {
-          out.write(
-            `The API server accepted the ${sent.deletions === 1 ? 'deletion' : `${sent.deletions} deletions`} (server dry run: nothing was deleted).\n`,
-          );
-        }
-        if (sent.patches > 0) out.write('The API server accepted the resume for the controller wave (server dry run: nothing was changed).\n');
-      }
+      const accepted = serverDryRun && view.renderServerDryRun(serverDryRun);
+      if (accepted) out.write(`${accepted}\n`);
       if (flags.output === 'text') {
-        const summary = view.renderStepSummary(result, nodes !== undefined || selector !== undefined, color);
+        const summary = view.renderStepSummary(result, request.nodes !== undefined || request.selector !== undefined, color);
         if (summary) process.stdout.write(`${summary}\n`);
       } else if (isDocumentFormat(flags.output)) {
         process.stdout.write(await (await import('../../output/document.js')).renderDocument(result, flags.output));
@@ -146,7 +95,7 @@ export default class Step extends BaseCommand {
     } finally {
       interrupt.dispose();
       // A request still waiting on a frozen server (no --request-timeout) must not keep the finished step alive.
-      live.client.close();
+      session.close();
     }
   }
 }

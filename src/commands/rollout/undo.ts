@@ -71,7 +71,7 @@ export default class Undo extends BaseCommand {
     if (ask && !(await confirm(`\nRoll back ${ref.namespace}/${ref.name} to revision ${preview.to.revision} on ${session.label}? [y/N] `))) {
       throw new errors.InputError('rollback cancelled: nothing was changed');
     }
-    const result = await undo.applyUndo(session.writer, preview);
+    const result = await undo.applyUndo(session.writer, preview, {follow: session.follow(ref)});
     if (json) await print({applied: result.applied, dryRun: false});
     else if (!result.applied) process.stdout.write(`\n${view.skippedLine(preview)}\n`);
     else process.stdout.write(`\ndaemonset.apps/${ref.name} rolled back\n`);

@@ -18,6 +18,7 @@ import {
   withStrategy,
 } from '../../core/index.js';
 import {ConflictError, InputError, NotFoundError, RolloutStuckError} from '../../errors.js';
+import {stopwatch} from '../../clock.js';
 import {describeRef, rfc3339} from '../pause.js';
 import {stepsSoFar, type StepRun} from './run.js';
 import type {StepResult} from './types.js';
@@ -38,8 +39,9 @@ function doneByController(landing: WaveLanding): boolean {
   return landing.nodes.every((node) => DONE_BY_CONTROLLER.has(node.state));
 }
 
-function remaining(deadline: number): number {
-  return deadline === Number.POSITIVE_INFINITY ? 0 : Math.max(1, deadline - Date.now());
+/** What is left of the wave's timeout (0: no limit) after `elapsed` ms; at least 1 ms, so that it still times out. */
+function remaining(timeoutMs: number, elapsed: () => number): number {
+  return timeoutMs > 0 ? Math.max(1, timeoutMs - elapsed()) : 0;
 }
 
 export async function runControllerWave(run: StepRun, state: ClusterState): Promise<StepResult> {
@@ -83,7 +85,7 @@ export async function runControllerWave(run: StepRun, state: ClusterState): Prom
   // Pods there before the resume; any other pod that appears belongs to the controller's wave.
   const before = await run.read();
   const known = new Set(before.pods.map((pod) => pod.metadata.uid ?? pod.metadata.name));
-  const started = Date.now();
+  const elapsed = stopwatch();
   await run.retryingWrite('resume the DaemonSet for one controller wave', () =>
     run.cluster.patchDaemonSet(ref, (current) => {
       run.checkDaemonSet(current);
@@ -96,13 +98,14 @@ export async function runControllerWave(run: StepRun, state: ClusterState): Prom
   let failure: unknown;
   const waveNodes: string[] = [];
   const reported = new Map<string, string>();
+  // The wave's timeout counts from here, once the controller has been handed the wave.
+  const waiting = stopwatch();
   const reportNode = (node: NodeLanding) => {
     const key = `${node.state}/${node.pod ?? ''}/${node.problem ?? ''}`;
     if (reported.get(node.node) === key) return;
     reported.set(node.node, key);
     run.emit({kind: 'node', landing: node});
   };
-  const deadline = run.options.timeoutMs > 0 ? Date.now() + run.options.timeoutMs : Number.POSITIVE_INFINITY;
   try {
     for (;;) {
       // Not run.checkDaemonSet: the DaemonSet is RollingUpdate on purpose now; only the template must hold.
@@ -123,7 +126,10 @@ export async function runControllerWave(run: StepRun, state: ClusterState): Prom
           const retire = landing.nodes.filter((n) => n.state === 'surging' && n.availableAt !== undefined && n.availableAt + RETIRE_GRACE_MS <= now);
           return retire.length > 0 ? {retire} : undefined;
         },
-        {...run.waitOptions(() => landing?.nodes.some((n) => n.state === 'ready' || n.state === 'surging') === true), timeoutMs: remaining(deadline)},
+        {
+          ...run.waitOptions(() => landing?.nodes.some((n) => n.state === 'ready' || n.state === 'surging') === true),
+          timeoutMs: remaining(run.options.timeoutMs, waiting),
+        },
       );
       if (outcome === 'timeout') {
         const pending = (landing?.nodes ?? []).filter((n) => n.state !== 'available' && n.state !== 'gone');
@@ -165,7 +171,7 @@ export async function runControllerWave(run: StepRun, state: ClusterState): Prom
     throw new RolloutStuckError(`paused again, but nodes still run two pods after ${formatMs(run.options.timeoutMs)}: ${crowded.join(', ')}`);
 
   const after = run.plan(await run.read(), 1);
-  const seconds = Math.round((Date.now() - started) / 1000);
+  const seconds = Math.round(elapsed() / 1000);
   const planned: StepDeletion[] = [];
   // A node the controller retired the old pod of has a new pod it judged available (see DONE_BY_CONTROLLER).
   const nodes = (landing?.nodes ?? []).map((node): NodeLanding => (node.state === 'ready' ? {...node, state: 'available'} : node));

@@ -32,8 +32,6 @@ export class InterruptedError extends DsRolloutError {
 /** How long a deletion waits for the step's watch to show the previous ones before it reads the cluster instead. */
 const WATCH_CATCH_UP_MS = 5_000;
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 export function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

@@ -4,8 +4,9 @@
 // never larger. Nothing here touches the strategy: killed at any moment, the DaemonSet stays paused.
 import {type ClusterState, type StepWave, type WaveLanding, waveLanding} from '../../core/index.js';
 import {ConflictError, NotFoundError, RolloutStuckError} from '../../errors.js';
-import {retryDelayMs, RETRY_ATTEMPTS, worthRetrying} from '../../cluster/live/index.js';
-import {message, sleep, type StepRun} from './run.js';
+import {RETRY_ATTEMPTS} from '../../cluster/live/index.js';
+import {stopwatch} from '../../clock.js';
+import {message, type StepRun} from './run.js';
 import type {StepResult, WaveReport} from './types.js';
 import {describeLanding, formatMs, stuckError, whyKept, withProgress} from './words.js';
 
@@ -30,7 +31,7 @@ export async function runWaves(run: StepRun, initial: ClusterState): Promise<Ste
     run.checkAbort('before the wave started; nothing was deleted');
     await run.lease.acquire();
     run.started = true;
-    const started = Date.now();
+    const elapsed = stopwatch();
     const {deleted, kept} = await deleteWave(run, wave, number);
     if (deleted.length === 0) {
       // Everything changed under the wave: decide again from what is there now (and record nothing).
@@ -49,7 +50,7 @@ export async function runWaves(run: StepRun, initial: ClusterState): Promise<Ste
       number,
       wave,
     );
-    const seconds = Math.round((Date.now() - started) / 1000);
+    const seconds = Math.round(elapsed() / 1000);
     state = run.watched ?? (await run.read());
     const after = run.plan(state);
     run.reports.push({number, total, planned: wave.delete, deleted, kept, nodes: landing.nodes, landed: true, seconds});
@@ -90,40 +91,47 @@ async function deleteWave(run: StepRun, wave: StepWave, number: number): Promise
   const deleted: {pod: string; node: string; available: boolean}[] = [];
   const kept: {pod: string; node: string; why: string}[] = [];
   for (const target of wave.delete) {
-    for (let attempt = 1; ; attempt++) {
-      run.checkAbort(`during wave ${number}: ${deleted.length} of ${wave.delete.length} pods deleted, the DaemonSet stays paused`);
-      const state = attempt === 1 && deleted.length > 0 ? await run.stateAfter(deleted.map((d) => d.pod)) : await run.read();
-      const fresh = run.plan(state);
-      const now = fresh.delete.find((d) => d.uid === target.uid && d.pod === target.pod);
-      if (!now) {
-        const why = whyKept(target, state, fresh);
-        kept.push({pod: target.pod, node: target.node, why});
-        run.emit({kind: 'kept', pod: target.pod, node: target.node, why});
-        break;
-      }
-      try {
-        await run.cluster.deletePod(run.ref.namespace, now.pod, {
-          uid: now.uid ?? '',
-          ...(now.resourceVersion ? {resourceVersion: now.resourceVersion} : {}),
-        });
-        deleted.push({pod: now.pod, node: now.node, available: now.available});
-        run.emit({kind: 'deleted', pod: now.pod, node: now.node});
-        break;
-      } catch (error) {
-        if (error instanceof NotFoundError) {
-          kept.push({pod: target.pod, node: target.node, why: 'it was gone already'});
-          run.emit({kind: 'kept', pod: target.pod, node: target.node, why: 'it was gone already'});
-          break;
+    let tries = 0;
+    let deleteFailure: unknown;
+    // A DELETE that failed on the way is tried again under the one retry policy (its backoff), a pod that changed
+    // since the read (409) at once; either way decided again from a fresh read, never sent again blindly.
+    const outcome = await run
+      .retryingWrite(`delete pod ${target.pod}`, async (): Promise<{deleted: true} | {why: string}> => {
+        for (;;) {
+          run.checkAbort(`during wave ${number}: ${deleted.length} of ${wave.delete.length} pods deleted, the DaemonSet stays paused`);
+          tries++;
+          const state = tries === 1 && deleted.length > 0 ? await run.stateAfter(deleted.map((d) => d.pod)) : await run.read();
+          const fresh = run.plan(state);
+          const now = fresh.delete.find((d) => d.uid === target.uid && d.pod === target.pod);
+          if (!now) return {why: whyKept(target, state, fresh)};
+          try {
+            await run.cluster.deletePod(run.ref.namespace, now.pod, {
+              uid: now.uid ?? '',
+              ...(now.resourceVersion ? {resourceVersion: now.resourceVersion} : {}),
+            });
+            deleted.push({pod: now.pod, node: now.node, available: now.available});
+            return {deleted: true};
+          } catch (error) {
+            if (error instanceof NotFoundError) return {why: 'it was gone already'};
+            if (error instanceof ConflictError && tries < RETRY_ATTEMPTS) {
+              run.emit({kind: 'retry', what: `delete pod ${target.pod}`, why: message(error)});
+              continue;
+            }
+            deleteFailure = error;
+            throw error;
+          }
         }
-        // A pod that changed since the read (409), or a DELETE that failed on the way, is decided again from a
-        // fresh read, never sent again blindly.
-        if (attempt < RETRY_ATTEMPTS && (error instanceof ConflictError || worthRetrying(error))) {
-          run.emit({kind: 'retry', what: `delete pod ${target.pod}`, why: message(error)});
-          if (!(error instanceof ConflictError)) await sleep(retryDelayMs(attempt));
-          continue;
-        }
-        throw withProgress(error, `wave ${number}: ${deleted.length} of ${wave.delete.length} pods deleted; the DaemonSet stays paused`);
-      }
+      })
+      .catch((error: unknown) => {
+        throw error === deleteFailure
+          ? withProgress(error, `wave ${number}: ${deleted.length} of ${wave.delete.length} pods deleted; the DaemonSet stays paused`)
+          : error;
+      });
+    if ('deleted' in outcome) {
+      run.emit({kind: 'deleted', pod: target.pod, node: target.node});
+    } else {
+      kept.push({pod: target.pod, node: target.node, why: outcome.why});
+      run.emit({kind: 'kept', pod: target.pod, node: target.node, why: outcome.why});
     }
   }
   return {deleted, kept};

@@ -1,6 +1,14 @@
 // What a step says when it cannot go on: each error one line, naming the DaemonSet, what was done, what to do.
 import type {DaemonSetRef} from '../../cluster/cluster-source.js';
-import {type ClusterState, type NodeLanding, PAUSED_STRATEGY_ANNOTATION, type StepDeletion, type StepProblem, type StepWave} from '../../core/index.js';
+import {
+  type ClusterState,
+  landingWords,
+  type NodeLanding,
+  PAUSED_STRATEGY_ANNOTATION,
+  type StepDeletion,
+  type StepProblem,
+  type StepWave,
+} from '../../core/index.js';
 import {DsRolloutError, InputError, RolloutStuckError, UsageError} from '../../errors.js';
 import {formatDuration} from '../../output/format.js';
 import {describeRef} from '../pause.js';
@@ -11,26 +19,7 @@ export function formatMs(ms: number): string {
 }
 
 export function describeLanding(node: NodeLanding): string {
-  switch (node.state) {
-    case 'failing':
-      return `${node.node}: new pod ${node.pod} is not ready (${node.problem})`;
-    case 'starting':
-      return `${node.node}: new pod ${node.pod} is not ready yet`;
-    case 'ready':
-      return `${node.node}: new pod ${node.pod} is ready but not yet available (minReadySeconds)`;
-    case 'creating':
-      return `${node.node}: no new pod yet`;
-    case 'terminating':
-      return `${node.node}: the old pod is still terminating`;
-    case 'old':
-      return `${node.node}: the old pod still runs`;
-    case 'surging':
-      return `${node.node}: new pod ${node.pod} runs next to the old one`;
-    case 'crowded':
-      return `${node.node}: two new pods`;
-    default:
-      return `${node.node}: ${node.state}`;
-  }
+  return `${node.node}: ${landingWords(node)}`;
 }
 
 export function whyKept(target: StepDeletion, state: ClusterState, fresh: StepWave): string {

@@ -1,7 +1,7 @@
 // What the revision pane shows about revisions: their images, and the template diff between two of them, in the
 // same form as `ds-rollout history` and `undo` print it (images first, then the template as sorted YAML).
 import type {PodTemplateSpec} from '../../core/index.js';
-import {renderTemplateDiff} from '../../output/revision-diff.js';
+import {templateDiffLines} from '../../output/revision-diff.js';
 import type {RevisionEntry} from './feed.js';
 
 /** `fluent/fluentd:v1.17.0`, or `name=image, name=image` when there are several containers. */
@@ -18,10 +18,5 @@ export function compactImages(template: PodTemplateSpec | undefined): string {
  */
 export function diffRevisionTemplates(from: RevisionEntry, to: RevisionEntry): string[] {
   if (!from.template || !to.template) return [];
-  const text = renderTemplateDiff(
-    {label: `revision ${from.revision}`, template: from.template},
-    {label: `revision ${to.revision}`, template: to.template},
-    {color: false},
-  );
-  return text.split('\n').filter((line, index) => line !== '' && !(index < 2 && /^(---|\+\+\+) /.test(line)));
+  return templateDiffLines({label: `revision ${from.revision}`, template: from.template}, {label: `revision ${to.revision}`, template: to.template});
 }
