@@ -1,8 +1,8 @@
 // The transport of a resolved kubeconfig: the agent (CA, client certificate, TLS server name, proxy) and the headers
 // (bearer token, token file, exec plugin, basic auth, impersonation) every request carries, built once per process
 // (again when an exec credential expires). As kubectl, nothing that identifies the user is sent to an http server.
-// client-node serves what it does well: proxy agents (proxy-url, HTTPS_PROXY) and legacy auth-providers; its
-// Watch and typed API clients use this same transport through TransportKubeConfig (client-node.ts).
+// client-node serves what it does well, as library helpers whose product is this transport's agent or headers: proxy
+// agents (proxy-url, HTTPS_PROXY) and legacy auth-providers. It sends no request of the plugin's (client.ts does).
 import {readFileSync} from 'node:fs';
 import {Agent as HttpAgent, type Agent} from 'node:http';
 import {Agent as HttpsAgent} from 'node:https';
