@@ -2,6 +2,7 @@
 // and the auth headers (tokens, exec plugins); every request, watches included, goes through node:http(s) and
 // bodies are parsed as plain JSON. Plain JSON is what the core reads (strings for times, not Date objects), and it is about twice as fast
 // as client-node's typed deserialiser on large lists (docs/design/architecture.md, "Reading large lists").
+import {setMaxListeners} from 'node:events';
 import {Agent as HttpAgent, type AgentOptions as HttpAgentOptions, type ClientRequest, type IncomingMessage, request as httpRequest} from 'node:http';
 import {Agent as HttpsAgent, type AgentOptions as HttpsAgentOptions, request as httpsRequest} from 'node:https';
 import type {Credentials, Transport} from './credentials.js';
@@ -54,6 +55,9 @@ export class KubeClient {
   ) {
     this.attempts = Math.max(1, options.attempts ?? RETRY_ATTEMPTS);
     this.delay = options.delay ?? sleep;
+    // Each request in flight and each open watch stream listens for close(): parallel list pages and four streams
+    // are more than Node's default warning threshold, and none of them is a leak (each removes itself).
+    setMaxListeners(0, this.closing.signal);
   }
 
   /**
