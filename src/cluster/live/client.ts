@@ -248,19 +248,22 @@ export class KubeClient {
     const splitter = new WatchEventSplitter((type, object) => {
       if (!done) onEvent(type, object);
     });
+    // What the caller did with an event failed: the stream ends with that error rather than go on past the event.
+    const failed = (error: unknown) =>
+      finish(error instanceof DsRolloutError ? error : new ClusterError(`following ${request.resource}: ${(error as Error).message}`, {cause: error}));
     answered.on('data', (chunk: Buffer) => {
       try {
         splitter.write(chunk);
       } catch (error) {
-        // What the caller did with an event failed: the stream ends with it rather than go on past it.
-        finish(error instanceof DsRolloutError ? error : new ClusterError(`following ${request.resource}: ${(error as Error).message}`, {cause: error}));
+        failed(error);
       }
     });
     answered.on('end', () => {
       try {
         splitter.end();
-      } finally {
         finish(undefined);
+      } catch (error) {
+        failed(error);
       }
     });
     answered.on('error', (error) => finish(errorFromTransport(error, this.server, undefined)));
