@@ -170,7 +170,7 @@ export class KubeClient {
    * close()), else the error, mapped as every request's. Resolves with the handle once the server answered 200;
    * rejects with the mapped error when it answered otherwise or not at all: no answer within --request-timeout is
    * a NoAnswerError, as for a read, and `signal` drops a stream still starting. The stream has an agent of its own
-   * (same TLS options): it must not hold a socket the reads need, and dropping it closes only its socket.
+   * (same TLS options and proxy): it must not hold a socket the reads need, and dropping it closes only its socket.
    */
   async watch(
     path: string,
@@ -184,27 +184,31 @@ export class KubeClient {
     const transport = await this.authTransport();
     const url = this.url(path, {...query, watch: 1});
     const timeoutMs = this.timeoutMs;
-    const own = streamAgent(transport.agent);
-    const agent = own ?? transport.agent;
+    // A plain agent is copied (its TLS context shared); a proxy's is built again, with the same proxy and TLS material.
+    let agent = streamAgent(transport.agent);
+    try {
+      agent ??= await transport.newAgent();
+    } catch (error) {
+      throw errorFromCredentials(error, this.context);
+    }
     this.requestCount++;
     let req: ClientRequest | undefined;
     let res: IncomingMessage | undefined;
     let done = false;
-    /** A proxy's agent is shared: it is destroyed only to drop a stream (a proxy that never answers holds the connect). */
-    const closeAll = (dropping: boolean) => {
+    // Destroying the stream's own agent closes its socket, also one a proxy that never answers holds in its connect.
+    const closeAll = () => {
       req?.destroy();
       res?.destroy();
-      if (own) own.destroy();
-      else if (dropping) (agent as {destroy?(): void}).destroy?.();
+      agent.destroy();
     };
-    const finish = (error: DsRolloutError | undefined, dropping = false) => {
+    const finish = (error: DsRolloutError | undefined) => {
       if (done) return;
       done = true;
       this.closing.signal.removeEventListener('abort', abort);
-      closeAll(dropping);
+      closeAll();
       onDone(error);
     };
-    const abort = () => finish(undefined, true);
+    const abort = () => finish(undefined);
 
     let answered: IncomingMessage;
     try {
@@ -213,7 +217,7 @@ export class KubeClient {
           clearTimeout(timer);
           signal.removeEventListener('abort', onSignal);
           this.closing.signal.removeEventListener('abort', onSignal);
-          closeAll(true);
+          closeAll();
           reject(reason);
         };
         const onSignal = () => cancel(signal.reason ?? this.closing.signal.reason ?? new DOMException('The operation was aborted', 'AbortError'));
@@ -238,7 +242,7 @@ export class KubeClient {
     const status = answered.statusCode ?? 0;
     if (status < 200 || status > 299) {
       const text = await readBody(answered).catch(() => '');
-      closeAll(false);
+      closeAll();
       if (status === 401 && !refreshed && this.credentials.refreshAfterUnauthorized(transport))
         return this.watch(path, request, query, onEvent, onDone, signal, true);
       throw errorFromResponse(status, text, request, this.server);
@@ -394,10 +398,7 @@ function requestHeaders(auth: Transport['headers']): Record<string, string | str
   return {...auth, Accept: 'application/json', 'User-Agent': 'ds-rollout'};
 }
 
-/**
- * A plain http(s) agent's twin for one stream (same options, own sockets); undefined for a proxy's agent, which a
- * dropped stream still destroys whole (a proxy that never answers holds the connect otherwise).
- */
+/** A plain http(s) agent's twin for one stream (same options, own sockets); undefined for a proxy's agent. */
 function streamAgent(shared: unknown): HttpAgent | undefined {
   if (shared instanceof HttpsAgent && shared.constructor === HttpsAgent) return new HttpsAgent((shared as HttpsAgent & {options: HttpsAgentOptions}).options);
   if (shared instanceof HttpAgent && shared.constructor === HttpAgent) return new HttpAgent((shared as HttpAgent & {options: HttpAgentOptions}).options);

@@ -16,6 +16,8 @@ import type {AuthInfo, ClusterInfo, ResolvedKubeconfig} from './kubeconfig.js';
 export interface Transport {
   readonly agent: Agent;
   readonly headers: Readonly<Record<string, string | string[]>>;
+  /** Another agent like `agent` (same TLS material and proxy), with sockets of its own: a watch stream's. */
+  readonly newAgent: () => Promise<Agent>;
 }
 
 export interface CredentialOptions {
@@ -160,7 +162,7 @@ export class Credentials {
     if (!cluster.server.startsWith('https:')) {
       // kubectl reads no credentials for an http server (client-go's "only try to read the auth information if we
       // are secure"); impersonation it still sends (observed).
-      return {agent: await this.agent(undefined, undefined), headers: impersonation(user)};
+      return {agent: await this.agent(undefined, undefined), headers: impersonation(user), newAgent: () => this.agent(undefined, undefined)};
     }
     const ca = certificateAuthority(cluster);
     let certificate = clientCertificate(user);
@@ -185,7 +187,7 @@ export class Credentials {
     if (token !== undefined) headers['Authorization'] = `Bearer ${token}`;
     else if (user.username !== undefined) headers['Authorization'] = `Basic ${Buffer.from(`${user.username}:${user.password ?? ''}`).toString('base64')}`;
     else if (user.authProvider !== undefined) Object.assign(headers, await this.authProviderHeaders());
-    const transport = {agent: await this.agent(ca, certificate), headers: {...headers, ...impersonation(user)}};
+    const transport = {agent: await this.agent(ca, certificate), headers: {...headers, ...impersonation(user)}, newAgent: () => this.agent(ca, certificate)};
     if (credential !== undefined || fromFile) this.fromExec.add(transport);
     return transport;
   }
