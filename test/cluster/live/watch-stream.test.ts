@@ -85,13 +85,15 @@ beforeEach(async () => {
   scripts = [];
   requests = [];
   closed = 0;
-  server = createServer((req, res) => {
+  const current = createServer((req, res) => {
     requests.push(new URL(req.url ?? '/', 'http://x'));
-    req.socket.on('close', () => closed++);
+    // Counted for this test's server only: an earlier test's connection may close late.
+    req.socket.on('close', () => server === current && closed++);
     const script = scripts.shift();
     if (script) script(req, res);
     else res.writeHead(500).end();
   });
+  server = current;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as {port: number}).port;
   const dir = await mkdtemp(join(tmpdir(), 'ds-watch-'));
@@ -240,6 +242,29 @@ describe('KubeClient.watch', () => {
     c.close();
     await until(() => closed === 2);
     expect(ends).toEqual([undefined, undefined]);
+  });
+
+  test('a caller that fails on an event ends the stream with that failure, and no later event is handed over', async () => {
+    const {client: c} = client();
+    scripts.push(streaming(line('ADDED', {metadata: {name: 'a'}}) + line('ADDED', {metadata: {name: 'b'}})));
+    const seen: unknown[] = [];
+    const ends: unknown[] = [];
+    await c.watch(
+      '/api/v1/namespaces/ns/pods',
+      PODS,
+      {},
+      (_type, object) => {
+        seen.push(object);
+        throw new Error('cannot project');
+      },
+      (error) => ends.push(error),
+      new AbortController().signal,
+    );
+    await until(() => ends.length > 0);
+    expect(seen).toHaveLength(1);
+    expect(ends).toHaveLength(1);
+    expect((ends[0] as Error).message).toBe('following pods: cannot project');
+    await until(() => closed === 1);
   });
 
   test('a server that accepts and never answers: the signal drops the stream still starting', async () => {
