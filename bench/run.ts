@@ -6,6 +6,7 @@ import {benchLive} from './live.js';
 import {benchPlanSnapshot} from './plan-snapshot.js';
 import {benchSim} from './sim.js';
 import {benchSimSnapshot} from './sim-snapshot.js';
+import {benchWatch} from './watch.js';
 
 const only = process.argv[2];
 if (!only || only === 'core') await benchCore();
@@ -15,3 +16,4 @@ if (!only || only === 'sim' || only === 'snapshot') await benchSimSnapshot();
 if (!only || only === 'plan') await benchPlanSnapshot();
 if (!only || only === 'dashboard') await benchDashboard();
 if (!only || only === 'live') await benchLive();
+if (!only || only === 'watch') await benchWatch();

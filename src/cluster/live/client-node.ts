@@ -1,15 +1,17 @@
-// What the live adapter takes from @kubernetes/client-node, in one module that is only ever imported dynamically:
-// loading client-node costs more than a whole live read of a small cluster, and the reads (plan, status, history)
-// do not need it. Watches, proxy agents, legacy auth-providers and the simulated kubelets' typed clients do.
+// What the project takes from @kubernetes/client-node, in one module that is only ever imported dynamically:
+// loading client-node costs more than a whole live read of a small cluster. The plugin sends every request itself
+// (client.ts, watches included); client-node only builds two things for that transport: proxy agents and legacy
+// auth-provider headers (credentials.ts). The simulated cluster's kubelets (`sim kubelets`) are another program
+// against the API server and keep client-node's typed clients, over this same transport (TransportKubeConfig).
 import {KubeConfig} from '@kubernetes/client-node';
 import type {Credentials} from './credentials.js';
 
-export {CoordinationV1Api, CoreV1Api, KubeConfig, Watch} from '@kubernetes/client-node';
+export {CoordinationV1Api, CoreV1Api, KubeConfig} from '@kubernetes/client-node';
 
 type FetchInit = Awaited<ReturnType<KubeConfig['applyToFetchOptions']>>;
 
 /**
- * A KubeConfig for client-node's Watch and typed API clients that sends this transport: one cluster (the server)
+ * A KubeConfig for the simulated kubelets' typed API clients that sends this transport: one cluster (the server)
  * whose agent and headers come from `credentials`, so both paths authenticate the same way.
  */
 export class TransportKubeConfig extends KubeConfig {

@@ -1,14 +1,15 @@
 // Raw JSON over the kubeconfig's own transport: credentials.ts builds the agent (CA, client certificates, proxy)
-// and the auth headers (tokens, exec plugins); requests go through node:http(s) and bodies are parsed as plain
-// JSON. Plain JSON is what the core reads (strings for times, not Date objects), and it is about twice as fast
+// and the auth headers (tokens, exec plugins); every request, watches included, goes through node:http(s) and
+// bodies are parsed as plain JSON. Plain JSON is what the core reads (strings for times, not Date objects), and it is about twice as fast
 // as client-node's typed deserialiser on large lists (docs/design/architecture.md, "Reading large lists").
-import {type IncomingMessage, request as httpRequest} from 'node:http';
-import {request as httpsRequest} from 'node:https';
-import type {KubeConfig} from '@kubernetes/client-node';
+import {setMaxListeners} from 'node:events';
+import {Agent as HttpAgent, type AgentOptions as HttpAgentOptions, type ClientRequest, type IncomingMessage, request as httpRequest} from 'node:http';
+import {Agent as HttpsAgent, type AgentOptions as HttpsAgentOptions, request as httpsRequest} from 'node:https';
 import type {Credentials, Transport} from './credentials.js';
 import {ClusterError, DsRolloutError} from '../../errors.js';
 import {errorFromCredentials, errorFromResponse, errorFromTransport, isExpired, type RequestDescription} from './errors.js';
 import {ListItemSplitter} from './list-stream.js';
+import {type WatchEventType, WatchEventSplitter} from './watch-stream.js';
 import {RETRY_ATTEMPTS, sleep, withRetries} from './retry.js';
 import {jsonText, restoreExactRevisions} from '../../core/index.js';
 
@@ -47,8 +48,6 @@ export class KubeClient {
   private readonly delay: (ms: number) => Promise<void>;
   private readonly closing = new AbortController();
 
-  private transportKubeConfig: Promise<KubeConfig> | undefined;
-
   constructor(
     private readonly credentials: Credentials,
     readonly server: string,
@@ -57,12 +56,9 @@ export class KubeClient {
   ) {
     this.attempts = Math.max(1, options.attempts ?? RETRY_ATTEMPTS);
     this.delay = options.delay ?? sleep;
-  }
-
-  /** This client's transport as a KubeConfig, for client-node's Watch; loads client-node on first use. */
-  kubeConfig(): Promise<KubeConfig> {
-    this.transportKubeConfig ??= import('./client-node.js').then(({TransportKubeConfig}) => new TransportKubeConfig(this.credentials, this.server));
-    return this.transportKubeConfig;
+    // Each request in flight and each open watch stream listens for close(): parallel list pages and four streams
+    // are more than Node's default warning threshold, and none of them is a leak (each removes itself).
+    setMaxListeners(0, this.closing.signal);
   }
 
   /**
@@ -169,6 +165,127 @@ export class KubeClient {
     await withRetries(call, {attempts: this.attempts, delay: (ms) => this.delay(ms), ...(noAnswerAttempts ? {noAnswerAttempts} : {})});
   }
 
+  /**
+   * One watch stream (`watch=1`): its events are handed to `onEvent` as each line arrives, and `onDone` runs once
+   * when the stream ends: undefined when the server closed it (timeoutSeconds) or it was aborted (the handle,
+   * close()), else the error, mapped as every request's. Resolves with the handle once the server answered 200;
+   * rejects with the mapped error when it answered otherwise or not at all: no answer within --request-timeout is
+   * a NoAnswerError, as for a read, and `signal` drops a stream still starting. The stream has an agent of its own
+   * (same TLS options and proxy): it must not hold a socket the reads need, and dropping it closes only its socket.
+   */
+  async watch(
+    path: string,
+    request: RequestDescription,
+    query: RequestOptions['query'],
+    onEvent: (type: WatchEventType, object: unknown) => void,
+    onDone: (error: DsRolloutError | undefined) => void,
+    signal: AbortSignal,
+    refreshed = false,
+  ): Promise<{abort(): void}> {
+    const transport = await this.authTransport();
+    const url = this.url(path, {...query, watch: 1});
+    const timeoutMs = this.timeoutMs;
+    // A plain agent is copied (its TLS context shared); a proxy's is built again, with the same proxy and TLS material.
+    let agent = streamAgent(transport.agent);
+    try {
+      agent ??= await transport.newAgent();
+    } catch (error) {
+      throw errorFromCredentials(error, this.context);
+    }
+    this.requestCount++;
+    let req: ClientRequest | undefined;
+    let res: IncomingMessage | undefined;
+    let done = false;
+    // Destroying the stream's own agent closes its socket, also one a proxy that never answers holds in its connect.
+    const closeAll = () => {
+      req?.destroy();
+      res?.destroy();
+      agent.destroy();
+    };
+    const finish = (error: DsRolloutError | undefined) => {
+      if (done) return;
+      done = true;
+      this.closing.signal.removeEventListener('abort', abort);
+      closeAll();
+      onDone(error);
+    };
+    const abort = () => finish(undefined);
+
+    let answered: IncomingMessage;
+    try {
+      answered = await new Promise<IncomingMessage>((resolve, reject) => {
+        const cancel = (reason: unknown) => {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', onSignal);
+          this.closing.signal.removeEventListener('abort', onSignal);
+          closeAll();
+          reject(reason);
+        };
+        const onSignal = () => cancel(signal.reason ?? this.closing.signal.reason ?? new DOMException('The operation was aborted', 'AbortError'));
+        // Connecting and the answer's headers are one request's worth; the events after them are not limited.
+        const timer = timeoutMs ? setTimeout(() => cancel(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), timeoutMs) : undefined;
+        if (signal.aborted || this.closing.signal.aborted) return onSignal();
+        signal.addEventListener('abort', onSignal, {once: true});
+        this.closing.signal.addEventListener('abort', onSignal, {once: true});
+        req = requestFor(url)(url, {method: 'GET', agent, headers: requestHeaders(transport.headers)}, (response) => {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', onSignal);
+          this.closing.signal.removeEventListener('abort', onSignal);
+          resolve(response);
+        });
+        req.on('error', cancel);
+        req.end();
+      });
+    } catch (error) {
+      throw errorFromTransport(error, this.server, timeoutMs, this.credentials.proxyShown());
+    }
+    this.noteServerDate(answered.headers.date);
+    const status = answered.statusCode ?? 0;
+    if (status < 200 || status > 299) {
+      const text = await readBody(answered).catch(() => '');
+      closeAll();
+      if (status === 401 && !refreshed && this.credentials.refreshAfterUnauthorized(transport))
+        return this.watch(path, request, query, onEvent, onDone, signal, true);
+      throw errorFromResponse(status, text, request, this.server);
+    }
+
+    res = answered;
+    const splitter = new WatchEventSplitter((type, object) => {
+      if (!done) onEvent(type, object);
+    });
+    // What the caller did with an event failed: the stream ends with that error rather than go on past the event.
+    const failed = (error: unknown) =>
+      finish(error instanceof DsRolloutError ? error : new ClusterError(`following ${request.resource}: ${(error as Error).message}`, {cause: error}));
+    answered.on('data', (chunk: Buffer) => {
+      try {
+        splitter.write(chunk);
+      } catch (error) {
+        failed(error);
+      }
+    });
+    answered.on('end', () => {
+      try {
+        splitter.end();
+        finish(undefined);
+      } catch (error) {
+        failed(error);
+      }
+    });
+    answered.on('error', (error) => finish(errorFromTransport(error, this.server, undefined)));
+    answered.on('close', () => {
+      if (!answered.complete) finish(errorFromTransport(Object.assign(new Error('socket hang up'), {code: 'ECONNRESET'}), this.server, undefined));
+    });
+    if (this.closing.signal.aborted) abort();
+    else this.closing.signal.addEventListener('abort', abort, {once: true});
+    return {abort};
+  }
+
+  private url(path: string, query: RequestOptions['query']): URL {
+    const url = new URL(this.server + path);
+    for (const [key, value] of Object.entries(query ?? {})) if (value !== undefined && value !== '') url.searchParams.set(key, String(value));
+    return url;
+  }
+
   private authTransport(): Promise<Transport> {
     return this.credentials.transport().catch((error: unknown) => {
       throw errorFromCredentials(error, this.context);
@@ -201,8 +318,7 @@ export class KubeClient {
   ): Promise<R> {
     const transport = await this.authTransport();
     const {agent, headers} = transport;
-    const url = new URL(this.server + path);
-    for (const [key, value] of Object.entries(options.query ?? {})) if (value !== undefined && value !== '') url.searchParams.set(key, String(value));
+    const url = this.url(path, options.query);
     const body = options.body === undefined ? undefined : jsonText(options.body);
     this.requestCount++;
     let failure: {status: number; text: string} | undefined;
@@ -211,16 +327,13 @@ export class KubeClient {
     let onAbort: (() => void) | undefined;
     try {
       await new Promise<void>((resolve, reject) => {
-        const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
-        const req = send(
+        const req = requestFor(url)(
           url,
           {
             method,
             agent,
             headers: {
-              ...headers,
-              Accept: 'application/json',
-              'User-Agent': 'ds-rollout',
+              ...requestHeaders(headers),
               ...(body === undefined ? {} : {'Content-Type': options.contentType ?? 'application/json', 'Content-Length': Buffer.byteLength(body)}),
             },
             // A fresh timeout per request (a shared one would poison every later call once it fired), and close().
@@ -276,6 +389,21 @@ export class KubeClient {
     }
     return result as R;
   }
+}
+
+function requestFor(url: URL): typeof httpRequest {
+  return url.protocol === 'http:' ? httpRequest : httpsRequest;
+}
+
+function requestHeaders(auth: Transport['headers']): Record<string, string | string[]> {
+  return {...auth, Accept: 'application/json', 'User-Agent': 'ds-rollout'};
+}
+
+/** A plain http(s) agent's twin for one stream (same options, own sockets); undefined for a proxy's agent. */
+function streamAgent(shared: unknown): HttpAgent | undefined {
+  if (shared instanceof HttpsAgent && shared.constructor === HttpsAgent) return new HttpsAgent((shared as HttpsAgent & {options: HttpsAgentOptions}).options);
+  if (shared instanceof HttpAgent && shared.constructor === HttpAgent) return new HttpAgent((shared as HttpAgent & {options: HttpAgentOptions}).options);
+  return undefined;
 }
 
 /**

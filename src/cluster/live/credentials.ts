@@ -1,8 +1,8 @@
 // The transport of a resolved kubeconfig: the agent (CA, client certificate, TLS server name, proxy) and the headers
 // (bearer token, token file, exec plugin, basic auth, impersonation) every request carries, built once per process
 // (again when an exec credential expires). As kubectl, nothing that identifies the user is sent to an http server.
-// client-node serves what it does well: proxy agents (proxy-url, HTTPS_PROXY) and legacy auth-providers; its
-// Watch and typed API clients use this same transport through TransportKubeConfig (client-node.ts).
+// client-node serves what it does well, as library helpers whose product is this transport's agent or headers: proxy
+// agents (proxy-url, HTTPS_PROXY) and legacy auth-providers. It sends no request of the plugin's (client.ts does).
 import {readFileSync} from 'node:fs';
 import {Agent as HttpAgent, type Agent} from 'node:http';
 import {Agent as HttpsAgent} from 'node:https';
@@ -16,6 +16,8 @@ import type {AuthInfo, ClusterInfo, ResolvedKubeconfig} from './kubeconfig.js';
 export interface Transport {
   readonly agent: Agent;
   readonly headers: Readonly<Record<string, string | string[]>>;
+  /** Another agent like `agent` (same TLS material and proxy), with sockets of its own: a watch stream's. */
+  readonly newAgent: () => Promise<Agent>;
 }
 
 export interface CredentialOptions {
@@ -160,7 +162,7 @@ export class Credentials {
     if (!cluster.server.startsWith('https:')) {
       // kubectl reads no credentials for an http server (client-go's "only try to read the auth information if we
       // are secure"); impersonation it still sends (observed).
-      return {agent: await this.agent(undefined, undefined), headers: impersonation(user)};
+      return {agent: await this.agent(undefined, undefined), headers: impersonation(user), newAgent: () => this.agent(undefined, undefined)};
     }
     const ca = certificateAuthority(cluster);
     let certificate = clientCertificate(user);
@@ -185,7 +187,7 @@ export class Credentials {
     if (token !== undefined) headers['Authorization'] = `Bearer ${token}`;
     else if (user.username !== undefined) headers['Authorization'] = `Basic ${Buffer.from(`${user.username}:${user.password ?? ''}`).toString('base64')}`;
     else if (user.authProvider !== undefined) Object.assign(headers, await this.authProviderHeaders());
-    const transport = {agent: await this.agent(ca, certificate), headers: {...headers, ...impersonation(user)}};
+    const transport = {agent: await this.agent(ca, certificate), headers: {...headers, ...impersonation(user)}, newAgent: () => this.agent(ca, certificate)};
     if (credential !== undefined || fromFile) this.fromExec.add(transport);
     return transport;
   }

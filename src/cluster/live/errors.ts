@@ -131,18 +131,6 @@ function formatSeconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
 }
 
-/**
- * The error that ended a client-node Watch (its `done` callback), or undefined for a normal end: our own abort,
- * or the server closing the stream. A non-200 answer carries `statusCode` but no body.
- */
-export function errorFromWatch(error: unknown, request: RequestDescription, server: string): DsRolloutError | undefined {
-  if (error === null || error === undefined) return undefined;
-  const err = error as {name?: string; statusCode?: number};
-  if (err.name === 'AbortError') return undefined;
-  if (typeof err.statusCode === 'number') return errorFromResponse(err.statusCode, '', request, server);
-  return errorFromTransport(error, server, undefined);
-}
-
 export function isExpired(error: unknown): boolean {
   return error instanceof ApiStatusError && error.status === 410;
 }

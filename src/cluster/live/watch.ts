@@ -3,25 +3,24 @@
 // expired (410)), and watchClusterState, which keeps the four caches a DaemonSet plan needs, reports a fresh
 // ClusterState after each burst of changes, and watches the cluster's health: passing trouble is retried under
 // the retry policy, and a cluster that stays unreachable or frozen (no answer to a probe within the request
-// timeout, tried as every read is) is reported to whoever waits (follower.ts). Collaborators (list, watch, delay) are injected
-// the way client-node's ListWatch takes them, so retry and re-list paths are tested without sleeping.
-import {Agent as HttpAgent, type AgentOptions as HttpAgentOptions} from 'node:http';
-import {Agent as HttpsAgent, type AgentOptions as HttpsAgentOptions} from 'node:https';
-import type {KubeConfig} from '@kubernetes/client-node';
+// timeout, tried as every read is) is reported to whoever waits (follower.ts). The streams are the project's client's
+// (client.ts), as every other request. Collaborators (list, watch, delay) are injected the way client-go's ListWatch
+// takes them, so retry and re-list paths are tested without sleeping.
 import type {ControllerRevision, DaemonSet, Node, ObjectMeta, Pod} from '../../core/index.js';
 import {ClusterUnreachableError, type DsRolloutError, NotFoundError} from '../../errors.js';
 import {sleep} from '../../clock.js';
 import type {ClusterObjects, DaemonSetRef} from '../cluster-source.js';
 import type {KubeClient, ListResult} from './client.js';
-import {errorFromResponse, errorFromWatch, isExpired, NoAnswerError, type RequestDescription} from './errors.js';
+import {errorFromResponse, isExpired, NoAnswerError, type RequestDescription} from './errors.js';
 import type {Connection, FollowHandlers} from './follower.js';
 import {DEFAULT_PAGE_SIZE} from './live-source.js';
 import {daemonSetsPath, describe, nodesPath, podsPath, revisionsPath} from './paths.js';
 import {projectDaemonSet, projectNode, projectPod, projectRevision} from './project.js';
 import {isTransient, RETRY_ATTEMPTS, retryDelayMs} from './retry.js';
 import {newestWrittenTime} from './server-time.js';
+import type {WatchEventType} from './watch-stream.js';
 
-export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+export type {WatchEventType} from './watch-stream.js';
 
 /**
  * Starts one watch stream from `resourceVersion`; `onDone` runs once when it ends (undefined: a normal end).
@@ -220,57 +219,22 @@ export class Reflector<T extends {readonly metadata: ObjectMeta}> {
   }
 }
 
-/**
- * The client-node Watch, its end mapped to the project's errors. Its Watch takes no signal, but builds a fresh
- * agent for each stream (applyToFetchOptions): that agent is kept, so that a stream still waiting for the
- * server's first answer can be dropped by closing its sockets.
- */
-export function clientNodeWatch(client: KubeClient, path: string, request: RequestDescription, query: Readonly<Record<string, string>> = {}): StartWatch {
-  return async (resourceVersion, onEvent, onDone, signal) => {
-    const [kubeConfig, {Watch}] = await Promise.all([client.kubeConfig(), import('./client-node.js')]);
-    let agent: {destroy?(): void} | undefined;
-    const config = Object.create(kubeConfig) as KubeConfig;
-    config.applyToFetchOptions = async (options) => {
-      const init = await kubeConfig.applyToFetchOptions(options);
-      // The client's agent is shared with every other request: the stream gets one of its own with the same TLS
-      // options, so that dropping it closes only its sockets, not an event or a patch in flight.
-      const own = streamAgent(init.agent);
-      if (own !== undefined) (init as {agent?: unknown}).agent = own;
-      agent = own ?? (init.agent as {destroy?(): void} | undefined);
-      if (signal.aborted) agent?.destroy?.();
-      return init;
-    };
-    const drop = () => agent?.destroy?.();
-    signal.addEventListener('abort', drop, {once: true});
-    const controller = await new Watch(config).watch(
+/** Watch streams of one collection on the project's client, from a resourceVersion on. */
+export function clientWatch(client: KubeClient, path: string, request: RequestDescription, query: Readonly<Record<string, string>> = {}): StartWatch {
+  return (resourceVersion, onEvent, onDone, signal) =>
+    client.watch(
       path,
+      request,
       // The server ends the stream now and then; the reflector resumes from the last resourceVersion.
       {...query, resourceVersion, allowWatchBookmarks: true, timeoutSeconds: 300},
       (type, object) => {
         // The stream's only news of the server's clock (its Date header is as old as the stream).
         if (type !== 'ERROR' && type !== 'BOOKMARK') client.noteServerTime(newestWrittenTime(object));
-        onEvent(type as WatchEventType, object);
+        onEvent(type, object);
       },
-      (error) => onDone(errorFromWatch(error, request, client.server)),
+      onDone,
+      signal,
     );
-    signal.removeEventListener('abort', drop);
-    return {
-      abort: () => {
-        controller.abort();
-        drop();
-      },
-    };
-  };
-}
-
-/**
- * A plain http(s) agent's twin for one stream (same options, own sockets); undefined for a proxy's agent, which a
- * dropped stream still destroys whole (a proxy that never answers holds the connect otherwise).
- */
-function streamAgent(shared: unknown): {destroy(): void} | undefined {
-  if (shared instanceof HttpsAgent && shared.constructor === HttpsAgent) return new HttpsAgent((shared as HttpsAgent & {options: HttpsAgentOptions}).options);
-  if (shared instanceof HttpAgent && shared.constructor === HttpAgent) return new HttpAgent((shared as HttpAgent & {options: HttpAgentOptions}).options);
-  return undefined;
 }
 
 export interface ClusterWatchOptions extends FollowHandlers {
@@ -444,7 +408,7 @@ export function watchClusterObjects(
     const listRequest = describe('list', resource, namespace);
     return new Reflector<T>({
       list: () => client.list(path, listRequest, project, {pageSize, ...(fieldSelector ? {fieldSelector} : {})}),
-      watch: clientNodeWatch(client, path, describe('watch', resource, namespace), fieldSelector ? {fieldSelector} : {}),
+      watch: clientWatch(client, path, describe('watch', resource, namespace), fieldSelector ? {fieldSelector} : {}),
       project,
       onChange,
       onError: fail,

@@ -1,5 +1,10 @@
 // Following a cluster: the reflector with injected list/watch (resume, re-list on 410, fatal errors), then
 // watchClusterState against the simulated cluster, also with watch streams dropped at random.
+import {readFile, writeFile} from 'node:fs/promises';
+import {createServer, type Server} from 'node:http';
+import {type AddressInfo, connect, type Socket} from 'node:net';
+import {dirname, join} from 'node:path';
+import {dump, load} from 'js-yaml';
 import {afterAll, beforeAll, describe, expect, test} from 'vitest';
 import {ApiStatusError} from '../../../src/cluster/live/errors.js';
 import {connectLiveCluster} from '../../../src/cluster/live/index.js';
@@ -199,6 +204,55 @@ describe('watchClusterState against the simulated cluster', () => {
       watch.stop();
     }
   }, 30_000);
+
+  test('through a proxy (HTTP CONNECT), the streams follow the cluster, and stop closes their tunnels', async () => {
+    const tunnels: Socket[] = [];
+    const proxy: Server = createServer();
+    proxy.on('connect', (req, socket: Socket, head) => {
+      const [host, port] = (req.url ?? '').split(':');
+      const upstream = connect(Number(port), host!, () => {
+        tunnels.push(socket);
+        socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        upstream.write(head);
+        upstream.pipe(socket);
+        socket.pipe(upstream);
+      });
+      upstream.on('error', () => socket.destroy());
+      socket.on('error', () => upstream.destroy());
+      socket.on('close', () => upstream.destroy());
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const config = load(await readFile(t.kubeconfig, 'utf8')) as {clusters: {cluster: Record<string, unknown>}[]};
+    config.clusters[0]!.cluster['proxy-url'] = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    const kubeconfig = join(dirname(t.kubeconfig), 'kubeconfig-proxy');
+    await writeFile(kubeconfig, dump(config), {mode: 0o600});
+    const live = connectLiveCluster({kubeconfig});
+    const states: ClusterState[] = [];
+    const errors: unknown[] = [];
+    const watch = live.watch({namespace: 'kube-system', name: 'fluentd'}, {onState: (s) => states.push(s), onError: (e) => errors.push(e), throttleMs: 10});
+    try {
+      // The first read loads client-node for the proxy agent: seconds on a busy machine.
+      await until(() => states.length > 0, 20_000);
+      t.cluster.store.modify('daemonsets', 'kube-system', 'fluentd', (ds) => ({
+        ...ds,
+        metadata: {...ds.metadata, labels: {...ds.metadata.labels, proxied: 'yes'}},
+      }));
+      await until(() => states.at(-1)!.daemonSet.metadata.labels?.['proxied'] === 'yes', 8000);
+      expect(errors).toEqual([]);
+      // Four streams, four tunnels at least; stopping the watch closes them.
+      const open = () => tunnels.filter((socket) => !socket.destroyed).length;
+      const before = open();
+      expect(before).toBeGreaterThanOrEqual(4);
+      watch.stop();
+      await until(() => open() <= before - 4, 8000);
+    } finally {
+      watch.stop();
+      live.client.close();
+      proxy.closeAllConnections();
+      proxy.close();
+      for (const socket of tunnels) socket.destroy();
+    }
+  }, 40_000);
 
   test('a DaemonSet that does not exist ends the watch with NotFound', async () => {
     const live = connectLiveCluster({kubeconfig: t.kubeconfig});
