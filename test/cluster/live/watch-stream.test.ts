@@ -30,6 +30,12 @@ function splitAll(chunks: readonly Buffer[], end = true): Event[] {
 const line = (type: string, object: unknown) => `${JSON.stringify({type, object})}\n`;
 
 describe('WatchEventSplitter', () => {
+  test('a ControllerRevision numbered past 2^53 comes out exactly (JSON.parse alone rounds it)', () => {
+    const text = `{"type":"ADDED","object":{"kind":"ControllerRevision","metadata":{"name":"agent-1"},"revision":9007199254740993}}\n`;
+    const [[, object]] = splitAll([Buffer.from(text)]) as [Event];
+    expect((object as {revision: unknown}).revision).toBe(9007199254740993n);
+  });
+
   test('events cut at every byte, inside a multi-byte character too, come out whole and in order', () => {
     const text = line('ADDED', {metadata: {name: 'pod-é', resourceVersion: '1'}}) + line('MODIFIED', {metadata: {name: 'pod-ü', resourceVersion: '2'}});
     const bytes = Buffer.from(text, 'utf8');
