@@ -18,6 +18,7 @@ export {
   STATUS_KEYS,
 } from './report.js';
 export {CONTROLLER_REVISION_HASH_LABEL, isPodUpdated, newDaemonPod, TEMPLATE_GENERATION_ANNOTATION, templateGeneration} from './pod-template.js';
+export {comparePodsByCreationTimestampAndPhase} from './pod-order.js';
 export {formatLabelSelector, isEmptyLabelSelector, labelSelectorMatches, parseLabelSelector} from './selectors.js';
 export {computeDaemonSetStatus} from './status.js';
 export {type SyncOptions, type SyncResult, prepareReconcile, syncDaemonSet} from './sync.js';

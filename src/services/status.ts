@@ -91,7 +91,7 @@ export async function watchStatus(options: WatchStatusOptions): Promise<{report:
       {
         timeoutMs: options.timeoutMs ?? 0,
         tickMs: options.tickMs ?? 2000,
-        // Time alone moves a pod waiting out minReadySeconds: judge it on the server's clock as it is now.
+        // Time alone moves a pod waiting out minReadySeconds or starting: judge it on the server's clock as it is now.
         onTick: () => (report !== undefined && waitsOnTime(report) ? options.clock.refresh().catch(() => undefined) : Promise.resolve()),
       },
     );
@@ -106,9 +106,12 @@ function isStill(report: RolloutStatusReport): boolean {
   return report.verdict === 'stuck' || (report.verdict === 'paused' && report.inFlight.length === 0);
 }
 
-/** Some pod is ready but not yet available: the verdict changes with time alone. */
+/**
+ * The verdict changes with time alone: a pod ready but not yet available, or one starting (past the scheduling or
+ * starting grace it is stuck, with no event to say so: no scheduler running leaves the cluster silent).
+ */
 function waitsOnTime(report: RolloutStatusReport): boolean {
-  return report.inFlight.some((item) => item.kind === 'min-ready');
+  return report.inFlight.some((item) => item.kind === 'min-ready' || item.kind === 'starting');
 }
 
 export interface RolloutStatusRun {

@@ -121,6 +121,42 @@ describe('status --watch (clusters on sped-up real time)', () => {
     }
   }, 30_000);
 
+  test('the scheduler down: --watch ends stuck (exit 3) once the cluster clock passes the scheduling grace, not at --timeout', async () => {
+    // A ManualClock: the cluster's time moves only when the test moves it, and nothing else changes meanwhile.
+    const t = await startTestCluster({scenario: 'large', nodes: 3, namespace: 'kube-system'});
+    try {
+      // No scheduler (nor kubelet) from now on: the controller's new pod stays unbound, pinned to its node.
+      t.cluster.kubelets!.stop();
+      setImage(t, 'fluent/fluentd:v2', (ds) => ({
+        ...ds,
+        spec: {...ds.spec, minReadySeconds: 0, updateStrategy: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 1, maxSurge: 0}}},
+      }));
+      t.advance(2_000);
+      const unbound = () => t.cluster.store.list('pods', {namespace: 'kube-system'}).items.filter((p) => !(p as {spec: {nodeName?: string}}).spec.nodeName);
+      expect(unbound()).toHaveLength(1);
+      const listed = () => t.cluster.requestLog.entries.filter((e) => e.verb === 'list').length;
+      const run = status(t, 'fluentd', '-n', 'kube-system', '--watch', '--stuck-after', '1s', '--timeout', '20s', '-o', 'json');
+      // The command follows a young pod (starting: progressing); then 31 s pass on the cluster's clock, and no
+      // event says so. On this machine's clock alone the grace would end after the timeout.
+      await vi.waitFor(() => expect(listed()).toBeGreaterThanOrEqual(4), {timeout: 15_000, interval: 20});
+      t.advance(31_000);
+      const stuck = await run;
+      expect(stuck.code).toBe(3);
+      expect(oneErrorLine(stuck)).toBe(
+        'error: rollout of daemon set "fluentd" is stuck: no progress is possible without a change: 1 of 1 maxUnavailable in use (node-1)',
+      );
+      const report = JSON.parse(stuck.stdout) as {verdict: string; nodes: Array<{name: string; state: string; reason: string}>};
+      expect(report.nodes.filter((n) => n.state === 'blocked')).toEqual([
+        expect.objectContaining({
+          name: 'node-1',
+          reason: expect.stringMatching(/^pod fluentd-\w+ on node-1 is not ready \(not scheduled for 3\ds: is a scheduler running\?\)$/),
+        }),
+      ]);
+    } finally {
+      await t.stop();
+    }
+  }, 60_000);
+
   test('a crashing new pod: exit 3 once stuck; a pod that never gets ready but is young: exit 4 at the timeout', async () => {
     const t = await startTestCluster({
       scenario: 'large',

@@ -64,6 +64,26 @@ test('one surge wave by the controller, then paused again; no node ever without 
   expect(sim.daemonSet().spec.updateStrategy?.type).toBe('OnDelete');
 });
 
+test('a wave node that never gets ready: paused again before the controller finishes a node outside the wave', async () => {
+  sim = await startRolloutSim({nodes: 5, maxSurge: 2, minReadySeconds: 4});
+  // node-2's new pod never becomes ready: the controller finishes node-1 and surges on another node meanwhile.
+  sim.test.cluster.kubelets!.injectFailure({node: 'node-2', image: 'agent:v2', mode: 'never-ready'});
+  const witness = new Witness(sim);
+  const events: StepEvent[] = [];
+  const run = stepDaemonSet({cluster: sim.stepCluster, ref: REF, controller: true, timeoutMs: 60_000, tickMs: 50, onEvent: (e) => events.push(e)});
+  await expect(run).rejects.toThrow(
+    /^the controller moved on to node-\d before the wave landed \(node-2: .*\); the DaemonSet was paused again with node-1 updated/,
+  );
+  witness.stop();
+  expect(events.find((e) => e.kind === 'controller-plan')).toMatchObject({nodes: ['node-1', 'node-2']});
+  // One wave at most: node-1 only; the surge pods on node-2 and outside the wave are gone, paused with the record.
+  expect(updated(sim)).toEqual(['node-1']);
+  expect(twoPodNodes(sim)).toEqual([]);
+  expect(JSON.parse(sim.daemonSet().metadata.annotations![PAUSED_STRATEGY_ANNOTATION]!)).toMatchObject({steps: 1});
+  expect(sim.daemonSet().spec.updateStrategy).toEqual({type: 'OnDelete'});
+  expect(witness.maxWithoutPod.withoutPod).toEqual([]);
+});
+
 test('Ctrl-C during the wave pauses again before exiting', async () => {
   sim = await startRolloutSim({nodes: 4, maxSurge: 1, minReadySeconds: 30});
   const witness = new Witness(sim);

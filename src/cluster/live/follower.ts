@@ -22,6 +22,11 @@ export interface FollowHandlers {
    * keeps trying and reports `live` once it answers again (the dashboard). Not given: it is an onError.
    */
   onUnreachable?(error: ClusterUnreachableError): void;
+  /**
+   * Every watch stream is open (not just listed): from now on a change reaches onState without waiting for a
+   * request to start. Again after a stream broke and was opened again.
+   */
+  onStreaming?(): void;
 }
 
 /** Starts following; live: `watchClusterState`, tests: anything that calls the handlers. */
@@ -44,6 +49,8 @@ export interface UntilOptions {
 /** The latest state of a followed cluster, and "wait until" over it; stops following when stopped. */
 export class Follower {
   latest: ClusterState | undefined;
+  /** The source has had every stream open once (onStreaming): its start, the slow part, is over. */
+  private streaming = false;
   private error: unknown;
   private readonly handle: {stop(): void} | undefined;
   private readonly listeners = new Set<() => void>();
@@ -70,6 +77,11 @@ export class Follower {
       },
       ...(observer.onConnection ? {onConnection: (connection: Connection) => observer.onConnection?.(connection)} : {}),
       ...(unreachable ? {onUnreachable: (error: ClusterUnreachableError) => unreachable(error)} : {}),
+      onStreaming: () => {
+        this.streaming = true;
+        observer.onStreaming?.();
+        this.notify();
+      },
     });
     if (this.error) this.stop();
   }
@@ -82,6 +94,27 @@ export class Follower {
 
   private notify(): void {
     for (const listener of [...this.listeners]) listener();
+  }
+
+  /**
+   * Resolves true once the source has reported every stream open (so that what happens next is seen as it
+   * happens, not once a slow stream start catches up), false after timeoutMs or once following ended.
+   */
+  untilStreaming(timeoutMs: number): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      const finish = (value: boolean) => {
+        this.listeners.delete(check);
+        clearTimeout(timer);
+        resolve(value);
+      };
+      const check = () => {
+        if (this.streaming) finish(true);
+        else if (this.error || this.stopped) finish(false);
+      };
+      const timer = setTimeout(() => finish(false), timeoutMs);
+      this.listeners.add(check);
+      check();
+    });
   }
 
   /**

@@ -68,6 +68,8 @@ function isFatal(error: unknown): boolean {
 export class Reflector<T extends {readonly metadata: ObjectMeta}> {
   readonly items = new Map<string, T>();
   synced = false;
+  /** A stream is open: every change from the cache's resourceVersion on reaches onChange without a new request. */
+  streaming = false;
   /** Lists made (the first one included), for tests. */
   lists = 0;
   private resourceVersion: string | undefined;
@@ -172,6 +174,7 @@ export class Reflector<T extends {readonly metadata: ObjectMeta}> {
       const finish = (error: DsRolloutError | undefined) => {
         if (settled) return;
         settled = true;
+        this.streaming = false;
         this.wake = undefined;
         resolve(inStreamError ?? error);
       };
@@ -208,6 +211,7 @@ export class Reflector<T extends {readonly metadata: ObjectMeta}> {
             this.current = handle;
             if (!settled) {
               this.failures = 0;
+              this.streaming = true;
               this.heard();
               this.options.onConnection?.(true);
             }
@@ -337,11 +341,15 @@ export function watchClusterObjects(
     reported = now;
     options.onConnection?.(now);
   };
+  let allStreaming = false;
   const connection = (resource: string, connected: boolean) => {
     if (connected) broken.delete(resource);
     else broken.add(resource);
     if (broken.size === 0) unreachable = false;
     report(broken.size > 0 || unreachable ? 'reconnecting' : 'live');
+    const streaming = reflectors.every((r) => r.streaming);
+    if (streaming && !allStreaming && !stopped) options.onStreaming?.();
+    allStreaming = streaming;
   };
   const contact = () => {
     lastContact = Date.now();

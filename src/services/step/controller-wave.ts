@@ -4,9 +4,12 @@
 import {
   allowsSurge,
   type ClusterState,
+  comparePodsByCreationTimestampAndPhase,
+  getTargetNodeName,
   formatPausedStrategy,
   type NodeLanding,
   pauseBody,
+  type Pod,
   pauseStateOf,
   type PausedStrategy,
   resumeBody,
@@ -17,7 +20,7 @@ import {
   waveLanding,
   withStrategy,
 } from '../../core/index.js';
-import {ConflictError, InputError, NotFoundError, RolloutStuckError} from '../../errors.js';
+import {ClusterUnreachableError, ConflictError, InputError, NotFoundError, RolloutStuckError} from '../../errors.js';
 import {stopwatch} from '../../clock.js';
 import {describeRef, rfc3339} from '../pause.js';
 import {stepsSoFar, type StepRun} from './run.js';
@@ -38,6 +41,16 @@ const DONE_BY_CONTROLLER: ReadonlySet<NodeLanding['state']> = new Set(['availabl
 function doneByController(landing: WaveLanding): boolean {
   return landing.nodes.every((node) => DONE_BY_CONTROLLER.has(node.state));
 }
+
+/** How long the step waits for its watch streams to open before it resumes (it never resumes blind). */
+const STREAMS_OPEN_MS = 30_000;
+
+/** What one look at the cluster during the wave tells the step to do. */
+type WaveVerdict =
+  | {readonly kind: 'done'; readonly landing: WaveLanding}
+  | {readonly kind: 'retire'; readonly nodes: readonly NodeLanding[]}
+  /** The controller is about to finish a node outside the wave: pause again now, whatever the wave's state. */
+  | {readonly kind: 'cut'; readonly outside: readonly string[]};
 
 /** What is left of the wave's timeout (0: no limit) after `elapsed` ms; at least 1 ms, so that it still times out. */
 function remaining(timeoutMs: number, elapsed: () => number): number {
@@ -80,6 +93,12 @@ export async function runControllerWave(run: StepRun, state: ClusterState): Prom
     return {kind: 'DaemonSetStep', daemonSet: ref, outcome: 'declined', waves: [], oldLeft: inPlace.oldLeft};
   }
   run.checkAbort('before the wave started; nothing was changed');
+  // Following, every stream open, before the resume: each sync of the controller from then on reaches the step in
+  // order as it happens. A stream still starting would hand over a burst later, when the controller may be waves
+  // ahead (a busy machine took seconds to open one).
+  if (!(await run.follow().untilStreaming(STREAMS_OPEN_MS))) {
+    throw new ClusterUnreachableError(`the watch of ${describeRef(ref)} did not start within ${formatMs(STREAMS_OPEN_MS)}: nothing was changed`);
+  }
   await run.lease.acquire();
 
   // Pods there before the resume; any other pod that appears belongs to the controller's wave.
@@ -97,34 +116,45 @@ export async function runControllerWave(run: StepRun, state: ClusterState): Prom
   let landing: WaveLanding | undefined;
   let failure: unknown;
   const waveNodes: string[] = [];
+  /** Set when the step paused again because the controller was about to finish nodes outside the wave. */
+  let outside: readonly string[] | undefined;
   const reported = new Map<string, string>();
-  // The wave's timeout counts from here, once the controller has been handed the wave.
-  const waiting = stopwatch();
   const reportNode = (node: NodeLanding) => {
     const key = `${node.state}/${node.pod ?? ''}/${node.problem ?? ''}`;
     if (reported.get(node.node) === key) return;
     reported.set(node.node, key);
     run.emit({kind: 'node', landing: node});
   };
+  // The wave's timeout counts from here, once the controller has been handed the wave.
+  const waiting = stopwatch();
   try {
     for (;;) {
       // Not run.checkDaemonSet: the DaemonSet is RollingUpdate on purpose now; only the template must hold.
-      const outcome = await run.follow().until<WaveLanding | {retire: NodeLanding[]}>(
+      const outcome = await run.follow().until<WaveVerdict>(
         (current) => {
           run.checkTemplate(current.daemonSet);
-          // The wave: the first nodes where a pod that was not there at resume time appears, as many as predicted.
-          const fresh = current.pods
-            .filter((pod) => !known.has(pod.metadata.uid ?? pod.metadata.name) && pod.spec.nodeName)
-            .map((pod) => pod.spec.nodeName!)
-            .filter((node) => !waveNodes.includes(node))
-            .sort();
-          for (const node of fresh) if (waveNodes.length < predicted.length) waveNodes.push(node);
+          const fresh = current.pods.filter((pod) => !known.has(pod.metadata.uid ?? pod.metadata.name));
+          // The wave: the nodes of the first surge pods the controller creates, as many as predicted (its first sync
+          // after the resume creates them together; it surges elsewhere only once one of them is available).
+          for (const pod of [...fresh].sort(comparePodsByCreationTimestampAndPhase)) {
+            const node = getTargetNodeName(pod);
+            if (node !== undefined && !waveNodes.includes(node) && waveNodes.length < predicted.length) waveNodes.push(node);
+          }
           const now = run.cluster.now();
           landing = waveLanding(current, waveNodes, now);
           for (const node of landing.nodes) reportNode(node);
-          if (waveNodes.length >= predicted.length && doneByController(landing)) return landing;
-          const retire = landing.nodes.filter((n) => n.state === 'surging' && n.availableAt !== undefined && n.availableAt + RETIRE_GRACE_MS <= now);
-          return retire.length > 0 ? {retire} : undefined;
+          if (waveNodes.length >= predicted.length && doneByController(landing)) return {kind: 'done', landing};
+          // A surge pod next to an old pod outside the wave: the controller took a wave node as done and carries on.
+          // It finishes such a node only once that pod is available, so the step pauses again before: as soon as the
+          // pod is Ready (minReadySeconds still to go), or at once when minReadySeconds is 0.
+          const others = nodesOf(fresh.filter((pod) => !pod.metadata.deletionTimestamp)).filter((node) => !waveNodes.includes(node));
+          const beyond = waveLanding(current, others, now).nodes.filter((n) => n.state === 'surging');
+          const minReady = current.daemonSet.spec.minReadySeconds ?? 0;
+          if (beyond.some((n) => minReady === 0 || n.availableAt !== undefined)) return {kind: 'cut', outside: beyond.map((n) => n.node)};
+          // The controller past the wave needs no grace: retire what is available at once.
+          const grace = beyond.length > 0 ? 0 : RETIRE_GRACE_MS;
+          const retire = landing.nodes.filter((n) => n.state === 'surging' && n.availableAt !== undefined && n.availableAt + grace <= now);
+          return retire.length > 0 ? {kind: 'retire', nodes: retire} : undefined;
         },
         {
           ...run.waitOptions(() => landing?.nodes.some((n) => n.state === 'ready' || n.state === 'surging') === true),
@@ -138,10 +168,11 @@ export async function runControllerWave(run: StepRun, state: ClusterState): Prom
         );
         break;
       }
-      if ('retire' in outcome) {
-        await retireOldPods(run, outcome.retire);
+      if (outcome.kind === 'retire') {
+        await retireOldPods(run, outcome.nodes);
         continue;
       }
+      if (outcome.kind === 'cut') outside = outcome.outside;
       break;
     }
   } catch (error) {
@@ -170,14 +201,31 @@ export async function runControllerWave(run: StepRun, state: ClusterState): Prom
   if (settled === 'timeout')
     throw new RolloutStuckError(`paused again, but nodes still run two pods after ${formatMs(run.options.timeoutMs)}: ${crowded.join(', ')}`);
 
-  const after = run.plan(await run.read(), 1);
+  const paused = await run.read();
+  const after = run.plan(paused, 1);
   const seconds = Math.round(elapsed() / 1000);
   const planned: StepDeletion[] = [];
-  // A node the controller retired the old pod of has a new pod it judged available (see DONE_BY_CONTROLLER).
-  const nodes = (landing?.nodes ?? []).map((node): NodeLanding => (node.state === 'ready' ? {...node, state: 'available'} : node));
-  run.reports.push({number, total, planned, deleted: [], kept: [], nodes, landed: true, seconds});
+  // Judged again once paused: a wave node whose surge pod the controller removed (the wave cut short) runs its old
+  // pod. One the controller retired the old pod of has a new pod it judged available (see DONE_BY_CONTROLLER).
+  const nodes = waveLanding(paused, waveNodes, run.cluster.now()).nodes.map((node): NodeLanding =>
+    node.state === 'ready' ? {...node, state: 'available'} : node,
+  );
+  for (const node of nodes) reportNode(node);
+  const landed = nodes.every((node) => node.state === 'available' || node.state === 'gone');
+  if (!landed) {
+    const pending = (landing?.nodes ?? []).filter((n) => n.state !== 'available' && n.state !== 'gone' && n.state !== 'ready');
+    const updated = nodes.filter((n) => n.state === 'available' || n.state === 'gone').map((n) => n.node);
+    throw new RolloutStuckError(
+      `the controller moved on to ${(outside ?? []).join(', ') || 'other nodes'} before the wave landed (${pending.map(describeLanding).join('; ') || 'not available'}); the DaemonSet was paused again with ${updated.length > 0 ? `${updated.join(', ')} updated` : 'no node updated'}, and the surge pods it started are removed`,
+    );
+  }
+  run.reports.push({number, total, planned, deleted: [], kept: [], nodes, landed, seconds});
   run.emit({kind: 'landed', number, seconds, oldLeft: after.allOldLeft});
   return {kind: 'DaemonSetStep', daemonSet: ref, outcome: after.done ? 'done' : 'stepped', waves: run.reports, oldLeft: after.oldLeft};
+}
+
+function nodesOf(pods: readonly Pod[]): string[] {
+  return [...new Set(pods.flatMap((pod) => getTargetNodeName(pod) ?? []))].sort();
 }
 
 /**

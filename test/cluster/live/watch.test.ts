@@ -7,7 +7,7 @@ import {dirname, join} from 'node:path';
 import {dump, load} from 'js-yaml';
 import {afterAll, beforeAll, describe, expect, test} from 'vitest';
 import {ApiStatusError} from '../../../src/cluster/live/errors.js';
-import {connectLiveCluster} from '../../../src/cluster/live/index.js';
+import {connectLiveCluster, Follower} from '../../../src/cluster/live/index.js';
 import {Reflector, type StartWatch, type WatchEventType} from '../../../src/cluster/live/watch.js';
 import type {ClusterState, ObjectMeta} from '../../../src/core/index.js';
 import {ClusterForbiddenError, ClusterUnreachableError, type DsRolloutError} from '../../../src/errors.js';
@@ -182,6 +182,26 @@ describe('watchClusterState against the simulated cluster', () => {
       watch.stop();
       undo();
     }
+  }, 20_000);
+
+  test('onStreaming: reported once every stream is open; the follower waits for it', async () => {
+    const live = connectLiveCluster({kubeconfig: t.kubeconfig});
+    const heard: string[] = [];
+    const follower = new Follower((handlers) => live.watch({namespace: 'kube-system', name: 'fluentd'}, {...handlers, throttleMs: 10}), {
+      onState: () => heard.push('state'),
+      onStreaming: () => heard.push('streaming'),
+    });
+    try {
+      expect(await follower.untilStreaming(15_000)).toBe(true);
+      expect(heard.filter((h) => h === 'streaming')).toHaveLength(1);
+      // Open already: answered at once.
+      expect(await follower.untilStreaming(1)).toBe(true);
+    } finally {
+      follower.stop();
+    }
+    // A source that never says its streams are open: false once the time is up.
+    const silent = new Follower(() => ({stop: () => undefined}));
+    expect(await silent.untilStreaming(20)).toBe(false);
   }, 20_000);
 
   test('a watch stream silent past watchSilenceMs (no event, no bookmark) is watched again, without a re-list', async () => {
