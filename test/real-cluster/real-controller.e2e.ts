@@ -249,7 +249,12 @@ describe('on a real 1.20.2 control plane', () => {
     const nodesOn = async (suffix: string) =>
       (await json<List<V1Pod>>(['get', 'pods', '-l', 'app=agent'])).items
         .filter((p) => !p.metadata?.deletionTimestamp && p.spec?.containers[0]?.image?.endsWith(suffix))
-        .map((p) => p.spec?.nodeName)
+        // A pod not yet bound by the scheduler names its node in the affinity the DaemonSet controller gave it.
+        .map(
+          (p) =>
+            p.spec?.nodeName ??
+            p.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms[0]?.matchFields?.[0]?.values?.[0],
+        )
         .sort();
     expect((await cp.kubectl(['ds-rollout', 'pause', 'agent'])).code).toBe(0);
     expect((await cp.kubectl(['set', 'image', 'daemonset/agent', 'agent=registry.example/agent:broken'])).code).toBe(0);
