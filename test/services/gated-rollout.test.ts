@@ -2,79 +2,34 @@
 // bakes 60 s on a 2,000-node DaemonSet judges the watched view, so the reads that are not part of a watch (its
 // LIST at start) stay a handful however long the bake, where polling sent hundreds. The request log of the
 // simulated API server is the witness.
-import {clockFrom} from '../../src/clock.js';
 import {afterAll, beforeAll, expect, test, vi} from 'vitest';
-import {connectLiveCluster, type LiveCluster} from '../../src/cluster/live/index.js';
-import type {DaemonSet, GatedEvent, GatedRecord} from '../../src/core/index.js';
+import type {GatedEvent, GatedRecord} from '../../src/core/index.js';
 import {runGatedRollout} from '../../src/services/gated-rollout.js';
-import {pauseDaemonSet} from '../../src/services/pause.js';
 import {stepClusterOf} from '../../src/services/step.js';
-import {makeNode} from '../../src/sim/index.js';
-import {startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
+import {type PausedRelease, REF, startPausedRelease} from '../helpers/paused-release.js';
 
 vi.setConfig({testTimeout: 600_000, hookTimeout: 600_000});
 
 const NODES = 2000;
-const REF = {namespace: 'default', name: 'agent'};
-let tc: TestCluster;
-let live: LiveCluster;
-
-function daemonSet(): DaemonSet {
-  return tc.cluster.store.get('daemonsets', 'default', 'agent') as unknown as DaemonSet;
-}
-
-/** Moves the simulated clock on until `done` settles: the cluster reacts between steps; nothing here waits on time. */
-async function driveUntil<T>(done: Promise<T>, stepMs = 250): Promise<T> {
-  let settled = false;
-  const result = done.finally(() => {
-    settled = true;
-  });
-  while (!settled) {
-    tc.advance(stepMs, 250);
-    await new Promise((resolve) => setImmediate(resolve));
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  return result;
-}
+let release: PausedRelease;
 
 beforeAll(async () => {
-  tc = await startTestCluster({kubelet: {startDelayMs: 1000, stopDelayMs: 500}});
-  const {store} = tc.cluster;
-  for (let i = 0; i < NODES; i++) store.create(makeNode(`node-${String(i + 1).padStart(4, '0')}`, {index: i}));
-  store.create({
-    apiVersion: 'apps/v1',
-    kind: 'DaemonSet',
-    metadata: {name: 'agent', namespace: 'default'},
-    spec: {
-      selector: {matchLabels: {app: 'agent'}},
-      template: {metadata: {labels: {app: 'agent'}}, spec: {containers: [{name: 'main', image: 'agent:v1'}]}},
-      updateStrategy: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 2, maxSurge: 0}},
-      minReadySeconds: 2,
-    },
-  } as never);
-  for (let i = 0; i < 120 && (daemonSet().status?.numberAvailable ?? 0) < NODES; i++) tc.advance(1000, 250);
-  expect(daemonSet().status?.numberAvailable).toBe(NODES);
-  live = connectLiveCluster({kubeconfig: tc.kubeconfig});
-  await pauseDaemonSet({writer: live.writer, clock: clockFrom(() => tc.cluster.clock.now())}, {ref: REF});
-  store.modify('daemonsets', 'default', 'agent', (ds) => {
-    const d = ds as unknown as DaemonSet;
-    return {...d, spec: {...d.spec, template: {...d.spec.template, spec: {containers: [{name: 'main', image: 'agent:v2'}]}}}} as never;
-  });
-  for (let i = 0; i < 10 && store.list('controllerrevisions', {namespace: 'default'}).items.length < 2; i++) tc.advance(100);
+  release = await startPausedRelease(
+    Array.from({length: NODES}, (_, i) => `node-${String(i + 1).padStart(4, '0')}`),
+    {minReadySeconds: 2},
+  );
 });
 
-afterAll(async () => {
-  live?.client.close();
-  await tc?.stop();
-});
+afterAll(() => release?.stop());
 
 test(`a canary baking 60 s on ${NODES} nodes: at most 12 reads outside the watch, the bake on the server's clock`, async () => {
+  const {tc, live, daemonSet} = release;
   tc.cluster.requestLog.clear();
   const cpu = process.cpuUsage();
   const events: GatedEvent[] = [];
   // The seam the Events hook uses: each record written, with the server time it was written at.
   const transitions: {phase: string; previous?: string; bakeUntil?: number; at: number}[] = [];
-  const result = await driveUntil(
+  const result = await tc.driveUntil(
     runGatedRollout({
       cluster: stepClusterOf(live),
       source: live.source,
