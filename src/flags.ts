@@ -4,7 +4,9 @@ import * as Args from '@oclif/core/args';
 import * as Flags from '@oclif/core/flags';
 // Type only (erased): the document formats are output's; nothing of output loads with this file.
 import type {DocumentFormat} from './output/document.js';
-import {INT64_MAX, type Revision, revisionFromDigits} from './core/index.js';
+// Type only: the flags load with every command, --help included, and the core (a large chunk) loads only when a
+// flag that needs it is parsed.
+import type {Revision} from './core/index.js';
 
 /** A bad argument or flag value: one line, exit 1 (base-command prints anything with an exitCode as it is). */
 class ArgumentError extends Error {
@@ -73,7 +75,8 @@ export function parseInteger(input: string, flag: string, min: number, max: numb
 }
 
 /** A revision number (an int64 on the API server, exact past 2^53), refused naming the flag. */
-export function parseRevision(input: string, flag: string, min: number): Revision {
+export async function parseRevision(input: string, flag: string, min: number): Promise<Revision> {
+  const {INT64_MAX, revisionFromDigits} = await import('./core/index.js');
   const text = input.trim();
   const value = revisionFromDigits(text);
   if (value === undefined || value < min || value > INT64_MAX) {
@@ -85,7 +88,7 @@ export function parseRevision(input: string, flag: string, min: number): Revisio
 /** A revision-number flag (see parseRevision). */
 export function revisionFlag(name: string, options: {summary: string; min: number; helpValue?: string}) {
   const {min, ...rest} = options;
-  return Flags.custom<Revision>({helpValue: 'N', ...rest, parse: async (input) => parseRevision(input, `--${name}`, min)});
+  return Flags.custom<Revision>({helpValue: 'N', ...rest, parse: (input) => parseRevision(input, `--${name}`, min)});
 }
 
 /** An integer flag with its range, refused naming the flag (oclif's Flags.integer says only "expected an integer"). */
