@@ -4,12 +4,26 @@
 import {clockFrom} from '../../src/clock.js';
 import {expect} from 'vitest';
 import {connectLiveCluster, type LiveCluster} from '../../src/cluster/live/index.js';
-import type {DaemonSet} from '../../src/core/index.js';
+import type {DaemonSet, GatedStrategy} from '../../src/core/index.js';
 import {pauseDaemonSet} from '../../src/services/pause.js';
 import {makeNode} from '../../src/sim/index.js';
 import {startTestCluster, type TestCluster} from './sim-cluster.js';
 
 export const REF = {namespace: 'default', name: 'agent'};
+
+/** A gated rollout of one canary node that bakes `canaryBakeMs`, then waits for promote; a failed gate pauses. */
+export function canaryThenApprove(canaryBakeMs = 0): GatedStrategy {
+  return {
+    canary: {kind: 'count', count: 1},
+    canaryBakeMs,
+    waves: [],
+    bakeMs: 0,
+    approve: true,
+    maxRestarts: 0,
+    progressDeadlineMs: 600_000,
+    onFailure: 'pause',
+  };
+}
 
 export interface PausedRelease {
   readonly tc: TestCluster;

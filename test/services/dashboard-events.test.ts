@@ -5,6 +5,7 @@ import {afterEach, expect, test, vi} from 'vitest';
 import {liveEventSink} from '../../src/cluster/live/objects.js';
 import {clusterActions} from '../../src/services/dashboard.js';
 import {runGatedRollout} from '../../src/services/gated-rollout.js';
+import {canaryThenApprove} from '../helpers/paused-release.js';
 import {REF, type RolloutSim, startRolloutSim} from '../safety/rollout-sim.js';
 
 vi.setConfig({testTimeout: 60_000});
@@ -29,16 +30,7 @@ test('abort from the dashboard records RollingBack and Aborted on the DaemonSet'
     writer: live.writer,
     ref: REF,
     timeoutMs: 60_000,
-    strategy: {
-      canary: {kind: 'count', count: 1},
-      canaryBakeMs: 0,
-      waves: [],
-      bakeMs: 0,
-      approve: true,
-      maxRestarts: 0,
-      progressDeadlineMs: 600_000,
-      onFailure: 'pause',
-    },
+    strategy: canaryThenApprove(),
   });
   expect(waiting.outcome).toBe('awaiting-approval');
   const actions = clusterActions({

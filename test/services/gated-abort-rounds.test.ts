@@ -6,7 +6,7 @@ import {afterAll, beforeAll, expect, test, vi} from 'vitest';
 import type {GatedEvent, GatedRecord, Pod} from '../../src/core/index.js';
 import {abortGatedRollout, runGatedRollout} from '../../src/services/gated-rollout.js';
 import {stepClusterOf} from '../../src/services/step.js';
-import {type PausedRelease, REF, startPausedRelease} from '../helpers/paused-release.js';
+import {canaryThenApprove, type PausedRelease, REF, startPausedRelease} from '../helpers/paused-release.js';
 
 vi.setConfig({testTimeout: 300_000, hookTimeout: 300_000});
 
@@ -27,16 +27,7 @@ test('a release pod that shows up after the first round is stepped back in a sec
   const canary = await tc.driveUntil(
     runGatedRollout({
       ...options,
-      strategy: {
-        canary: {kind: 'count', count: 1},
-        canaryBakeMs: 0,
-        waves: [],
-        bakeMs: 0,
-        approve: true,
-        maxRestarts: 0,
-        progressDeadlineMs: 600_000,
-        onFailure: 'pause',
-      },
+      strategy: canaryThenApprove(),
     }),
   );
   expect(canary.outcome).toBe('awaiting-approval');

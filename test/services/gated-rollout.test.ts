@@ -6,7 +6,7 @@ import {afterAll, beforeAll, expect, test, vi} from 'vitest';
 import type {GatedEvent, GatedRecord} from '../../src/core/index.js';
 import {runGatedRollout} from '../../src/services/gated-rollout.js';
 import {stepClusterOf} from '../../src/services/step.js';
-import {type PausedRelease, REF, startPausedRelease} from '../helpers/paused-release.js';
+import {canaryThenApprove, type PausedRelease, REF, startPausedRelease} from '../helpers/paused-release.js';
 
 vi.setConfig({testTimeout: 600_000, hookTimeout: 600_000});
 
@@ -35,16 +35,7 @@ test(`a canary baking 60 s on ${NODES} nodes: at most 12 reads outside the watch
       source: live.source,
       writer: live.writer,
       ref: REF,
-      strategy: {
-        canary: {kind: 'count', count: 1},
-        canaryBakeMs: 60_000,
-        waves: [],
-        bakeMs: 0,
-        approve: true,
-        maxRestarts: 0,
-        progressDeadlineMs: 600_000,
-        onFailure: 'pause',
-      },
+      strategy: canaryThenApprove(60_000),
       timeoutMs: 0,
       onEvent: (event) => events.push(event),
       onTransition: (record, previous) =>
