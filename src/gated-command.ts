@@ -165,7 +165,6 @@ export async function runGatedCommand(run: GatedRun): Promise<void> {
   try {
     if (run.mode === 'abort') {
       const undone = await gated.abortGatedRollout(options);
-      if (undone.outcome === 'aborted') recorded.aborted(undone);
       if (isDocumentFormat(output)) process.stdout.write(await renderDocument(undone, output));
       else process.stdout.write(`${view.renderAbortSummary(undone)}\n`);
       return;

@@ -40,10 +40,9 @@ export function stepRequest(flags: StepFlags, terminal: boolean): StepRequest {
         throw new UsageError('a detached gated rollout runs its stages unattended: pass --yes (or --dry-run=client -o yaml to see the Job)');
       return {kind: 'gated-detached'};
     }
-    if (scoped || dryRun) {
-      throw new UsageError('a gated rollout (--canary, --strategy, ...) chooses its own nodes: it takes no --controller, --nodes, --selector or --dry-run');
-    }
-    if (!flags.yes) throw new UsageError('a gated rollout runs its stages unattended: pass --yes');
+    if (scoped) throw new UsageError('a gated rollout (--canary, --strategy, ...) chooses its own nodes: it takes no --controller, --nodes or --selector');
+    // A dry run shows the stages and the first wave, or meets the refusal the real run would: it asks nothing.
+    if (!flags.yes && !dryRun) throw new UsageError('a gated rollout runs its stages unattended: pass --yes (or --dry-run to only look)');
     return {kind: 'gated'};
   }
   if (flags.detach) throw new UsageError('--detach runs a gated rollout in the cluster: give its stages (--canary, --canary-nodes, --strategy, ...)');

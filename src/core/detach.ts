@@ -2,7 +2,7 @@
 // the Job that runs the same command in the DaemonSet's namespace, with a ServiceAccount allowed exactly what the
 // rollout does; and the Kubernetes Events that tell the rollout's story on the DaemonSet (`kubectl describe ds`).
 // Pure: names, argument lists and objects as data; the service sends them.
-import {type GatedEvent, gatedRecordOf} from './gates.js';
+import {FINISHED_GATED_PHASES, type GatedEvent, gatedRecordOf} from './gates.js';
 import {computeTemplateHash} from './revisions.js';
 import type {Revision} from './revision-number.js';
 import type {DaemonSet} from './types.js';
@@ -221,14 +221,16 @@ export function detachManifests(input: DetachInput): Manifest[] {
 
 /**
  * Why a restarted Job has nothing left to do, or undefined: its rollout is over when the template is no longer the
- * one it was made for (aborted, rolled back, or replaced by a newer release), or its record says complete or
- * aborted. Without this, a restart after an abort would start a gated rollout of the restored template.
+ * one it was made for (aborted, rolled back, or replaced by a newer release), or its record has ended (complete,
+ * aborted, abandoned, superseded) or failed. Without this, a restart after an abort would start a gated rollout of
+ * the restored template, and one after `resume --force` would revive the abandoned record.
  */
 export function detachedRolloutOver(ds: DaemonSet, template: string): string | undefined {
   const ref = `daemonset ${ds.metadata.namespace ?? ''}/${ds.metadata.name}`;
   if (computeTemplateHash(ds.spec.template) !== template) return `the template of ${ref} is no longer the one this Job rolls out: nothing to do`;
   const found = gatedRecordOf(ds);
-  if (found.kind === 'record' && found.record.template === template && (found.record.phase === 'complete' || found.record.phase === 'aborted')) {
+  // Failed too: its gate has spoken, and only abort (or a new rollout) moves it on; a restart must not write.
+  if (found.kind === 'record' && found.record.template === template && (FINISHED_GATED_PHASES.has(found.record.phase) || found.record.phase === 'failed')) {
     return `the gated rollout of ${ref} is ${found.record.phase}: nothing to do`;
   }
   return undefined;

@@ -1,12 +1,10 @@
 // Gated rollouts (canary, then waves, each watched for a while): the stage plan, the health gate over the new
 // revision's pods, and the record kept in an annotation on the DaemonSet. Pure: cluster state and the server's
 // clock in, plans and verdicts out.
-import {detachedJobOf, isDetachedJobOf} from './detach.js';
 import {labelSelectorMatches, parseLabelSelector} from './selectors.js';
 import {nodeShouldRunDaemonPod} from './eligibility.js';
 import {isPodReady} from './availability.js';
 import {waveLanding} from './step-wave.js';
-import {computeTemplateHash} from './revisions.js';
 import {jsonText, restoreExactRevisions, type Revision} from './revision-number.js';
 import type {ClusterState, DaemonSet, IntOrString, Node} from './types.js';
 import type {StepEvent} from './step-wave.js';
@@ -66,15 +64,28 @@ export interface GatedStageRecord {
  * `aborting`: on its way back to the revision it started from (a rerun of abort continues); `abandoned`: ended by
  * `resume --force` or by the DaemonSet no longer being paused before it completed.
  */
-export type GatedPhase = 'rolling' | 'baking' | 'awaiting-approval' | 'failed' | 'aborting' | 'complete' | 'aborted' | 'abandoned';
+export type GatedPhase =
+  | 'rolling'
+  | 'baking'
+  | 'awaiting-approval'
+  | 'failed'
+  | 'aborting'
+  | 'complete'
+  | 'aborted'
+  | 'abandoned'
+  /** Someone else changed the template (neither the release nor, during an abort, the origin). */
+  | 'superseded';
 
 /** Phases after which nothing is left to do: a new gated rollout may start. */
-export const FINISHED_GATED_PHASES: ReadonlySet<GatedPhase> = new Set(['complete', 'aborted', 'abandoned']);
+export const FINISHED_GATED_PHASES: ReadonlySet<GatedPhase> = new Set(['complete', 'aborted', 'abandoned', 'superseded']);
 
 /** The revision a gated rollout started from: abort brings every node back to it (by hash: undo renumbers it). */
 export interface RolloutOrigin {
   readonly revision: Revision;
+  /** The controller's hash, as the origin's pods are labelled. */
   readonly hash: string;
+  /** Our hash of the origin's template (as `GatedRecord.template`): an aborting rollout's template is back on it. */
+  readonly template?: string;
 }
 
 /** The most failures a record keeps (the rest are counted): the gate may fail on every node of a large stage. */
@@ -159,6 +170,8 @@ export function planGatedStages(state: ClusterState, strategy: GatedStrategy): G
         chosen = percentOf(canary.percent, names.length);
         break;
       case 'nodes': {
+        const tooLong = canaryNodesTooLong(canary.nodes);
+        if (tooLong) throw new Error(tooLong);
         const unknown = canary.nodes.filter((n) => !names.includes(n));
         if (unknown.length > 0) throw new Error(`canary ${unknown.length === 1 ? 'node does' : 'nodes do'} not run the daemon: ${unknown.join(', ')}`);
         explicit = {nodes: [...canary.nodes]};
@@ -230,20 +243,42 @@ export function resolveGatedStages(state: ClusterState, stages: readonly GatedSt
 }
 
 /**
- * The revision a gated rollout starts from: the newest of the DaemonSet's revisions other than its template's (the
- * template it had before the change being rolled out, as `kubectl rollout undo` picks).
+ * The record lives in an annotation that every step reads: it may start with this many bytes (its stages, the
+ * canary's node names or selector), and its failures add at most MAX_FAILURE_BYTES, so it stays under 4 KiB
+ * whatever the fleet's size and the flags.
  */
-export function chooseRolloutOrigin(revisions: readonly RolloutOrigin[], template: string): RolloutOrigin | undefined {
-  let best: RolloutOrigin | undefined;
-  for (const r of revisions) if (r.hash !== template && (best === undefined || r.revision > best.revision)) best = r;
-  return best;
+export const MAX_START_RECORD_BYTES = 2048;
+const MAX_FAILURE_BYTES = 1536;
+
+const utf8Length = (text: string) => new TextEncoder().encode(text).length;
+
+/** The failures a record keeps: the first few that fit its share of the record, and how many there were. */
+export function recordedFailures(failures: readonly GateFailure[]): Pick<GatedRecord, 'failures' | 'failureCount'> {
+  const kept: GateFailure[] = [];
+  let bytes = 0;
+  for (const failure of failures) {
+    const size = utf8Length(JSON.stringify(failure)) + 1;
+    if (kept.length === MAX_RECORDED_FAILURES || (kept.length > 0 && bytes + size > MAX_FAILURE_BYTES)) break;
+    kept.push(failure);
+    bytes += size;
+  }
+  return kept.length < failures.length ? {failures: kept, failureCount: failures.length} : {failures: kept};
 }
 
-/** The failures a record keeps: the first few, and how many there were. */
-export function recordedFailures(failures: readonly GateFailure[]): Pick<GatedRecord, 'failures' | 'failureCount'> {
-  return failures.length > MAX_RECORDED_FAILURES
-    ? {failures: failures.slice(0, MAX_RECORDED_FAILURES), failureCount: failures.length}
-    : {failures: [...failures]};
+function tooLargeText(bytes: number): string {
+  return `the gated rollout's record would start at ${bytes} bytes, over the ${MAX_START_RECORD_BYTES} it may (it lives in an annotation that every step reads): name fewer canary nodes (or label them and use --canary-selector), or use fewer waves`;
+}
+
+/** Why a new rollout's record would not fit its annotation (undefined: it fits). */
+export function startRecordTooLarge(record: GatedRecord): string | undefined {
+  const bytes = utf8Length(formatGatedRecord(record));
+  return bytes <= MAX_START_RECORD_BYTES ? undefined : tooLargeText(bytes);
+}
+
+/** The canary's node names alone would not fit the record: said before they are looked up on the cluster. */
+function canaryNodesTooLong(nodes: readonly string[]): string | undefined {
+  const bytes = utf8Length(JSON.stringify(nodes));
+  return bytes <= MAX_START_RECORD_BYTES ? undefined : tooLargeText(bytes);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -308,10 +343,6 @@ export function judgeGate(input: GateInput): GateVerdict {
 export type GatedRecordState =
   {readonly kind: 'none'} | {readonly kind: 'record'; readonly record: GatedRecord} | {readonly kind: 'invalid'; readonly error: string};
 
-function computeTemplateHashOf(ds: DaemonSet): string {
-  return computeTemplateHash(ds.spec.template);
-}
-
 export function gatedRecordOf(ds: DaemonSet): GatedRecordState {
   const text = ds.metadata.annotations?.[GATED_ROLLOUT_ANNOTATION];
   if (text === undefined || text === '') return {kind: 'none'};
@@ -351,82 +382,8 @@ export interface GatedProgress {
   readonly failures: readonly GateFailure[];
   /** The Job driving it (`--detach`), when the DaemonSet names one for this rollout's template. */
   readonly job?: string;
-}
-
-/**
- * The record as the cluster has it now. A gated rollout holds its DaemonSet paused (OnDelete) until it ends: one
- * whose DaemonSet runs under RollingUpdate again was ended by someone else (kubectl, a resume): it reads
- * `complete` when the controller has rolled out the record's template everywhere, else `abandoned`. So no record
- * outlives its rollout and blocks the next one.
- */
-export function effectiveGatedRecord(ds: DaemonSet, record: GatedRecord): GatedRecord {
-  if (FINISHED_GATED_PHASES.has(record.phase) || ds.spec.updateStrategy?.type === 'OnDelete') return record;
-  const status = ds.status;
-  const rolledOut =
-    computeTemplateHashOf(ds) === record.template &&
-    status !== undefined &&
-    (status.observedGeneration ?? 0) >= (ds.metadata.generation ?? 0) &&
-    (status.updatedNumberScheduled ?? 0) === status.desiredNumberScheduled &&
-    (status.numberAvailable ?? 0) === status.desiredNumberScheduled;
-  return {...record, phase: rolledOut ? 'complete' : 'abandoned', bakeUntil: undefined};
-}
-
-/**
- * A record that ended behind its back (the DaemonSet runs RollingUpdate again), as it ended: `pause` writes it in
- * the same patch, so pausing again does not bring a finished rollout back. Undefined: nothing to settle.
- */
-export function settledGatedRecord(ds: DaemonSet): GatedRecord | undefined {
-  const found = gatedRecordOf(ds);
-  if (found.kind !== 'record' || FINISHED_GATED_PHASES.has(found.record.phase)) return undefined;
-  const effective = effectiveGatedRecord(ds, found.record);
-  return effective.phase === found.record.phase ? undefined : effective;
-}
-
-/** The gated rollout under way on `ds` (its effective record, not finished), if any. */
-export function ongoingGatedRecord(ds: DaemonSet): GatedRecord | undefined {
-  const found = gatedRecordOf(ds);
-  if (found.kind !== 'record') return undefined;
-  const record = effectiveGatedRecord(ds, found.record);
-  return FINISHED_GATED_PHASES.has(record.phase) ? undefined : record;
-}
-
-const GATED_REFUSALS = {
-  step: 'a plain step would touch nodes outside the stage; rerun the gated step, or',
-  undo: 'undo would leave its record behind; roll it back with abort (back to the revision it started from), or continue with',
-} as const;
-
-/** Why a plain `step` or an `undo` is refused while a gated rollout is under way (undefined: it is not). */
-export function gatedRefusalReason(
-  ds: DaemonSet,
-  ref: {readonly namespace: string; readonly name: string},
-  command: keyof typeof GATED_REFUSALS,
-): string | undefined {
-  const progress = gatedProgressOf(ds, 0);
-  if (!progress) return undefined;
-  const name = `${ref.name} -n ${ref.namespace}`;
-  const next = progress.phase === 'aborting' ? `kubectl ds-rollout abort ${name}` : `kubectl ds-rollout promote ${name} / abort ${name}`;
-  return `daemonset ${ref.namespace}/${ref.name} has a gated rollout under way (stage ${progress.stage}/${progress.stages} ${progress.name}, ${progress.phase}): ${GATED_REFUSALS[command]} ${next}`;
-}
-
-/** The gated rollout in progress on `ds` (not finished), as status and ds-plan show it. */
-export function gatedProgressOf(ds: DaemonSet, now: number): GatedProgress | undefined {
-  const record = ongoingGatedRecord(ds);
-  if (!record) return undefined;
-  const job = detachedJobOf(ds);
-  const driven = job !== undefined && isDetachedJobOf(job, ds.metadata.name, record.template);
-  return {...gatedProgress(record, now), ...(driven ? {job} : {})};
-}
-
-export function gatedProgress(record: GatedRecord, now: number): GatedProgress {
-  const stage = Math.min(record.stage, record.stages.length - 1);
-  return {
-    stage: stage + 1,
-    stages: record.stages.length,
-    name: record.stages[stage]?.name ?? '',
-    phase: record.phase,
-    ...(record.phase === 'baking' && record.bakeUntil !== undefined ? {bakeLeftSeconds: Math.max(0, Math.ceil((record.bakeUntil - now) / 1000))} : {}),
-    failures: record.failures,
-  };
+  /** `superseded`: the template someone else set, by revision number (or by hash before its revision exists). */
+  readonly supersededBy?: {readonly revision: Revision} | {readonly hash: string};
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -569,14 +526,22 @@ export type GatedEvent =
   | {readonly kind: 'baking'; readonly stage: GatedStage; readonly leftMs: number}
   | {readonly kind: 'bake-passed'; readonly stage: GatedStage}
   | {readonly kind: 'gate-failed'; readonly stage: GatedStage; readonly failures: readonly GateFailure[]}
-  | {readonly kind: 'rolling-back'; readonly toRevision: Revision; readonly nodes: readonly string[]};
+  | {readonly kind: 'rolling-back'; readonly toRevision: Revision; readonly nodes: readonly string[]}
+  /** The rollout is back on its origin (abort, or --on-failure undo): its closing event. */
+  | {readonly kind: 'aborted'; readonly toRevision: Revision; readonly nodes: readonly string[]};
 
 export interface GatedResult {
   readonly kind: 'GatedRollout';
   readonly daemonSet: {readonly namespace: string; readonly name: string};
-  /** `complete`: every stage passed; `awaiting-approval`: stopped after the canary for `promote`; `dry-run`: promote --dry-run. */
-  readonly outcome: 'complete' | 'awaiting-approval' | 'dry-run';
-  readonly record: GatedRecord;
+  /**
+   * `complete`: every stage passed; `awaiting-approval`: stopped after the canary for `promote`; `dry-run`: a dry
+   * run; `unchanged`: every node already runs the template, so no rollout was recorded.
+   */
+  readonly outcome: 'complete' | 'awaiting-approval' | 'dry-run' | 'unchanged';
+  /** The record as this run left it (`unchanged`: none was written). */
+  readonly record?: GatedRecord;
+  /** `unchanged`: the revision every node runs already. */
+  readonly revision?: Revision;
 }
 
 /** What `abort` did (or, with a dry run, would do). */

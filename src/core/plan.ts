@@ -9,7 +9,8 @@ import {byName, type DaemonPod, isDaemonPodAvailable, runsOldPod} from './daemon
 import {CONTROLLER_REVISION_HASH_LABEL} from './pod-template.js';
 import type {ReconcileEngine} from './engine.js';
 import {pausedInfoOf, unpausedWarning} from './pause.js';
-import {gatedProgressOf} from './gates.js';
+import {gatedProgressOf, gatedWayForward} from './gated-machine.js';
+import type {GatedProgress} from './gates.js';
 import {classifyNodeForUpdate, countsAgainstBudget} from './rolling-update.js';
 import {MinHeap} from './min-heap.js';
 import {currentRevisionOf} from './revisions.js';
@@ -196,7 +197,7 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
     input.slots.every((slot) => !slot.node || !slot.eligibility.shouldRun || isConverged(slot.pods, now));
 
   const paused = pausedInfoOf(ds, status.desiredNumberScheduled);
-  const gated = gatedProgressOf(ds, now);
+  const gated = gatedProgressOf(ds, now, input.history.update.revision);
   // The rolling update's budgets; plain OnDelete (or budgets that cannot be read) has none: limits of 0.
   const strategyBudgets: RolloutBudgets =
     input.strategyType === 'RollingUpdate' && !('error' in input.budgets) ? input.budgets : {maxUnavailable: 0, maxSurge: 0};
@@ -204,7 +205,7 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
   // paused. Without a budget the counts are still what the rolling update would see.
   const spent = paused ? paused.budgets : strategyBudgets;
   const budget = budgetInUse(input.slots, spent, now);
-  const found = findBlockers(input, engine, t, now, {converges, rollingUpdateError, hostPorts, hostPortWaiting, paused}, deletedBy);
+  const found = findBlockers(input, engine, t, now, {converges, rollingUpdateError, hostPorts, hostPortWaiting, paused, gated}, deletedBy);
   // When the controller does not sync it, nothing the rolling update would wait for matters.
   const blockers: Blocker[] =
     gate?.skipped === 'being-deleted'
@@ -380,6 +381,7 @@ interface BlockerContext {
   readonly hostPorts: boolean;
   readonly hostPortWaiting: ReadonlySet<number>;
   readonly paused: PausedInfo | undefined;
+  readonly gated: GatedProgress | undefined;
 }
 
 interface Findings {
@@ -452,10 +454,17 @@ function findBlockers(
     // Paused, old pods wait for a step by design: the operator's choice, not a fault of any node. Counted as the
     // report's detail counts them: nodes running an old pod that is not already going.
     const running = input.slots.filter((slot) => slot.node && runsOldPod(slot.pods)).length;
-    if (running > 0 && ctx.paused)
+    const runs = running === 1 ? '1 node runs' : `${formatCount(running)} nodes run`;
+    // Held by a gated rollout, the way on is the state machine's, never a plain step or resume (both refused).
+    if (running > 0 && ctx.paused && ctx.gated)
       warnings.push({
         kind: 'on-delete',
-        message: `paused by ds-rollout: ${running === 1 ? '1 node runs' : `${formatCount(running)} nodes run`} an old pod, waiting for \`ds-rollout step\` (or \`ds-rollout resume\`)`,
+        message: `paused by a gated rollout (${ctx.gated.phase}): ${runs} an old pod; ${gatedWayForward(ctx.gated.phase, {namespace: input.ds.metadata.namespace ?? 'default', name: input.ds.metadata.name})}`,
+      });
+    else if (running > 0 && ctx.paused)
+      warnings.push({
+        kind: 'on-delete',
+        message: `paused by ds-rollout: ${runs} an old pod, waiting for \`ds-rollout step\` (or \`ds-rollout resume\`)`,
       });
     else if (old.length > 0) {
       blockers.push({

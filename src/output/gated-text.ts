@@ -42,15 +42,26 @@ export function renderGatedEvent(event: GatedEvent, ref: Ref, color: boolean): s
       return c.bold(`  gate failed at ${event.stage.name}: ${event.failures.map(describeGateFailure).join('; ')}`);
     case 'rolling-back':
       return `Rolling back to revision ${event.toRevision}${event.nodes.length > 0 ? `; stepping back ${formatList(event.nodes, 8)}` : ''}`;
+    case 'aborted':
+      // The summary (or, after --on-failure undo, the error) says it.
+      return undefined;
   }
 }
 
 export function renderGatedSummary(result: GatedResult, ref: Ref): string {
   const name = `${ref.name} -n ${ref.namespace}`;
-  if (result.outcome === 'dry-run')
-    return `Dry run: promote would continue the gated rollout at stage ${result.record.stage + 2}/${result.record.stages.length}; nothing was changed.`;
+  const record = result.record;
+  if (result.outcome === 'unchanged' || !record) {
+    const revision = result.revision !== undefined ? ` (revision ${result.revision})` : '';
+    return `Nothing to roll out: every node of daemonset ${ref.namespace}/${ref.name} runs its template already${revision}; no gated rollout was recorded.`;
+  }
+  if (result.outcome === 'dry-run') {
+    if (record.phase === 'awaiting-approval')
+      return `Dry run: promote would continue the gated rollout at stage ${record.stage + 2}/${record.stages.length}; nothing was changed.`;
+    return `Dry run: the gated rollout would ${record.stage === 0 && record.phase === 'rolling' ? 'start' : 'continue'} at stage ${record.stage + 1}/${record.stages.length}; nothing was changed.`;
+  }
   if (result.outcome === 'awaiting-approval') {
-    const stage = result.record.stages[result.record.stage]!;
+    const stage = record.stages[record.stage]!;
     return `Stage ${stage.name} passed; waiting for approval. Continue: kubectl ds-rollout promote ${name}; roll back: kubectl ds-rollout abort ${name}`;
   }
   return `Gated rollout complete: every stage passed. The DaemonSet stays paused: kubectl ds-rollout resume ${name}`;
@@ -68,6 +79,18 @@ export function renderAbortSummary(result: AbortResult): string {
   }
 }
 
+/** A phase as a person reads it, with the command that moves it on where there is one (core's gatedWayForward, short). */
+const PHASE_WORDS: Partial<Record<GatedProgress['phase'], (progress: GatedProgress) => string>> = {
+  'awaiting-approval': () => 'awaiting approval (kubectl ds-rollout promote, or abort)',
+  failed: () => 'failed (kubectl ds-rollout abort rolls it back)',
+  aborting: () => 'aborting (kubectl ds-rollout abort continues it)',
+  superseded: (progress) => {
+    const by = progress.supersededBy;
+    const what = by === undefined ? 'another template' : 'revision' in by ? `revision ${by.revision}` : `template ${by.hash}`;
+    return `superseded by ${what}, set by someone else (a new gated step rolls it out, or kubectl ds-rollout resume)`;
+  },
+};
+
 /** `gated rollout: stage 2/3 wave 1 (50%), baking, 25s left`. */
 export function describeGatedProgress(progress: GatedProgress): string {
   return `gated rollout: ${describeGatedStage(progress)}`;
@@ -75,12 +98,7 @@ export function describeGatedProgress(progress: GatedProgress): string {
 
 /** `stage 2/3 wave 1 (50%), baking, 25s left`: for a line whose label already says it is the gated rollout. */
 export function describeGatedStage(progress: GatedProgress): string {
-  const phase =
-    progress.phase === 'awaiting-approval'
-      ? 'awaiting approval (kubectl ds-rollout promote)'
-      : progress.phase === 'aborting'
-        ? 'aborting (kubectl ds-rollout abort continues it)'
-        : progress.phase;
+  const phase = PHASE_WORDS[progress.phase]?.(progress) ?? progress.phase;
   const left = progress.bakeLeftSeconds !== undefined ? `, ${formatDuration(progress.bakeLeftSeconds)} left` : '';
   const failed = progress.failures.length > 0 ? `; gate failed: ${progress.failures.map(describeGateFailure).join('; ')}` : '';
   const job = progress.job !== undefined ? `, driven by Job ${progress.job}` : '';

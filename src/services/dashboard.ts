@@ -290,7 +290,6 @@ async function gatedAction(services: ActionServices, mode: 'promote' | 'abort', 
   try {
     if (mode === 'abort') {
       const undone = await gated.abortGatedRollout(options);
-      recorded?.aborted(undone);
       return {
         message: `gated rollout aborted: back on revision ${undone.toRevision}${undone.nodes.length > 0 ? `; stepped back ${undone.nodes.join(', ')}` : ''}`,
       };

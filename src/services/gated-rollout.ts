@@ -15,7 +15,6 @@ import {
   type ClusterState,
   type Revision,
   type DaemonSet,
-  FINISHED_GATED_PHASES,
   GATED_ROLLOUT_ANNOTATION,
   type GatedEvent,
   type GatedRecord,
@@ -26,13 +25,16 @@ import {
   type IntOrString,
   type AbortResult,
   type RolloutOrigin,
-  chooseRolloutOrigin,
   claimObjects,
   computeTemplateHash,
   templateOfRevision,
   describeGateFailure,
-  effectiveGatedRecord,
   formatGatedRecord,
+  gatedDecision,
+  gatedFailureText,
+  type GatedDecision,
+  gatedPhaseOf,
+  gatedViewOf,
   gatedRecordBody,
   gatedRecordOf,
   judgeGate,
@@ -41,7 +43,10 @@ import {
   recordedFailures,
   resolveGatedStage,
   resolveGatedStages,
-  revisionMatchesTemplate,
+  rolloutOriginOf,
+  startRecordTooLarge,
+  templateLabelHashOf,
+  templateRevisionOf,
 } from '../core/index.js';
 import {DsRolloutError, InputError, RolloutStuckError} from '../errors.js';
 import {controlledRevisions, revisionHash} from './history.js';
@@ -103,6 +108,9 @@ export function abortGatedRollout(options: Omit<GatedOptions, 'strategy' | 'prom
 /** Stops an until() whose wait is over (not an error anyone sees). */
 class Done extends Error {}
 
+/** Someone else set another template: the rollout is superseded (exit 3, as any stopped rollout). */
+class SupersededError extends RolloutStuckError {}
+
 /**
  * The server's clock for bakes, brought up to date by a cheap request now and then rather than on every tick:
  * often enough to end a bake on time on a cluster whose clock runs at another pace (the simulated one at --speed),
@@ -144,6 +152,8 @@ class GatedRollout {
   private follower: Follower | undefined;
   /** The annotation as this run last read or wrote it: anything else means another run changed it. */
   private lastText: string | undefined;
+  /** Every annotation text this run read first or wrote (a watched state may show an earlier one of them). */
+  private readonly ownTexts = new Set<string | undefined>();
   private record!: GatedRecord;
   /** Pod uids this run has seen Ready (kept in memory only: the record stays small; a rerun sees them again). */
   private seenReady: readonly string[] = [];
@@ -175,71 +185,88 @@ class GatedRollout {
     return state as ClusterState;
   }
 
-  private recordOf(ds: DaemonSet): GatedRecord | undefined {
+  /** What the state machine says `command` does on the watched state (the annotation is what this run saw last). */
+  private decide(state: ClusterState, command: 'gated-step' | 'promote' | 'abort'): Exclude<GatedDecision, {kind: 'refuse'}> {
+    const ds = state.daemonSet;
     this.lastText = ds.metadata.annotations?.[GATED_ROLLOUT_ANNOTATION];
-    const found = gatedRecordOf(ds);
-    if (found.kind === 'invalid') {
-      throw new InputError(
-        `${describeRef(this.ref)} has a gated rollout record that cannot be read (${found.error}): fix or remove the annotation ${GATED_ROLLOUT_ANNOTATION}`,
-      );
-    }
-    return found.kind === 'record' ? effectiveGatedRecord(ds, found.record) : undefined;
+    this.ownTexts.add(this.lastText);
+    const templateRevision = templateRevisionOf(ds, state.revisions)?.revision;
+    const decision = gatedDecision(ds, command, {ref: this.ref, ...(templateRevision !== undefined ? {templateRevision} : {})});
+    if (decision.kind === 'refuse') throw decision.exitCode === 3 ? new RolloutStuckError(decision.message) : new InputError(decision.message);
+    return decision;
   }
 
   async run(): Promise<GatedResult> {
     const state = await this.state();
-    const ds = state.daemonSet;
-    const found = this.recordOf(ds);
-    const template = templateOf(ds);
-    const ongoing = found && !FINISHED_GATED_PHASES.has(found.phase) ? found : undefined;
-    const name = `${this.ref.name} -n ${this.ref.namespace}`;
-    if (ongoing?.phase === 'aborting') {
-      throw new RolloutStuckError(`${describeRef(this.ref)} is being rolled back (an abort is under way): finish it with 'kubectl ds-rollout abort ${name}'`);
-    }
-    if (ongoing && ongoing.template !== template) {
-      throw new RolloutStuckError(
-        `the template of ${describeRef(this.ref)} changed during its gated rollout (stage ${ongoing.stage + 1}/${ongoing.stages.length} ${ongoing.stages[ongoing.stage]?.name}): stopped. Roll it back with 'kubectl ds-rollout abort ${name}', or remove the annotation ${GATED_ROLLOUT_ANNOTATION} to start over`,
-      );
-    }
-    if (ongoing) {
-      this.record = ongoing;
-      if (ongoing.phase === 'failed') throw this.failedError(ongoing.failures, ongoing.stages[ongoing.stage]!.name);
-      if (ongoing.phase === 'awaiting-approval') {
-        if (!this.options.promote) return this.result('awaiting-approval');
-        if (this.options.dryRun) return this.promotePreview(state);
-        await this.write({...ongoing, stage: ongoing.stage + 1, phase: 'rolling'});
-      } else if (this.options.promote) {
-        throw new InputError(
-          `${describeRef(this.ref)} has no gated rollout waiting for approval (stage ${ongoing.stage + 1}/${ongoing.stages.length}, ${ongoing.phase})`,
-        );
+    const decision = this.decide(state, this.options.promote ? 'promote' : 'gated-step');
+    switch (decision.kind) {
+      case 'awaiting-approval':
+        this.record = decision.view.record;
+        return this.result('awaiting-approval');
+      case 'promote':
+        this.record = decision.view.record;
+        if (this.options.dryRun) return this.preview(state, this.record.stage + 1, true);
+        await this.write({...this.record, stage: this.record.stage + 1, phase: 'rolling'});
+        this.emit({kind: 'plan', stages: resolveGatedStages(state, this.record.stages), stage: this.record.stage, resumed: true});
+        break;
+      case 'continue':
+        this.record = decision.view.record;
+        if (this.options.dryRun) return this.preview(state, this.record.stage, true);
+        this.emit({kind: 'plan', stages: resolveGatedStages(state, this.record.stages), stage: this.record.stage, resumed: true});
+        break;
+      default: {
+        const started = await this.start(state);
+        if (started) return started;
       }
-      this.emit({kind: 'plan', stages: resolveGatedStages(state, this.record.stages), stage: this.record.stage, resumed: true});
-    } else {
-      if (this.options.promote) throw new InputError(`${describeRef(this.ref)} has no gated rollout waiting for approval`);
-      const strategy = this.options.strategy;
-      if (!strategy) throw new InputError(`${describeRef(this.ref)} has no gated rollout in progress`);
-      let stages;
-      try {
-        stages = planGatedStages(state, strategy);
-      } catch (error) {
-        throw new InputError((error as Error).message);
-      }
-      const from = this.originOf(state);
-      await this.write({
-        template,
-        ...(from ? {from} : {}),
-        stages,
-        stage: 0,
-        phase: 'rolling',
-        failures: [],
-        maxRestarts: strategy.maxRestarts,
-        progressDeadlineMs: strategy.progressDeadlineMs,
-        onFailure: strategy.onFailure,
-        ...(this.options.maxUnavailable !== undefined ? {maxUnavailable: this.options.maxUnavailable} : {}),
-      });
-      this.emit({kind: 'plan', stages: resolveGatedStages(state, stages), stage: 0, resumed: false});
     }
+    try {
+      return await this.stages();
+    } catch (error) {
+      throw await this.settleSuperseded(error);
+    }
+  }
 
+  /** A new gated rollout: its record, from the origin the nodes run to the template's release. A result: none to start. */
+  private async start(state: ClusterState): Promise<GatedResult | undefined> {
+    const strategy = this.options.strategy;
+    if (!strategy) throw new InputError(`${describeRef(this.ref)} has no gated rollout in progress`);
+    const from = rolloutOriginOf(state);
+    if (!from) {
+      // Every node runs the template already (e.g. after an --on-failure undo put it back): nothing to roll out.
+      const revision = templateRevisionOf(state.daemonSet, state.revisions)?.revision;
+      return {kind: 'GatedRollout', daemonSet: this.ref, outcome: 'unchanged', ...(revision !== undefined ? {revision} : {})};
+    }
+    let stages;
+    try {
+      stages = planGatedStages(state, strategy);
+    } catch (error) {
+      throw new InputError((error as Error).message);
+    }
+    const record: GatedRecord = {
+      template: templateOf(state.daemonSet),
+      from,
+      stages,
+      stage: 0,
+      phase: 'rolling',
+      failures: [],
+      maxRestarts: strategy.maxRestarts,
+      progressDeadlineMs: strategy.progressDeadlineMs,
+      onFailure: strategy.onFailure,
+      ...(this.options.maxUnavailable !== undefined ? {maxUnavailable: this.options.maxUnavailable} : {}),
+    };
+    const tooLarge = startRecordTooLarge(record);
+    if (tooLarge) throw new InputError(`${describeRef(this.ref)}: ${tooLarge}`);
+    if (this.options.dryRun) {
+      this.record = record;
+      return this.preview(state, 0, false);
+    }
+    await this.write(record);
+    this.emit({kind: 'plan', stages: resolveGatedStages(state, stages), stage: 0, resumed: false});
+    return undefined;
+  }
+
+  /** From the recorded stage on: roll, bake, and move to the next stage, until the last passes or one waits for approval. */
+  private async stages(): Promise<GatedResult> {
     for (;;) {
       const index = this.record.stage;
       const stage = resolveGatedStage(await this.state(), this.record.stages, index);
@@ -250,25 +277,31 @@ class GatedRollout {
         await this.write({...this.record, phase: 'baking', bakeUntil: this.cluster.now() + stage.bakeMs});
       }
       await this.bake(stage);
-      this.emit({kind: 'bake-passed', stage});
       const last = index === this.record.stages.length - 1;
-      if (last) {
-        await this.write({...this.record, phase: 'complete', bakeUntil: undefined});
-        return this.result('complete');
-      }
-      if (stage.approve) {
-        await this.write({...this.record, phase: 'awaiting-approval', bakeUntil: undefined});
-        return this.result('awaiting-approval');
-      }
-      await this.write({...this.record, stage: index + 1, phase: 'rolling', bakeUntil: undefined});
+      if (last) await this.write({...this.record, phase: 'complete', bakeUntil: undefined});
+      else if (stage.approve) await this.write({...this.record, phase: 'awaiting-approval', bakeUntil: undefined});
+      else await this.write({...this.record, stage: index + 1, phase: 'rolling', bakeUntil: undefined});
+      // Only once the record says so: a run that lost the record to another emits nothing.
+      this.emit({kind: 'bake-passed', stage});
+      if (last) return this.result('complete');
+      if (stage.approve) return this.result('awaiting-approval');
     }
   }
 
-  /** `promote --dry-run`: the next stage and its first wave, or the refusal the step would meet. */
-  private async promotePreview(state: ClusterState): Promise<GatedResult> {
-    const index = this.record.stage + 1;
+  /**
+   * A run stopped because someone else set another template: the record says superseded from then on (written
+   * once, best effort: every face derives the same phase without it).
+   */
+  private async settleSuperseded(error: unknown): Promise<unknown> {
+    if (!(error instanceof SupersededError)) return error;
+    await this.write({...this.record, phase: 'superseded', bakeUntil: undefined}, {templateChanged: true}).catch(() => undefined);
+    return error;
+  }
+
+  /** `promote --dry-run` / a new gated step's `--dry-run`: stage `index` and its first wave, or the refusal the step would meet. */
+  private async preview(state: ClusterState, index: number, resumed: boolean): Promise<GatedResult> {
     const stage = resolveGatedStage(state, this.record.stages, index);
-    this.emit({kind: 'plan', stages: resolveGatedStages(state, this.record.stages), stage: index, resumed: true});
+    this.emit({kind: 'plan', stages: resolveGatedStages(state, this.record.stages), stage: index, resumed});
     this.emit({kind: 'stage', number: index + 1, total: this.record.stages.length, stage});
     await stepDaemonSet({...this.stepOptions(stage.nodes), dryRun: true});
     return this.result('dry-run');
@@ -281,12 +314,6 @@ class GatedRollout {
 
   private result(outcome: GatedResult['outcome']): GatedResult {
     return {kind: 'GatedRollout', daemonSet: this.ref, outcome, record: this.record};
-  }
-
-  /** The revision the rollout starts from: what the DaemonSet ran before its template changed. */
-  private originOf(state: ClusterState): RolloutOrigin | undefined {
-    const revisions = controlledRevisions(state.daemonSet, state.revisions).map((r) => ({revision: r.revision, hash: revisionHash(r)}));
-    return chooseRolloutOrigin(revisions, this.templateHashOf(state));
   }
 
   /** Steps the stage's nodes with the step service while the gate watches; a failed gate stops the step. */
@@ -362,13 +389,24 @@ class GatedRollout {
     if (outcome !== 'timeout' && outcome.failures.length > 0) await this.fail(stage, outcome.failures);
   }
 
-  /** The gate's verdict on a watched state. */
+  /**
+   * The gate's verdict on a watched state, once the state machine says the rollout is still this run's: a record
+   * someone else changed (resume --force, abort, another driver) or a template someone else set stops the run at
+   * once, saying which.
+   */
   private judge(state: ClusterState, stage: GatedStage): readonly GateFailure[] {
-    if (templateOf(state.daemonSet) !== this.record.template) {
-      throw new RolloutStuckError(
-        `the template of ${describeRef(this.ref)} changed during its gated rollout (stage ${stage.name}): stopped; the DaemonSet stays paused`,
+    const ds = state.daemonSet;
+    const text = ds.metadata.annotations?.[GATED_ROLLOUT_ANNOTATION];
+    // A watched state may lag behind this run's own writes: any text this run read or wrote is its own.
+    if (!this.ownTexts.has(text)) throw this.endedElsewhere(ds);
+    const phase = gatedPhaseOf(ds, this.record);
+    if (phase === 'superseded') {
+      const revision = templateRevisionOf(ds, state.revisions)?.revision;
+      throw new SupersededError(
+        `the template of ${describeRef(this.ref)} was changed to ${revision !== undefined ? `revision ${revision}` : 'another template'} by someone else during its gated rollout (stage ${stage.name}): the rollout is superseded and stops; the DaemonSet stays paused`,
       );
     }
+    if (phase !== this.record.phase) throw this.endedElsewhere(ds);
     const verdict = judgeGate({
       state,
       ...(stage.nodes ? {nodes: stage.nodes} : {}),
@@ -381,37 +419,51 @@ class GatedRollout {
     return verdict.failures;
   }
 
+  /** What this run says when the watch shows that its rollout was ended or taken over by someone else. */
+  private endedElsewhere(ds: DaemonSet): RolloutStuckError {
+    const found = gatedViewOf(ds);
+    const phase = found.kind === 'view' ? found.view.phase : undefined;
+    const what =
+      found.kind === 'none'
+        ? 'its record was removed'
+        : phase === 'abandoned'
+          ? ds.spec.updateStrategy?.type === 'OnDelete'
+            ? 'it was ended (abandoned, e.g. by resume --force)'
+            : 'the DaemonSet was resumed, so the controller rolls it out and the rollout is abandoned'
+          : phase === 'complete'
+            ? 'the DaemonSet was resumed and the controller rolled the release out'
+            : phase === 'aborting' || phase === 'aborted'
+              ? `it is being rolled back by abort (${phase})`
+              : `another ds-rollout moved it on (${phase ?? 'unreadable'})`;
+    return new RolloutStuckError(
+      `the gated rollout of ${describeRef(this.ref)} was changed by someone else meanwhile: ${what}; this run stops and changes nothing more`,
+    );
+  }
+
   private async fail(stage: GatedStage, failures: readonly GateFailure[]): Promise<never> {
-    this.emit({kind: 'gate-failed', stage, failures});
     await this.write({...this.record, phase: 'failed', ...recordedFailures(failures), bakeUntil: undefined});
+    this.emit({kind: 'gate-failed', stage, failures});
     if (this.record.onFailure === 'undo') {
       const undone = await this.abortRecorded(await this.state());
       throw new RolloutStuckError(
         `gate failed at stage ${stage.name}: ${failures.map(describeGateFailure).join('; ')}; rolled back to revision ${undone.toRevision}${undone.nodes.length > 0 ? ` on ${undone.nodes.join(', ')}` : ''}; the DaemonSet stays paused`,
       );
     }
-    throw this.failedError(failures, stage.name);
-  }
-
-  private failedError(failures: readonly GateFailure[], stage: string): RolloutStuckError {
-    const more = (this.record.failureCount ?? failures.length) - failures.length;
-    return new RolloutStuckError(
-      `gate failed at stage ${stage}: ${failures.map(describeGateFailure).join('; ')}${more > 0 ? ` and ${more} more` : ''}; the DaemonSet stays paused (roll back: kubectl ds-rollout abort ${this.ref.name} -n ${this.ref.namespace})`,
-    );
+    throw new RolloutStuckError(gatedFailureText(this.record, this.ref));
   }
 
   async abort(): Promise<AbortResult> {
     const state = await this.state();
-    const record = this.recordOf(state.daemonSet);
-    if (!record || record.phase === 'complete' || record.phase === 'abandoned') {
-      const why = record ? ` (its last one is ${record.phase})` : '';
-      throw new InputError(`${describeRef(this.ref)} has no gated rollout to abort${why}`);
+    const decision = this.decide(state, 'abort');
+    if (decision.kind !== 'abort' && decision.kind !== 'already-aborted') throw new InputError(`${describeRef(this.ref)} has no gated rollout to abort`);
+    this.record = decision.view.record;
+    if (decision.kind === 'already-aborted') {
+      return {kind: 'GatedRolloutAbort', daemonSet: this.ref, toRevision: this.originNow(state, this.target(state)), nodes: [], outcome: 'already'};
     }
-    this.record = record;
     return this.abortRecorded(state);
   }
 
-  /** The revision abort goes back to: the recorded one (by hash), or for an old record the one before the template's. */
+  /** The revision abort goes back to: the recorded origin (by hash: undo renumbers it), or for an old record what the nodes run. */
   private target(state: ClusterState): RolloutOrigin {
     const revisions = controlledRevisions(state.daemonSet, state.revisions);
     const from = this.record.from;
@@ -421,25 +473,26 @@ class GatedRollout {
         throw new InputError(
           `the revision ${describeRef(this.ref)}'s gated rollout started from (${from.revision}, ${from.hash}) is no longer in its history: nothing was changed`,
         );
-      return {revision: found.revision, hash: from.hash};
+      return {...from, revision: found.revision};
     }
-    const origin = this.originOf(state);
+    const origin = rolloutOriginOf(state);
     if (!origin) throw new InputError(`${describeRef(this.ref)} has no earlier revision to go back to`);
     return origin;
   }
 
+  /** The origin's number as history shows it on `state` (a rollback renumbers the revision it restores). */
+  private originNow(state: ClusterState, origin: RolloutOrigin): Revision {
+    return controlledRevisions(state.daemonSet, state.revisions).find((r) => revisionHash(r) === origin.hash)?.revision ?? origin.revision;
+  }
+
   /**
-   * Convergent: the template goes back to the origin (if it is not there yet), then every node whose pod is not on
-   * the origin is stepped, within the budget. The record says `aborting` (with the origin) from the first change
-   * on, so a second abort continues with the same target; `aborted` once no node is left.
+   * Convergent: the template goes back to the origin (if it is not there yet), then every node whose pod runs the
+   * release is stepped, within the budget. The record says `aborting` (with the origin) from the first change on,
+   * so a second abort continues with the same target; `aborted` once no node is left, with the closing event.
    */
   private async abortRecorded(state: ClusterState): Promise<AbortResult> {
     const target = this.target(state);
     const nodes = this.nodesOnRelease(state);
-    const onTarget = this.templateHashOf(state) === target.hash;
-    if (this.record.phase === 'aborted' && onTarget && nodes.length === 0) {
-      return {kind: 'GatedRolloutAbort', daemonSet: this.ref, toRevision: target.revision, nodes: [], outcome: 'already'};
-    }
     const dryRun = this.options.dryRun;
     const preview = await previewUndo(
       {source: this.options.source, clock: {now: () => this.cluster.now(), refresh: () => Promise.resolve()}},
@@ -460,20 +513,25 @@ class GatedRollout {
       }
       return {kind: 'GatedRolloutAbort', daemonSet: this.ref, toRevision: preview.to.revision, nodes, outcome: 'dry-run'};
     }
-    const aborting: GatedRecord = {...this.record, from: target, phase: 'aborting', bakeUntil: undefined};
-    if (this.record.phase !== 'aborting' || this.record.from?.hash !== target.hash) await this.write(aborting, {templateChanged: true});
+    const originTemplate = target.template ?? templateOf({...state.daemonSet, spec: {...state.daemonSet.spec, template: preview.targetTemplate}});
+    const aborting: GatedRecord = {...this.record, from: {...target, template: originTemplate}, phase: 'aborting', bakeUntil: undefined};
+    if (this.record.phase !== 'aborting' || this.record.from?.hash !== target.hash || this.record.from.template === undefined) {
+      await this.write(aborting, {templateChanged: true});
+    }
     let current = state;
     if (!preview.skipped) {
       await applyUndo(this.options.writer, preview, {follower: this.follow()});
       // The step decides on the watched state: not before it shows the template back on the origin.
-      current = (await this.follow().until((s) => (this.templateHashOf(s) === target.hash ? s : undefined), {
+      current = (await this.follow().until((s) => (templateLabelHashOf(s) === target.hash ? s : undefined), {
         timeoutMs: 0,
         tickMs: this.tickMs,
       })) as ClusterState;
     }
-    const stepped = await this.stepBackRelease(current, preview.to.revision);
-    await this.write({...aborting, from: {revision: preview.to.revision, hash: target.hash}, phase: 'aborted'}, {templateChanged: true});
-    return {kind: 'GatedRolloutAbort', daemonSet: this.ref, toRevision: preview.to.revision, nodes: stepped, outcome: 'aborted'};
+    const toRevision = this.originNow(current, target);
+    const stepped = await this.stepBackRelease(current, toRevision);
+    await this.write({...aborting, from: {...aborting.from!, revision: toRevision}, phase: 'aborted'}, {templateChanged: true});
+    this.emit({kind: 'aborted', toRevision, nodes: stepped});
+    return {kind: 'GatedRolloutAbort', daemonSet: this.ref, toRevision, nodes: stepped, outcome: 'aborted'};
   }
 
   /**
@@ -542,21 +600,10 @@ class GatedRollout {
     return error instanceof DsRolloutError && !(error instanceof RolloutStuckError) && error.exitCode !== 1 ? error : stuck;
   }
 
-  /** The hash of the revision the DaemonSet's template is (as its pods are labelled). */
-  private templateHashOf(state: ClusterState): string {
-    const ds = state.daemonSet;
-    const current = controlledRevisions(ds, state.revisions).find((r) => revisionMatchesTemplate(r, ds.spec.template));
-    return current ? revisionHash(current) : templateOf(ds);
-  }
-
   /**
-   * Nodes whose pod runs the release this gated rollout rolled out (what abort steps back); nodes it never touched
-   * keep what they run.
-   */
-  /**
-   * The nodes whose pod runs the release being rolled back. Pods carry the controller's hash (a revision's label),
-   * which only the simulated cluster computes as we do: the release is the revision whose template hashes, our way,
-   * to the recorded template.
+   * The nodes whose pod runs the release being rolled back (what abort steps back); nodes the rollout never touched
+   * keep what they run. Pods carry the controller's hash (a revision's label), which only the simulated cluster
+   * computes as we do: the release is the revision whose template hashes, our way, to the recorded template.
    */
   private nodesOnRelease(state: ClusterState): string[] {
     const release = controlledRevisions(state.daemonSet, state.revisions).find((r) => {
@@ -575,6 +622,7 @@ class GatedRollout {
   /** Writes the record, if the annotation is still what this run last saw (resourceVersion precondition). */
   private async write(next: GatedRecord, options: {templateChanged?: boolean} = {}): Promise<void> {
     const text = formatGatedRecord(next);
+    this.ownTexts.add(text);
     const previous =
       this.lastText === undefined ? undefined : gatedRecordOf({metadata: {annotations: {[GATED_ROLLOUT_ANNOTATION]: this.lastText}}} as unknown as DaemonSet);
     // The watched DaemonSet saves a GET when it shows what this run last wrote (a stale one fails its

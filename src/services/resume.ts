@@ -7,11 +7,12 @@ import {
   GATED_ROLLOUT_ANNOTATION,
   type IntOrString,
   formatGatedRecord,
-  ongoingGatedRecord,
+  gatedDecision,
   pauseStateOf,
   type RecordedRollingUpdate,
   type ResumeDecision,
   resumeDecision,
+  settledGatedRecord,
 } from '../core/index.js';
 import {InputError} from '../errors.js';
 import {describeRef, wrongStateMessage} from './pause.js';
@@ -56,21 +57,18 @@ export async function resumeDaemonSet(session: ResumeSession, options: ResumeOpt
       decision = resumeDecision(current, options.force);
       const state = pauseStateOf(current);
       pausedAt = state.kind === 'paused' ? state.strategy.pausedAt : undefined;
-      // A gated rollout holds the DaemonSet paused between its stages: resuming hands every node to the controller.
-      const gated = decision.kind === 'patch' ? ongoingGatedRecord(current) : undefined;
-      if (gated && !options.abandonGated) {
-        const name = `${ref.name} -n ${ref.namespace}`;
-        throw new InputError(
-          `${describeRef(ref)} has a gated rollout under way (stage ${gated.stage + 1}/${gated.stages.length} ${gated.stages[gated.stage]?.name}, ${gated.phase}): resuming would hand every node to the controller outside its stages; continue it with 'kubectl ds-rollout promote ${name}', roll it back with 'kubectl ds-rollout abort ${name}', or pass --force to end it (its record then says abandoned)`,
-        );
-      }
-      abandoned = gated ? {stage: gated.stages[gated.stage]?.name ?? '', phase: gated.phase} : undefined;
+      // A gated rollout holds the DaemonSet paused between its stages: resuming hands every node to the controller,
+      // so the state machine refuses it, or with --force ends the rollout (abandoned) in the same patch.
+      const gated = decision.kind === 'patch' ? gatedDecision(current, options.abandonGated ? 'resume-force' : 'resume', {ref}) : undefined;
+      if (gated?.kind === 'refuse') throw new InputError(gated.message);
+      const ended = gated?.kind === 'abandon' ? {...gated.view.record, phase: 'abandoned' as const, bakeUntil: undefined} : settledGatedRecord(current);
+      abandoned = gated?.kind === 'abandon' ? {stage: gated.view.record.stages[gated.view.record.stage]?.name ?? '', phase: gated.view.phase} : undefined;
       if (options.dryRun === 'client') return undefined;
       if (decision.kind !== 'patch' && decision.kind !== 'stale') return undefined;
-      if (!gated) return {type: 'merge', body: decision.body};
+      if (!ended) return {type: 'merge', body: decision.body};
       const body = decision.body as {metadata?: {annotations?: Record<string, unknown>}};
-      const ended = formatGatedRecord({...gated, phase: 'abandoned', bakeUntil: undefined});
-      return {type: 'merge', body: {...body, metadata: {...body.metadata, annotations: {...body.metadata?.annotations, [GATED_ROLLOUT_ANNOTATION]: ended}}}};
+      const annotations = {...body.metadata?.annotations, [GATED_ROLLOUT_ANNOTATION]: formatGatedRecord(ended)};
+      return {type: 'merge', body: {...body, metadata: {...body.metadata, annotations}}};
     },
     {dryRun: options.dryRun === 'server'},
   );

@@ -8,7 +8,6 @@ import {
   type GatedEvent,
   type GatedResult,
   type Manifest,
-  type Revision,
   type RolloutMilestone,
   kubernetesEvent,
   rolloutEventOf,
@@ -78,12 +77,12 @@ export class RolloutEventRecorder {
 export function gatedRunEvents(recorder: RolloutEventRecorder, mode: 'step' | 'promote' | 'abort') {
   return {
     progress: (event: GatedEvent) => recorder.record(mode === 'promote' && event.kind === 'plan' && event.resumed ? {kind: 'promoted'} : event),
-    ended: (result: GatedResult) =>
-      recorder.record(
-        result.outcome === 'complete' ? {kind: 'complete'} : {kind: 'awaiting-approval', stage: result.record.stages[result.record.stage]?.name ?? ''},
-      ),
-    aborted: (undone: {readonly toRevision: Revision; readonly nodes: readonly string[]}) =>
-      recorder.record({kind: 'aborted', toRevision: undone.toRevision, nodes: undone.nodes}),
+    // How a run that ended well ended (an abort's closing event, `aborted`, comes with its progress).
+    ended: (result: GatedResult) => {
+      if (result.outcome === 'complete') recorder.record({kind: 'complete'});
+      else if (result.outcome === 'awaiting-approval' && result.record)
+        recorder.record({kind: 'awaiting-approval', stage: result.record.stages[result.record.stage]?.name ?? ''});
+    },
     flush: () => recorder.flush(),
   };
 }

@@ -203,11 +203,12 @@ test('a crash-looping canary run by the Job fails its gate, rolls back within it
   const job = await detachedJob(sim, ['step', 'agent', '--canary', '1', '--canary-bake', '1m', '--on-failure', 'undo']);
   const run = await runAsPod(sim, job);
   expect(run.code).toBe(3);
-  expect(run.stderr).toMatch(/gate failed at stage canary: .*CrashLoopBackOff.*; rolled back to revision 1 on node-1/);
+  expect(run.stderr).toMatch(/gate failed at stage canary: .*CrashLoopBackOff.*; rolled back to revision 3 on node-1/);
   await sim.until(() => Object.values(sim!.images()).every((images) => images.length === 1 && images[0] === 'agent:v1'), 20_000, 'v1 everywhere');
   expect(run.budget).toBeLessThanOrEqual(1);
   expect(expectWithinRoles(sim)).toContain('patch controllerrevisions');
-  expect(eventReasons(sim)).toEqual(['Detached', 'RolloutStarted', 'CanaryStarted', 'GateFailed', 'RollingBack']);
+  // The rollback ends the rollout: its closing event, once.
+  expect(eventReasons(sim)).toEqual(['Detached', 'RolloutStarted', 'CanaryStarted', 'GateFailed', 'RollingBack', 'Aborted']);
   // A restart of the Job's pod after the rollback finds the template it was made for gone: it does nothing.
   sim.test.cluster.requestLog.clear();
   const restart = await runAsPod(sim, job);
@@ -224,9 +225,9 @@ test('--approve: the Job stops for approval, status names it, promote --detach g
   expect({code: first.code, stderr: first.stderr}).toEqual({code: 0, stderr: ''});
   const name = sim.daemonSet().metadata.annotations![DETACHED_JOB_ANNOTATION]!;
   const status = await cli(sim, ['status', 'agent']);
-  expect(status.stdout).toContain(`gated rollout: stage 1/2 canary, awaiting approval (kubectl ds-rollout promote), driven by Job ${name}`);
+  expect(status.stdout).toContain(`gated rollout: stage 1/2 canary, awaiting approval (kubectl ds-rollout promote, or abort), driven by Job ${name}`);
   const plan = await runCli(['agent', '--kubeconfig', sim.kubeconfig], {bin: 'bin/kubectl-ds_plan'});
-  expect(plan.stdout).toContain(`Gated rollout: stage 1/2 canary, awaiting approval (kubectl ds-rollout promote), driven by Job ${name}`);
+  expect(plan.stdout).toContain(`Gated rollout: stage 1/2 canary, awaiting approval (kubectl ds-rollout promote, or abort), driven by Job ${name}`);
   const json = JSON.parse((await cli(sim, ['status', 'agent', '-o', 'json'])).stdout) as {gated?: {job?: string}};
   expect(json.gated?.job).toBe(name);
 

@@ -120,10 +120,11 @@ test('a crash-looping release fails the canary gate and --on-failure undo rolls 
   witness.stop();
   expect(code).toBe(3);
   expect(stderr).toMatch(
-    /^error: gate failed at stage canary: pod agent-\w+ on node node-[12]: CrashLoopBackOff \(3 restarts\).*; rolled back to revision 1 on node-1, node-2; the DaemonSet stays paused\n$/,
+    /^error: gate failed at stage canary: pod agent-\w+ on node node-[12]: CrashLoopBackOff \(3 restarts\).*; rolled back to revision 3 on node-1, node-2; the DaemonSet stays paused\n$/,
   );
   // node-2's pod may show up on the watch only after node-1 was stepped back: then it is a second round.
-  expect(stdout).toMatch(/Rolling back to revision 1; stepping back node-1(, node-2)?\n/);
+  // Revision 1 renumbered by the rollback, as history shows it.
+  expect(stdout).toMatch(/Rolling back to revision 3; stepping back node-1(, node-2)?\n/);
   await sim.until(() => everyNodeOn(sim!, 'agent:v1'), 20_000, 'v1 everywhere');
   expect(watcher.close()).toEqual(['node-1', 'node-2']);
   expect(sim.daemonSet().spec.template.spec.containers[0]!.image).toBe('agent:v1');
@@ -150,7 +151,7 @@ test('--on-failure pause: stays paused on the failed canary (a rerun says so); a
 
   const aborted = await cli(sim, ['abort', 'agent', '--yes']);
   expect({code: aborted.code, stderr: aborted.stderr}).toEqual({code: 0, stderr: ''});
-  expect(aborted.stdout).toContain('Gated rollout aborted: daemonset default/agent is back on revision 1 (stepped back: node-1); it stays paused.');
+  expect(aborted.stdout).toContain('Gated rollout aborted: daemonset default/agent is back on revision 3 (stepped back: node-1); it stays paused.');
   await sim.until(() => everyNodeOn(sim!, 'agent:v1'), 20_000, 'v1 everywhere');
   expect(watcher.close()).toEqual(['node-1']);
   // A second abort changes nothing: it never goes "back" to the release it just left.
@@ -176,16 +177,16 @@ test('--approve stops after the canary (exit 0, paused, stage recorded); promote
   expect(sim.images()).toEqual({'node-1': ['agent:v2'], 'node-2': ['agent:v1'], 'node-3': ['agent:v1'], 'node-4': ['agent:v1']});
   // status and ds-plan show the stage.
   const status = await cli(sim, ['status', 'agent']);
-  expect(status.stdout).toContain('gated rollout: stage 1/2 canary, awaiting approval (kubectl ds-rollout promote)');
+  expect(status.stdout).toContain('gated rollout: stage 1/2 canary, awaiting approval (kubectl ds-rollout promote, or abort)');
   const plan = await runCli(['agent', '--kubeconfig', sim.kubeconfig]);
-  expect(plan.stdout).toContain('Gated rollout: stage 1/2 canary, awaiting approval (kubectl ds-rollout promote)');
+  expect(plan.stdout).toContain('Gated rollout: stage 1/2 canary, awaiting approval (kubectl ds-rollout promote, or abort)');
   expect(plan.stdout).not.toMatch(/gated rollout: gated rollout|Gated: gated/i);
   // A plain step would touch nodes outside the stage: refused, saying what to run instead.
   expect(await cli(sim, ['step', 'agent', '--until-complete', '--yes'])).toEqual({
     code: 1,
     stdout: '',
     stderr:
-      'error: daemonset default/agent has a gated rollout under way (stage 1/2 canary, awaiting-approval): a plain step would touch nodes outside the stage; rerun the gated step, or kubectl ds-rollout promote agent -n default / abort agent -n default\n',
+      "error: daemonset default/agent has a gated rollout under way (stage 1/2 canary, awaiting-approval): a plain step would touch nodes outside the stage; continue it with 'kubectl ds-rollout promote agent -n default', or roll it back with 'kubectl ds-rollout abort agent -n default'\n",
   });
   // A rerun of the same command does not go past the approval point.
   const rerun = await cli(sim, args);
@@ -223,7 +224,7 @@ test('a strategy file with a problem names its line; nothing is changed', async 
   expect(result.stderr).toMatch(new RegExp(`^error: ${broken}:\\d+: `));
   expect(await cli(sim, ['step', 'agent', '--canary', '2'])).toMatchObject({
     code: 1,
-    stderr: 'error: a gated rollout runs its stages unattended: pass --yes\n',
+    stderr: 'error: a gated rollout runs its stages unattended: pass --yes (or --dry-run to only look)\n',
   });
   expect(sim.daemonSet().metadata.annotations?.[GATED_ROLLOUT_ANNOTATION]).toBeUndefined();
 });
@@ -272,12 +273,26 @@ test('a template changed by someone else during the canary bake stops the gated 
     s.setImage('agent:v3');
     const exit = await run.exited;
     expect(exit.code).toBe(3);
-    expect(run.stderr()).toBe(
-      'error: the template of daemonset default/agent changed during its gated rollout (stage canary): stopped; the DaemonSet stays paused\n',
+    // The watch may show the template before the controller has written its revision.
+    expect(run.stderr()).toMatch(
+      /^error: the template of daemonset default\/agent was changed to (revision 3|another template) by someone else during its gated rollout \(stage canary\): the rollout is superseded and stops; the DaemonSet stays paused\n$/,
     );
     expect(s.daemonSet().spec.updateStrategy?.type).toBe('OnDelete');
     // Only the canary node was touched.
     expect(s.images()).toMatchObject({'node-2': ['agent:v1'], 'node-3': ['agent:v1'], 'node-4': ['agent:v1']});
+    // Every face says superseded, naming the revision, with the way on; abort, which rolls back only its own
+    // release, leaves someone else's template alone (issue 26, finding 3).
+    expect(JSON.parse(s.daemonSet().metadata.annotations![GATED_ROLLOUT_ANNOTATION]!)).toMatchObject({phase: 'superseded'});
+    const status = await cli(s, ['status', 'agent']);
+    expect(status.stdout).toContain('gated rollout: stage 1/2 canary, superseded by revision 3, set by someone else');
+    const plan = await runCli(['agent', '--kubeconfig', s.kubeconfig, '-o', 'json']);
+    expect(JSON.parse(plan.stdout).gated).toMatchObject({phase: 'superseded', supersededBy: {revision: 3}});
+    const abort = await cli(s, ['abort', 'agent', '--yes']);
+    expect(abort.code).toBe(1);
+    expect(abort.stderr).toMatch(
+      /superseded: its template was changed to revision 3 by someone else, and abort rolls back only its own release; nothing was changed/,
+    );
+    expect(s.daemonSet().spec.template.spec.containers[0]!.image).toBe('agent:v3');
   } finally {
     killAll(children);
   }

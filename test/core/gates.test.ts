@@ -4,7 +4,6 @@ import {describe, expect, test} from 'vitest';
 import {
   type GatedRecord,
   type GatedStrategy,
-  chooseRolloutOrigin,
   effectiveGatedRecord,
   formatGatedRecord,
   GATED_ROLLOUT_ANNOTATION,
@@ -13,6 +12,7 @@ import {
   planGatedStages,
   recordedFailures,
   resolveGatedStages,
+  rolloutOriginOf,
   strategyFromDocument,
   strategyLine,
 } from '../../src/core/index.js';
@@ -93,38 +93,54 @@ describe('the record stays small', () => {
   });
 });
 
-describe('chooseRolloutOrigin', () => {
-  test('the newest revision other than the template: what the DaemonSet ran before the change', () => {
-    const revisions = [
-      {revision: 1, hash: 'h1'},
-      {revision: 4, hash: 'h2'},
-      {revision: 3, hash: 'h3'},
-    ];
-    expect(chooseRolloutOrigin(revisions, 'h2')).toEqual({revision: 3, hash: 'h3'});
-    expect(chooseRolloutOrigin(revisions, 'h3')).toEqual({revision: 4, hash: 'h2'});
-    expect(chooseRolloutOrigin([{revision: 1, hash: 'h1'}], 'h1')).toBeUndefined();
+describe('rolloutOriginOf: where a rollout starts, read from the pods', () => {
+  test('the revision the nodes run, not the newest other revision', () => {
+    // Revision 3 (h3) is newer but runs nowhere (a failed release, undone): the nodes run h1.
+    const state = {
+      ...cluster(3),
+      revisions: [
+        newRevision(base, 'h1', 1),
+        newRevision(ds, 'h2', 2),
+        newRevision(base, 'h3', 3, {...base.spec.template, metadata: {labels: {...base.spec.template.metadata?.labels, x: 'y'}}}),
+      ],
+    };
+    expect(rolloutOriginOf(state)).toMatchObject({revision: 1, hash: 'h1', template: templateHashOf(base)});
+  });
+
+  test('mixed: the newest revision some node runs; every node on the template: none', () => {
+    const mixed = cluster(3, (node, i) => [newPod(`p-${i}`, node, ds, {hash: i === 0 ? 'h3' : 'h1'})]);
+    const state = {
+      ...mixed,
+      revisions: [
+        ...mixed.revisions,
+        newRevision(base, 'h3', 3, {...base.spec.template, metadata: {labels: {...base.spec.template.metadata?.labels, x: 'y'}}}),
+      ],
+    };
+    expect(rolloutOriginOf(state)?.hash).toBe('h3');
+    expect(rolloutOriginOf(cluster(3, (node, i) => [newPod(`p-${i}`, node, ds, {hash: 'h2'})]))).toBeUndefined();
   });
 
   test('past 2^53: chosen, written and read back exactly', () => {
-    const revisions = [
-      {revision: 9007199254740993n, hash: 'h1'},
-      {revision: 9007199254740992n, hash: 'h3'},
-      {revision: 9007199254740994n, hash: 'h2'},
-    ];
-    const from = chooseRolloutOrigin(revisions, 'h2')!;
-    expect(from).toEqual({revision: 9007199254740993n, hash: 'h1'});
+    const state = {
+      ...cluster(2),
+      revisions: [
+        {...newRevision(base, 'h1', 1), revision: 9007199254740993n},
+        {...newRevision(ds, 'h2', 2), revision: 9007199254740994n},
+      ],
+    };
+    const from = rolloutOriginOf(state as unknown as ClusterState)!;
+    expect(from).toMatchObject({revision: 9007199254740993n, hash: 'h1'});
     const record = {template: 'h2', from, stages: [], stage: 0, phase: 'running' as const, failures: []};
     const text = formatGatedRecord(record as unknown as GatedRecord);
     expect(text).toContain('"revision":9007199254740993');
-    const ds = {...newDaemonSet('fluentd'), metadata: {...newDaemonSet('fluentd').metadata, annotations: {[GATED_ROLLOUT_ANNOTATION]: text}}};
-    const read = gatedRecordOf(ds);
+    const read = gatedRecordOf({...newDaemonSet('fluentd'), metadata: {...newDaemonSet('fluentd').metadata, annotations: {[GATED_ROLLOUT_ANNOTATION]: text}}});
     expect(read.kind === 'record' && read.record.from).toEqual(from);
   });
 });
 
 describe('effectiveGatedRecord: the record follows the DaemonSet', () => {
   const record = {
-    template: 'unused',
+    template: templateHashOf(ds),
     stages: [{name: 'canary', count: 1, bakeMs: 0, approve: false}],
     stage: 0,
     phase: 'awaiting-approval',

@@ -24,6 +24,7 @@ describe('stepRequest', () => {
     expect(stepRequest({...BASE, canary: '2'}, false)).toEqual({kind: 'gated'});
     expect(stepRequest({...BASE, canary: '2', detach: true}, false)).toEqual({kind: 'gated-detached'});
     expect(stepRequest({...BASE, yes: false, 'dry-run': 'client', canary: '2', detach: true}, false)).toEqual({kind: 'gated-detached'});
+    expect(stepRequest({...BASE, yes: false, 'dry-run': 'client', canary: '2'}, false)).toEqual({kind: 'gated'});
   });
 
   test.each<[string, Partial<StepFlags>, boolean, string]>([
@@ -46,12 +47,12 @@ describe('stepRequest', () => {
       true,
       '--detach runs a gated rollout in the cluster: give its stages (--canary, --canary-nodes, --strategy, ...)',
     ],
-    ['a gated rollout without --yes', {canary: '2', yes: false}, true, 'a gated rollout runs its stages unattended: pass --yes'],
+    ['a gated rollout without --yes', {canary: '2', yes: false}, true, 'a gated rollout runs its stages unattended: pass --yes (or --dry-run to only look)'],
     [
       'a gated rollout with --nodes',
       {canary: '2', nodes: 'a'},
       true,
-      'a gated rollout (--canary, --strategy, ...) chooses its own nodes: it takes no --controller, --nodes, --selector or --dry-run',
+      'a gated rollout (--canary, --strategy, ...) chooses its own nodes: it takes no --controller, --nodes or --selector',
     ],
     [
       'a detached one without --yes',
