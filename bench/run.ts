@@ -2,6 +2,7 @@
 import {benchCliStart} from './cli-start.js';
 import {benchCore} from './core.js';
 import {benchDashboard} from './dashboard.js';
+import {benchGated} from './gated.js';
 import {benchLive} from './live.js';
 import {benchPlanSnapshot} from './plan-snapshot.js';
 import {benchSim} from './sim.js';
@@ -17,3 +18,4 @@ if (!only || only === 'plan') await benchPlanSnapshot();
 if (!only || only === 'dashboard') await benchDashboard();
 if (!only || only === 'live') await benchLive();
 if (!only || only === 'watch') await benchWatch();
+if (!only || only === 'gated') await benchGated();

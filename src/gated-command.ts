@@ -115,8 +115,8 @@ export async function confirmGated(run: GatedRun): Promise<void> {
 
 /** Runs the gated rollout service and prints its progress (stdout in text mode, stderr under -o json|yaml). */
 export async function runGatedCommand(run: GatedRun): Promise<void> {
-  const [{openLiveCluster}, gated, step, view, {colorEnabled}, {renderDocument}] = await Promise.all([
-    import('./cluster/open-source.js'),
+  const [{openLiveSession}, gated, step, view, {colorEnabled}, {renderDocument}] = await Promise.all([
+    import('./session.js'),
     import('./services/gated-rollout.js'),
     import('./services/step.js'),
     import('./output/gated-text.js'),
@@ -124,8 +124,10 @@ export async function runGatedCommand(run: GatedRun): Promise<void> {
     import('./output/document.js'),
   ]);
   const strategy = run.mode === 'step' ? await gatedStrategyOf(run.flags) : undefined;
-  const live = await openLiveCluster(run.flags, run.mode);
-  const ref = {namespace: live.namespace, name: run.name};
+  // The one door every command opens: the cluster kubectl would act on, its clock, its writer.
+  const session = await openLiveSession(run.flags, run.mode);
+  const {live} = session;
+  const ref = {namespace: session.namespace, name: run.name};
   const output = run.flags.output ?? 'text';
   const out = isDocumentFormat(output) ? process.stderr : process.stdout;
   const color = colorEnabled(out.isTTY, process.env);
@@ -147,8 +149,8 @@ export async function runGatedCommand(run: GatedRun): Promise<void> {
   const options = {
     cluster: step.stepClusterOf(live),
     ...(dryRun !== 'none' ? {dryRun} : {}),
-    source: live.source,
-    writer: live.writer,
+    source: session.source,
+    writer: session.writer,
     ref,
     ...(run.flags['max-unavailable'] !== undefined ? {maxUnavailable: run.flags['max-unavailable']} : {}),
     timeoutMs: run.flags.timeout ?? 5 * 60_000,
@@ -176,7 +178,7 @@ export async function runGatedCommand(run: GatedRun): Promise<void> {
   } finally {
     interrupt.dispose();
     await recorded.flush();
-    live.client.close();
+    session.close();
   }
 }
 

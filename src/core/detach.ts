@@ -257,6 +257,8 @@ export type RolloutMilestone =
   | {readonly kind: 'awaiting-approval'; readonly stage: string}
   | {readonly kind: 'promoted'}
   | {readonly kind: 'aborted'; readonly toRevision: Revision; readonly nodes: readonly string[]}
+  /** Ended by `resume --force` at this stage and phase. */
+  | {readonly kind: 'abandoned'; readonly stage: string; readonly phase: string}
   | {readonly kind: 'detached'; readonly job: string; readonly created: boolean};
 
 const nodeList = (nodes: readonly string[] | undefined) => (nodes === undefined ? 'every node' : nodes.join(', '));
@@ -306,6 +308,14 @@ export function rolloutEventOf(event: GatedEvent | RolloutMilestone): RolloutEve
         reason: 'Aborted',
         message: `Gated rollout aborted: back on revision ${event.toRevision}${event.nodes.length > 0 ? ` (stepped back: ${event.nodes.join(', ')})` : ''}`,
       };
+    case 'abandoned':
+      return {
+        type: 'Warning',
+        reason: 'Abandoned',
+        message: `Gated rollout ended by resume --force at stage ${event.stage} (${event.phase}): the controller rolls out the rest`,
+      };
+    case 'superseded':
+      return {type: 'Warning', reason: 'Superseded', message: `Gated rollout superseded: ${event.message}`};
     case 'detached':
       return {type: 'Normal', reason: 'Detached', message: `Gated rollout ${event.created ? 'handed to' : 'already driven by'} Job ${event.job}`};
     default:

@@ -527,6 +527,8 @@ export type GatedEvent =
   | {readonly kind: 'bake-passed'; readonly stage: GatedStage}
   | {readonly kind: 'gate-failed'; readonly stage: GatedStage; readonly failures: readonly GateFailure[]}
   | {readonly kind: 'rolling-back'; readonly toRevision: Revision; readonly nodes: readonly string[]}
+  /** Someone else set another template: the run stops, the record says superseded (its closing event). */
+  | {readonly kind: 'superseded'; readonly message: string}
   /** The rollout is back on its origin (abort, or --on-failure undo): its closing event. */
   | {readonly kind: 'aborted'; readonly toRevision: Revision; readonly nodes: readonly string[]};
 

@@ -43,7 +43,8 @@ export function renderGatedEvent(event: GatedEvent, ref: Ref, color: boolean): s
     case 'rolling-back':
       return `Rolling back to revision ${event.toRevision}${event.nodes.length > 0 ? `; stepping back ${formatList(event.nodes, 8)}` : ''}`;
     case 'aborted':
-      // The summary (or, after --on-failure undo, the error) says it.
+    case 'superseded':
+      // The summary (or the error) says it.
       return undefined;
   }
 }

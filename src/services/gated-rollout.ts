@@ -6,7 +6,7 @@
 // the one watched view of the cluster (cluster/live/follower.ts), shared with the step: a LIST happens only when
 // the watch starts or restarts. Abort brings every node back to the revision the rollout started from, within the
 // budget; until it has, the record says `aborting` and a second abort continues it.
-import {stopwatch} from '../clock.js';
+import {DeadlineClock} from '../clock.js';
 import type {ClusterSource, DaemonSetRef} from '../cluster/cluster-source.js';
 import type {ClusterWriter} from '../cluster/cluster-writer.js';
 import {Follower} from '../cluster/live/follower.js';
@@ -111,44 +111,13 @@ class Done extends Error {}
 /** Someone else set another template: the rollout is superseded (exit 3, as any stopped rollout). */
 class SupersededError extends RolloutStuckError {}
 
-/**
- * The server's clock for bakes, brought up to date by a cheap request now and then rather than on every tick:
- * often enough to end a bake on time on a cluster whose clock runs at another pace (the simulated one at --speed),
- * rarely enough that a one-hour bake costs a few dozen requests.
- */
-class ServerClock {
-  private first: {local: number; server: number} | undefined;
-  private nextAt = 0;
-  /** This machine's elapsed time: only to space the refreshes, never to judge the rollout. */
-  private readonly elapsed = stopwatch();
-
-  constructor(
-    private readonly cluster: StepCluster,
-    private readonly ref: DaemonSetRef,
-  ) {}
-
-  async refresh(deadline: number): Promise<void> {
-    const local = this.elapsed();
-    if (local < this.nextAt) return;
-    this.nextAt = Number.POSITIVE_INFINITY;
-    await this.cluster.refreshClock(this.ref).catch(() => undefined);
-    const server = this.cluster.now();
-    const at = this.elapsed();
-    this.first ??= {local: at, server};
-    const elapsed = at - this.first.local;
-    // The pace is known once a second has passed (the Date header has whole seconds).
-    const pace = elapsed >= 1000 ? Math.max(0.1, (server - this.first.server) / elapsed) : undefined;
-    const realLeft = (deadline - server) / (pace ?? 1);
-    this.nextAt = at + (pace === undefined ? 1000 : Math.min(30_000, Math.max(1000, realLeft / 2)));
-  }
-}
-
 class GatedRollout {
   private readonly cluster: StepCluster;
   private readonly ref: DaemonSetRef;
   private readonly emit: (event: GatedEvent) => void;
   private readonly tickMs: number;
-  private readonly clock: ServerClock;
+  /** The server's clock for bakes, asked again only as a deadline falls due. */
+  private readonly clock: DeadlineClock;
   private follower: Follower | undefined;
   /** The annotation as this run last read or wrote it: anything else means another run changed it. */
   private lastText: string | undefined;
@@ -163,7 +132,7 @@ class GatedRollout {
     this.ref = options.ref;
     this.emit = options.onEvent ?? (() => {});
     this.tickMs = options.tickMs ?? 250;
-    this.clock = new ServerClock(this.cluster, this.ref);
+    this.clock = new DeadlineClock({now: () => this.cluster.now(), refresh: () => this.cluster.refreshClock(this.ref)});
   }
 
   async session<T>(body: (rollout: GatedRollout) => Promise<T>): Promise<T> {
@@ -294,7 +263,12 @@ class GatedRollout {
    */
   private async settleSuperseded(error: unknown): Promise<unknown> {
     if (!(error instanceof SupersededError)) return error;
-    await this.write({...this.record, phase: 'superseded', bakeUntil: undefined}, {templateChanged: true}).catch(() => undefined);
+    // Only the run that writes it says so: a second driver's write fails its precondition, and emits nothing.
+    const written = await this.write({...this.record, phase: 'superseded', bakeUntil: undefined}, {templateChanged: true}).then(
+      () => true,
+      () => false,
+    );
+    if (written) this.emit({kind: 'superseded', message: error.message.replace(/^the template of \S+ \S+ /, 'the template ')});
     return error;
   }
 

@@ -3,15 +3,7 @@
 // be written (no RBAC to create events, a server that refuses) is reported once and never stops the rollout.
 import {hostname} from 'node:os';
 import type {DaemonSetRef} from '../cluster/cluster-source.js';
-import {
-  type DaemonSet,
-  type GatedEvent,
-  type GatedResult,
-  type Manifest,
-  type RolloutMilestone,
-  kubernetesEvent,
-  rolloutEventOf,
-} from '../core/index.js';
+import {type DaemonSet, type GatedEvent, type GatedResult, type Manifest, type RolloutMilestone, kubernetesEvent, rolloutEventOf} from '../core/index.js';
 
 export interface EventSink {
   readDaemonSet(ref: DaemonSetRef): Promise<DaemonSet>;

@@ -152,6 +152,11 @@ test('finding 4: resume --force during a bake stops the driver at once, truly; t
       'error: the gated rollout of daemonset default/agent was changed by someone else meanwhile: the DaemonSet was resumed, so the controller rolls it out and the rollout is abandoned; this run stops and changes nothing more\n',
     );
     expect(record(s).phase).toBe('abandoned');
+    // Each transition once, and the closing event of the rollout resume --force ended.
+    const reasons = eventReasons(s);
+    expect(reasons.filter((r) => r === 'CanaryStarted')).toHaveLength(1);
+    expect(reasons.at(-1)).toBe('Abandoned');
+    expect(reasons.filter((r) => r === 'Abandoned')).toHaveLength(1);
     // The Job's driver restarted after that: the rollout it was made for is over, so it writes nothing.
     const template = record(s).template;
     expect(template).toBe(computeTemplateHash(s.daemonSet().spec.template));

@@ -47,6 +47,16 @@ export default class Resume extends BaseCommand {
       ...(flags['dry-run'] === 'none' ? {} : {dryRun: flags['dry-run']}),
       ...(flags.force ? {abandonGated: true} : {}),
     });
+    if (result.abandoned && !result.dryRun) {
+      // The rollout this resume ended gets its closing event, as every ended gated rollout does.
+      const [{RolloutEventRecorder}, {liveEventSink}] = await Promise.all([
+        import('../../services/rollout-events.js'),
+        import('../../cluster/live/objects.js'),
+      ]);
+      const recorder = new RolloutEventRecorder(liveEventSink(session.live), result.daemonSet, (line) => process.stderr.write(`${line}\n`));
+      recorder.record({kind: 'abandoned', stage: result.abandoned.stage, phase: result.abandoned.phase});
+      await recorder.flush();
+    }
     if (flags.output === 'text') {
       const [{renderResumeText}, {colorEnabled}] = await Promise.all([import('../../output/step-text.js'), import('../../output/color.js')]);
       process.stdout.write(renderResumeText(result, colorEnabled(process.stdout.isTTY, process.env)));

@@ -21,7 +21,7 @@ import {
   withStrategy,
 } from '../../core/index.js';
 import {ClusterUnreachableError, ConflictError, InputError, NotFoundError, RolloutStuckError} from '../../errors.js';
-import {stopwatch} from '../../clock.js';
+import {earliest, stopwatch} from '../../clock.js';
 import {describeRef, rfc3339} from '../pause.js';
 import {stepsSoFar, type StepRun} from './run.js';
 import type {StepResult} from './types.js';
@@ -157,7 +157,9 @@ export async function runControllerWave(run: StepRun, state: ClusterState): Prom
           return retire.length > 0 ? {kind: 'retire', nodes: retire} : undefined;
         },
         {
-          ...run.waitOptions(() => landing?.nodes.some((n) => n.state === 'ready' || n.state === 'surging') === true),
+          ...run.waitOptions(() =>
+            earliest((landing?.nodes ?? []).filter((n) => n.state === 'ready' || n.state === 'surging').map((n) => n.availableAt ?? Number.NEGATIVE_INFINITY)),
+          ),
           timeoutMs: remaining(run.options.timeoutMs, waiting),
         },
       );

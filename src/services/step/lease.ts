@@ -2,6 +2,7 @@
 // (with --force: from anyone) just before the first change, renew it while the step runs, give it back at the
 // end. Times are the server's clock; the renewal pace too, so a cluster whose clock runs fast sees it renewed.
 import {hostname, userInfo} from 'node:os';
+import type {DeadlineClock} from '../../clock.js';
 import type {DaemonSetRef} from '../../cluster/cluster-source.js';
 import {type DaemonSet, leaseExpiresAt, sameHolder, STEP_LEASE_SECONDS, type StepEvent, type StepLease, stepLeaseBody, stepLeaseOf} from '../../core/index.js';
 import {StepInProgressError} from '../../errors.js';
@@ -34,9 +35,9 @@ export function thisProcess(): StepHolder {
 }
 
 /**
- * How often (real time) the server's clock is read and the lease renewed when a quarter of its duration has passed
- * on that clock. The server's clock need not run at this machine's pace (the simulated cluster runs faster), so it
- * is asked, with a GET of the DaemonSet, rather than estimated.
+ * How often (real time) the lease checks whether a quarter of its duration has passed on the server's clock, and
+ * then renews it. The server's clock need not run at this machine's pace (the simulated cluster runs faster): it is
+ * asked as that quarter falls due (DeadlineClock), not on every check.
  */
 const RENEW_CHECK_MS = 1_000;
 
@@ -52,7 +53,16 @@ export class StepLeaseHolder {
     private readonly holder: StepHolder,
     private readonly force: boolean,
     private readonly emit: (event: StepEvent) => void,
+    /** The run's server clock, asked as the renewal falls due. */
+    private readonly clock: DeadlineClock,
+    /** The DaemonSet as the run's watch shows it: a write decides on it and saves a GET (a stale one meets a 409 and is read again). */
+    private readonly watched: () => DaemonSet | undefined = () => undefined,
   ) {}
+
+  private base(): {base?: DaemonSet} {
+    const base = this.watched();
+    return base ? {base} : {};
+  }
 
   /** Another step that holds a live lease, or undefined (none, ours, expired, or its process is gone). */
   private other(ds: DaemonSet): StepLease | undefined {
@@ -88,12 +98,16 @@ export class StepLeaseHolder {
       leaseDurationSeconds: STEP_LEASE_SECONDS,
     };
     let taken: StepLease | undefined;
-    await this.cluster.patchDaemonSet(this.ref, (current) => {
-      const other = this.other(current);
-      if (other && !this.force) throw this.refusal(other);
-      taken = other;
-      return {type: 'merge', body: stepLeaseBody(lease)};
-    });
+    await this.cluster.patchDaemonSet(
+      this.ref,
+      (current) => {
+        const other = this.other(current);
+        if (other && !this.force) throw this.refusal(other);
+        taken = other;
+        return {type: 'merge', body: stepLeaseBody(lease)};
+      },
+      this.base(),
+    );
     this.held = lease;
     if (taken) {
       this.emit({
@@ -129,10 +143,11 @@ export class StepLeaseHolder {
     if (!this.held || this.renewing || this.lost) return;
     this.renewing = true;
     try {
-      await this.cluster.refreshClock(this.ref);
+      const due = this.held ? Date.parse(this.held.renewTime) + (this.held.leaseDurationSeconds * 1000) / 4 : Number.NEGATIVE_INFINITY;
+      await this.clock.refresh(due);
       const held = this.held;
       const now = this.cluster.now();
-      if (!held || now - Date.parse(held.renewTime) < (held.leaseDurationSeconds * 1000) / 4) return;
+      if (!held || now < due) return;
       const renewed: StepLease = {...held, renewTime: rfc3339(now)};
       await this.cluster.patchDaemonSet(this.ref, (current) => {
         const lease = stepLeaseOf(current);
@@ -163,10 +178,14 @@ export class StepLeaseHolder {
     this.held = undefined;
     if (!held || this.lost) return;
     await this.cluster
-      .patchDaemonSet(this.ref, (current) => {
-        const lease = stepLeaseOf(current);
-        return lease && sameHolder(lease, held) ? {type: 'merge', body: stepLeaseBody(null)} : undefined;
-      })
+      .patchDaemonSet(
+        this.ref,
+        (current) => {
+          const lease = stepLeaseOf(current);
+          return lease && sameHolder(lease, held) ? {type: 'merge', body: stepLeaseBody(null)} : undefined;
+        },
+        this.base(),
+      )
       .catch(() => undefined);
   }
 }

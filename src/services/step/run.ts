@@ -1,6 +1,7 @@
 // What one `step` run carries from wave to wave, and the plumbing both kinds of wave use: fresh reads, the wave
 // decided on a state, the checks that stop a step (resumed, new template, lease taken over, Ctrl-C), writes tried
 // again under the one retry policy, the bookkeeping, and the one follower every wait goes through.
+import {DeadlineClock} from '../../clock.js';
 import type {DaemonSetRef} from '../../cluster/cluster-source.js';
 import {Follower, type UntilOptions, withRetries} from '../../cluster/live/index.js';
 import {
@@ -60,6 +61,8 @@ export class StepRun {
   template: TemplateKey | undefined;
   private follower: Follower | undefined;
   private askEveryWave: boolean;
+  /** The server's clock for waits that only time ends. */
+  private readonly clock: DeadlineClock;
   /** `a` at the prompt: every wave, as --until-complete. */
   allWaves = false;
 
@@ -69,7 +72,16 @@ export class StepRun {
     this.emit = options.onEvent ?? (() => {});
     this.tickMs = options.tickMs ?? 250;
     this.askEveryWave = options.confirm !== undefined;
-    this.lease = new StepLeaseHolder(this.cluster, this.ref, options.holder ?? thisProcess(), options.force === true, this.emit);
+    this.clock = new DeadlineClock({now: () => this.cluster.now(), refresh: () => this.cluster.refreshClock(this.ref)});
+    this.lease = new StepLeaseHolder(
+      this.cluster,
+      this.ref,
+      options.holder ?? thisProcess(),
+      options.force === true,
+      this.emit,
+      this.clock,
+      () => this.watched?.daemonSet,
+    );
   }
 
   stop(): void {
@@ -132,14 +144,24 @@ export class StepRun {
    */
   async recordProgress(number: number, total: number, hash: string): Promise<void> {
     await this.retryingWrite('record the step on the DaemonSet', () =>
-      this.cluster.patchDaemonSet(this.ref, (current) => {
-        this.checkDaemonSet(current);
-        const state = pauseStateOf(current);
-        const record = state.kind === 'paused' ? formatPausedStrategy({...state.strategy, steps: number}) : undefined;
-        return {type: 'merge', body: stepProgressBody({step: number, of: total, at: rfc3339(this.cluster.now()), hash}, record)};
-      }),
+      this.cluster.patchDaemonSet(
+        this.ref,
+        (current) => {
+          this.checkDaemonSet(current);
+          const state = pauseStateOf(current);
+          const record = state.kind === 'paused' ? formatPausedStrategy({...state.strategy, steps: number}) : undefined;
+          return {type: 'merge', body: stepProgressBody({step: number, of: total, at: rfc3339(this.cluster.now()), hash}, record)};
+        },
+        this.watchedBase(),
+      ),
     );
     this.emit({kind: 'recorded', step: number, of: total});
+  }
+
+  /** The watched DaemonSet as a write's first base: saves a GET; a stale one meets a 409 and is read again. */
+  watchedBase(): {base?: DaemonSet} {
+    const base = this.watched?.daemonSet;
+    return base ? {base} : {};
   }
 
   /** The DaemonSet must still be paused (OnDelete) with the template the step started from, and the lease ours. */
@@ -208,14 +230,16 @@ export class StepRun {
     };
   }
 
-  waitOptions(needsClock: () => boolean = () => false): UntilOptions {
+  /** `dueAt`: the server time at which something only time changes falls due (a pod waiting out minReadySeconds). */
+  waitOptions(dueAt: () => number | undefined = () => undefined): UntilOptions {
     return {
       timeoutMs: this.options.timeoutMs,
       tickMs: this.tickMs,
       ...this.abortable(),
-      // While a pod waits out minReadySeconds, only time changes: ask the server what time it is.
+      // Only time changes: ask the server what time it is as that falls due, not on every tick.
       onTick: async () => {
-        if (needsClock()) await this.cluster.refreshClock(this.ref).catch(() => undefined);
+        const at = dueAt();
+        if (at !== undefined) await this.clock.refresh(at);
       },
     };
   }

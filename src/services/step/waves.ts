@@ -5,7 +5,7 @@
 import {type ClusterState, type StepWave, type WaveLanding, waveLanding} from '../../core/index.js';
 import {ConflictError, NotFoundError, RolloutStuckError} from '../../errors.js';
 import {RETRY_ATTEMPTS} from '../../cluster/live/index.js';
-import {stopwatch} from '../../clock.js';
+import {earliest, stopwatch} from '../../clock.js';
 import {message, type StepRun} from './run.js';
 import type {StepResult, WaveReport} from './types.js';
 import {describeLanding, formatMs, stuckError, whyKept, withProgress} from './words.js';
@@ -75,7 +75,7 @@ async function nextWave(run: StepRun, state: ClusterState, known: StepWave | und
       if (!next.unavailable.some((use) => use.settling)) throw stuckError(run.ref, next);
       return undefined;
     },
-    run.waitOptions(() => latest.unavailable.some((use) => use.availableAt !== undefined)),
+    run.waitOptions(() => earliest(latest.unavailable.map((use) => use.availableAt))),
   );
   if (outcome === 'timeout') throw stuckError(run.ref, latest, run.options.timeoutMs);
   return outcome;
@@ -158,7 +158,7 @@ async function waitLanded(run: StepRun, nodes: readonly string[], number: number
       }
       return landing.landed ? landing : undefined;
     },
-    run.waitOptions(() => latest?.nodes.some((n) => n.state === 'ready') === true),
+    run.waitOptions(() => earliest((latest?.nodes ?? []).filter((n) => n.state === 'ready').map((n) => n.availableAt ?? Number.NEGATIVE_INFINITY))),
   );
   if (outcome === 'timeout') {
     const pending = (latest?.nodes ?? []).filter((n) => n.state !== 'available' && n.state !== 'gone');
