@@ -120,7 +120,7 @@ test('bad input: one stderr line, exit 1, nothing created', async () => {
     [['step', 'agent', '--canary', '1', '--detach'], 'pass --yes'],
     [['step', 'agent', '--canary', '1', '--detach', '--yes'], 'is not paused'],
     [['step', 'agent', '--canary', 'x', '--detach', '--yes'], 'invalid --canary "x"'],
-    [['promote', 'agent', '--detach'], 'has no gated rollout waiting for approval'],
+    [['promote', 'agent', '--detach', '--yes'], 'has no gated rollout waiting for approval'],
   ];
   for (const [args, message] of cases) {
     const {stdout, stderr, code} = await cli(sim, args);
@@ -177,7 +177,7 @@ function expectWithinRoles(s: RolloutSim): Set<string> {
 /** Detaches `args` and returns the container of the Job it created. */
 async function detachedJob(s: RolloutSim, args: string[]): Promise<Container> {
   const before = new Set(stored(s, 'jobs').map((j) => (j as unknown as JobManifest).metadata.name));
-  const created = await cli(s, [...args, '--detach', ...(args[0] === 'step' ? ['--yes'] : [])]);
+  const created = await cli(s, [...args, '--detach', '--yes']);
   expect({code: created.code, stderr: created.stderr}).toEqual({code: 0, stderr: ''});
   const job = (stored(s, 'jobs') as unknown as JobManifest[]).find((j) => !before.has(j.metadata.name));
   return job!.spec.template.spec.containers[0]!;
@@ -230,6 +230,11 @@ test('--approve: the Job stops for approval, status names it, promote --detach g
   const json = JSON.parse((await cli(sim, ['status', 'agent', '-o', 'json'])).stdout) as {gated?: {job?: string}};
   expect(json.gated?.job).toBe(name);
 
+  // No terminal and no --yes: refused as step --detach is, with nothing created.
+  const unconfirmed = await cli(sim, ['promote', 'agent', '--detach']);
+  expect({code: unconfirmed.code, stdout: unconfirmed.stdout}).toEqual({code: 1, stdout: ''});
+  expect(unconfirmed.stderr).toMatch(/^[^\n]*refusing to promote without confirmation: there is no terminal to ask on; pass --yes[^\n]*\n$/);
+  expect(stored(sim, 'jobs')).toHaveLength(1);
   const promoteJob = await detachedJob(sim, ['promote', 'agent']);
   expect(stored(sim, 'jobs')).toHaveLength(2);
   expect(promoteJob.args.slice(0, 2)).toEqual(['promote', 'agent']);
