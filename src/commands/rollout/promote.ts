@@ -30,10 +30,9 @@ export default class Promote extends BaseCommand {
       await (await import('../../gated-command.js')).confirmGated({mode: 'promote', name: args.name, flags});
       return runDetachCommand({command: 'promote', name: args.name, argv: this.argv, version: this.config.version, yes: true, flags});
     }
-    if (await (await import('../../detach-command.js')).detachedRunIsOver(flags, args.name)) return;
     const {confirmGated, runGatedCommand} = await import('../../gated-command.js');
     const run = {mode: 'promote', name: args.name, flags} as const;
     await confirmGated(run);
-    await runGatedCommand(run);
+    await (await import('../../detach-command.js')).runDetachedDriver(flags, args.name, () => runGatedCommand(run));
   }
 }
