@@ -2,11 +2,12 @@
 // first): the simulated Job controller makes the Job's pod, the simulated kubelets run it as this plugin's own binary
 // with in-cluster credentials (the image is this plugin's), the Job ends Complete or Failed as its rollout did, and
 // `kubectl logs job/NAME` shows the driver's output, served by the simulated API.
-import {mkdtemp, rm} from 'node:fs/promises';
+import {type ChildProcess, execFile, spawn} from 'node:child_process';
+import {mkdtemp, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterEach, expect, test, vi} from 'vitest';
-import {type KubectlSession, kubectlSession, skipWithoutKubectl} from '../helpers/kubectl.js';
+import {type KubectlSession, kubectlPath, kubectlSession, skipWithoutKubectl} from '../helpers/kubectl.js';
 import {ROOT, runCli} from '../helpers/run-cli.js';
 import {type RolloutSim, startRolloutSim} from '../safety/rollout-sim.js';
 
@@ -17,8 +18,11 @@ const IMAGE = 'registry.local/ds-rollout:sim';
 let sim: RolloutSim | undefined;
 let kubectl: KubectlSession | undefined;
 let dir: string | undefined;
+let child: ChildProcess | undefined;
 
 afterEach(async () => {
+  child?.kill('SIGTERM');
+  child = undefined;
   await kubectl?.close();
   kubectl = undefined;
   await sim?.stop();
@@ -96,4 +100,56 @@ test.skipIf(skipWithoutKubectl)('kubectl logs of a pod that ran no process is em
   const missing = await kubectl.run('logs', 'no-such-pod');
   expect(missing.code).toBe(1);
   expect(missing.stderr).toContain('pods "no-such-pod" not found');
+});
+
+const AGENT = `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: default}
+spec:
+  selector: {matchLabels: {app: agent}}
+  updateStrategy: {type: RollingUpdate, rollingUpdate: {maxUnavailable: 1}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec: {containers: [{name: main, image: 'agent:v1'}]}
+`;
+
+test.skipIf(skipWithoutKubectl)('sim start runs step --detach with no --image: the release image is this plugin, the Job completes', async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ds-rollout-sim-start-'));
+  const kubeconfig = join(dir, 'kubeconfig');
+  const proc = spawn(process.execPath, [join(ROOT, BIN), 'sim', 'start', '--scenario', 'empty', '--speed', '20', '--kubeconfig', kubeconfig], {
+    cwd: ROOT,
+    env: {PATH: process.env['PATH'] ?? '', HOME: dir},
+  });
+  child = proc;
+  let out = '';
+  proc.stdout.on('data', (d) => (out += String(d)));
+  proc.stderr.on('data', (d) => (out += String(d)));
+  for (let waited = 0; !out.includes('Press Ctrl-C'); waited += 50) {
+    if (proc.exitCode !== null || waited > 30_000) throw new Error(`sim start did not come up: ${out}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const env = {PATH: process.env['PATH'] ?? '', HOME: dir, KUBECACHEDIR: join(dir, 'cache'), KUBECONFIG: kubeconfig};
+  const kubectlRun = (...args: string[]) =>
+    new Promise<{code: number; stdout: string; stderr: string}>((resolve) =>
+      execFile(kubectlPath!, args, {env, timeout: 60_000}, (error, stdout, stderr) => resolve({code: error === null ? 0 : 1, stdout, stderr})),
+    );
+  const plugin = (...args: string[]) => runCli([...args, '--kubeconfig', kubeconfig], {bin: BIN});
+  await writeFile(join(dir, 'agent.yaml'), AGENT);
+  expect((await kubectlRun('apply', '-f', join(dir, 'agent.yaml'))).code).toBe(0);
+  expect((await plugin('status', 'agent', '--watch', '--timeout', '5m')).code).toBe(0);
+  expect((await plugin('pause', 'agent')).code).toBe(0);
+  expect((await kubectlRun('set', 'image', 'daemonset/agent', 'main=agent:v2')).code).toBe(0);
+
+  const detached = await plugin('step', 'agent', '--canary', '1', '--canary-bake', '10s', '--detach', '--yes');
+  expect({code: detached.code, stderr: detached.stderr}).toEqual({code: 0, stderr: ''});
+  const name = /^Job default\/(\S+) created/.exec(detached.stdout)![1]!;
+  let job: SimJob | undefined;
+  for (let waited = 0; job === undefined || ended(job) === undefined; waited += 250) {
+    if (waited > 100_000) throw new Error(`the Job did not end: ${JSON.stringify(job?.status)}`);
+    await new Promise((r) => setTimeout(r, 250));
+    job = JSON.parse((await kubectlRun('get', 'job', name, '-o', 'json')).stdout) as SimJob;
+  }
+  expect(job.status).toMatchObject({succeeded: 1, conditions: [{type: 'Complete', status: 'True'}]});
+  const logs = await kubectlRun('logs', `job/${name}`);
+  expect(logs.stdout).toMatch(/Gated rollout complete: every stage passed/);
 });
