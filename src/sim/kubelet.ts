@@ -235,6 +235,7 @@ export class SimulatedKubelets {
   private startPod(namespace: string, name: string, uid: string): void {
     const pod = this.store.get('pods', namespace, name) as Pod | undefined;
     if (!pod || pod.metadata.uid !== uid || pod.metadata.deletionTimestamp) return;
+    if (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') return;
     const exec = this.exec;
     const image = exec?.imageFor(pod.spec.containers.map((c) => c.image));
     const startedAt = formatTimestamp(this.clock.now());

@@ -92,6 +92,37 @@ test.skipIf(skipWithoutKubectl)(
   },
 );
 
+/** The gated record's phase on the DaemonSet. */
+const phaseOf = (s: RolloutSim) => {
+  const text = s.daemonSet().metadata.annotations?.['ds-rollout.io/gated-rollout'];
+  return text === undefined ? undefined : (JSON.parse(text) as {phase: string}).phase;
+};
+
+test('a failed gate with --on-failure pause fails the Job at once; the record stays failed', async () => {
+  sim = await detachableSim();
+  sim.test.cluster.kubelets!.injectFailure({image: 'agent:v2', mode: 'crash'});
+  const name = await detach(sim, ['step', 'agent', '--canary', '1', '--canary-bake', '1m', '--on-failure', 'pause']);
+  await sim.until(() => ended(jobOf(sim!, name)) !== undefined, 100_000, 'the Job to end');
+  const job = jobOf(sim, name);
+  expect(job.status).toMatchObject({failed: 1, conditions: [{type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded'}]});
+  expect(podsOf(sim, job)).toHaveLength(1);
+  expect(phaseOf(sim)).toBe('failed');
+});
+
+test('abort from a terminal while the Job bakes: the driver stops, the Job ends Failed, not Complete', async () => {
+  sim = await detachableSim();
+  const name = await detach(sim, ['step', 'agent', '--canary', '1', '--canary-bake', '1h']);
+  await sim.until(() => phaseOf(sim!) === 'baking', 100_000, 'the canary bake');
+  const aborted = await runCli(['abort', 'agent', '--yes', '--kubeconfig', sim.kubeconfig], {bin: BIN});
+  expect({code: aborted.code, stderr: aborted.stderr}).toEqual({code: 0, stderr: ''});
+  await sim.until(() => ended(jobOf(sim!, name)) !== undefined, 100_000, 'the Job to end');
+  const job = jobOf(sim, name);
+  expect(job.status).toMatchObject({succeeded: 0, failed: 1, conditions: [{type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded'}]});
+  const [pod] = podsOf(sim, job);
+  expect(pod!.status?.containerStatuses?.[0]?.state?.terminated?.exitCode).not.toBe(0);
+  expect(phaseOf(sim)).toBe('aborted');
+});
+
 test.skipIf(skipWithoutKubectl)('kubectl logs of a pod that ran no process is empty; of no such pod, 404', async () => {
   sim = await detachableSim();
   kubectl = await kubectlSession(sim.test.cluster);
