@@ -140,6 +140,21 @@ test('--detach creates the Job once, names it on the DaemonSet and in an Event; 
   expect(stored(sim, 'jobs')).toHaveLength(1);
 });
 
+test("deleting a rollout's Job deletes its ServiceAccount, Role and RoleBinding; the next --detach deletes its node binding", async () => {
+  sim = await startRolloutSim({nodes: 3});
+  const first = await detachedJob(sim, ['step', 'agent', '--canary', '1']);
+  const name = first.env.find((e) => e.name === 'DS_ROLLOUT_DETACHED_JOB')!.value;
+  sim.test.cluster.store.delete('jobs', 'default', name, {propagationPolicy: 'Background'});
+  await sim.until(() => stored(sim!, 'serviceaccounts').length + stored(sim!, 'roles').length + stored(sim!, 'rolebindings').length === 0, 20_000, 'the GC');
+  // Its node binding cannot be owned by it: it names a ServiceAccount that no longer exists, so it grants nothing.
+  expect(stored(sim, 'clusterrolebindings').map((b) => (b['metadata'] as {name: string}).name)).toEqual([`ds-rollout:default:${name}`]);
+  sim.setImage('agent:v3');
+  const next = (await detachedJob(sim, ['step', 'agent', '--canary', '1'])).env.find((e) => e.name === 'DS_ROLLOUT_DETACHED_JOB')!.value;
+  expect(next).not.toBe(name);
+  expect(stored(sim, 'clusterrolebindings').map((b) => (b['metadata'] as {name: string}).name)).toEqual([`ds-rollout:default:${next}`]);
+  expect(stored(sim, 'clusterroles').map((r) => (r['metadata'] as {name: string}).name)).toEqual([DETACH_NODE_READER]);
+});
+
 test('bad input: one stderr line, exit 1, nothing created', async () => {
   sim = await startRolloutSim({nodes: 3, unpaused: true});
   const cases: [string[], string][] = [
