@@ -2,9 +2,10 @@
 // its manifests printed for a dry run, or a line naming the Job. Loaded lazily by those commands.
 import {readFile} from 'node:fs/promises';
 import {type DaemonSet, gatedProgressOf} from './core/index.js';
-import {InputError} from './errors.js';
+import {DsRolloutError, InputError} from './errors.js';
 import {isDocumentFormat, type OutputFormat} from './flags.js';
-import type {SourceOptions} from './cluster/open-source.js';
+import type {openLiveCluster, SourceOptions} from './cluster/open-source.js';
+import type {DetachCluster} from './services/detach.js';
 import type {GatedFlagValues} from './gated-command.js';
 
 export interface DetachRun {
@@ -25,11 +26,10 @@ export interface DetachRun {
 }
 
 export async function runDetachCommand(run: DetachRun): Promise<void> {
-  const [{openLiveCluster}, {detachRollout}, core, {createObject}] = await Promise.all([
+  const [{openLiveCluster}, {detachRollout}, core] = await Promise.all([
     import('./cluster/open-source.js'),
     import('./services/detach.js'),
     import('./core/index.js'),
-    import('./cluster/live/objects.js'),
   ]);
   // The Job would fail on a strategy file or flags that do not parse: refused here, with the cluster untouched.
   if (run.command === 'step') await (await import('./gated-command.js')).gatedStrategyOf(run.flags);
@@ -49,11 +49,7 @@ export async function runDetachCommand(run: DetachRun): Promise<void> {
   const output = run.flags.output ?? 'text';
   try {
     const result = await detachRollout({
-      cluster: {
-        readDaemonSet: (r) => live.source.readDaemonSet(r),
-        create: (manifest, options) => createObject(live.client, manifest, options),
-        writer: live.writer,
-      },
+      cluster: {...(await detachClusterOf(live)), writer: live.writer},
       ref,
       command: run.command,
       argv: run.argv,
@@ -101,24 +97,71 @@ export async function runDetachCommand(run: DetachRun): Promise<void> {
   }
 }
 
+type LiveCluster = Awaited<ReturnType<typeof openLiveCluster>>;
+
+async function detachClusterOf(live: LiveCluster): Promise<Omit<DetachCluster, 'writer'>> {
+  const objects = await import('./cluster/live/objects.js');
+  return {
+    readDaemonSet: (r) => live.source.readDaemonSet(r),
+    create: (manifest, options) => objects.createObject(live.client, manifest, options),
+    read: (kind, namespace, name) => objects.readObject(live.client, kind, namespace, name),
+    patch: (kind, namespace, name, body) => objects.patchObject(live.client, kind, namespace, name, body),
+    list: (kind, namespace, selector) => objects.listObjects(live.client, kind, namespace, selector),
+    delete: (kind, namespace, name, preconditions) => objects.deleteObject(live.client, kind, namespace, name, preconditions),
+  };
+}
+
+/** A rollout run by a Job that ended other than complete: exit 3, as a failed gate. */
+class DetachedRolloutFailed extends DsRolloutError {
+  readonly exitCode = 3;
+}
+
 /**
- * In a detached Job's pod (DS_ROLLOUT_DETACHED_TEMPLATE set): true, after saying why on stdout, when the rollout
- * the Job was made for is over, so that a restarted pod ends the Job instead of starting something new.
+ * Runs `drive` (the gated rollout) as the command would, and, in a detached Job's pod (DS_ROLLOUT_DETACHED_TEMPLATE
+ * set), makes the Job's end tell the truth: a pod started after its rollout completed exits 0 without driving; a
+ * rollout that failed, was aborted or rolled back (found before, or after a drive) fails the Job at once
+ * (failDetachedJob) and exits non-zero, so the Job ends Failed and is not run again.
  */
-export async function detachedRunIsOver(flags: SourceOptions, name: string): Promise<boolean> {
-  const {DETACHED_TEMPLATE_ENV, detachedRolloutOver} = await import('./core/index.js');
-  const template = process.env[DETACHED_TEMPLATE_ENV];
-  if (template === undefined || template === '') return false;
+export async function runDetachedDriver(flags: SourceOptions, name: string, drive: () => Promise<void>): Promise<void> {
+  const core = await import('./core/index.js');
+  const template = process.env[core.DETACHED_TEMPLATE_ENV];
+  if (template === undefined || template === '') return drive();
+  const job = process.env[core.DETACHED_JOB_ENV];
   const {openLiveCluster} = await import('./cluster/open-source.js');
   const live = await openLiveCluster(flags);
+  const ref = {namespace: live.namespace, name};
+  const endOf = async () => core.detachedRolloutEnd(await live.source.readDaemonSet(ref), template);
+  const failJob = async (message: string): Promise<string> => {
+    if (job === undefined || job === '') return message;
+    const {failDetachedJob} = await import('./services/detach.js');
+    await failDetachedJob(await detachClusterOf(live), live.namespace, job);
+    return `${message}; Job ${job} fails`;
+  };
   try {
-    const over = detachedRolloutOver(await live.source.readDaemonSet({namespace: live.namespace, name}), template);
-    if (over !== undefined) process.stdout.write(`${over[0]!.toUpperCase()}${over.slice(1)}.\n`);
-    return over !== undefined;
+    const before = await endOf();
+    if (before.kind === 'complete') {
+      process.stdout.write(`${capitalized(before.message)}.\n`);
+      return;
+    }
+    if (before.kind === 'failed') throw new DetachedRolloutFailed(await failJob(before.message));
+    let failure: unknown;
+    try {
+      await drive();
+    } catch (error) {
+      failure = error;
+    }
+    const after = await endOf().catch(() => undefined);
+    if (after?.kind === 'failed') {
+      const message = await failJob(after.message);
+      throw failure ?? new DetachedRolloutFailed(message);
+    }
+    if (failure !== undefined) throw failure;
   } finally {
     live.client.close();
   }
 }
+
+const capitalized = (text: string) => `${text[0]!.toUpperCase()}${text.slice(1)}`;
 
 /**
  * `promote` and `abort` from a terminal while a Job drives (or drove) the rollout: one line naming it, and what

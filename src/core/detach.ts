@@ -2,7 +2,7 @@
 // the Job that runs the same command in the DaemonSet's namespace, with a ServiceAccount allowed exactly what the
 // rollout does; and the Kubernetes Events that tell the rollout's story on the DaemonSet (`kubectl describe ds`).
 // Pure: names, argument lists and objects as data; the service sends them.
-import {FINISHED_GATED_PHASES, type GatedEvent, gatedRecordOf} from './gates.js';
+import {type GatedEvent, gatedRecordOf} from './gates.js';
 import {computeTemplateHash} from './revisions.js';
 import type {Revision} from './revision-number.js';
 import type {DaemonSet} from './types.js';
@@ -21,19 +21,32 @@ export const DETACHED_DAEMONSET_LABEL = 'ds-rollout.io/daemonset';
 export const DETACHED_TEMPLATE_LABEL = 'ds-rollout.io/template';
 const MANAGED_BY = {'app.kubernetes.io/managed-by': 'ds-rollout', 'app.kubernetes.io/name': 'ds-rollout'};
 
-/** One ServiceAccount (and Role, RoleBinding) per namespace serves every detached rollout there. */
-export const DETACH_SERVICE_ACCOUNT = 'ds-rollout';
-/** Nodes are cluster-scoped: reading them needs a ClusterRole, named per namespace so bindings stay separate. */
-export const detachClusterRoleName = (namespace: string) => `ds-rollout:${namespace}`;
+/**
+ * Nodes are cluster-scoped: reading them needs a ClusterRole. One, shared, grants nothing by itself; each rollout's
+ * ClusterRoleBinding (detachNodeBindingName) binds it to that rollout's ServiceAccount only.
+ */
+export const DETACH_NODE_READER = 'ds-rollout:node-reader';
+/**
+ * A cluster-scoped object cannot be owned by a namespaced Job (the garbage collector does not resolve such an owner),
+ * so the binding is named after the Job and labelled with it: once the Job is deleted its ServiceAccount goes with
+ * it and the binding grants nothing; the next --detach deletes it.
+ */
+export const detachNodeBindingName = (namespace: string, job: string) => `ds-rollout:${namespace}:${job}`;
+/** On the node binding: the namespace and name of the Job it serves (a label value holds either). */
+export const DETACHED_JOB_NAMESPACE_LABEL = 'ds-rollout.io/job-namespace';
+export const DETACHED_JOB_LABEL = 'ds-rollout.io/job';
 /** Where the strategy file (--strategy) is mounted in the Job's pod, from a ConfigMap named as the Job. */
 export const DETACHED_STRATEGY_DIR = '/etc/ds-rollout';
 /**
  * Jobs retry a failed driver this many times (10 s, 20 s, 40 s ... apart): enough for a restart that finds the step
- * lease of a killed driver (it lapses in 30 s), and a failed gate ends the Job as Failed within about 10 minutes.
+ * lease of a killed driver (it lapses in 30 s). A rollout that failed does not wait for them: its driver sets the
+ * limit to 0 before it exits (failedJobPatch), so the Job controller fails the Job on that exit.
  */
 export const DETACHED_BACKOFF_LIMIT = 6;
 /** Set in the Job's pod: the template hash the Job was made for. A restart after that rollout ended does nothing. */
 export const DETACHED_TEMPLATE_ENV = 'DS_ROLLOUT_DETACHED_TEMPLATE';
+/** Set in the Job's pod: the Job's own name, the one Job its Role lets it patch. */
+export const DETACHED_JOB_ENV = 'DS_ROLLOUT_DETACHED_JOB';
 /** Event.source.component and reportingController. */
 export const EVENT_COMPONENT = 'ds-rollout';
 
@@ -41,25 +54,38 @@ export interface PolicyRule {
   readonly apiGroups: readonly string[];
   readonly resources: readonly string[];
   readonly verbs: readonly string[];
+  /** Only these objects (RBAC reads a list or watch as naming one when its fieldSelector is metadata.name=NAME). */
+  readonly resourceNames?: readonly string[];
 }
 
 /**
- * What a gated rollout sends in its namespace (step, bake, undo on failure, the record, its events): checked against
- * the simulated cluster's request log by test/cli/detach.test.ts, and by RBAC on the real control plane.
+ * What one detached rollout sends in its namespace (step, bake, undo on failure, the record, its events, failing its
+ * own Job): checked against the simulated cluster's request log by test/cli/detach.test.ts, and by RBAC on the real
+ * control plane. Pods cannot be narrowed: RBAC names objects, not labels, and a pod's name is known only once it runs.
  */
-export const DETACH_ROLE_RULES: readonly PolicyRule[] = [
-  {apiGroups: ['apps'], resources: ['daemonsets'], verbs: ['get', 'list', 'watch', 'patch']},
-  // get and patch: an undo on a failed gate writes the change-cause on the revision it restores.
-  {apiGroups: ['apps'], resources: ['controllerrevisions'], verbs: ['get', 'list', 'watch', 'patch']},
-  {apiGroups: [''], resources: ['pods'], verbs: ['list', 'watch', 'delete']},
-  {apiGroups: [''], resources: ['events'], verbs: ['create']},
-];
+export function detachRoleRules(daemonSet: string, job: string): PolicyRule[] {
+  return [
+    {apiGroups: ['apps'], resources: ['daemonsets'], resourceNames: [daemonSet], verbs: ['get', 'list', 'watch', 'patch']},
+    // get and patch: an undo on a failed gate writes the change-cause on the revision it restores (named by hash).
+    {apiGroups: ['apps'], resources: ['controllerrevisions'], verbs: ['get', 'list', 'watch', 'patch']},
+    {apiGroups: [''], resources: ['pods'], verbs: ['list', 'watch', 'delete']},
+    {apiGroups: [''], resources: ['events'], verbs: ['create']},
+    // A rollout that failed fails its Job (failedJobPatch).
+    {apiGroups: ['batch'], resources: ['jobs'], resourceNames: [job], verbs: ['get', 'patch']},
+  ];
+}
 
-export const DETACH_CLUSTER_ROLE_RULES: readonly PolicyRule[] = [{apiGroups: [''], resources: ['nodes'], verbs: ['list', 'watch']}];
+export const DETACH_NODE_READER_RULES: readonly PolicyRule[] = [{apiGroups: [''], resources: ['nodes'], verbs: ['list', 'watch']}];
 
-/** Does one of `rules` allow `verb` on `group`/`resource`? */
-export function rulesAllow(rules: readonly PolicyRule[], group: string, resource: string, verb: string): boolean {
-  return rules.some((rule) => rule.apiGroups.includes(group) && rule.resources.includes(resource) && rule.verbs.includes(verb));
+/** Does one of `rules` allow `verb` on `group`/`resource` (named `name`, if the request names one)? */
+export function rulesAllow(rules: readonly PolicyRule[], group: string, resource: string, verb: string, name?: string): boolean {
+  return rules.some(
+    (rule) =>
+      rule.apiGroups.includes(group) &&
+      rule.resources.includes(resource) &&
+      rule.verbs.includes(verb) &&
+      (rule.resourceNames === undefined || (name !== undefined && rule.resourceNames.includes(name))),
+  );
 }
 
 /**
@@ -152,30 +178,36 @@ export type Manifest = Readonly<Record<string, unknown>> & {
   readonly metadata: {readonly name: string; readonly namespace?: string; readonly labels?: Readonly<Record<string, string>>};
 };
 
-/** In creation order: what the Job needs exists before it. */
+/**
+ * In creation order: what the Job needs exists before it. The ServiceAccount, Role, RoleBinding and ConfigMap are
+ * the Job's own, named after it; once the Job exists they get it as their owner (jobOwnerReference), so deleting the
+ * Job deletes them. The shared ClusterRole is never owned; the node binding is cluster-scoped (detachNodeBindingName).
+ */
 export function detachManifests(input: DetachInput): Manifest[] {
   const {namespace} = input;
   const job = input.job;
   const labels = {...MANAGED_BY, [DETACHED_DAEMONSET_LABEL]: input.daemonSet, [DETACHED_TEMPLATE_LABEL]: input.template.slice(0, 63)};
-  const shared = {metadata: (name: string, namespaced = true) => ({name, ...(namespaced ? {namespace} : {}), labels: {...MANAGED_BY}})};
-  const clusterRole = detachClusterRoleName(namespace);
-  const subjects = [{kind: 'ServiceAccount', name: DETACH_SERVICE_ACCOUNT, namespace}];
+  const rbac = 'rbac.authorization.k8s.io/v1';
+  const subjects = [{kind: 'ServiceAccount', name: job, namespace}];
   const manifests: Manifest[] = [
-    {apiVersion: 'v1', kind: 'ServiceAccount', metadata: shared.metadata(DETACH_SERVICE_ACCOUNT)},
-    {apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: shared.metadata(DETACH_SERVICE_ACCOUNT), rules: DETACH_ROLE_RULES},
+    {apiVersion: 'v1', kind: 'ServiceAccount', metadata: {name: job, namespace, labels}},
+    {apiVersion: rbac, kind: 'Role', metadata: {name: job, namespace, labels}, rules: detachRoleRules(input.daemonSet, job)},
     {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
+      apiVersion: rbac,
       kind: 'RoleBinding',
-      metadata: shared.metadata(DETACH_SERVICE_ACCOUNT),
-      roleRef: {apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: DETACH_SERVICE_ACCOUNT},
+      metadata: {name: job, namespace, labels},
+      roleRef: {apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: job},
       subjects,
     },
-    {apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: shared.metadata(clusterRole, false), rules: DETACH_CLUSTER_ROLE_RULES},
+    {apiVersion: rbac, kind: 'ClusterRole', metadata: {name: DETACH_NODE_READER, labels: {...MANAGED_BY}}, rules: DETACH_NODE_READER_RULES},
     {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
+      apiVersion: rbac,
       kind: 'ClusterRoleBinding',
-      metadata: shared.metadata(clusterRole, false),
-      roleRef: {apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: clusterRole},
+      metadata: {
+        name: detachNodeBindingName(namespace, job),
+        labels: {...MANAGED_BY, [DETACHED_JOB_NAMESPACE_LABEL]: namespace, [DETACHED_JOB_LABEL]: job},
+      },
+      roleRef: {apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: DETACH_NODE_READER},
       subjects,
     },
   ];
@@ -191,6 +223,7 @@ export function detachManifests(input: DetachInput): Manifest[] {
       // The root filesystem is read-only: anything the CLI caches goes to an emptyDir.
       {name: 'HOME', value: '/tmp'},
       {name: DETACHED_TEMPLATE_ENV, value: input.template},
+      {name: DETACHED_JOB_ENV, value: job},
     ],
     resources: {requests: {cpu: '50m', memory: '64Mi'}, limits: {memory: '512Mi'}},
     securityContext: {allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, runAsUser: 65532, capabilities: {drop: ['ALL']}},
@@ -208,7 +241,7 @@ export function detachManifests(input: DetachInput): Manifest[] {
       template: {
         metadata: {labels},
         spec: {
-          serviceAccountName: DETACH_SERVICE_ACCOUNT,
+          serviceAccountName: job,
           restartPolicy: 'Never',
           containers: [container],
           volumes: [{name: 'tmp', emptyDir: {}}, ...(input.strategy !== undefined ? [{name: 'strategy', configMap: {name: job}}] : [])],
@@ -219,21 +252,48 @@ export function detachManifests(input: DetachInput): Manifest[] {
   return manifests;
 }
 
+/** Whether the rollout a Job was made for goes on, ended well, or ended otherwise, and why. */
+export type DetachedRolloutEnd =
+  {readonly kind: 'running'} | {readonly kind: 'complete'; readonly message: string} | {readonly kind: 'failed'; readonly message: string};
+
 /**
- * Why a restarted Job has nothing left to do, or undefined: its rollout is over when the template is no longer the
- * one it was made for (aborted, rolled back, or replaced by a newer release), or its record has ended (complete,
- * aborted, abandoned, superseded) or failed. Without this, a restart after an abort would start a gated rollout of
- * the restored template, and one after `resume --force` would revive the abandoned record.
+ * Where the rollout a Job was made for stands. It is over when its record says complete (the Job succeeds), or
+ * failed, aborting, aborted, abandoned or superseded, or the template is no longer the one the Job was made for (rolled back,
+ * aborted, replaced by a newer release): then the Job fails, so that its alerts fire, and no restart starts a gated
+ * rollout of a restored template.
  */
-export function detachedRolloutOver(ds: DaemonSet, template: string): string | undefined {
+export function detachedRolloutEnd(ds: DaemonSet, template: string): DetachedRolloutEnd {
   const ref = `daemonset ${ds.metadata.namespace ?? ''}/${ds.metadata.name}`;
-  if (computeTemplateHash(ds.spec.template) !== template) return `the template of ${ref} is no longer the one this Job rolls out: nothing to do`;
   const found = gatedRecordOf(ds);
-  // Failed too: its gate has spoken, and only abort (or a new rollout) moves it on; a restart must not write.
-  if (found.kind === 'record' && found.record.template === template && (FINISHED_GATED_PHASES.has(found.record.phase) || found.record.phase === 'failed')) {
-    return `the gated rollout of ${ref} is ${found.record.phase}: nothing to do`;
+  const record = found.kind === 'record' && found.record.template === template ? found.record : undefined;
+  if (record?.phase === 'complete') return {kind: 'complete', message: `the gated rollout of ${ref} is complete: nothing to do`};
+  if (computeTemplateHash(ds.spec.template) !== template) {
+    return {kind: 'failed', message: `the template of ${ref} is no longer the one this Job rolls out${record ? ` (gated rollout ${record.phase})` : ''}`};
   }
-  return undefined;
+  if (record !== undefined && ['failed', 'aborting', 'aborted', 'abandoned', 'superseded'].includes(record.phase)) {
+    return {kind: 'failed', message: `the gated rollout of ${ref} is ${record.phase}`};
+  }
+  return {kind: 'running'};
+}
+
+/**
+ * The merge patch that makes the Job controller fail a Job on its pod's next failure: backoffLimit 0, with the
+ * resourceVersion read as precondition; undefined when it is set already or the Job has ended. Kubernetes 1.20 has
+ * no podFailurePolicy; an activeDeadlineSeconds would fail it too, but deletes the running pod and with it the log.
+ */
+export function failedJobPatch(job: {
+  readonly metadata: {readonly resourceVersion?: string};
+  readonly spec?: {readonly backoffLimit?: number};
+  readonly status?: {readonly conditions?: readonly {readonly type: string; readonly status: string}[]};
+}): Record<string, unknown> | undefined {
+  const ended = (job.status?.conditions ?? []).some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
+  if (ended || job.spec?.backoffLimit === 0) return undefined;
+  return {metadata: {resourceVersion: job.metadata.resourceVersion}, spec: {backoffLimit: 0}};
+}
+
+/** The ownerReference that makes a rollout's ServiceAccount, Role, RoleBinding and ConfigMap go with its Job. */
+export function jobOwnerReference(job: {readonly name: string; readonly uid: string}) {
+  return {apiVersion: 'batch/v1', kind: 'Job', name: job.name, uid: job.uid};
 }
 
 /** The DaemonSet's annotation naming the Job that drives its rollout, or undefined. */

@@ -6,22 +6,44 @@ import type {ClusterWriter, DryRunMode} from '../cluster/cluster-writer.js';
 import {
   type DaemonSet,
   DETACHED_JOB_ANNOTATION,
+  DETACHED_JOB_LABEL,
+  DETACHED_JOB_NAMESPACE_LABEL,
   type Manifest,
   computeTemplateHash,
   detachManifests,
   detachedCommandArgs,
   detachedJobName,
+  failedJobPatch,
   gatedRecordOf,
+  jobOwnerReference,
   pausedStrategyOf,
 } from '../core/index.js';
-import {InputError} from '../errors.js';
+import {ClusterForbiddenError, ConflictError, InputError} from '../errors.js';
 import {describeRef} from './pause.js';
 
 export interface DetachCluster {
   readDaemonSet(ref: DaemonSetRef): Promise<DaemonSet>;
   /** Creates one object; `exists` when one of that name is there already. */
   create(manifest: Manifest, options: {dryRun?: boolean}): Promise<'created' | 'exists'>;
+  read(kind: string, namespace: string | undefined, name: string): Promise<ClusterObject | undefined>;
+  /** A JSON merge patch. */
+  patch(kind: string, namespace: string | undefined, name: string, body: Readonly<Record<string, unknown>>): Promise<void>;
+  list(kind: string, namespace: string | undefined, labelSelector: string): Promise<ClusterObject[]>;
+  delete(kind: string, namespace: string | undefined, name: string, preconditions: {uid: string; resourceVersion: string}): Promise<void>;
   readonly writer: Pick<ClusterWriter, 'patchDaemonSet'>;
+}
+
+/** The little of an object these steps read. */
+export interface ClusterObject {
+  readonly metadata: {
+    readonly name: string;
+    readonly uid?: string;
+    readonly resourceVersion?: string;
+    readonly labels?: Readonly<Record<string, string>>;
+    readonly ownerReferences?: readonly {readonly uid: string}[];
+  };
+  readonly spec?: {readonly backoffLimit?: number};
+  readonly status?: {readonly conditions?: readonly {readonly type: string; readonly status: string}[]};
 }
 
 export interface DetachOptions {
@@ -75,6 +97,8 @@ export async function detachRollout(options: DetachOptions): Promise<DetachResul
     if (manifest.kind === 'Job') created = outcome === 'created';
   }
   if (options.dryRun === undefined) {
+    await ownByJob(cluster, ref.namespace, job, manifests);
+    await deleteStaleNodeBindings(cluster, ref.namespace);
     // Named on the DaemonSet, so status, ds-plan and the dashboard name the Job from the object they read anyway.
     await cluster.writer.patchDaemonSet(ref, (current) =>
       current.metadata.annotations?.[DETACHED_JOB_ANNOTATION] === job
@@ -100,5 +124,67 @@ function refuseUnrunnable(ds: DaemonSet, ref: DaemonSetRef, command: 'step' | 'p
   const paused = pausedStrategyOf(ds);
   if (paused === undefined || !paused.ok) {
     throw new InputError(`${describeRef(ref)} is not paused: a gated rollout steps a paused DaemonSet (kubectl ds-rollout pause ${name} first)`);
+  }
+}
+
+/** The kinds a rollout's Job owns: its ServiceAccount, Role, RoleBinding and strategy ConfigMap go when it goes. */
+const OWNED_BY_JOB = new Set(['ServiceAccount', 'Role', 'RoleBinding', 'ConfigMap']);
+
+/**
+ * Makes the Job the owner of the rollout's namespaced objects (once the Job exists it has a uid to name). Checked on
+ * every --detach, so a run cut short between the creates and these patches is completed by the next.
+ */
+async function ownByJob(cluster: DetachCluster, namespace: string, job: string, manifests: readonly Manifest[]): Promise<void> {
+  const uid = (await cluster.read('Job', namespace, job))?.metadata.uid;
+  if (uid === undefined) return;
+  for (const manifest of manifests) {
+    if (!OWNED_BY_JOB.has(manifest.kind)) continue;
+    const current = await cluster.read(manifest.kind, namespace, manifest.metadata.name);
+    if (current === undefined || (current.metadata.ownerReferences ?? []).some((owner) => owner.uid === uid)) continue;
+    await cluster.patch(manifest.kind, namespace, manifest.metadata.name, {
+      metadata: {
+        resourceVersion: current.metadata.resourceVersion,
+        ownerReferences: [...(current.metadata.ownerReferences ?? []), jobOwnerReference({name: job, uid})],
+      },
+    });
+  }
+}
+
+/**
+ * Node bindings whose Job is gone (deleted, its ServiceAccount with it: they grant nothing any more) are deleted, each
+ * only if unchanged since read. Listing cluster-wide bindings may be forbidden to the operator: then they stay.
+ */
+async function deleteStaleNodeBindings(cluster: DetachCluster, namespace: string): Promise<void> {
+  let bindings: ClusterObject[];
+  try {
+    bindings = await cluster.list('ClusterRoleBinding', undefined, `app.kubernetes.io/managed-by=ds-rollout,${DETACHED_JOB_NAMESPACE_LABEL}=${namespace}`);
+  } catch (error) {
+    if (error instanceof ClusterForbiddenError) return;
+    throw error;
+  }
+  for (const binding of bindings) {
+    const job = binding.metadata.labels?.[DETACHED_JOB_LABEL];
+    const {uid, resourceVersion} = binding.metadata;
+    if (job === undefined || uid === undefined || resourceVersion === undefined) continue;
+    if ((await cluster.read('Job', namespace, job)) === undefined)
+      await cluster.delete('ClusterRoleBinding', undefined, binding.metadata.name, {uid, resourceVersion});
+  }
+}
+
+/**
+ * In a detached Job's pod, after its rollout failed: makes the Job controller fail the Job on this pod's exit
+ * (failedJobPatch), so the Job ends Failed at once and is not run again. `unchanged` when it is failing already.
+ */
+export async function failDetachedJob(cluster: Pick<DetachCluster, 'read' | 'patch'>, namespace: string, job: string): Promise<'patched' | 'unchanged'> {
+  for (let attempt = 1; ; attempt++) {
+    const current = await cluster.read('Job', namespace, job);
+    const patch = current === undefined ? undefined : failedJobPatch(current);
+    if (patch === undefined) return 'unchanged';
+    try {
+      await cluster.patch('Job', namespace, job, patch);
+      return 'patched';
+    } catch (error) {
+      if (!(error instanceof ConflictError) || attempt >= 3) throw error;
+    }
   }
 }

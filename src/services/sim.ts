@@ -1,11 +1,20 @@
 // `ds-rollout sim start`: a simulated cluster in this process, with its agents and a scenario, and a
 // kubeconfig that points kubectl (and this plugin) at it.
-import {rm} from 'node:fs/promises';
+import {mkdtemp, rm} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {readSnapshot} from '../cluster/snapshot/index.js';
 import {InputError, UsageError} from '../errors.js';
-import {RealClock, SCENARIOS, startSimulatedCluster, type FailureMode, type ScenarioName, type SimulatedCluster} from '../sim/index.js';
+import {
+  type ExecImage,
+  parseExecImage,
+  RealClock,
+  SCENARIOS,
+  startSimulatedCluster,
+  type FailureMode,
+  type ScenarioName,
+  type SimulatedCluster,
+} from '../sim/index.js';
 
 export interface SimStartOptions {
   readonly scenario: string;
@@ -22,6 +31,10 @@ export interface SimStartOptions {
   readonly failMode?: string;
   /** HTTPS with the admin token (default); false: plain http that authenticates nobody. */
   readonly tls?: boolean;
+  /** `IMAGE=COMMAND` (--exec-image): pods of IMAGE run COMMAND here (a detached rollout's Job, its image this plugin's). */
+  readonly execImages?: readonly string[];
+  /** This plugin as a pod runs it: pods of its release image run it (so `step --detach` works with no --image). */
+  readonly plugin?: ExecImage;
 }
 
 export interface RunningSim {
@@ -51,7 +64,15 @@ export async function startSim(options: SimStartOptions): Promise<RunningSim> {
       ? [{...(options.failImage !== undefined ? {image: options.failImage} : {}), ...(options.failNode !== undefined ? {node: options.failNode} : {}), mode}]
       : [];
 
+  let images: ExecImage[];
+  try {
+    images = [...(options.execImages ?? []).map(parseExecImage), ...(options.plugin ? [options.plugin] : [])];
+  } catch (error) {
+    throw new InputError((error as Error).message);
+  }
   const snapshot = options.snapshot !== undefined ? (await readSnapshot(options.snapshot)).objects : undefined;
+  // One directory per exec pod (its token files and output), gone with the cluster.
+  const execDir = images.length > 0 ? await mkdtemp(join(tmpdir(), 'ds-rollout-exec-')) : undefined;
 
   let cluster: SimulatedCluster;
   try {
@@ -61,6 +82,7 @@ export async function startSim(options: SimStartOptions): Promise<RunningSim> {
       agents: true,
       tls: options.tls ?? true,
       kubelet: {failures},
+      ...(execDir !== undefined ? {exec: {images, dir: execDir}} : {}),
       ...(snapshot ? {snapshot} : {scenario: options.scenario as ScenarioName}),
       ...(options.nodes !== undefined ? {scenarioOptions: {nodes: options.nodes}} : {}),
     });
@@ -80,6 +102,7 @@ export async function startSim(options: SimStartOptions): Promise<RunningSim> {
     ...(cluster.scenario?.focus ? {focus: cluster.scenario.focus} : {}),
     async stop() {
       await cluster.stop();
+      if (execDir !== undefined) await rm(execDir, {recursive: true, force: true});
       // A kubeconfig we chose points at a port that is now closed; one the user named is theirs to keep.
       if (options.kubeconfig === undefined) await rm(kubeconfigPath, {force: true});
     },

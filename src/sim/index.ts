@@ -4,6 +4,8 @@ import {dumpKubeVersion, NEWEST_MODELLED_MINOR} from '../core/index.js';
 import {RealClock, type SimClock} from './clock.js';
 import {DaemonSetController} from './controller.js';
 import {GarbageCollector} from './gc.js';
+import type {ExecImage} from './exec-image.js';
+import {JobController} from './job-controller.js';
 import {SimulatedKubelets, type KubeletOptions} from './kubelet.js';
 import {loadScenario, type Scenario, type ScenarioName, type ScenarioOptions} from './scenarios.js';
 import {loadSnapshot} from './snapshot.js';
@@ -57,6 +59,11 @@ export interface SimulatedClusterOptions {
   readonly snapshot?: SnapshotObjects;
   /** The Kubernetes gitVersion /version answers; default: a snapshot's (dumpKubeVersion, else the newest modelled), else the simulator's. */
   readonly serverVersion?: string;
+  /**
+   * With agents: pods whose image is one of these run its command as a local process (exec-image.ts), with a token of
+   * their ServiceAccount and the API's address, their output served as pods/NAME/log. `dir` holds one directory per pod.
+   */
+  readonly exec?: {readonly images: readonly ExecImage[]; readonly dir: string};
 }
 
 export const INITIAL_NAMESPACES: readonly string[] = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -68,6 +75,7 @@ export class SimulatedCluster {
   readonly gc: GarbageCollector;
   readonly controller: DaemonSetController | undefined;
   readonly kubelets: SimulatedKubelets | undefined;
+  readonly jobs: JobController | undefined;
   readonly scenario: Scenario | undefined;
   /** The bearer token of the admin (system:masters), which the kubeconfig carries by default. */
   readonly token: string;
@@ -93,15 +101,20 @@ export class SimulatedCluster {
     this.scenario = snapshot ?? (options.scenario ? loadScenario(this.store, options.scenario, this.clock.now(), options.scenarioOptions) : undefined);
     if (options.agents) {
       this.controller = new DaemonSetController(this.store, this.clock);
+      const exec = options.exec;
       this.kubelets = new SimulatedKubelets(this.store, this.clock, {
         ...options.kubelet,
         failures: [...(this.scenario?.failures ?? []), ...(options.kubelet?.failures ?? [])],
+        ...(exec ? {exec: {...exec, cluster: () => this.execCluster()}} : {}),
       });
+      this.jobs = new JobController(this.store, this.clock);
       this.kubelets.start();
       this.controller.start();
+      this.jobs.start();
     } else {
       this.controller = undefined;
       this.kubelets = undefined;
+      this.jobs = undefined;
     }
     // With kubelets, theirs finish these; without, the store's default timer does.
     for (const pod of snapshot?.terminating ?? []) this.store.resumePodTermination(pod.namespace, pod.name);
@@ -122,7 +135,27 @@ export class SimulatedCluster {
       ...(this.ca ? {tls: {...this.ca.serving([...new Set([host, '127.0.0.1', 'localhost'])]), ca: this.ca.cert}} : {}),
       ...(options.logInternalError ? {logInternalError: options.logInternalError} : {}),
       ...(version ? {version} : {}),
+      podLog: (namespace, name) => this.kubelets?.podLog(namespace, name),
     });
+  }
+
+  /**
+   * The API as a pod sees it: the server's address and CA, and a token for the pod's ServiceAccount. The simulated API
+   * server authorizes no one but system:masters (it has no RBAC), so the token carries that group too; what a
+   * detached rollout's Role allows is checked against the request log by test/cli/detach.test.ts instead.
+   */
+  private execCluster() {
+    const url = new URL(this.url);
+    return {
+      host: url.hostname,
+      port: url.port,
+      caCert: this.caCert ?? '',
+      requestToken: async (namespace: string, serviceAccount: string) =>
+        this.authenticator?.issueToken({
+          name: `system:serviceaccount:${namespace}:${serviceAccount}`,
+          groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, 'system:authenticated', 'system:masters'],
+        }) ?? '',
+    };
   }
 
   /** `http://127.0.0.1:PORT`, or `https://` with TLS. */
@@ -199,6 +232,7 @@ export class SimulatedCluster {
     if (this.stopped) return;
     this.stopped = true;
     this.controller?.stop();
+    this.jobs?.stop();
     this.kubelets?.stop();
     this.gc.stop();
     this.store.close();
@@ -242,6 +276,8 @@ export {
 export type {KubeEvent, KubeObject, Namespace, ObjectOf, ObjectReference, ResourceTypes} from './types.js';
 export {GarbageCollector} from './gc.js';
 export {DaemonSetController} from './controller.js';
+export {JobController} from './job-controller.js';
+export {type ExecImage, parseExecImage} from './exec-image.js';
 export {SimulatedKubelets, type FailureMode, type FailureRule, type KubeletOptions} from './kubelet.js';
 export {loadSnapshot, snapshotTime, type LoadedSnapshot} from './snapshot.js';
 export {SCENARIOS, loadScenario, type Scenario, type ScenarioName, type ScenarioOptions} from './scenarios.js';

@@ -6,6 +6,7 @@ import type {Node, NodeCondition, Pod, PodCondition, Taint} from '../core/index.
 import {formatTimestamp, type CancelTimer, type SimClock} from './clock.js';
 import {isConflict, isNotFound} from './status-errors.js';
 import type {Store, StoreEvent} from './store.js';
+import {type ExecCluster, type ExecImage, type ExecPod, ExecRunner} from './exec-image.js';
 
 /** How a pod fails to start: `crash` (CrashLoopBackOff), `image-pull` (ImagePullBackOff), `never-ready` (running, readiness probe fails). */
 export type FailureMode = 'crash' | 'image-pull' | 'never-ready';
@@ -27,6 +28,11 @@ export interface KubeletOptions {
   /** Simulated ms a deleted pod takes to stop (default 500, never more than its grace period). */
   readonly stopDelayMs?: number;
   readonly failures?: readonly FailureRule[];
+  /**
+   * Pods with these images run a local process (exec-image.ts), as `sim kubelets --exec-image` does for a real
+   * control plane: how the simulated cluster runs a detached rollout's Job. `cluster` is asked once the API listens.
+   */
+  readonly exec?: {readonly images: readonly ExecImage[]; readonly dir: string; readonly cluster: () => ExecCluster};
 }
 
 export const NOT_READY_TAINTS: readonly Taint[] = [
@@ -41,6 +47,9 @@ export class SimulatedKubelets {
   private readonly timers = new Map<string, CancelTimer>();
   private unsubscribe: (() => void) | undefined;
   private failures: FailureRule[];
+  private execRunner: ExecRunner | undefined;
+  /** Where each exec pod's output went (namespace/name), for the API's pods/NAME/log. */
+  private readonly logs = new Map<string, {readonly uid: string; readonly path: string}>();
 
   constructor(
     private readonly store: Store,
@@ -64,6 +73,29 @@ export class SimulatedKubelets {
     this.store.setPodDeletingHook(undefined);
     for (const cancel of this.timers.values()) cancel();
     this.timers.clear();
+    this.execRunner?.stopAll();
+  }
+
+  /** The output of an exec pod's process so far, and whether it still runs; undefined for other pods. */
+  podLog(namespace: string, name: string): {readonly path: string; readonly running: () => boolean} | undefined {
+    const log = this.logs.get(`${namespace}/${name}`);
+    const runner = this.execRunner;
+    return log === undefined || runner === undefined ? undefined : {path: log.path, running: () => runner.has(log.uid)};
+  }
+
+  private get exec(): ExecRunner | undefined {
+    const exec = this.options.exec;
+    if (exec === undefined || exec.images.length === 0) return undefined;
+    this.execRunner ??= new ExecRunner(exec.cluster(), exec.images, exec.dir, (pod, code, startedAt) => this.processExited(pod, code, startedAt));
+    return this.execRunner;
+  }
+
+  /** An exec pod's process ended: its container terminated with the exit code (restartPolicy Never). */
+  private processExited(pod: ExecPod, exitCode: number, startedAt: string): void {
+    const current = this.store.get('pods', pod.namespace, pod.name) as Pod | undefined;
+    if (current === undefined || current.metadata.uid !== pod.uid) return;
+    const status = exitedPodStatus(current, exitCode, startedAt, formatTimestamp(this.clock.now()));
+    this.tryWrite(() => this.store.patchStatus('pods', pod.namespace, pod.name, (s) => ({...((s ?? {}) as object), ...status})));
   }
 
   /** Adds a failure rule at run time (e.g. from a test or the sim command). */
@@ -203,8 +235,27 @@ export class SimulatedKubelets {
   private startPod(namespace: string, name: string, uid: string): void {
     const pod = this.store.get('pods', namespace, name) as Pod | undefined;
     if (!pod || pod.metadata.uid !== uid || pod.metadata.deletionTimestamp) return;
-    const started = startedPodStatus(pod, failureFor(this.failures, pod), formatTimestamp(this.clock.now()));
+    if (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') return;
+    const exec = this.exec;
+    const image = exec?.imageFor(pod.spec.containers.map((c) => c.image));
+    const startedAt = formatTimestamp(this.clock.now());
+    const started = startedPodStatus(pod, image ? undefined : failureFor(this.failures, pod), startedAt);
     this.tryWrite(() => this.store.patchStatus('pods', namespace, name, (status) => ({...((status ?? {}) as object), ...started})));
+    if (exec === undefined || image === undefined || exec.has(uid)) return;
+    // Running first, then the process: its exit (however soon) is the last status written.
+    const container = pod.spec.containers[0] as {args?: string[]; env?: {name: string; value?: string}[]};
+    const execPod: ExecPod = {
+      namespace,
+      name,
+      uid,
+      serviceAccount: typeof pod.spec['serviceAccountName'] === 'string' ? pod.spec['serviceAccountName'] : 'default',
+      args: container.args ?? [],
+      env: (container.env ?? []).map((e) => ({name: e.name, ...(e.value !== undefined ? {value: e.value} : {})})),
+    };
+    void exec.start(execPod, image, startedAt).then(
+      (running) => this.logs.set(`${namespace}/${name}`, {uid, path: running.log}),
+      () => this.processExited(execPod, 127, startedAt),
+    );
   }
 
   private setPodReady(pod: Pod, ready: boolean): void {
@@ -228,6 +279,7 @@ export class SimulatedKubelets {
     const uid = pod.metadata.uid ?? '';
     const node = pod.spec.nodeName ? (this.store.get('nodes', undefined, pod.spec.nodeName) as Node | undefined) : undefined;
     this.cancel(uid);
+    this.execRunner?.stop(uid);
     if (!node) return false;
     if (!isNodeReady(node)) return true;
     const delay = Math.min(this.options.stopDelayMs ?? 500, graceSeconds * 1000);

@@ -8,7 +8,7 @@ export type ResourceName =
   | 'events'
   | 'daemonsets'
   | 'controllerrevisions'
-  // What a detached gated rollout creates (its Job, ServiceAccount and roles): stored and served, never run.
+  // What a detached gated rollout creates (its Job, ServiceAccount and roles): stored and served; Jobs run (job-controller.ts).
   | 'serviceaccounts'
   | 'configmaps'
   | 'jobs'

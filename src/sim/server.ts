@@ -68,6 +68,8 @@ export interface SimServerOptions {
   readonly logInternalError?: (error: unknown) => void;
   /** The gitVersion /version answers (default SERVER_VERSION's): a rehearsal serves its dump's. */
   readonly version?: string;
+  /** Where a pod's output is (pods/NAME/log), while its process may still be writing it; undefined: it has none. */
+  readonly podLog?: (namespace: string, name: string) => {readonly path: string; readonly running: () => boolean} | undefined;
 }
 
 /** /version's answer for a gitVersion such as v1.20.2 (the build fields stay the simulator's). */
@@ -509,6 +511,9 @@ export class SimServer {
     }
     const code = this.faults?.failure(attrs);
     if (code !== undefined) throw injectedFailure(code);
+    if (info.resource === 'pods' && path.subresource === 'log' && attrs.verb === 'get' && path.name !== undefined) {
+      return this.podLog(req, res, path.namespace, path.name, q);
+    }
     if (
       path.subresource !== undefined &&
       !(path.subresource === 'status' && info.hasStatus) &&
@@ -542,6 +547,40 @@ export class SimServer {
       default:
         throw methodNotAllowed();
     }
+  }
+
+  /**
+   * pods/NAME/log, which a real API server proxies to the pod's kubelet: served here, from the output of the process
+   * the simulated kubelets ran for it (a pod without one has an empty log). follow=true streams until it exits.
+   */
+  private async podLog(req: IncomingMessage, res: ServerResponse, namespace: string, name: string, q: URLSearchParams): Promise<void> {
+    if (this.store.get('pods', namespace, name) === undefined) throw notFound(RESOURCES.pods, name);
+    const log = this.options.podLog?.(namespace, name);
+    const read = async (from: number): Promise<Buffer> => {
+      if (log === undefined) return Buffer.alloc(0);
+      const {readFile} = await import('node:fs/promises');
+      const all = await readFile(log.path).catch(() => Buffer.alloc(0));
+      return all.subarray(from);
+    };
+    if (q.get('follow') !== 'true' || log === undefined || !log.running()) {
+      const text = await read(0);
+      res.writeHead(200, {'Content-Type': 'text/plain', 'Cache-Control': NO_CACHE, 'Content-Length': text.length});
+      res.end(text);
+      return;
+    }
+    res.writeHead(200, {'Content-Type': 'text/plain', 'Cache-Control': NO_CACHE, 'Transfer-Encoding': 'chunked'});
+    let sent = 0;
+    let closed = false;
+    req.on('close', () => (closed = true));
+    for (;;) {
+      const running = log.running();
+      const more = await read(sent);
+      if (more.length > 0) res.write(more);
+      sent += more.length;
+      if (!running || closed) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    res.end();
   }
 
   private dryRun(q: URLSearchParams): boolean {

@@ -92,6 +92,11 @@ export function prepareForCreate(info: ResourceInfo, obj: Json, ctx: CreateConte
       if (ctx.resetStatus || !isRecord(obj['status'])) obj['status'] = {phase: 'Pending', qosClass: qosClass(obj)};
       break;
     }
+    case 'jobs': {
+      prepareJobCreate(obj);
+      if (ctx.resetStatus || !isRecord(obj['status'])) obj['status'] = {};
+      break;
+    }
     case 'namespaces': {
       const spec = child(obj, 'spec');
       if (!Array.isArray(spec['finalizers'])) spec['finalizers'] = ['kubernetes'];
@@ -102,6 +107,23 @@ export function prepareForCreate(info: ResourceInfo, obj: Json, ctx: CreateConte
     default:
       break;
   }
+}
+
+// upstream (behaviour): pkg/registry/batch/job/strategy.go generateSelector and the batch/v1 defaults: unless
+// spec.manualSelector, the selector is the Job's uid, and the template carries it and the Job's name as labels.
+function prepareJobCreate(obj: Json): void {
+  const meta = child(obj, 'metadata');
+  const spec = child(obj, 'spec');
+  const template = child(spec, 'template');
+  const templateMeta = child(template, 'metadata');
+  if (spec['manualSelector'] !== true) {
+    const uid = meta['uid'] as string;
+    templateMeta['labels'] = {...(isRecord(templateMeta['labels']) ? templateMeta['labels'] : {}), 'controller-uid': uid, 'job-name': meta['name'] as string};
+    spec['selector'] = {matchLabels: {'controller-uid': uid}};
+  }
+  spec['parallelism'] ??= 1;
+  spec['completions'] ??= 1;
+  spec['backoffLimit'] ??= 6;
 }
 
 function namespaceNameLabel(meta: Json): void {

@@ -8,11 +8,12 @@ import {join} from 'node:path';
 import {load, loadAll} from 'js-yaml';
 import {afterEach, expect, test, vi} from 'vitest';
 import {
-  DETACH_CLUSTER_ROLE_RULES,
-  DETACH_ROLE_RULES,
+  DETACH_NODE_READER,
+  DETACH_NODE_READER_RULES,
   DETACHED_JOB_ANNOTATION,
   GATED_ROLLOUT_ANNOTATION,
   RELEASE_IMAGE_REPOSITORY,
+  detachRoleRules,
   detachedCommandArgs,
   rulesAllow,
 } from '../../src/core/index.js';
@@ -43,12 +44,14 @@ interface Container {
 }
 
 interface JobManifest {
-  metadata: {name: string};
+  metadata: {name: string; uid: string};
   spec: {backoffLimit: number; template: {spec: {serviceAccountName: string; restartPolicy: string; containers: Container[]}}};
 }
 
-const stored = (s: RolloutSim, resource: 'jobs' | 'serviceaccounts' | 'roles' | 'rolebindings' | 'clusterroles' | 'events' | 'configmaps') =>
-  s.test.cluster.store.list(resource).items as unknown as Record<string, unknown>[];
+const stored = (
+  s: RolloutSim,
+  resource: 'jobs' | 'serviceaccounts' | 'roles' | 'rolebindings' | 'clusterroles' | 'clusterrolebindings' | 'events' | 'configmaps',
+) => s.test.cluster.store.list(resource).items as unknown as Record<string, unknown>[];
 
 function eventReasons(s: RolloutSim): string[] {
   const uid = s.daemonSet().metadata.uid;
@@ -57,16 +60,29 @@ function eventReasons(s: RolloutSim): string[] {
     .map((e) => e['reason'] as string);
 }
 
-test('--dry-run=client -o yaml prints the ServiceAccount, roles and Job, and sends nothing', async () => {
+test('--dry-run=client -o yaml prints the ServiceAccount, roles and Job of this one rollout, and sends nothing', async () => {
   sim = await startRolloutSim({nodes: 3});
   const {stdout, stderr, code} = await cli(sim, ['step', 'agent', '--canary', '1', '--canary-bake', '30s', '--detach', '--dry-run=client', '-o', 'yaml']);
   expect({code, stderr}).toEqual({code: 0, stderr: ''});
-  const docs = loadAll(stdout) as {kind: string; metadata: {name: string; namespace?: string}}[];
+  const docs = loadAll(stdout) as {kind: string; metadata: {name: string; namespace?: string}; rules?: unknown; subjects?: unknown; roleRef?: unknown}[];
   expect(docs.map((d) => d.kind)).toEqual(['ServiceAccount', 'Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding', 'Job']);
   const job = docs.at(-1) as unknown as JobManifest;
-  expect(job.metadata.name).toMatch(/^ds-rollout-agent-[0-9a-f]{10}$/);
+  const name = job.metadata.name;
+  expect(name).toMatch(/^ds-rollout-agent-[0-9a-f]{10}$/);
+  // One ServiceAccount, Role and RoleBinding per rollout, named after its Job; the DaemonSet and the Job by name.
+  expect(docs.slice(0, 3).map((d) => d.metadata.name)).toEqual([name, name, name]);
+  expect(docs[1]!.rules).toEqual(detachRoleRules('agent', name));
+  expect(docs[1]!.rules).toContainEqual({apiGroups: ['apps'], resources: ['daemonsets'], resourceNames: ['agent'], verbs: ['get', 'list', 'watch', 'patch']});
+  expect(docs[1]!.rules).toContainEqual({apiGroups: ['batch'], resources: ['jobs'], resourceNames: [name], verbs: ['get', 'patch']});
+  // Nodes: the shared read-only ClusterRole, bound to this rollout's ServiceAccount alone.
+  expect(docs[3]).toMatchObject({metadata: {name: DETACH_NODE_READER}, rules: DETACH_NODE_READER_RULES});
+  expect(docs[4]).toMatchObject({
+    metadata: {name: `ds-rollout:default:${name}`},
+    roleRef: {kind: 'ClusterRole', name: DETACH_NODE_READER},
+    subjects: [{kind: 'ServiceAccount', name, namespace: 'default'}],
+  });
   const pod = job.spec.template.spec;
-  expect(pod).toMatchObject({serviceAccountName: 'ds-rollout', restartPolicy: 'Never'});
+  expect(pod).toMatchObject({serviceAccountName: name, restartPolicy: 'Never'});
   expect(pod.containers[0]!.image).toMatch(new RegExp(`^${RELEASE_IMAGE_REPOSITORY}:v\\d+\\.\\d+\\.\\d+`));
   // The same command, minus this machine's kubeconfig and output flags, plus the namespace and --yes.
   expect(pod.containers[0]!.args).toEqual(['step', 'agent', '--canary', '1', '--canary-bake', '30s', '--namespace', 'default', '--yes']);
@@ -99,7 +115,18 @@ test('--detach creates the Job once, names it on the DaemonSet and in an Event; 
     args: ['step', 'agent', '--namespace', 'default', '--strategy', '/etc/ds-rollout/strategy.yaml', '--yes'],
   });
   expect((stored(sim, 'configmaps')[0]!['data'] as Record<string, string>)['strategy.yaml']).toBe('canary: 1\ncanaryBake: 10s\n');
-  expect(stored(sim, 'roles')[0]!['rules']).toEqual(DETACH_ROLE_RULES);
+  expect(stored(sim, 'roles')[0]!['rules']).toEqual(detachRoleRules('agent', job!.metadata.name));
+  // Owned by the Job (deleting it deletes them); the cluster-scoped node binding cannot be, and is labelled with it.
+  for (const kind of ['serviceaccounts', 'roles', 'rolebindings', 'configmaps'] as const) {
+    const [object] = stored(sim, kind) as {metadata: {ownerReferences?: unknown}}[];
+    expect({kind, owners: object!.metadata.ownerReferences}).toEqual({
+      kind,
+      owners: [{apiVersion: 'batch/v1', kind: 'Job', name: job!.metadata.name, uid: job!.metadata.uid}],
+    });
+  }
+  expect(stored(sim, 'clusterrolebindings')[0]).toMatchObject({
+    metadata: {name: `ds-rollout:default:${job!.metadata.name}`, labels: {'ds-rollout.io/job': job!.metadata.name}},
+  });
   expect(sim.daemonSet().metadata.annotations?.[DETACHED_JOB_ANNOTATION]).toBe(job!.metadata.name);
   expect(eventReasons(sim)).toEqual(['Detached']);
   // Nothing ran the rollout here: the Job does.
@@ -113,6 +140,21 @@ test('--detach creates the Job once, names it on the DaemonSet and in an Event; 
   expect(stored(sim, 'jobs')).toHaveLength(1);
 });
 
+test("deleting a rollout's Job deletes its ServiceAccount, Role and RoleBinding; the next --detach deletes its node binding", async () => {
+  sim = await startRolloutSim({nodes: 3});
+  const first = await detachedJob(sim, ['step', 'agent', '--canary', '1']);
+  const name = first.env.find((e) => e.name === 'DS_ROLLOUT_DETACHED_JOB')!.value;
+  sim.test.cluster.store.delete('jobs', 'default', name, {propagationPolicy: 'Background'});
+  await sim.until(() => stored(sim!, 'serviceaccounts').length + stored(sim!, 'roles').length + stored(sim!, 'rolebindings').length === 0, 20_000, 'the GC');
+  // Its node binding cannot be owned by it: it names a ServiceAccount that no longer exists, so it grants nothing.
+  expect(stored(sim, 'clusterrolebindings').map((b) => (b['metadata'] as {name: string}).name)).toEqual([`ds-rollout:default:${name}`]);
+  sim.setImage('agent:v3');
+  const next = (await detachedJob(sim, ['step', 'agent', '--canary', '1'])).env.find((e) => e.name === 'DS_ROLLOUT_DETACHED_JOB')!.value;
+  expect(next).not.toBe(name);
+  expect(stored(sim, 'clusterrolebindings').map((b) => (b['metadata'] as {name: string}).name)).toEqual([`ds-rollout:default:${next}`]);
+  expect(stored(sim, 'clusterroles').map((r) => (r['metadata'] as {name: string}).name)).toEqual([DETACH_NODE_READER]);
+});
+
 test('bad input: one stderr line, exit 1, nothing created', async () => {
   sim = await startRolloutSim({nodes: 3, unpaused: true});
   const cases: [string[], string][] = [
@@ -120,7 +162,7 @@ test('bad input: one stderr line, exit 1, nothing created', async () => {
     [['step', 'agent', '--canary', '1', '--detach'], 'pass --yes'],
     [['step', 'agent', '--canary', '1', '--detach', '--yes'], 'is not paused'],
     [['step', 'agent', '--canary', 'x', '--detach', '--yes'], 'invalid --canary "x"'],
-    [['promote', 'agent', '--detach'], 'has no gated rollout waiting for approval'],
+    [['promote', 'agent', '--detach', '--yes'], 'has no gated rollout waiting for approval'],
   ];
   for (const [args, message] of cases) {
     const {stdout, stderr, code} = await cli(sim, args);
@@ -139,7 +181,8 @@ async function runAsPod(s: RolloutSim, container: Container) {
   const account = join(dir, 'serviceaccount');
   await mkdir(account, {recursive: true});
   const {cluster} = s.test;
-  await writeFile(join(account, 'token'), cluster.issueToken('system:serviceaccount:default:ds-rollout', ['system:masters']));
+  const serviceAccount = container.env.find((e) => e.name === 'DS_ROLLOUT_DETACHED_JOB')!.value;
+  await writeFile(join(account, 'token'), cluster.issueToken(`system:serviceaccount:default:${serviceAccount}`, ['system:masters']));
   await writeFile(join(account, 'ca.crt'), cluster.caCert!);
   await writeFile(join(account, 'namespace'), 'default');
   const url = new URL(cluster.url);
@@ -160,16 +203,23 @@ async function runAsPod(s: RolloutSim, container: Container) {
   return {...run, budget: witness.max.count};
 }
 
-/** Every request the driver sent is one its Role (or, for nodes, its ClusterRole) allows. */
-function expectWithinRoles(s: RolloutSim): Set<string> {
-  const sent = new Set(
-    s.test.cluster.requestLog.entries.filter((e) => e.resource !== undefined).map((e) => `${e.verb} ${e.resource}${e.subresource ? `/${e.subresource}` : ''}`),
-  );
-  const groupOf: Record<string, string> = {daemonsets: 'apps', controllerrevisions: 'apps', pods: '', events: '', nodes: ''};
-  for (const request of sent) {
-    const [verb, resource] = request.split(' ') as [string, string];
-    const rules = resource === 'nodes' ? DETACH_CLUSTER_ROLE_RULES : DETACH_ROLE_RULES;
-    expect({request, allowed: groupOf[resource] !== undefined && rulesAllow(rules, groupOf[resource]!, resource, verb)}).toEqual({request, allowed: true});
+/**
+ * Every request the driver sent is one its Role (or, for nodes, the node reader) allows, names included: as RBAC, a
+ * list or watch names the object its fieldSelector metadata.name=NAME pins.
+ */
+function expectWithinRoles(s: RolloutSim, container: Container): Set<string> {
+  const job = container.env.find((e) => e.name === 'DS_ROLLOUT_DETACHED_JOB')!.value;
+  const role = detachRoleRules('agent', job);
+  const groupOf: Record<string, string> = {daemonsets: 'apps', controllerrevisions: 'apps', pods: '', events: '', nodes: '', jobs: 'batch'};
+  const sent = new Set<string>();
+  for (const e of s.test.cluster.requestLog.entries) {
+    if (e.resource === undefined) continue;
+    const request = `${e.verb} ${e.resource}${e.subresource ? `/${e.subresource}` : ''}`;
+    sent.add(request);
+    const name = e.name ?? /^metadata\.name=([^,]+)$/.exec(e.query['fieldSelector'] ?? '')?.[1];
+    const rules = e.resource === 'nodes' ? DETACH_NODE_READER_RULES : role;
+    const allowed = groupOf[e.resource] !== undefined && e.subresource === undefined && rulesAllow(rules, groupOf[e.resource]!, e.resource, e.verb!, name);
+    expect({request, name, allowed}).toEqual({request, name, allowed: true});
   }
   return sent;
 }
@@ -177,7 +227,7 @@ function expectWithinRoles(s: RolloutSim): Set<string> {
 /** Detaches `args` and returns the container of the Job it created. */
 async function detachedJob(s: RolloutSim, args: string[]): Promise<Container> {
   const before = new Set(stored(s, 'jobs').map((j) => (j as unknown as JobManifest).metadata.name));
-  const created = await cli(s, [...args, '--detach', ...(args[0] === 'step' ? ['--yes'] : [])]);
+  const created = await cli(s, [...args, '--detach', '--yes']);
   expect({code: created.code, stderr: created.stderr}).toEqual({code: 0, stderr: ''});
   const job = (stored(s, 'jobs') as unknown as JobManifest[]).find((j) => !before.has(j.metadata.name));
   return job!.spec.template.spec.containers[0]!;
@@ -191,7 +241,7 @@ test("the Job's command line, run as the image's entrypoint with in-cluster cred
   expect(run.stdout.trimEnd().split('\n').at(-1)).toMatch(/^Gated rollout complete: every stage passed/);
   expect(run.budget).toBeLessThanOrEqual(1);
   expect(Object.values(sim.images()).every((images) => images.length === 1 && images[0] === 'agent:v2')).toBe(true);
-  expect(expectWithinRoles(sim)).toContain('create events');
+  expect(expectWithinRoles(sim, job)).toContain('create events');
   expect(eventReasons(sim)).toEqual(['Detached', 'RolloutStarted', 'CanaryStarted', 'CanaryPassed', 'StageStarted', 'StagePassed', 'RolloutComplete']);
   const started = stored(sim, 'events').find((e) => e['reason'] === 'CanaryStarted')!;
   expect(started).toMatchObject({type: 'Normal', message: 'Stage 1/2 canary started on node-1', involvedObject: {kind: 'DaemonSet', name: 'agent'}});
@@ -206,14 +256,21 @@ test('a crash-looping canary run by the Job fails its gate, rolls back within it
   expect(run.stderr).toMatch(/gate failed at stage canary: .*CrashLoopBackOff.*; rolled back to revision 3 on node-1/);
   await sim.until(() => Object.values(sim!.images()).every((images) => images.length === 1 && images[0] === 'agent:v1'), 20_000, 'v1 everywhere');
   expect(run.budget).toBeLessThanOrEqual(1);
-  expect(expectWithinRoles(sim)).toContain('patch controllerrevisions');
+  const sent = expectWithinRoles(sim, job);
+  expect(sent).toContain('patch controllerrevisions');
+  // The rollout failed: the driver set its Job's backoffLimit to 0, so the Job controller fails the Job on this exit.
+  expect(sent).toContain('patch jobs');
+  expect((stored(sim, 'jobs')[0] as unknown as JobManifest).spec.backoffLimit).toBe(0);
   // The rollback ends the rollout: its closing event, once.
   expect(eventReasons(sim)).toEqual(['Detached', 'RolloutStarted', 'CanaryStarted', 'GateFailed', 'RollingBack', 'Aborted']);
-  // A restart of the Job's pod after the rollback finds the template it was made for gone: it does nothing.
+  // A restart of the Job's pod after the rollback finds the template it was made for gone: it drives nothing, and fails.
   sim.test.cluster.requestLog.clear();
   const restart = await runAsPod(sim, job);
-  expect({code: restart.code, stderr: restart.stderr}).toEqual({code: 0, stderr: ''});
-  expect(restart.stdout).toBe('The template of daemonset default/agent is no longer the one this Job rolls out: nothing to do.\n');
+  expect({code: restart.code, stdout: restart.stdout}).toEqual({code: 3, stdout: ''});
+  const name = stored(sim, 'jobs')[0]!['metadata'] as {name: string};
+  expect(restart.stderr).toBe(
+    `error: the template of daemonset default/agent is no longer the one this Job rolls out (gated rollout aborted); Job ${name.name} fails\n`,
+  );
   expect(sim.test.cluster.requestLog.entries.filter((e) => e.verb !== undefined && !['get', 'list', 'watch'].includes(e.verb))).toEqual([]);
   expect(stored(sim, 'events').find((e) => e['reason'] === 'GateFailed')).toMatchObject({type: 'Warning', message: expect.stringMatching(/CrashLoopBackOff/)});
 });
@@ -231,6 +288,11 @@ test('--approve: the Job stops for approval, status names it, promote --detach g
   const json = JSON.parse((await cli(sim, ['status', 'agent', '-o', 'json'])).stdout) as {gated?: {job?: string}};
   expect(json.gated?.job).toBe(name);
 
+  // No terminal and no --yes: refused as step --detach is, with nothing created.
+  const unconfirmed = await cli(sim, ['promote', 'agent', '--detach']);
+  expect({code: unconfirmed.code, stdout: unconfirmed.stdout}).toEqual({code: 1, stdout: ''});
+  expect(unconfirmed.stderr).toMatch(/^[^\n]*refusing to promote without confirmation: there is no terminal to ask on; pass --yes[^\n]*\n$/);
+  expect(stored(sim, 'jobs')).toHaveLength(1);
   const promoteJob = await detachedJob(sim, ['promote', 'agent']);
   expect(stored(sim, 'jobs')).toHaveLength(2);
   expect(promoteJob.args.slice(0, 2)).toEqual(['promote', 'agent']);
@@ -254,7 +316,7 @@ test('--approve: the Job stops for approval, status names it, promote --detach g
   expect({code: again.code, stdout: again.stdout}).toEqual({code: 0, stdout: 'The gated rollout of daemonset default/agent is complete: nothing to do.\n'});
 }, 180_000);
 
-test('abort from a terminal names the Job that drove the rollout; a restart of that Job then does nothing', async () => {
+test('abort from a terminal names the Job that drove the rollout; a restart of that Job then drives nothing and fails', async () => {
   sim = await startRolloutSim({nodes: 3, maxUnavailable: 1});
   const job = await detachedJob(sim, ['step', 'agent', '--canary', '1', '--canary-bake', '2s', '--approve']);
   expect((await runAsPod(sim, job)).code).toBe(0);
@@ -263,10 +325,8 @@ test('abort from a terminal names the Job that drove the rollout; a restart of t
   expect({code: aborted.code, stderr: aborted.stderr}).toEqual({code: 0, stderr: ''});
   expect(aborted.stdout.split('\n')[0]).toBe(`Job ${name} drove this gated rollout until its approval point; a restart of it finds the rollout over.`);
   const restart = await runAsPod(sim, job);
-  expect({code: restart.code, stdout: restart.stdout}).toEqual({
-    code: 0,
-    stdout: 'The template of daemonset default/agent is no longer the one this Job rolls out: nothing to do.\n',
-  });
+  expect({code: restart.code, stdout: restart.stdout}).toEqual({code: 3, stdout: ''});
+  expect(restart.stderr).toMatch(/the template of daemonset default\/agent is no longer the one this Job rolls out \(gated rollout aborted\); Job \S+ fails/);
   expect(eventReasons(sim).at(-1)).toBe('Aborted');
 });
 

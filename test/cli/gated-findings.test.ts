@@ -163,7 +163,12 @@ test('finding 4: resume --force during a bake stops the driver at once, truly; t
     const restarted = await cli(s, ['step', 'agent', '--until-complete', '--canary', '1', '--canary-bake', '1h', '--yes'], {
       DS_ROLLOUT_DETACHED_TEMPLATE: template,
     });
-    expect(restarted.stdout).toContain('The gated rollout of daemonset default/agent is abandoned: nothing to do.');
+    // It writes nothing and fails, so the Job's failure alerts fire (no Job named here: nothing to mark).
+    expect({code: restarted.code, stdout: restarted.stdout, stderr: restarted.stderr}).toEqual({
+      code: 3,
+      stdout: '',
+      stderr: 'error: the gated rollout of daemonset default/agent is abandoned\n',
+    });
     expect(record(s).phase).toBe('abandoned');
   } finally {
     killAll(children);

@@ -5,7 +5,15 @@
 import {mkdtemp, rm} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {ManualClock, RealClock, type KubeletOptions, type ScenarioName, type SimulatedCluster, startSimulatedCluster} from '../../src/sim/index.js';
+import {
+  ManualClock,
+  RealClock,
+  type KubeletOptions,
+  type ScenarioName,
+  type SimulatedCluster,
+  type SimulatedClusterOptions,
+  startSimulatedCluster,
+} from '../../src/sim/index.js';
 
 export const START = Date.parse('2026-11-21T12:00:00Z');
 export const START_TEXT = '2026-11-21T12:00:00Z';
@@ -21,6 +29,8 @@ export interface TestClusterOptions {
   /** The kubeconfig context's namespace (default "default"). */
   readonly namespace?: string;
   readonly logBodies?: boolean;
+  /** Pods of these images run as local processes (a detached rollout's Job). */
+  readonly exec?: SimulatedClusterOptions['exec'];
 }
 
 export interface TestCluster {
@@ -47,6 +57,7 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
     ...(options.scenario ? {scenario: options.scenario, scenarioOptions: options.nodes === undefined ? {} : {nodes: options.nodes}} : {}),
     ...(options.kubelet ? {kubelet: options.kubelet} : {}),
     ...(options.logBodies ? {logBodies: true} : {}),
+    ...(options.exec ? {exec: options.exec} : {}),
     podTerminationDelayMs: 200,
   });
   const dir = await mkdtemp(join(tmpdir(), 'ds-rollout-live-'));

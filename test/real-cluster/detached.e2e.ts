@@ -14,7 +14,7 @@ let cp: ControlPlane;
 
 interface Job {
   metadata: {name: string};
-  status?: {succeeded?: number; failed?: number; active?: number};
+  status?: {succeeded?: number; failed?: number; active?: number; conditions?: {type: string; status: string; reason?: string}[]};
 }
 
 const json = <T>(args: string[]) => kubectlJson<T>(cp, args);
@@ -124,15 +124,18 @@ describe('a detached gated rollout on a real 1.20.2 control plane', () => {
       ]);
       expect({code: detached.code, stderr: detached.stderr}).toEqual({code: 0, stderr: ''});
       job = /^Job default\/(\S+) created/.exec(detached.stdout)![1]!;
-      // The first driver fails its gate (exit 3) after the rollback; the next one finds its template gone and ends the Job.
-      await eventually(
-        'the Job to end',
+      // The driver fails its gate and rolls back, sets its Job's backoffLimit to 0 and exits 3: the Job controller
+      // fails the Job on that one pod failure, with no retries (its alerts fire; nothing runs the rollout again).
+      const ended = await eventually(
+        'the Job to fail',
         async () => {
           const current = await json<Job>(['get', 'job', job]);
-          return current.status?.succeeded === 1 ? current : undefined;
+          return current.status?.conditions?.some((c) => c.status === 'True') ? current : undefined;
         },
         480_000,
       );
+      expect(ended.status).toMatchObject({failed: 1, conditions: [{type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded'}]});
+      expect(ended.status?.succeeded ?? 0).toBe(0);
     } finally {
       expect(await budget.stop()).toBeLessThanOrEqual(2);
     }

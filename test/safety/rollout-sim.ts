@@ -11,7 +11,7 @@ import {liveClock} from '../../src/session.js';
 import {type StepCluster, stepClusterOf} from '../../src/services/step.js';
 import {makeNode} from '../../src/sim/index.js';
 import {ROOT} from '../helpers/run-cli.js';
-import {startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
+import {startTestCluster, type TestCluster, type TestClusterOptions} from '../helpers/sim-cluster.js';
 
 export const NAMESPACE = 'default';
 export const NAME = 'agent';
@@ -31,6 +31,8 @@ export interface RolloutSimOptions {
   readonly logBodies?: boolean;
   /** Node labels by node index. */
   readonly labels?: (index: number) => Record<string, string> | undefined;
+  /** Pods of these images run as local processes (a detached rollout's Job). */
+  readonly exec?: TestClusterOptions['exec'];
 }
 
 export interface RolloutSim {
@@ -72,6 +74,7 @@ export async function startRolloutSim(options: RolloutSimOptions = {}): Promise<
     speed: options.speed ?? 20,
     kubelet: {startDelayMs: options.startDelayMs ?? 1000, stopDelayMs: 500},
     ...(options.logBodies ? {logBodies: true} : {}),
+    ...(options.exec ? {exec: options.exec} : {}),
   });
   const {store} = test.cluster;
   const count = options.nodes ?? 6;
@@ -110,7 +113,8 @@ export async function startRolloutSim(options: RolloutSimOptions = {}): Promise<
     images() {
       const out: Record<string, string[]> = {};
       for (const pod of sim.pods()) {
-        if (pod.metadata.deletionTimestamp || !pod.spec.nodeName) continue;
+        // The DaemonSet's pods only (a detached rollout's Job pod runs on a node too).
+        if (pod.metadata.deletionTimestamp || !pod.spec.nodeName || pod.metadata.labels?.['app'] !== NAME) continue;
         (out[pod.spec.nodeName] ??= []).push(pod.spec.containers[0]!.image ?? '');
       }
       return out;

@@ -55,6 +55,48 @@ export async function readObject<T>(client: KubeClient, kind: string, namespace:
   }
 }
 
+/** A JSON merge patch of one object (carry metadata.resourceVersion in `body` for a precondition). */
+export async function patchObject(
+  client: KubeClient,
+  kind: string,
+  namespace: string | undefined,
+  name: string,
+  body: Readonly<Record<string, unknown>>,
+  options: {dryRun?: boolean} = {},
+): Promise<void> {
+  await client.write('PATCH', `${collectionPath(kind, namespace)}/${encodeURIComponent(name)}`, describe('patch', kindOf(kind).resource, namespace, name), {
+    body,
+    contentType: 'application/merge-patch+json',
+    query: {fieldManager: 'ds-rollout', ...(options.dryRun ? {dryRun: 'All'} : {})},
+  });
+}
+
+/** The objects of a kind that carry `labelSelector` (one page: a few per namespace are expected). */
+export async function listObjects<T>(client: KubeClient, kind: string, namespace: string | undefined, labelSelector: string): Promise<T[]> {
+  const result = await client.list(collectionPath(kind, namespace), describe('list', kindOf(kind).resource, namespace), (item) => item as T, {
+    pageSize: 500,
+    labelSelector,
+  });
+  return [...result.items];
+}
+
+/** Deletes one object, only if it is still the one read (uid and resourceVersion preconditions); gone already is fine. */
+export async function deleteObject(
+  client: KubeClient,
+  kind: string,
+  namespace: string | undefined,
+  name: string,
+  preconditions: {uid: string; resourceVersion: string},
+): Promise<void> {
+  try {
+    await client.write('DELETE', `${collectionPath(kind, namespace)}/${encodeURIComponent(name)}`, describe('delete', kindOf(kind).resource, namespace, name), {
+      body: {apiVersion: 'v1', kind: 'DeleteOptions', preconditions},
+    });
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+  }
+}
+
 /** Where a rollout's Events go on a live cluster (services/rollout-events.ts). */
 export function liveEventSink(live: {
   readonly client: KubeClient;

@@ -26,14 +26,13 @@ export default class Promote extends BaseCommand {
     const {args, flags} = await this.parse(Promote);
     if (flags.detach) {
       const {runDetachCommand} = await import('../../detach-command.js');
-      // The Job has no terminal: it confirms with --yes where promote takes one.
-      const yes = 'yes' in Promote.flags;
-      return runDetachCommand({command: 'promote', name: args.name, argv: this.argv, version: this.config.version, yes, flags});
+      // Asked here (or --yes), as promote without --detach; the Job has no terminal, so it always gets --yes.
+      await (await import('../../gated-command.js')).confirmGated({mode: 'promote', name: args.name, flags});
+      return runDetachCommand({command: 'promote', name: args.name, argv: this.argv, version: this.config.version, yes: true, flags});
     }
-    if (await (await import('../../detach-command.js')).detachedRunIsOver(flags, args.name)) return;
     const {confirmGated, runGatedCommand} = await import('../../gated-command.js');
     const run = {mode: 'promote', name: args.name, flags} as const;
     await confirmGated(run);
-    await runGatedCommand(run);
+    await (await import('../../detach-command.js')).runDetachedDriver(flags, args.name, () => runGatedCommand(run));
   }
 }

@@ -49,8 +49,9 @@ export default class Step extends BaseCommand {
       return runDetachCommand({command: 'step', name: args.name, argv: this.argv, version: this.config.version, yes: true, flags});
     }
     if (request.kind === 'gated') {
-      if (await (await import('../../detach-command.js')).detachedRunIsOver(flags, args.name)) return;
-      return (await import('../../gated-command.js')).runGatedCommand({mode: 'step', name: args.name, flags});
+      const {runGatedCommand} = await import('../../gated-command.js');
+      const drive = () => runGatedCommand({mode: 'step', name: args.name, flags});
+      return (await import('../../detach-command.js')).runDetachedDriver(flags, args.name, drive);
     }
     const [{openLiveSession}, step, view, {colorEnabled}] = await Promise.all([
       import('../../session.js'),

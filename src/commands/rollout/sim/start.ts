@@ -43,6 +43,11 @@ export default class SimStart extends BaseCommand {
       default: 'crash',
       helpValue: 'MODE',
     }),
+    'exec-image': Flags.string({
+      summary: "Pods of IMAGE run COMMAND here as their container (this release's image runs this plugin). Repeatable.",
+      helpValue: 'IMAGE=COMMAND',
+      multiple: true,
+    }),
   };
 
   async run(): Promise<void> {
@@ -60,6 +65,9 @@ export default class SimStart extends BaseCommand {
       ...(flags['fail-node'] !== undefined ? {failNode: flags['fail-node']} : {}),
       failMode: flags['fail-mode'],
       tls: flags.tls,
+      ...(flags['exec-image'] !== undefined ? {execImages: flags['exec-image']} : {}),
+      // A detached rollout's Job (its default image this release's) runs this plugin, as the image's entrypoint would.
+      plugin: {image: (await import('../../../core/index.js')).releaseImage(this.config.version), command: pluginCommand()},
     });
     const focus = sim.focus;
     const lines = [
@@ -89,4 +97,10 @@ export default class SimStart extends BaseCommand {
     await sim.stop();
     this.log('Simulated cluster stopped.');
   }
+}
+
+/** How to run this plugin again: node and its script, or the standalone executable alone. */
+function pluginCommand(): string[] {
+  const script = process.argv[1];
+  return script !== undefined && script !== process.execPath ? [process.execPath, script] : [process.execPath];
 }
