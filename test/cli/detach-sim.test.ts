@@ -88,7 +88,7 @@ test.skipIf(skipWithoutKubectl)(
     kubectl = await kubectlSession(sim.test.cluster);
     const logs = await kubectl.run('logs', `job/${name}`);
     expect(logs.code).toBe(0);
-    expect(logs.stdout).toMatch(/gate failed at stage canary: .*CrashLoopBackOff.*; rolled back to revision 1/);
+    expect(logs.stdout).toMatch(/gate failed at stage canary: .*CrashLoopBackOff.*; rolled back to revision 3/);
   },
 );
 
