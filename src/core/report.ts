@@ -280,10 +280,15 @@ function whatIsInFlight(
 function pausedDetail(plan: RolloutPlan, inFlight: readonly InFlight[]): string {
   const paused = plan.paused!;
   const old = plan.nodes.filter((node) => runsOldPod(node.pods)).length;
+  const runs = old === 1 ? '1 node runs' : `${formatCount(old)} nodes run`;
+  // Held by a gated rollout under way, the way on is its own (the gated line names it); step and resume are refused.
+  const held = plan.gated && plan.gated.phase !== 'superseded';
   const waits =
     old === 0
       ? 'no old pod is left'
-      : `${old === 1 ? '1 node runs' : `${formatCount(old)} nodes run`} an old pod, waiting for \`ds-rollout step\` (or \`resume\`)`;
+      : held
+        ? `${runs} an old pod, held by the gated rollout (${plan.gated!.phase})`
+        : `${runs} an old pod, waiting for \`ds-rollout step\` (or \`resume\`)`;
   const budget = `recorded maxUnavailable ${paused.strategy.maxUnavailable}, maxSurge ${paused.strategy.maxSurge}`;
   return `paused by ds-rollout since ${paused.pausedAt}: ${waits}; ${budget}${inFlight.length > 0 ? `; in flight: ${inFlight.map((item) => item.message).join('; ')}` : ''}`;
 }

@@ -93,6 +93,10 @@ test('finding 3: a template changed while awaiting approval reads superseded on 
   sim = await startRolloutSim({nodes: 4, maxUnavailable: 1});
   const s = sim;
   expect((await cli(s, ['step', 'agent', '--until-complete', '--canary', '1', '--approve', '--yes'])).code).toBe(0);
+  // A paused gated rollout names its own way on, never resume (which is refused).
+  const held = await cli(s, ['status', 'agent']);
+  expect(held.stdout).toContain('3 nodes run an old pod, held by the gated rollout (awaiting-approval)');
+  expect(held.stdout).not.toMatch(/resume/);
   const waiting = await cli(s, ['resume', 'agent']);
   expect(waiting.code).toBe(1);
   expect(waiting.stderr).toContain("continue it with 'kubectl ds-rollout promote agent -n default'");
