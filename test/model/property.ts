@@ -1,0 +1,29 @@
+// The generated-sequence property, shared by the vitest files (fixed seeds) and scripts/gated-sequences.ts (any
+// number of runs): every sequence runs on a fresh simulated cluster; the first one that breaks an invariant is
+// shrunk by fast-check to its shortest reproduction.
+import fc from 'fast-check';
+import {sequence} from './arbitraries.js';
+import {SequenceRun} from './sequence.js';
+
+export interface SequenceOptions {
+  readonly seed: number;
+  readonly numRuns: number;
+  /** Print each sequence's number as it starts (the script's progress). */
+  readonly verbose?: boolean;
+}
+
+export const sequencesHold = fc.asyncProperty(sequence, async ({nodes, steps}) => {
+  await SequenceRun.run(nodes, steps);
+});
+
+/** Runs the property; resolves with fast-check's report (failed, counterexample, shrunk reproduction). */
+export function checkSequences(options: SequenceOptions): Promise<fc.RunDetails<[unknown]>> {
+  return fc.check(sequencesHold, {seed: options.seed, numRuns: options.numRuns, endOnFailure: false, includeErrorInReport: true}) as Promise<
+    fc.RunDetails<[unknown]>
+  >;
+}
+
+/** fast-check's report of a failed run, with the shrunk sequence as kubectl lines. */
+export function describeFailure(details: fc.RunDetails<[unknown]>): string {
+  return fc.defaultReportMessage(details) ?? '';
+}
