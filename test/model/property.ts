@@ -3,7 +3,7 @@
 // shrunk by fast-check to its shortest reproduction.
 import fc from 'fast-check';
 import {sequence} from './arbitraries.js';
-import {SequenceRun} from './sequence.js';
+import {InvariantViolation, SequenceRun} from './sequence.js';
 
 export interface SequenceOptions {
   readonly seed: number;
@@ -26,4 +26,17 @@ export function checkSequences(options: SequenceOptions): Promise<fc.RunDetails<
 /** fast-check's report of a failed run, with the shrunk sequence as kubectl lines. */
 export function describeFailure(details: fc.RunDetails<[unknown]>): string {
   return fc.defaultReportMessage(details) ?? '';
+}
+
+/**
+ * The CI check of one fixed seed: throws with the shrunk reproduction when an invariant breaks. Returns without
+ * throwing on a crash of the harness itself, so that, under test.fails (the current code breaks the invariants),
+ * a broken harness turns CI red rather than passing as the expected failure.
+ */
+export async function expectSequencesHold(seed: number, numRuns = 100): Promise<void> {
+  const details = await checkSequences({seed, numRuns});
+  if (!details.failed) return;
+  const report = describeFailure(details);
+  console.log(report);
+  if (details.errorInstance instanceof InvariantViolation) throw new Error(report);
 }

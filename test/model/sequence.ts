@@ -97,6 +97,8 @@ export function describeSequence(nodes: number, steps: readonly Step[]): string 
   return [`# ${nodes} nodes, agent:v1 everywhere, paused, template agent:v2 (${BAD_IMAGE} crash-loops)`, ...steps.map(describeStep)].join('\n');
 }
 
+const isFinished = (phase: string | undefined) => phase !== undefined && FINISHED_GATED_PHASES.has(phase as GatedPhase);
+
 /** A violated invariant, with the step it followed. */
 export class InvariantViolation extends Error {}
 
@@ -105,6 +107,8 @@ interface Rollout {
   readonly startKeys: ReadonlyMap<string, string | undefined>;
   /** The template abort may go back to: the one before the user's release (none: the template stays). */
   readonly origin: string;
+  /** The record's hash of the template it rolls out. */
+  readonly release: string;
   /** How it ended, if it did (complete, aborted, abandoned, superseded by someone else's template). */
   ended?: string;
 }
@@ -134,7 +138,9 @@ export class SequenceRun {
   private readonly caused = new Set<string>();
   readonly log: string[] = [];
   /** The connection of every driver that is not killed, and of the views (a kill gets a fresh one). */
-  private readonly shared: sut.Driver;
+  private shared: sut.Driver;
+  /** A command that did not end: reported after the other invariants had their look at what it did. */
+  private hung: string | undefined;
 
   private constructor(private readonly world: World) {
     this.shared = world.driver();
@@ -201,10 +207,18 @@ export class SequenceRun {
     }
     await this.world.settle(step.kind === 'wait' ? step.seconds * 1000 : SETTLE_MS);
     const after = this.snapshot();
+    const endedBefore = this.rollout?.ended;
+    const revived = after.record.raw?.template === this.rollout?.release && !isFinished(after.record.raw?.phase);
+    if (step.kind === 'restart' && endedBefore !== undefined && after.recordText !== before.recordText && revived) {
+      throw new InvariantViolation(
+        `the restarted driver revived its rollout, which had ended (${endedBefore}): the record now says ${after.record.raw?.phase}`,
+      );
+    }
     this.noteNewRollout(step, before, after);
     if (ours) this.checkOurChanges(step, before, after);
     this.follow(step, before, after);
     await this.checkViews(after);
+    if (this.hung) throw new InvariantViolation(this.hung);
   }
 
   /** Someone else changed the template: the rollout under way (not our own abort) is superseded. */
@@ -272,7 +286,14 @@ export class SequenceRun {
             : sut.plainStep(driver, REF, hooks);
     try {
       const outcome = await this.world.drive(Promise.race([work, killed]), HANG_MS);
-      if (outcome === 'hang') throw new InvariantViolation(`${step.kind} hung (no end within ${HANG_MS / 60_000} min on the cluster's clock)`);
+      if (outcome === 'hang') {
+        // Killed, so that it changes nothing more while the invariants look at what it did.
+        driver.kill();
+        if (driver === this.shared) this.shared = this.world.driver();
+        this.hung = `${step.kind} hung (no end within ${HANG_MS / 60_000} min on the cluster's clock)`;
+        this.log.push(`${step.kind}: hung`);
+        return;
+      }
       if (outcome === 'killed') {
         this.killed = step;
         this.log.push(`${step.kind}: killed`);
@@ -356,7 +377,7 @@ export class SequenceRun {
     if (!(step.kind === 'gated' || step.kind === 'restart') || !raw || after.recordText === before.recordText) return;
     const old = before.record;
     const fresh = !old.raw || FINISHED_GATED_PHASES.has(old.effective as GatedPhase) || old.raw.template !== raw.template;
-    if (fresh) this.rollout = {startKeys: before.nodeKeys, origin: this.setByUser ? this.beforeUser : before.template};
+    if (fresh) this.rollout = {startKeys: before.nodeKeys, origin: this.setByUser ? this.beforeUser : before.template, release: raw.template};
   }
 
   /** The model follows what happened: the template and who set it, the rollout's end. */
