@@ -192,6 +192,8 @@ export class SequenceRun {
 
   private async step(step: Step): Promise<void> {
     const before = this.snapshot();
+    // What runs: a restart reruns the killed command.
+    const runs = step.kind === 'restart' ? (this.killed?.kind ?? 'restart') : step.kind;
     let ours = false;
     switch (step.kind) {
       case 'set-image':
@@ -215,7 +217,7 @@ export class SequenceRun {
         break;
       default:
         ours = true;
-        await this.ours(step, before);
+        await this.ours(step);
     }
     await this.world.settle(step.kind === 'wait' ? step.seconds * 1000 : SETTLE_MS);
     const after = this.snapshot();
@@ -225,7 +227,7 @@ export class SequenceRun {
       this.violate('revived', `the restarted driver revived its rollout, which had ended (${endedBefore}): the record now says ${after.record.raw?.phase}`);
     }
     this.noteNewRollout(step, before, after);
-    if (ours) this.checkOurChanges(step, before, after);
+    if (ours) this.checkOurChanges(runs, before, after);
     this.follow(step, before, after);
     await this.checkViews(after);
     if (this.hung) this.violate('hang', this.hung);
@@ -243,17 +245,16 @@ export class SequenceRun {
 
   private async ours(
     step: Exclude<Step, {kind: 'set-image' | 'set-env' | 'kubectl-undo' | 'rolling-update' | 'node-ready' | 'crash-loop' | 'wait'}>,
-    before: Snapshot,
   ): Promise<void> {
     if (step.kind === 'restart') {
       const killed = this.killed;
       this.killed = undefined;
-      if (killed) await this.drive({...killed, kill: undefined} as Driven, before);
+      if (killed) await this.drive({...killed, kill: undefined} as Driven);
       else this.log.push('restart: nothing was killed');
       return;
     }
     if (step.kind === 'promote' || step.kind === 'abort' || step.kind === 'step' || step.kind === 'gated') {
-      await this.drive(step, before);
+      await this.drive(step);
       return;
     }
     const driver = this.shared;
@@ -273,7 +274,7 @@ export class SequenceRun {
   }
 
   /** Runs a command that deletes pods, with the budget witness on, killing it at the generated moment. */
-  private async drive(step: Driven, before: Snapshot): Promise<void> {
+  private async drive(step: Driven): Promise<void> {
     const driver = step.kill ? this.world.driver() : this.shared;
     let killedNow: () => void = () => {};
     const killed = new Promise<'killed'>((resolve) => (killedNow = () => resolve('killed')));
@@ -286,8 +287,12 @@ export class SequenceRun {
       }
     };
     const hooks: sut.DriverHooks = {onRecordWrite: () => moment('record-write'), onPodDeleted: () => moment('pod-delete')};
-    const budget = step.kind === 'gated' || step.kind === 'abort' ? step.maxUnavailable : undefined;
-    const stopWitness = this.budgetWitness(budget ?? Number(before.record.raw?.maxUnavailable ?? PAUSED_MAX_UNAVAILABLE));
+    const flag = step.kind === 'gated' || step.kind === 'abort' ? step.maxUnavailable : undefined;
+    // The command's own --max-unavailable, else (gated commands) the one the record in force started with, else the
+    // paused strategy's: read at each deletion, since a gated step may start a new record with its own.
+    const stopWitness = this.budgetWitness(() =>
+      Number(flag ?? (step.kind === 'step' ? undefined : sut.recordOf(this.world.daemonSet()).raw?.maxUnavailable) ?? PAUSED_MAX_UNAVAILABLE),
+    );
     const flags = (s: Extract<Driven, {kind: 'gated'}>): sut.GatedFlags => ({
       strategy: strategyOf(s),
       ...(s.maxUnavailable !== undefined ? {maxUnavailable: s.maxUnavailable} : {}),
@@ -333,7 +338,7 @@ export class SequenceRun {
    * The budget: each available pod our driver deletes (the DaemonSet paused, so nobody else deletes) makes its node
    * ours until it is available again; at no deletion may more of ours be unavailable than maxUnavailable.
    */
-  private budgetWitness(maxUnavailable: number): () => void {
+  private budgetWitness(budget: () => number): () => void {
     let violation: string | undefined;
     const stop = this.world.store.subscribe((event) => {
       if (event.resource !== 'pods' || violation) return;
@@ -350,6 +355,7 @@ export class SequenceRun {
       const wasAvailable = (old ?? pod).status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
       if (!wasAvailable || !pod.spec.nodeName) return;
       this.caused.add(pod.spec.nodeName);
+      const maxUnavailable = budget();
       if (this.caused.size > maxUnavailable) {
         violation = `budget exceeded: deleting the available pod on ${pod.spec.nodeName} made ${[...this.caused].sort().join(', ')} unavailable (maxUnavailable ${maxUnavailable})`;
       }
@@ -361,8 +367,7 @@ export class SequenceRun {
   }
 
   /** Our command moved nodes and the template only where the user's templates and the rollout's start allow. */
-  private checkOurChanges(step: Step, before: Snapshot, after: Snapshot): void {
-    const kind = step.kind === 'restart' ? 'restart' : step.kind;
+  private checkOurChanges(kind: Step['kind'], before: Snapshot, after: Snapshot): void {
     const rollout = this.rollout && !this.rollout.ended ? this.rollout : undefined;
     if (after.template !== before.template && kind !== 'undo') {
       const abortLike = kind === 'abort' || kind === 'gated' || kind === 'promote' || kind === 'restart';
@@ -375,7 +380,8 @@ export class SequenceRun {
         );
       }
       const raw = before.record.raw;
-      if (raw && raw.template !== before.templateHash && raw.phase !== 'aborting') {
+      // Abort only: a gated step may have started a new record, whose --on-failure undo the origin check covers.
+      if (kind === 'abort' && raw && raw.template !== before.templateHash && raw.phase !== 'aborting') {
         this.violate(
           'abort-release',
           `abort changed a template it did not record as the release (${before.template}, record phase ${raw.phase}) to ${after.template}`,
