@@ -1,0 +1,47 @@
+// The four bugs issue 26 lists, as the sequences that show them: proof that the generated-sequence invariants
+// catch each one. Each is expected to break its invariant on the current code, until the gated rollout's state
+// machine lands.
+import {expect, test} from 'vitest';
+import {SequenceRun, type Step} from './sequence.js';
+
+const canaryThenApprove = (flags: Partial<Extract<Step, {kind: 'gated'}>> = {}): Step => ({
+  kind: 'gated',
+  canary: {count: 1},
+  canaryBakeS: 0,
+  waves: [],
+  bakeS: 0,
+  approve: true,
+  onFailure: 'pause',
+  ...flags,
+});
+
+const bugs: readonly {readonly name: string; readonly steps: readonly Step[]; readonly violation: RegExp}[] = [
+  {
+    name: 'abort after an --on-failure undo and a rerun of the same gated step rolls the failed release back out',
+    steps: [{kind: 'set-image', image: 'agent:bad'}, canaryThenApprove({onFailure: 'undo'}), canaryThenApprove({onFailure: 'undo'}), {kind: 'abort'}],
+    violation: /the template went from agent:v2 to agent:bad, which is not the rollout's origin/,
+  },
+  {
+    name: "abort of an aborted rollout reverts someone else's later set image",
+    steps: [canaryThenApprove(), {kind: 'abort'}, {kind: 'set-image', image: 'agent:v3'}, {kind: 'abort'}],
+    violation: /abort changed a template it did not record as the release \(agent:v3/,
+  },
+  {
+    name: "status and ds-plan keep saying baking after someone else's template change",
+    steps: [canaryThenApprove({canaryBakeS: 20, kill: {after: 'record-write', n: 2}}), {kind: 'set-image', image: 'agent:v3'}],
+    violation: /the rollout ended \(superseded\) but the views still show it: status baking/,
+  },
+  {
+    name: 'a driver restarted after resume --force rewrites the abandoned record to rolling',
+    steps: [canaryThenApprove({canaryBakeS: 20, kill: {after: 'record-write', n: 1}}), {kind: 'resume', force: true}, {kind: 'restart'}],
+    violation: /the restarted driver revived its rollout, which had ended \(abandoned\): the record now says rolling/,
+  },
+];
+
+for (const bug of bugs) {
+  // Pinned to the violation the bug shows (a test.fails would also pass on any other error, a broken harness's
+  // included). Once the fix lands this fails: it then becomes `resolves.toBeUndefined()`.
+  test(`the invariants catch it: ${bug.name}`, {timeout: 120_000}, async () => {
+    await expect(SequenceRun.run(4, bug.steps)).rejects.toThrow(bug.violation);
+  });
+}
