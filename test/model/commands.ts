@@ -163,10 +163,10 @@ export interface GatedViews {
   readonly dashboard: string | undefined;
 }
 
-const DASHBOARD_PHASES: Readonly<Record<string, string>> = {
-  'awaiting approval (kubectl ds-rollout promote)': 'awaiting-approval',
-  'aborting (kubectl ds-rollout abort continues it)': 'aborting',
-};
+/** The phase a dashboard header's words name: `awaiting approval (...)`, `superseded by revision 3`, `baking`. */
+function dashboardPhase(words: string): string {
+  return words.replace(/ \(.*$/, '').replace(/ by .*$/, '').replace(/ /g, '-');
+}
 
 /** `status -o json`, `ds-plan -o json` and the dashboard's header, read at `now` on the simulated clock. */
 export async function gatedViews(driver: Driver, ref: DaemonSetRef, now: number): Promise<GatedViews> {
@@ -187,7 +187,7 @@ export async function gatedViews(driver: Driver, ref: DaemonSetRef, now: number)
   const header = vm.header.lines.map((line) => line.map((segment) => segment.text).join('')).join('\n');
   // `gated rollout: stage 1/2 canary, baking, 5s left`: the phase is the text after the stage's name.
   const shown = /gated rollout: stage \d+\/\d+ [^,]*, ([^,;]+(?: \([^)]*\))?)/.exec(header)?.[1]?.trim();
-  return {status: report.gated?.phase, plan: plan.gated?.phase, dashboard: shown === undefined ? undefined : (DASHBOARD_PHASES[shown] ?? shown)};
+  return {status: report.gated?.phase, plan: plan.gated?.phase, dashboard: shown === undefined ? undefined : dashboardPhase(shown)};
 }
 
 /** The record as stored (raw) and as the cluster has it now (effective: ended behind its back). */

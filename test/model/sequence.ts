@@ -372,11 +372,12 @@ export class SequenceRun {
     if (after.template !== before.template && kind !== 'undo') {
       const abortLike = kind === 'abort' || kind === 'gated' || kind === 'promote' || kind === 'restart';
       if (!abortLike) this.violate('template', `${kind} changed the template from ${before.template} to ${after.template}`);
-      const origin = this.rollout?.origin;
-      if (after.template !== origin) {
+      // The origin is read from the pods when the rollout starts (issue 26): a revision some node ran then.
+      const origins = new Set([...(this.rollout?.startKeys.values() ?? [])].filter((key): key is string => key !== undefined));
+      if (!origins.has(after.template)) {
         this.violate(
           'template',
-          `the template went from ${before.template} to ${after.template}, which is not the rollout's origin (${origin ?? 'no rollout: nothing to go back to'})`,
+          `the template went from ${before.template} to ${after.template}, which no node ran when the rollout started (${[...origins].sort().join(', ') || 'no rollout: nothing to go back to'})`,
         );
       }
       const raw = before.record.raw;
@@ -432,13 +433,17 @@ export class SequenceRun {
       const views = await this.world.drive(sut.gatedViews(driver, REF, this.world.now()), HANG_MS);
       if (views === 'hang') return this.violate('hang', 'status / ds-plan hung');
       const effective = after.record.effective;
-      const expected = effective !== undefined && !FINISHED_GATED_PHASES.has(effective as GatedPhase) ? effective : undefined;
+      // Under way: its phase. Superseded by someone else's template: shown as such while the DaemonSet stays paused
+      // (every face names the new revision and the way on). Any other end: shown by none.
+      const paused = this.world.daemonSet().spec.updateStrategy?.type === 'OnDelete';
+      const expected =
+        effective !== undefined && (!FINISHED_GATED_PHASES.has(effective as GatedPhase) || (effective === 'superseded' && paused)) ? effective : undefined;
       const shown = `status ${views.status ?? '-'}, ds-plan ${views.plan ?? '-'}, dashboard ${views.dashboard ?? '-'}, record ${after.record.raw?.phase ?? '-'} (effective ${effective ?? '-'})`;
       if (views.status !== expected || views.plan !== expected || views.dashboard !== expected)
         this.violate('views-agree', `the views disagree on the gated phase: ${shown}`);
       const ended = this.rollout?.ended;
       if (ended !== undefined) {
-        if (expected !== undefined) this.violate('ended-shown', `the rollout ended (${ended}) but the views still show it: ${shown}`);
+        if (expected !== undefined && expected !== 'superseded') this.violate('ended-shown', `the rollout ended (${ended}) but the views still show it: ${shown}`);
         const refused = await sut.refusedByRecord(driver, REF, this.world.daemonSet());
         if (refused.length > 0) this.violate('ended-refuses', `the rollout ended (${ended}) but its record still refuses: ${refused.join(', ')}`);
       }
