@@ -1,11 +1,12 @@
 // `sim start --detach` returns once the API serves, printing the line that points kubectl at it; `sim stop` ends it by
 // name or port (issue 28, finding 1: the quick start's `sim start &` raced the next command to the kubeconfig).
 import {existsSync} from 'node:fs';
-import {mkdtemp, readdir, rm} from 'node:fs/promises';
+import {mkdtemp, rm} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, test, vi} from 'vitest';
 import {runCli} from '../helpers/run-cli.js';
+import {stopDetachedSims} from '../helpers/sim-cluster.js';
 
 vi.setConfig({testTimeout: 60_000});
 
@@ -20,7 +21,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   // Whatever a failed test left running.
-  for (const file of (await readdir(dir)).filter((name) => name.endsWith('.json'))) await rollout(['sim', 'stop', file.replace(/\D/g, '')]);
+  await stopDetachedSims(dir);
   await rm(dir, {recursive: true, force: true});
 });
 

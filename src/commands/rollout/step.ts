@@ -12,10 +12,10 @@ export default class Step extends BaseCommand {
   static override description = `Waits until it is available; asks first (else --yes). Exit 0 landed, 3 failed.`;
 
   static override examples = [
-    {description: 'Show the next wave, change nothing', command: 'kubectl ds-rollout step fluentd -n kube-system --dry-run'},
+    {description: 'Show the next wave of a paused rollout, change nothing', command: 'kubectl ds-rollout step fluentd -n kube-system --dry-run'},
     {
       description: 'A gated rollout: 2 canary nodes first, rolled back if a gate fails',
-      command: 'kubectl ds-rollout step agent --until-complete --canary 2 --on-failure undo',
+      command: 'kubectl ds-rollout step fluentd --canary 2 --on-failure undo -y',
     },
   ];
 

@@ -8,8 +8,10 @@ export default class SimStop extends BaseCommand {
   static override description = `Stops the detached simulated cluster of that name (sim start --name; default the scenario) or port, as Ctrl-C stops one in the foreground, and waits until it has exited. Without NAME, the only one running.`;
 
   static override examples = [
-    {description: 'Stop the demo started with sim start --detach', command: 'kubectl ds-rollout sim stop demo'},
-    {description: 'Stop the one on port 6443', command: 'kubectl ds-rollout sim stop 6443'},
+    {
+      description: 'Start an empty cluster in the background, then stop it by name (or by its port)',
+      command: 'kubectl ds-rollout sim start --detach --scenario empty --name scratch\nkubectl ds-rollout sim stop scratch',
+    },
   ];
 
   static override args = {
