@@ -79,7 +79,8 @@ export async function runPlugin(plugin: PluginName, args: readonly string[], inf
       await complete(plugin, args.slice(1), COMMANDS);
       return;
     }
-    const argv = [plugin, ...args];
+    // kubectl's `help [COMMAND]`: the same as `[COMMAND] --help`.
+    const argv = args[0] === 'help' ? [plugin, ...args.slice(1), '--help'] : [plugin, ...args];
     const config = await loadConfig(info);
     if (args[0] === '--version') {
       await config.runCommand('rollout:version', ['--client']);
