@@ -30,10 +30,11 @@ manifest before it is applied. Text, JSON or YAML.`,
   {
     name: 'ds-rollout',
     binary: 'kubectl-ds_rollout',
-    shortDescription: 'Status, history, undo, pause, step and resume for DaemonSet rollouts',
+    shortDescription: 'Status, history, undo, pause, step, canary and resume for DaemonSet rollouts',
     description: `kubectl rollout for DaemonSets, and what it lacks: status node by node, history
 with template diffs, undo, pause (which kubectl refuses for DaemonSets), step (one
-wave of old pods at a time) and resume, and a live terminal dashboard.`,
+wave of old pods at a time), gated rollouts (a canary, bakes and health gates, then
+promote or abort) and resume, and a live terminal dashboard.`,
   },
 ];
 

@@ -212,7 +212,9 @@ export function joinTypeAndName(argv: readonly string[], flags: Readonly<Record<
     if (token.length > 1 && token.startsWith('-')) {
       const long = token.startsWith('--') ? token.slice(2).split('=')[0]! : undefined;
       const name = long ?? byChar.get(token[1]!);
-      const flag = name === undefined ? undefined : flags[name];
+      // `--no-watch` is the negation oclif defines for a boolean with allowNo (normalizeArgv writes `--watch=false` so).
+      const negated = name?.startsWith('no-') && flags[name.slice(3)]?.allowNo ? flags[name.slice(3)] : undefined;
+      const flag = name === undefined ? undefined : (flags[name] ?? negated);
       // An unknown flag: which words are its values is unknown, so leave the words to oclif, which names the flag.
       if (flag === undefined) return [...argv];
       // The next token is this flag's value when the flag takes one and was not written `--flag=value` or `-nVALUE`;

@@ -18,6 +18,7 @@ import Promote from './commands/rollout/promote.js';
 import Resume from './commands/rollout/resume.js';
 import SimKubelets from './commands/rollout/sim/kubelets.js';
 import SimStart from './commands/rollout/sim/start.js';
+import SimStop from './commands/rollout/sim/stop.js';
 import Status from './commands/rollout/status.js';
 import Step from './commands/rollout/step.js';
 import Undo from './commands/rollout/undo.js';
@@ -40,6 +41,7 @@ export const COMMANDS: Readonly<Record<string, Command.Class>> = {
   'rollout:resume': Resume,
   'rollout:sim:kubelets': SimKubelets,
   'rollout:sim:start': SimStart,
+  'rollout:sim:stop': SimStop,
   'rollout:status': Status,
   'rollout:step': Step,
   'rollout:undo': Undo,
@@ -77,7 +79,8 @@ export async function runPlugin(plugin: PluginName, args: readonly string[], inf
       await complete(plugin, args.slice(1), COMMANDS);
       return;
     }
-    const argv = [plugin, ...args];
+    // kubectl's `help [COMMAND]`: the same as `[COMMAND] --help`.
+    const argv = args[0] === 'help' ? [plugin, ...args.slice(1), '--help'] : [plugin, ...args];
     const config = await loadConfig(info);
     if (args[0] === '--version') {
       await config.runCommand('rollout:version', ['--client']);

@@ -102,11 +102,18 @@ export async function confirmGated(run: GatedRun): Promise<void> {
   if (!process.stdin.isTTY) {
     throw new UsageError(`refusing to ${run.mode} without confirmation: there is no terminal to ask on; pass --yes, or --dry-run to only look`);
   }
+  // As every prompt: the namespace and the cluster it acts on (docs/conventions.md), from the kubeconfig, before any request.
+  const [{kubeconfigOptions}, {resolveKubeconfig}, {clusterLabel}] = await Promise.all([
+    import('./cluster/open-source.js'),
+    import('./cluster/live/kubeconfig.js'),
+    import('./output/format.js'),
+  ]);
+  const config = resolveKubeconfig(kubeconfigOptions(run.flags));
   const {createInterface} = await import('node:readline/promises');
   const rl = createInterface({input: process.stdin, output: process.stderr});
-  const where = run.flags.namespace ? `${run.flags.namespace}/${run.name}` : run.name;
   try {
-    const answer = (await rl.question(`${run.mode === 'abort' ? 'Abort' : 'Promote'} the gated rollout of daemonset ${where}? [y/N] `)).trim().toLowerCase();
+    const question = `${run.mode === 'abort' ? 'Abort' : 'Promote'} the gated rollout of ${config.namespace}/${run.name} on ${clusterLabel(config)}? [y/N] `;
+    const answer = (await rl.question(question)).trim().toLowerCase();
     if (!/^y(es)?$/.test(answer)) throw new UsageError(`${run.mode}: not confirmed; nothing was changed`);
   } finally {
     rl.close();

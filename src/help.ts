@@ -1,6 +1,6 @@
 // Help in kubectl's shape: a short description, Examples, the command's own flags, Usage, then a pointer to
 // `kubectl ds-rollout options` for the connection flags (kubectl's global flags, which every command takes). The
-// reference lives in docs/commands/; help stays within a screen (40 lines, 80 columns; test/cli/help-shape.test.ts).
+// reference lives in docs/commands/ (the root help gives its address); help stays within a screen (40 lines, 80 columns; test/cli/help-shape.test.ts).
 import type {Command} from '@oclif/core/command';
 import {Help} from '@oclif/core/help';
 import type * as Interfaces from '@oclif/core/interfaces';
@@ -125,7 +125,7 @@ function usageLine(command: CachedCommand): string {
 /** One command's help. */
 export function renderCommandHelp(command: CachedCommand, width = HELP_WIDTH): string {
   const sections: string[] = [];
-  // One paragraph: the summary, then the description (the reference is in docs/commands/).
+  // One paragraph: the summary, then the description (the reference is in docs/commands/, at the root help's address).
   sections.push(wrap([command.summary, command.description].filter(Boolean).join(' '), width));
   const examples = renderExamples(command.examples as Command.Example[] | undefined, width);
   if (examples) sections.push(`Examples:\n${examples}`);

@@ -33,7 +33,9 @@ export function statusRequest(name: string | undefined, flags: StatusFlags): Sta
   }
   if (flags.filename === '-' && flags.snapshot === '-') throw new UsageError('-f - and --snapshot - cannot both read stdin');
   const selecting = flags.selector !== undefined || flags.filename !== undefined;
-  // As kubectl rollout status: watch unless told not to; a snapshot or --now is one instant.
-  const watch = flags.watch ?? (flags.snapshot === undefined && flags.now === undefined);
-  return {kind: selecting ? 'selected' : name === undefined ? 'list' : 'one', watch};
+  const kind = selecting ? 'selected' : name === undefined ? 'list' : 'one';
+  // As kubectl rollout status: a rollout is followed unless told not to; a snapshot or --now is one instant. The table
+  // of a namespace answers at once, as kubectl get does (-w follows it and judges stuck rows).
+  const watch = flags.watch ?? (kind !== 'list' && flags.snapshot === undefined && flags.now === undefined);
+  return {kind, watch};
 }

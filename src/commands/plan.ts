@@ -11,7 +11,10 @@ export default class Plan extends BaseCommand {
 
   static override examples = [
     {description: "The rollout in progress on the current context's cluster", command: 'kubectl ds-plan fluentd -n kube-system'},
-    {description: 'Before kubectl apply: the diff, the warnings and every wave', command: 'kubectl ds-plan -f fluentd.yaml'},
+    {
+      description: 'Before kubectl apply: the diff, the warnings and every wave',
+      command: 'kubectl get ds fluentd -n kube-system -o yaml > fluentd.yaml\nkubectl ds-plan -f fluentd.yaml',
+    },
     {
       description: 'Offline, from a dump of the cluster (nothing is contacted)',
       command: 'kubectl get nodes,pods,ds,controllerrevisions -A -o yaml > cluster.yaml\nkubectl ds-plan fluentd -n kube-system --snapshot cluster.yaml',

@@ -238,7 +238,11 @@ export function gatedDecision(ds: DaemonSet, command: GatedCommand, context: Dec
       // A gated rollout steps a paused DaemonSet; on a running one the controller is rolling every node already.
       if (ds.spec.updateStrategy?.type !== 'OnDelete' && !view?.underWay) {
         const name = `${context.ref.name} -n ${context.ref.namespace}`;
-        return {kind: 'refuse', exitCode: 1, message: `${ds_} is not paused: a gated rollout steps a paused DaemonSet; pause it first ('kubectl ds-rollout pause ${name}')`};
+        return {
+          kind: 'refuse',
+          exitCode: 1,
+          message: `${ds_} is not paused: a gated rollout steps a paused DaemonSet; pause it first ('kubectl ds-rollout pause ${name}')`,
+        };
       }
       if (!view || !view.underWay) return view ? {kind: 'free', view} : {kind: 'free'};
       if (view.phase === 'awaiting-approval') return {kind: 'awaiting-approval', view};

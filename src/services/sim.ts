@@ -1,6 +1,6 @@
 // `ds-rollout sim start`: a simulated cluster in this process, with its agents and a scenario, and a
 // kubeconfig that points kubectl (and this plugin) at it.
-import {mkdtemp, rm} from 'node:fs/promises';
+import {mkdtemp, readdir, readFile, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {readSnapshot} from '../cluster/snapshot/index.js';
@@ -107,4 +107,98 @@ export async function startSim(options: SimStartOptions): Promise<RunningSim> {
       if (options.kubeconfig === undefined) await rm(kubeconfigPath, {force: true});
     },
   };
+}
+
+/**
+ * A simulated cluster started with `sim start --detach`, recorded beside its kubeconfig so that `sim stop` finds it
+ * again by name or port from any shell.
+ */
+export interface DetachedSim {
+  readonly name: string;
+  readonly pid: number;
+  readonly port: number;
+  readonly url: string;
+  readonly kubeconfig: string;
+}
+
+const RECORD_FILE = /^ds-rollout-sim-\d+\.json$/;
+
+/** Where a detached cluster on `port` is recorded (the temp directory, as the default kubeconfig). */
+export function detachedRecordPath(port: number): string {
+  return join(tmpdir(), `ds-rollout-sim-${port}.json`);
+}
+
+/** Where a detached cluster named `name` writes its output (what it would print in the foreground, and its errors). */
+export function detachedLogPath(name: string): string {
+  return join(tmpdir(), `ds-rollout-sim-${name}.log`);
+}
+
+/** Names a detached cluster may take: they become file names and arguments of `sim stop`. */
+export function checkSimName(name: string): string {
+  if (!/^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$/.test(name) || /^\d+$/.test(name)) {
+    throw new InputError(`invalid --name "${name.slice(0, 40)}": want lowercase letters, digits and "-", not only digits (a port)`);
+  }
+  return name;
+}
+
+export async function writeDetachedRecord(sim: DetachedSim): Promise<void> {
+  await writeFile(detachedRecordPath(sim.port), `${JSON.stringify(sim)}\n`, {mode: 0o600});
+}
+
+export async function removeDetachedRecord(port: number): Promise<void> {
+  await rm(detachedRecordPath(port), {force: true});
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The detached clusters still running; the records of ones that died (kill -9, a reboot) are removed. */
+export async function detachedSims(): Promise<DetachedSim[]> {
+  const found: DetachedSim[] = [];
+  for (const file of (await readdir(tmpdir())).filter((name) => RECORD_FILE.test(name))) {
+    let sim: DetachedSim;
+    try {
+      sim = JSON.parse(await readFile(join(tmpdir(), file), 'utf8')) as DetachedSim;
+    } catch {
+      continue;
+    }
+    if (Number.isInteger(sim.pid) && sim.pid > 0 && alive(sim.pid)) found.push(sim);
+    else await rm(join(tmpdir(), file), {force: true});
+  }
+  return found.sort((x, y) => x.port - y.port);
+}
+
+/** The one detached cluster `which` names (its name or port); without `which`, the only one running. */
+export async function findDetachedSim(which: string | undefined): Promise<DetachedSim> {
+  const running = await detachedSims();
+  const list = running.map((sim) => `${sim.name} (port ${sim.port})`).join(', ');
+  if (which === undefined) {
+    if (running.length === 1) return running[0]!;
+    throw new InputError(
+      running.length === 0 ? 'no simulated cluster started with --detach is running' : `several simulated clusters are running: name one (${list})`,
+    );
+  }
+  const match = running.filter((sim) => sim.name === which || String(sim.port) === which);
+  if (match.length === 1) return match[0]!;
+  if (match.length === 0) {
+    throw new InputError(`no simulated cluster "${which.slice(0, 40)}" is running${running.length > 0 ? ` (running: ${list})` : ''}`);
+  }
+  throw new InputError(`several simulated clusters are named "${which}": name one by its port (${list})`);
+}
+
+/** Stops a detached cluster (SIGTERM: it stops as on Ctrl-C, removing its record) and waits until it has exited. */
+export async function stopDetachedSim(sim: DetachedSim, pollMs = 100): Promise<void> {
+  process.kill(sim.pid, 'SIGTERM');
+  // A guard against a cluster that never exits, not a deadline for one that does: stopping takes well under a second.
+  for (let waited = 0; alive(sim.pid); waited += pollMs) {
+    if (waited > 60_000) throw new InputError(`simulated cluster "${sim.name}" (pid ${sim.pid}) did not stop within a minute`);
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
+  await removeDetachedRecord(sim.port);
 }

@@ -61,7 +61,7 @@ describe('kubectl_complete-ds_rollout', () => {
     );
     expect(all.directive).toBe(':4');
     expect((await complete('rollout', ['st'])).values).toEqual(['status', 'step']);
-    expect((await complete('rollout', ['sim', ''])).values).toEqual(['kubelets', 'start']);
+    expect((await complete('rollout', ['sim', ''])).values).toEqual(['kubelets', 'start', 'stop']);
   });
 
   test('flags of the command, and -o values', async () => {

@@ -40,7 +40,7 @@ describe.each(Object.keys(COMMANDS))('%s --help', (id) => {
     const commands = examples.split('\n').filter((line) => line.startsWith('  ') && !line.startsWith('  #'));
     expect(commands.length).toBeGreaterThan(0);
     for (const line of commands) {
-      expect(line).toMatch(/^ {2}(?:kubectl |source <\(kubectl )/);
+      expect(line).toMatch(/^ {2}(?:kubectl |source <\(kubectl |eval "\$\(kubectl )/);
       expect(line).not.toMatch(/\\$/);
     }
     expect(commands.some((line) => line.includes(typed))).toBe(true);

@@ -21,3 +21,19 @@ test('kubectl ds-plan --help shows the kubectl usage line and real examples', as
   expect(stdout).toContain('Usage:\n  kubectl ds-plan [NAME] [flags]');
   expect(stdout).toContain('  kubectl ds-plan fluentd -n kube-system --snapshot cluster.yaml\n');
 });
+
+// Issue 28, findings 3 and 8: `help` was an unknown command, and the root help sent users to docs/commands/, which
+// the packages do not contain.
+test('kubectl ds-rollout help [COMMAND] is --help; the root help gives the docs an address and names the glossary', async () => {
+  const [help, flag, step, stepFlag] = await Promise.all([
+    runCli(['help'], {bin: 'bin/kubectl-ds_rollout'}),
+    runCli(['--help'], {bin: 'bin/kubectl-ds_rollout'}),
+    runCli(['help', 'step'], {bin: 'bin/kubectl-ds_rollout'}),
+    runCli(['step', '--help'], {bin: 'bin/kubectl-ds_rollout'}),
+  ]);
+  expect([help.code, help.stderr, help.stdout]).toEqual([0, '', flag.stdout]);
+  expect([step.code, step.stderr, step.stdout]).toEqual([0, '', stepFlag.stdout]);
+  expect(help.stdout.replace(/\n/g, ' ')).toContain('https://github.com/ds-rollout/ds-rollout/tree/main/docs');
+  expect(help.stdout).toContain('glossary');
+  expect(help.stdout).not.toContain('docs/commands/');
+});

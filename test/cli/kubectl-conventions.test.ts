@@ -95,6 +95,18 @@ describe.skipIf(skipWithoutKubectl)('kubectl conventions, beside the real kubect
     expect(statusLines(mine.stdout)).toEqual(statusLines(theirs.stdout));
   });
 
+  // Issue 28, finding 2: a boolean flag (any spelling) once made the NAME an unexpected argument, and `ds` a NAME.
+  test.each([['--watch=false'], ['-w=false'], ['--no-watch'], ['--watch']])('TYPE NAME and TYPE alone with %s', async (flag) => {
+    const [theirs, mine] = await Promise.all([
+      kubectl.run('rollout', 'status', 'daemonset', 'node-exporter', '-n', 'monitoring', flag === '--no-watch' ? '--watch=false' : flag),
+      ours(['status', 'daemonset', 'node-exporter', '-n', 'monitoring', flag]),
+    ]);
+    expect([theirs.code, mine.code, mine.stderr]).toEqual([0, 0, '']);
+    expect(statusLines(mine.stdout)).toEqual(statusLines(theirs.stdout));
+    const all = await ours(['status', 'ds', flag, '-n', 'monitoring', '-o', 'name']);
+    expect([all.code, all.stdout, all.stderr]).toEqual([0, 'daemonset.apps/log-agent\ndaemonset.apps/node-exporter\n', '']);
+  });
+
   test('TYPE alone is the collection: every DaemonSet of the namespace', async () => {
     const [theirs, mine] = await Promise.all([
       kubectl.run('rollout', 'status', 'ds', '-n', 'monitoring'),
@@ -186,7 +198,8 @@ describe.skipIf(skipWithoutKubectl)('kubectl conventions, beside the real kubect
     expect(statusLines(mine.stdout)).toEqual(statusLines(theirs.stdout));
   });
 
-  test('KUBECONFIG naming no file that exists: no kubeconfig at all (localhost:8080), not a file error', async () => {
+  // Issue 28, finding 1: kubectl silently falls back to localhost:8080; the quick start met that while the file was being written.
+  test('KUBECONFIG naming no file that exists: kubectl tries localhost:8080, ds-rollout names the missing file (exit 1)', async () => {
     const env = {KUBECONFIG: '/nonexistent/kubeconfig'};
     const [theirs, mine] = await Promise.all([
       kubectlWith(env, ['rollout', 'status', 'ds', 'node-exporter', '-n', 'monitoring']),
@@ -194,8 +207,10 @@ describe.skipIf(skipWithoutKubectl)('kubectl conventions, beside the real kubect
     ]);
     expect(theirs.code).toBe(1);
     expect(theirs.stderr).toContain('The connection to the server localhost:8080 was refused');
-    // Exit 2: the cluster cannot be reached (ds-rollout's documented code).
-    expect([mine.code, oneErrorLine(mine)]).toEqual([2, 'error: cannot reach the cluster at http://localhost:8080: connection refused']);
+    expect([mine.code, oneErrorLine(mine)]).toEqual([
+      1,
+      'error: KUBECONFIG names no file that exists (/nonexistent/kubeconfig): set it to a kubeconfig file, or unset it',
+    ]);
   });
 
   test('--kubeconfig naming a missing file is an error naming it', async () => {
@@ -215,7 +230,9 @@ describe.skipIf(skipWithoutKubectl)('kubectl conventions, beside the real kubect
     expect(theirs.stdout).toMatch(/^Client Version: v1\./);
     expect(mine.code).toBe(0);
     expect(mine.stdout).toMatch(/^Client Version: v/);
-    expect(mine.stderr).toBe('warning: server version unknown: cannot reach the cluster at http://localhost:8080: connection refused\n');
+    expect(mine.stderr).toBe(
+      'warning: server version unknown: KUBECONFIG names no file that exists (/nonexistent/kubeconfig): set it to a kubeconfig file, or unset it\n',
+    );
   });
 });
 

@@ -122,6 +122,15 @@ describe('status of every DaemonSet (ManualClock: a dozen DaemonSets in several 
     expect(afterClusterHeader(wide.stdout, t.cluster.url).split('\n')[0]).toMatch(/ STRATEGY +UPDATED +BLOCKER$/);
   });
 
+  // Issue 28, finding 7: the table once waited out --stuck-after (10 s) before printing; only -w follows it now.
+  test('-A without -w answers at once: the table of one look, four lists and no watch', async () => {
+    const before = t.cluster.requestLog.count;
+    const [atOnce, once] = [await status('-A'), await status('-A', '--watch=false')];
+    const requests = t.cluster.requestLog.entries.slice(-(t.cluster.requestLog.count - before));
+    expect([atOnce.code, atOnce.stderr, atOnce.stdout]).toEqual([3, '', once.stdout]);
+    expect(requests.map((r) => r.verb)).toEqual(Array(8).fill('list'));
+  });
+
   test('-n NS without NAME: that namespace only, four requests scoped to it; exit code of its worst verdict', async () => {
     const before = t.cluster.requestLog.count;
     const result = await status('-n', 'logging', '--watch=false', '-o', 'name');
@@ -158,7 +167,7 @@ describe('status of every DaemonSet (ManualClock: a dozen DaemonSets in several 
   });
 });
 
-describe('status -A kept live (sped-up real time)', () => {
+describe('status -A -w kept live (sped-up real time)', () => {
   test('re-renders as the rollouts move, and ends when every DaemonSet is complete: exit 0', async () => {
     const t = await startTestCluster({scenario: 'empty', nodes: 3, speed: 2, kubelet: {startDelayMs: 4000, stopDelayMs: 200}});
     try {
@@ -174,7 +183,7 @@ describe('status -A kept live (sped-up real time)', () => {
       await new Promise((resolve) => setTimeout(resolve, 3_000));
       setImage(t, 'kube-system', 'kube-proxy', 'kube-proxy:v2');
       setImage(t, 'logging', 'fluentd', 'fluentd:v2');
-      const result = await runCli(['status', '-A', '--timeout', '60s', '--kubeconfig', t.kubeconfig], ROLLOUT);
+      const result = await runCli(['status', '-A', '-w', '--timeout', '60s', '--kubeconfig', t.kubeconfig], ROLLOUT);
       expect(result.stderr).toBe('');
       expect(result.code).toBe(0);
       const tables = afterClusterHeader(result.stdout, t.cluster.url).split('\n\n');

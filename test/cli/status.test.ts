@@ -197,3 +197,26 @@ describe('status --watch (clusters on sped-up real time)', () => {
     }
   }, 30_000);
 });
+
+// Issue 28, finding 8: --help said the default lists the nodes "not updated yet" and --all-nodes adds the updated
+// ones; the default lists every node up to 40 (the demo's 20), and --all-nodes matters above that.
+describe('status says which nodes it lists, and lists them', () => {
+  test('the demo: every node, the updated ones too, with or without --all-nodes; --help says so', async () => {
+    const demo = await startTestCluster({scenario: 'demo', agents: false});
+    try {
+      const run = (...extra: string[]) =>
+        runCli(['status', 'fluentd', '-n', 'kube-system', '--watch=false', '--kubeconfig', demo.kubeconfig, ...extra], ROLLOUT);
+      const [plain, all, help] = [await run(), await run('--all-nodes'), await runCli(['status', '--help'], ROLLOUT)];
+      const nodeRows = (result: CliResult) => result.stdout.split('\n').filter((line) => /^worker-\d+ /.test(line));
+      expect(nodeRows(plain), plain.stdout).toHaveLength(20);
+      expect(nodeRows(plain).filter((line) => /^worker-\d+ +updated/.test(line)).length, plain.stdout).toBeGreaterThan(0);
+      expect(all.stdout).toBe(plain.stdout);
+      const text = help.stdout.replace(/\s+/g, ' ');
+      expect(text).not.toContain('not updated yet');
+      expect(text).toContain('every node with its state and why (above 40 nodes, counts per state)');
+      expect(text).toContain('--all-nodes List every node, also in large clusters.');
+    } finally {
+      await demo.stop();
+    }
+  });
+});

@@ -1,11 +1,10 @@
 // `kubectl ds-rollout undo` end to end (BUILT bin/kubectl-ds_rollout): the preview (golden), refusals, and the
 // same rollback done by the real `kubectl rollout undo` on an identical cluster, asserting the two agree.
-import {execFile} from 'node:child_process';
 import {existsSync} from 'node:fs';
 import {afterAll, beforeAll, describe, expect, test, vi} from 'vitest';
 import type {DaemonSet} from '../../src/core/index.js';
 import {kubectlSession, skipWithoutKubectl, table, type KubectlSession} from '../helpers/kubectl.js';
-import {ROOT, runCli, type CliResult} from '../helpers/run-cli.js';
+import {runCli, runOnTerminal, type CliResult} from '../helpers/run-cli.js';
 import {START_TEXT, startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
 
 // Each test spawns the CLI (about 0.5 s per start) and shares two cores with the rest of the suite.
@@ -88,32 +87,18 @@ describe('kubectl ds-rollout undo', () => {
   });
 });
 
-/** Runs the CLI on a pseudo-terminal (util-linux `script`), typing `answer`; output is the terminal's, colours and all. */
-function onTerminal(args: readonly string[], answer: string): Promise<{output: string; code: number}> {
-  const quoted = [process.execPath, `${ROOT}/bin/kubectl-ds_rollout`, ...args].map((arg) => `'${arg.replaceAll("'", "'\\''")}'`).join(' ');
-  return new Promise((resolve) => {
-    const child = execFile(
-      'script',
-      ['-qec', quoted, '/dev/null'],
-      {env: {PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', NO_COLOR: '1'}, timeout: 30_000},
-      (error, stdout) => resolve({output: stdout.replace(/\u001B\[[0-9;]*[A-Za-z]/g, ''), code: typeof error?.code === 'number' ? error.code : 0}),
-    );
-    child.stdin?.end(answer);
-  });
-}
-
 describe.skipIf(!existsSync('/usr/bin/script'))('on a terminal, undo asks first', () => {
   test('no: nothing changes (exit 1); yes: rolled back', async () => {
     const cluster = await startTestCluster({scenario: 'demo', agents: false});
     try {
       const args = ['undo', 'fluentd', '-n', 'kube-system', '--kubeconfig', cluster.kubeconfig];
-      const no = await onTerminal(args, 'n\n');
+      const no = await runOnTerminal(args, 'n\n');
       expect(no.code).toBe(1);
       expect(no.output).toContain(`Roll back kube-system/fluentd to revision 1 on context ds-rollout-sim (${cluster.cluster.url})? [y/N] `);
       expect(no.output).toContain('error: rollback cancelled: nothing was changed');
       expect(cluster.cluster.requestLog.countMatching({verb: 'patch'})).toBe(0);
       // No controller here (agents off): undo waits its 10 s for the renumbering, then records the cause anyway.
-      const yes = await onTerminal(args, 'y\n');
+      const yes = await runOnTerminal(args, 'y\n');
       expect(yes.code).toBe(0);
       expect(yes.output).toContain('daemonset.apps/fluentd rolled back');
       expect(stored(cluster).spec.template.spec.containers[0]!.image).toBe('fluent/fluentd:v1.16.2');

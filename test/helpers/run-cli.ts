@@ -51,3 +51,17 @@ export function afterClusterHeader(stdout: string, server: string, context = 'ds
   if (first !== `Cluster: context ${context} (${server})`) throw new Error(`expected the cluster header, got: ${first}`);
   return rest.join('\n');
 }
+
+/** Runs the built CLI on a pseudo-terminal (util-linux `script`), typing `answer`; output is the terminal's, escapes removed. */
+export function runOnTerminal(args: readonly string[], answer: string, options: {readonly bin?: string} = {}): Promise<{output: string; code: number}> {
+  const quoted = [process.execPath, join(ROOT, options.bin ?? 'bin/kubectl-ds_rollout'), ...args].map((arg) => `'${arg.replaceAll("'", "'\\''")}'`).join(' ');
+  return new Promise((resolve) => {
+    const child = execFile(
+      'script',
+      ['-qec', quoted, '/dev/null'],
+      {env: {PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', NO_COLOR: '1'}, timeout: 30_000},
+      (error, stdout) => resolve({output: stdout.replace(/\u001B\[[0-9;]*[A-Za-z]/g, ''), code: typeof error?.code === 'number' ? error.code : 0}),
+    );
+    child.stdin?.end(answer);
+  });
+}

@@ -95,3 +95,12 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
     },
   };
 }
+
+/** Stops what `sim start --detach` left running with TMPDIR=`dir` (a test's own), by the records it keeps there. */
+export async function stopDetachedSims(dir: string): Promise<void> {
+  const {readdir} = await import('node:fs/promises');
+  const {runCli} = await import('./run-cli.js');
+  for (const file of (await readdir(dir)).filter((name) => /^ds-rollout-sim-\d+\.json$/.test(name))) {
+    await runCli(['sim', 'stop', file.replace(/\D/g, '')], {bin: 'bin/kubectl-ds_rollout', env: {TMPDIR: dir}});
+  }
+}

@@ -165,7 +165,10 @@ export interface GatedViews {
 
 /** The phase a dashboard header's words name: `awaiting approval (...)`, `superseded by revision 3`, `baking`. */
 function dashboardPhase(words: string): string {
-  return words.replace(/ \(.*$/, '').replace(/ by .*$/, '').replace(/ /g, '-');
+  return words
+    .replace(/ \(.*$/, '')
+    .replace(/ by .*$/, '')
+    .replace(/ /g, '-');
 }
 
 /** `status -o json`, `ds-plan -o json` and the dashboard's header, read at `now` on the simulated clock. */

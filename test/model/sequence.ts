@@ -443,7 +443,8 @@ export class SequenceRun {
         this.violate('views-agree', `the views disagree on the gated phase: ${shown}`);
       const ended = this.rollout?.ended;
       if (ended !== undefined) {
-        if (expected !== undefined && expected !== 'superseded') this.violate('ended-shown', `the rollout ended (${ended}) but the views still show it: ${shown}`);
+        if (expected !== undefined && expected !== 'superseded')
+          this.violate('ended-shown', `the rollout ended (${ended}) but the views still show it: ${shown}`);
         const refused = await sut.refusedByRecord(driver, REF, this.world.daemonSet());
         if (refused.length > 0) this.violate('ended-refuses', `the rollout ended (${ended}) but its record still refuses: ${refused.join(', ')}`);
       }

@@ -11,6 +11,8 @@ test('what is asked for, and whether it follows (as kubectl: yes unless a snapsh
   expect(statusRequest('fluentd', {...NONE, snapshot: 'dump.json'})).toEqual({kind: 'one', watch: false});
   expect(statusRequest('fluentd', {...NONE, now: 0})).toEqual({kind: 'one', watch: false});
   expect(statusRequest(undefined, {...NONE, 'all-namespaces': true, watch: false})).toEqual({kind: 'list', watch: false});
+  expect(statusRequest(undefined, {...NONE, 'all-namespaces': true})).toEqual({kind: 'list', watch: false});
+  expect(statusRequest(undefined, {...NONE, 'all-namespaces': true, watch: true})).toEqual({kind: 'list', watch: true});
   expect(statusRequest(undefined, {...NONE, selector: 'app=x'})).toEqual({kind: 'selected', watch: true});
   expect(statusRequest(undefined, {...NONE, filename: 'ds.yaml'})).toEqual({kind: 'selected', watch: true});
 });

@@ -178,6 +178,17 @@ function defaultData(): KubeconfigData {
   };
 }
 
+/**
+ * KUBECONFIG naming only files that do not exist (a typo, or a file not written yet, as right after a cluster starts):
+ * kubectl silently talks to localhost:8080 instead; saying which files are missing is what the user needs.
+ */
+function missingKubeconfigCheck(): undefined {
+  const files = kubeconfigFiles(process.env['KUBECONFIG'] ?? '');
+  if (files.length === 0) return undefined;
+  const shown = files.slice(0, 3).join(', ') + (files.length > 3 ? `, and ${files.length - 3} more` : '');
+  throw new InputError(`KUBECONFIG names no file that exists (${shown}): set it to a kubeconfig file, or unset it`);
+}
+
 /** The kubeconfig's named lists that completion offers names from. */
 export type KubeconfigList = 'contexts' | 'clusters' | 'users';
 
@@ -187,7 +198,7 @@ export function kubeconfigNames(options: Pick<KubeconfigOptions, 'kubeconfig'>, 
 }
 
 export function resolveKubeconfig(options: KubeconfigOptions): ResolvedKubeconfig {
-  const data = loadData(options) ?? defaultData();
+  const data = loadData(options) ?? (options.server === undefined ? missingKubeconfigCheck() : undefined) ?? defaultData();
   const contextName = options.context ?? data.currentContext ?? '';
   const contextEntry = contextName === '' ? undefined : data.contexts.get(contextName);
   if (options.context !== undefined && contextEntry === undefined) throw new InputError(`context "${options.context}" does not exist in the kubeconfig`);

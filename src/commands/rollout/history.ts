@@ -11,7 +11,7 @@ export default class History extends BaseCommand {
   static override examples = [
     {description: 'The revisions, with images and pod counts', command: 'kubectl ds-rollout history fluentd -n kube-system'},
     {description: 'What revision 2 runs', command: 'kubectl ds-rollout history fluentd -n kube-system --revision 2'},
-    {description: 'What changed from revision 1 to revision 3', command: 'kubectl ds-rollout history fluentd -n kube-system --diff 1 3'},
+    {description: 'What changed from revision 1 to revision 2', command: 'kubectl ds-rollout history fluentd -n kube-system --diff 1 2'},
   ];
 
   static override args = {

@@ -8,11 +8,11 @@ export default class Pause extends BaseCommand {
   static override description = `\`kubectl rollout pause\` refuses DaemonSets. This records the RollingUpdate settings in the annotation ds-rollout.io/paused-strategy and switches updateStrategy to OnDelete, in one patch with a resourceVersion precondition; no pod restarts. While paused the controller still creates pods on nodes that join and replaces deleted pods. Exit status: 0 paused, 1 bad input or already paused (as kubectl says it), 2 cluster unreachable.`;
 
   static override examples = [
-    {description: 'Pause a rollout', command: 'kubectl ds-rollout pause fluentd -n kube-system'},
     {description: 'See what would be recorded, change nothing', command: 'kubectl ds-rollout pause fluentd -n kube-system --dry-run'},
+    {description: 'Pause a rollout', command: 'kubectl ds-rollout pause fluentd -n kube-system'},
     {
       description: 'Then one wave at a time, or hand the rollout back',
-      command: 'kubectl ds-rollout step fluentd -n kube-system\nkubectl ds-rollout resume fluentd -n kube-system',
+      command: 'kubectl ds-rollout step fluentd -n kube-system --yes\nkubectl ds-rollout resume fluentd -n kube-system',
     },
   ];
 

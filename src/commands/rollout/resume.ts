@@ -9,7 +9,10 @@ export default class Resume extends BaseCommand {
   static override description = `Restores the RollingUpdate settings \`ds-rollout pause\` recorded and removes the record, in one patch with a resourceVersion precondition; the controller then carries on. A DaemonSet ds-rollout did not pause is refused unless --force with --max-unavailable (and --max-surge); during a gated rollout, use promote or abort (--force ends it as abandoned). Exit status: 0 resumed, 1 bad input or not paused, 2 cluster unreachable.`;
 
   static override examples = [
-    {description: 'Hand the rollout back to the controller with the recorded budget', command: 'kubectl ds-rollout resume fluentd -n kube-system'},
+    {
+      description: 'Hand a paused rollout back to the controller with the recorded budget',
+      command: 'kubectl ds-rollout pause fluentd -n kube-system\nkubectl ds-rollout resume fluentd -n kube-system',
+    },
     {description: 'Switch a hand-made OnDelete DaemonSet to RollingUpdate', command: 'kubectl ds-rollout resume agent --force --max-unavailable 1'},
   ];
 

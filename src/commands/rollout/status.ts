@@ -7,7 +7,7 @@ import {clusterFlags, durationFlag, nowFlag, optionalDaemonSetArg, outputFlagOf}
 export default class Status extends BaseCommand {
   static override summary = 'Where a rollout stands, node by node, and whether it can finish.';
 
-  static override description = `Prints what \`kubectl rollout status\` prints, then the verdict (complete, progressing, paused or stuck) and every node not updated yet with the reason, following watches until the rollout ends; --watch=false looks once. Without NAME, one row per DaemonSet of the namespace (-A: of all). Exit 0 complete, 1 bad input, 2 cluster unreachable, 3 stuck, 4 still progressing, 5 paused.`;
+  static override description = `Prints what \`kubectl rollout status\` prints, then the verdict (complete, progressing, paused or stuck) and every node with its state and why (above 40 nodes, counts per state), following watches until the rollout ends; --watch=false looks once. Without NAME, one row per DaemonSet of the namespace (-A: of all), at once; -w follows the table. Exit 0 complete, 1 bad input, 2 cluster unreachable, 3 stuck, 4 still progressing, 5 paused.`;
 
   static override examples = [
     {description: 'Follow the rollout until it completes, and why each node is not done', command: 'kubectl ds-rollout status ds/fluentd -n kube-system'},
@@ -27,7 +27,7 @@ export default class Status extends BaseCommand {
     watch: Flags.boolean({
       char: 'w',
       allowNo: true,
-      summary: 'Follow until done (live default; =false: once).',
+      summary: 'Follow until done (default with NAME; =false: once).',
     }),
     timeout: durationFlag('timeout', {
       summary: 'Give up after this long (exit 4; 0: no limit).',
@@ -35,7 +35,7 @@ export default class Status extends BaseCommand {
     'stuck-after': durationFlag('stuck-after', {summary: 'End once stuck this long (exit 3; default 10s).'}),
     now: nowFlag,
     output: outputFlagOf(['text', 'wide', 'json', 'yaml', 'name', 'jsonpath']),
-    'all-nodes': Flags.boolean({summary: 'List updated nodes too.'}),
+    'all-nodes': Flags.boolean({summary: 'List every node, also in large clusters.'}),
   };
 
   async run(): Promise<void> {

@@ -9,13 +9,13 @@ import {detachFlags} from '../../detach-flags.js';
 export default class Step extends BaseCommand {
   static override summary = 'Replace the next wave of old pods of a paused DaemonSet.';
 
-  static override description = `Waits until it is available; asks first (else --yes). Exit 0 landed, 3 failed.`;
+  static override description = `Waits until it is available; asks first (else --yes). Exit 0 landed (available), 3 failed.`;
 
   static override examples = [
-    {description: 'Show the next wave, change nothing', command: 'kubectl ds-rollout step fluentd -n kube-system --dry-run'},
+    {description: 'Show the next wave of a paused rollout, change nothing', command: 'kubectl ds-rollout step fluentd -n kube-system --dry-run'},
     {
       description: 'A gated rollout: 2 canary nodes first, rolled back if a gate fails',
-      command: 'kubectl ds-rollout step agent --until-complete --canary 2 --on-failure undo',
+      command: 'kubectl ds-rollout step fluentd --canary 2 --on-failure undo -y',
     },
   ];
 

@@ -10,7 +10,7 @@ export default class Undo extends BaseCommand {
 
   static override examples = [
     {description: 'Preview going back to the previous revision', command: 'kubectl ds-rollout undo fluentd -n kube-system --dry-run'},
-    {description: 'Go back to revision 3 from a script', command: 'kubectl ds-rollout undo fluentd -n kube-system --to-revision 3 --yes'},
+    {description: 'Go back to revision 1 from a script', command: 'kubectl ds-rollout undo fluentd -n kube-system --to-revision 1 --yes'},
   ];
 
   static override args = {

@@ -116,14 +116,10 @@ describe('KUBECONFIG lists resolve to the cluster kubectl picks', () => {
     expect(kubectlView(kubeconfig, context)).toEqual(expected);
   });
 
-  test("no file of the list exists: kubectl's empty kubeconfig (localhost:8080), not an error and not ~/.kube/config", () => {
-    const saved = process.env.KUBERNETES_SERVICE_HOST;
-    delete process.env.KUBERNETES_SERVICE_HOST;
-    try {
-      expect(ours(list(join(dir, 'gone-1'), join(dir, 'gone-2')))).toMatchObject({server: 'http://localhost:8080', namespace: 'default'});
-    } finally {
-      if (saved !== undefined) process.env.KUBERNETES_SERVICE_HOST = saved;
-    }
+  test('no file of the list exists: an error naming them (kubectl falls back to localhost:8080), never ~/.kube/config', () => {
+    expect(() => ours(list(join(dir, 'gone-1'), join(dir, 'gone-2')))).toThrow(
+      `KUBECONFIG names no file that exists (${join(dir, 'gone-1')}, ${join(dir, 'gone-2')}): set it to a kubeconfig file, or unset it`,
+    );
     // kubectl: no cluster from the list either (it then talks to localhost:8080).
     const out = execFileSync('kubectl', ['config', 'view', '-o', 'jsonpath={.clusters}'], {
       env: {...process.env, KUBECONFIG: list(join(dir, 'gone-1'), join(dir, 'gone-2'))},
