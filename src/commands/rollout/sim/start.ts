@@ -27,7 +27,7 @@ export default class SimStart extends BaseCommand {
 
   static override flags = {
     scenario: Flags.string({summary: 'demo (the default), empty or large.', helpValue: 'NAME', exclusive: ['snapshot']}),
-    nodes: integerFlag('nodes', {summary: 'Number of nodes (demo 20, empty 3, large 5000).', min: 0, max: 100_000, exclusive: ['snapshot']}),
+    nodes: integerFlag('nodes', {summary: 'Nodes (demo 20, empty 3, large 5000).', min: 0, max: 100_000, exclusive: ['snapshot']}),
     snapshot: Flags.string({
       summary: 'Load a kubectl dump instead (- for stdin).',
       helpValue: 'FILE',
@@ -50,7 +50,7 @@ export default class SimStart extends BaseCommand {
       helpValue: 'MODE',
     }),
     'exec-image': Flags.string({
-      summary: "Pods of IMAGE run COMMAND here as their container (this release's image runs this plugin). Repeatable.",
+      summary: 'Pods of IMAGE run COMMAND here (repeatable; default: this plugin).',
       helpValue: 'IMAGE=COMMAND',
       multiple: true,
     }),
