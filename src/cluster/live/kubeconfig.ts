@@ -7,7 +7,7 @@
 import {existsSync, readFileSync} from 'node:fs';
 import {homedir} from 'node:os';
 import {join} from 'node:path';
-import {InputError} from '../../errors.js';
+import {InputError, withoutUrlUserinfo} from '../../errors.js';
 import {describeOrigin, type KubeconfigData, kubeconfigFiles, loadKubeconfigFile, loadKubeconfigList, type Origin, type RawMap} from './kubeconfig-merge.js';
 
 export interface KubeconfigOptions {
@@ -244,7 +244,7 @@ function resolveCluster(value: RawMap, origin: Origin | undefined, options: Kube
   const server = parseServer(rawServer, serverKey);
   const proxyUrl = fields.string('proxy-url');
   if (proxyUrl !== undefined && !/^(?:https?|socks5h?):\/\/[^\s/]+/.test(proxyUrl)) {
-    throw new InputError(`${fields.where('proxy-url')}: "${proxyUrl}" is not a proxy URL (want http://, https:// or socks5://HOST:PORT)`);
+    throw new InputError(`${fields.where('proxy-url')}: "${withoutUrlUserinfo(proxyUrl)}" is not a proxy URL (want http://, https:// or socks5://HOST:PORT)`);
   }
   return {
     server,
@@ -272,10 +272,10 @@ function parseServer(text: string, key: string): string {
   try {
     url = new URL(withScheme);
   } catch {
-    throw new InputError(`${key}: "${text}" is not a URL (want https://HOST[:PORT])`);
+    throw new InputError(`${key}: "${withoutUrlUserinfo(text)}" is not a URL (want https://HOST[:PORT])`);
   }
   if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.hostname === '' || /\s/.test(text)) {
-    throw new InputError(`${key}: "${text}" is not a URL (want https://HOST[:PORT])`);
+    throw new InputError(`${key}: "${withoutUrlUserinfo(text)}" is not a URL (want https://HOST[:PORT])`);
   }
   if (url.username !== '' || url.password !== '') throw new InputError(`${key}: the server URL must not carry a user or password`);
   return `${url.protocol}//${url.host}${url.pathname}`.replace(/\/+$/, '');
