@@ -6,7 +6,7 @@ import {Command} from '@oclif/core/command';
 import type * as Interfaces from '@oclif/core/interfaces';
 import {type DaemonSetArgMark, FALSE_WORDS, isDaemonSetType, notDaemonSetTypeError, TRUE_WORDS} from './flags.js';
 import {withoutUrlUserinfo} from './errors.js';
-import {cutLongWords, escapeControlCharacters, stripAnsi} from './output/color.js';
+import {cutLongWords, escapeControlCharacters, markOwnStyles, stripAnsi} from './output/color.js';
 import {nearest} from './suggest.js';
 import {markPhase, timingsLine} from './timings.js';
 
@@ -146,10 +146,11 @@ const REDRAW = /^\u001B\[\d+F\u001B\[J$/;
 function escapeTerminalOutput(): void {
   if (escaping) return;
   escaping = true;
+  const ownStyleMark = markOwnStyles();
   for (const stream of [process.stdout, process.stderr]) {
     const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
     stream.write = ((chunk: unknown, ...rest: unknown[]) =>
-      write(typeof chunk === 'string' && !REDRAW.test(chunk) ? escapeControlCharacters(chunk) : chunk, ...rest)) as typeof stream.write;
+      write(typeof chunk === 'string' && !REDRAW.test(chunk) ? escapeControlCharacters(chunk, ownStyleMark) : chunk, ...rest)) as typeof stream.write;
   }
 }
 

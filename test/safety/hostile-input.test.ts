@@ -107,6 +107,7 @@ beforeAll(async () => {
     'revision-2-63.json': snapshotWith(5, (item) => (item.revision = '__R__')).replace('"__R__"', '9223372036854775808'),
     'revision-2-53.json': snapshotWith(5, (item) => (item.revision = '__R__')).replace('"__R__"', '9007199254740993'),
     'change-cause.json': snapshotWith(5, (item) => (item.metadata.annotations = {'kubernetes.io/change-cause': 'deploy \u001B[2J\u001B[Hclear'})),
+    'change-cause-colour.json': snapshotWith(5, (item) => (item.metadata.annotations = {'kubernetes.io/change-cause': 'deploy \u001B[31mred \u001B[8mhidden'})),
     'manifest-host-port.yaml': dump(exampleDaemonSet((spec) => (spec.containers[0].ports = [{containerPort: 70000}]))),
     'bad-expiry.sh': `#!/bin/sh\necho '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"t","expirationTimestamp":"yesterday"}}'\n`,
   };
@@ -399,11 +400,16 @@ test('3. a revision of 2^53+1 is read exactly, not rounded (more in test/cli/int
   expect(result.stdout).toContain('9007199254740993');
 });
 
-test('4. a change-cause with escape sequences is printed escaped, exit 0', async () => {
-  const result = await runCli(['history', 'fluentd', '--snapshot', join(dir, 'change-cause.json')], {bin: 'bin/kubectl-ds_rollout'});
+test.each<{file: string; shown: string; env: Record<string, string>}>([
+  {file: 'change-cause.json', shown: 'deploy \\x1b[2J\\x1b[Hclear', env: {}},
+  {file: 'change-cause-colour.json', shown: 'deploy \\x1b[31mred \\x1b[8mhidden', env: {}},
+  // With colour on, the program's own colours stay, but a colour code that came from input is still shown escaped.
+  {file: 'change-cause-colour.json', shown: 'deploy \\x1b[31mred \\x1b[8mhidden', env: {FORCE_COLOR: '1'}},
+])('4. a change-cause with escape sequences ($file, $env) is printed escaped, exit 0', async ({file, shown, env}) => {
+  const result = await runCli(['history', 'fluentd', '--snapshot', join(dir, file)], {bin: 'bin/kubectl-ds_rollout', env});
   expect(result.code).toBe(0);
-  expect(result.stdout).toContain('deploy \\x1b[2J\\x1b[Hclear');
-  expect(result.stdout).not.toMatch(RAW_CONTROL);
+  expect(result.stdout).toContain(shown);
+  expect(result.stdout.replace(/\u001B\[(?:1|2|22|31|32|33|36|39)m(?=[^\\])/g, '')).not.toMatch(RAW_CONTROL);
 });
 
 describe("3. the API server's rules, each beside its message", () => {
