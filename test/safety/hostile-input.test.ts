@@ -3,6 +3,7 @@
 // simulated cluster's HTTP API. Every case is bounded in time (generously: the machine may be busy) and must end
 // in one stderr line with its exit code, never "internal error", never a raw control character on the terminal.
 import {chmod, mkdtemp, rm, writeFile} from 'node:fs/promises';
+import {createServer as createHttpServer, type Server as HttpServer} from 'node:http';
 import {createServer, type Server, type Socket} from 'node:net';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
@@ -72,6 +73,8 @@ let sim: TestCluster;
 let frozen: FreezableProxy;
 let silent: Server;
 const silentSockets = new Set<Socket>();
+/** A web server that answers 200 with JSON that is no API object, to every request. */
+let jsonServer: HttpServer;
 
 /** A kubeconfig whose cluster is reached through `proxy` (a proxy that accepts and never answers). */
 async function proxiedKubeconfig(name: string, proxy: string): Promise<string> {
@@ -132,6 +135,22 @@ beforeAll(async () => {
   const silentPort = (silent.address() as {port: number}).port;
   await proxiedKubeconfig('http-proxy', `http://user:secret@127.0.0.1:${silentPort}`);
   await proxiedKubeconfig('socks-proxy', `socks5://user:secret@127.0.0.1:${silentPort}`);
+  jsonServer = createHttpServer((req, res) => {
+    res.writeHead(200, {'Content-Type': 'application/json'});
+    res.end(req.url === '/version' ? '{"gitVersion":"v1.20.2","major":"1","minor":"20"}' : '{"hello":"world"}');
+  });
+  await new Promise<void>((resolve) => jsonServer.listen(0, '127.0.0.1', resolve));
+  await writeFile(
+    join(dir, 'json-server'),
+    dump({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{name: 'c', cluster: {server: `http://127.0.0.1:${(jsonServer.address() as {port: number}).port}`}}],
+      users: [{name: 'u', user: {}}],
+      contexts: [{name: 'x', context: {cluster: 'c', user: 'u', namespace: 'default'}}],
+      'current-context': 'x',
+    }),
+  );
   sim = await startTestCluster();
   frozen = await startFreezableProxy(sim.cluster.url);
   await frozen.kubeconfigFor(sim.kubeconfig, join(dir, 'frozen'));
@@ -141,6 +160,8 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const socket of silentSockets) socket.destroy();
   await new Promise<void>((resolve) => silent?.close(() => resolve()));
+  jsonServer?.closeAllConnections();
+  await new Promise<void>((resolve) => jsonServer?.close(() => resolve()));
   await frozen?.close();
   await sim?.stop();
   await rm(dir, {recursive: true, force: true});
@@ -357,6 +378,23 @@ const CLI_CASES: Record<string, readonly CliCase[]> = {
       message: 'invalid --request-timeout "10000000000000h"',
     },
     {name: '--request-timeout 0 (no limit) is refused', args: ['fluentd', '--request-timeout', '0'], code: 1, message: '0 would let a frozen cluster hang'},
+  ],
+  '7. something that is not Kubernetes answering 200': [
+    ...[
+      {bin: 'plan', args: ['fluentd']},
+      {bin: 'rollout', args: ['status', 'fluentd']},
+      {bin: 'rollout', args: ['history', 'fluentd']},
+      {bin: 'rollout', args: ['step', 'fluentd', '--dry-run']},
+      {bin: 'rollout', args: ['undo', 'fluentd', '--dry-run']},
+      {bin: 'rollout', args: ['pause', 'fluentd']},
+      {bin: 'rollout', args: ['status', '-A']},
+    ].map(({bin, args}): CliCase => ({
+      name: `${args.join(' ')}: JSON that is no API object`,
+      bin: bin as 'plan' | 'rollout',
+      args: [...args, '--kubeconfig', '{dir}/json-server', '--request-timeout', '5s'],
+      code: 2,
+      message: /^error: the server at http:\/\/127\.0\.0\.1:\d+ is not a Kubernetes API server: it answered GET \/\S+ with JSON without a kind/,
+    })),
   ],
   '6. credentials': [
     {

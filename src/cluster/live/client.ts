@@ -148,6 +148,8 @@ export class KubeClient {
         items.push(project(parseObject(json)));
       }),
     );
+    const problem = notTheObjectAsked(envelope, request, true);
+    if (problem !== undefined) throw notKubernetes(this.server, `GET ${path}`, undefined, undefined, problem);
     const metadata = (envelope['metadata'] ?? {}) as {resourceVersion?: string; continue?: string};
     return {items, metadata};
   }
@@ -295,11 +297,15 @@ export class KubeClient {
   private send<T>(method: string, path: string, request: RequestDescription, options: RequestOptions, timeoutMs = this.timeoutMs): Promise<T> {
     return this.exchange(method, path, request, options, timeoutMs, async (res, describeUrl) => {
       const text = await readBody(res);
+      let value: unknown;
       try {
-        return parseObject(text) as T;
+        value = parseObject(text);
       } catch (error) {
         throw notKubernetes(this.server, describeUrl, res, error);
       }
+      const problem = notTheObjectAsked(value, request, false);
+      if (problem !== undefined) throw notKubernetes(this.server, describeUrl, res, undefined, problem);
+      return value as T;
     });
   }
 
@@ -427,12 +433,41 @@ function requestAbort(closing: AbortSignal, timeoutMs: number | undefined): {rea
   };
 }
 
-/** A 2xx answer that is not the JSON the API serves (a captive portal, a proxy's HTML page). */
-function notKubernetes(server: string, describeUrl: string, res: IncomingMessage, cause: unknown): ClusterError {
-  const type = (res.headers['content-type'] ?? 'no content type').split(';')[0];
-  return new ClusterError(`the server at ${server} is not a Kubernetes API server: it answered ${describeUrl} with something that is not JSON (${type})`, {
-    cause,
-  });
+/**
+ * A 2xx answer that is not what the API serves (a captive portal, a proxy's HTML page, a web server's JSON):
+ * `problem` says what it was instead, else it was not JSON.
+ */
+function notKubernetes(server: string, describeUrl: string, res: IncomingMessage | undefined, cause: unknown, problem?: string): ClusterError {
+  const what = problem ?? `something that is not JSON (${(res?.headers['content-type'] ?? 'no content type').split(';')[0]})`;
+  return new ClusterError(`the server at ${server} is not a Kubernetes API server: it answered ${describeUrl} with ${what}`, {cause});
+}
+
+// The kind of each resource this program reads and writes; other resources' answers must only carry a kind.
+const KIND_OF_RESOURCE: Readonly<Record<string, string>> = {
+  daemonsets: 'DaemonSet',
+  pods: 'Pod',
+  nodes: 'Node',
+  controllerrevisions: 'ControllerRevision',
+};
+
+const isMap = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Why a 2xx answer's JSON is not what the API server sends for `request` (an object of the kind asked for, with
+ * metadata; a list of them; for /version, a map), or undefined when it is. A DELETE may answer a Status.
+ */
+function notTheObjectAsked(value: unknown, request: RequestDescription, list: boolean): string | undefined {
+  if (!isMap(value)) return 'JSON that is not an API object';
+  if (request.resource === 'version') return undefined;
+  const kind = KIND_OF_RESOURCE[request.resource];
+  const want = kind === undefined ? undefined : list ? `${kind}List` : kind;
+  const got = value['kind'];
+  if (typeof got !== 'string' || got === '') return `JSON without a kind${want ? `, not a ${want}` : ''}`;
+  if (want !== undefined && got !== want && !(request.verb === 'delete' && got === 'Status')) {
+    return `a ${JSON.stringify(got.slice(0, 60))} object, not a ${want}`;
+  }
+  if (list ? !(Array.isArray(value['items']) || value['items'] === null) : !isMap(value['metadata'])) return `a ${got} without ${list ? 'items' : 'metadata'}`;
+  return undefined;
 }
 
 /** An object's (or a list's) JSON, with a ControllerRevision's number past 2^53 read exactly (JSON.parse rounds it). */
