@@ -2,7 +2,7 @@
 // flag values out of range and a bad exec credential, through the BUILT binaries (`npm run build` first) and the
 // simulated cluster's HTTP API. Every case is bounded in time (generously: the machine may be busy) and must end
 // in one stderr line with its exit code, never "internal error", never a raw control character on the terminal.
-import {chmod, mkdtemp, rm, writeFile} from 'node:fs/promises';
+import {chmod, mkdtemp, readFile, rm, truncate, writeFile} from 'node:fs/promises';
 import {createServer as createHttpServer, type Server as HttpServer} from 'node:http';
 import {createServer, type Server, type Socket} from 'node:net';
 import {tmpdir} from 'node:os';
@@ -62,6 +62,23 @@ spec:
 ${aliasBomb('            ')}
 `;
 
+/** A DaemonSet whose container args alias one `size`-character string `count` times (a small text, a huge tree). */
+function aliasedString(size: number, count: number): string {
+  return `apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: fluentd
+  namespace: default
+  annotations: {big: &big "${'x'.repeat(size)}"}
+spec:
+  selector: {matchLabels: {app: fluentd}}
+  template:
+    metadata: {labels: {app: fluentd}}
+    spec:
+      containers: [{name: c, image: x, args: [${Array(count).fill('*big').join(',')}]}]
+`;
+}
+
 function deepJson(depth: number): string {
   return snapshotWith(4, (item) => {
     item.metadata.labels = {app: 'fluentd', deep: '__DEEP__'};
@@ -73,6 +90,8 @@ let sim: TestCluster;
 let frozen: FreezableProxy;
 let silent: Server;
 const silentSockets = new Set<Socket>();
+/** A web server whose answers never end (chunked, or a Content-Length of 10^15 for nodes). */
+let endless: HttpServer;
 /** A web server that answers 200 with JSON that is no API object, to every request. */
 let jsonServer: HttpServer;
 
@@ -112,10 +131,60 @@ beforeAll(async () => {
     'change-cause.json': snapshotWith(5, (item) => (item.metadata.annotations = {'kubernetes.io/change-cause': 'deploy \u001B[2J\u001B[Hclear'})),
     'change-cause-colour.json': snapshotWith(5, (item) => (item.metadata.annotations = {'kubernetes.io/change-cause': 'deploy \u001B[31mred \u001B[8mhidden'})),
     'manifest-host-port.yaml': dump(exampleDaemonSet((spec) => (spec.containers[0].ports = [{containerPort: 70000}]))),
+    'alias-64k.yaml': aliasedString(64 * 1024, 8000),
+    'endless.sh': `#!/bin/sh\nexec yes '{"apiVersion":"client.authentication.k8s.io/v1"}'\n`,
     'bad-expiry.sh': `#!/bin/sh\necho '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"t","expirationTimestamp":"yesterday"}}'\n`,
   };
   for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
   await chmod(join(dir, 'bad-expiry.sh'), 0o755);
+  await chmod(join(dir, 'endless.sh'), 0o755);
+  // 600 MiB on stat, no blocks on disk: refused by its size before a byte is read.
+  await writeFile(join(dir, 'huge-kubeconfig'), '');
+  await truncate(join(dir, 'huge-kubeconfig'), 600 * 2 ** 20);
+  await writeFile(join(dir, 'huge-ca.crt'), '');
+  await truncate(join(dir, 'huge-ca.crt'), 600 * 2 ** 20);
+  for (const [name, user, cluster] of [
+    ['zero-token', {tokenFile: '/dev/zero'}, {}],
+    ['endless-exec', {exec: {apiVersion: 'client.authentication.k8s.io/v1', command: join(dir, 'endless.sh'), interactiveMode: 'Never'}}, {}],
+    ['zero-ca', {token: 'abc'}, {'certificate-authority': '/dev/urandom', 'insecure-skip-tls-verify': false}],
+    ['huge-ca', {token: 'abc'}, {'certificate-authority': join(dir, 'huge-ca.crt'), 'insecure-skip-tls-verify': false}],
+  ] as const) {
+    await writeFile(
+      join(dir, name),
+      dump({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [{name: 'c', cluster: {server: 'https://127.0.0.1:1', 'insecure-skip-tls-verify': true, ...cluster}}],
+        users: [{name: 'u', user}],
+        contexts: [{name: 'x', context: {cluster: 'c', user: 'u'}}],
+        'current-context': 'x',
+      }),
+    );
+  }
+  endless = createHttpServer((req, res) => {
+    if (req.url?.startsWith('/api/v1/nodes')) res.writeHead(200, {'Content-Type': 'application/json', 'Content-Length': String(10 ** 15)});
+    else res.writeHead(200, {'Content-Type': 'application/json'});
+    res.write(req.url === '/version' ? '{"gitVersion":"v1.20.2"}' : '{"kind":"DaemonSet","metadata":{"name":"');
+    if (req.url === '/version') return void res.end();
+    const chunk = Buffer.alloc(1024 * 1024, 'x');
+    const more = () => {
+      while (!res.destroyed && res.write(chunk));
+      if (!res.destroyed) res.once('drain', more);
+    };
+    more();
+  });
+  await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', resolve));
+  await writeFile(
+    join(dir, 'endless-server'),
+    dump({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{name: 'c', cluster: {server: `http://127.0.0.1:${(endless.address() as {port: number}).port}`}}],
+      users: [{name: 'u', user: {}}],
+      contexts: [{name: 'x', context: {cluster: 'c', user: 'u', namespace: 'default'}}],
+      'current-context': 'x',
+    }),
+  );
   await writeFile(
     join(dir, 'exec-kubeconfig'),
     dump({
@@ -160,6 +229,8 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const socket of silentSockets) socket.destroy();
   await new Promise<void>((resolve) => silent?.close(() => resolve()));
+  endless?.closeAllConnections();
+  await new Promise<void>((resolve) => endless?.close(() => resolve()));
   jsonServer?.closeAllConnections();
   await new Promise<void>((resolve) => jsonServer?.close(() => resolve()));
   await frozen?.close();
@@ -173,6 +244,7 @@ interface CliCase {
   /** `{dir}` is the case files' directory. */
   readonly args: readonly string[];
   readonly stdin?: string;
+  readonly env?: Readonly<Record<string, string>>;
   readonly code: number;
   /** A part of the one stderr line. */
   readonly message: string | RegExp;
@@ -230,6 +302,66 @@ const CLI_CASES: Record<string, readonly CliCase[]> = {
       args: ['history', 'fluentd', '--diff', '1,2', ...ON('bomb-volumes.yaml')],
       code: 1,
       message: /YAML aliases expand/,
+    },
+    ...[
+      {bin: 'plan' as const, args: ['fluentd', ...ON('alias-64k.yaml')]},
+      {bin: 'rollout' as const, args: ['status', 'fluentd', ...ON('alias-64k.yaml')]},
+      {bin: 'rollout' as const, args: ['history', 'fluentd', '--diff', '1,2', ...ON('alias-64k.yaml')]},
+      {bin: 'plan' as const, args: ['-f', '{dir}/alias-64k.yaml', ...ON('node-selector.json')]},
+    ].map(({bin, args}): CliCase => ({
+      name: `one 64 KiB string aliased 8,000 times: ${args.join(' ')}`,
+      bin,
+      args,
+      code: 1,
+      message: /YAML aliases expand it past [\d,]+ characters of text/,
+    })),
+    {
+      name: 'one 64 KiB string aliased 8,000 times on stdin (-f -)',
+      args: ['-f', '-', ...ON('node-selector.json')],
+      stdin: aliasedString(64 * 1024, 8000),
+      code: 1,
+      message: /YAML aliases expand it past [\d,]+ characters of text/,
+    },
+    {name: '--kubeconfig /dev/zero', args: ['fluentd', '--kubeconfig', '/dev/zero'], code: 1, message: 'kubeconfig "/dev/zero" is a device, not a file'},
+    {name: 'KUBECONFIG=/dev/urandom', args: ['fluentd'], env: {KUBECONFIG: '/dev/urandom'}, code: 1, message: 'kubeconfig "/dev/urandom" is a device'},
+    {
+      name: 'a 600 MiB kubeconfig',
+      args: ['fluentd', '--kubeconfig', '{dir}/huge-kubeconfig'],
+      code: 1,
+      message: /kubeconfig ".*huge-kubeconfig" is larger than the 4 MiB limit/,
+    },
+    {
+      name: '--certificate-authority /dev/zero',
+      args: ['fluentd', '--kubeconfig', '{dir}/zero-ca', '--certificate-authority', '/dev/zero'],
+      code: 1,
+      message: '--certificate-authority: "/dev/zero" is a device, not a file',
+    },
+    {
+      name: 'certificate-authority: /dev/urandom',
+      args: ['fluentd', '--kubeconfig', '{dir}/zero-ca'],
+      code: 1,
+      message: '.certificate-authority: "/dev/urandom" is a device',
+    },
+    {name: 'a 600 MiB CA file', args: ['fluentd', '--kubeconfig', '{dir}/huge-ca'], code: 1, message: /huge-ca\.crt" is larger than the 1 MiB limit/},
+    {name: 'tokenFile: /dev/zero', args: ['fluentd', '--kubeconfig', '{dir}/zero-token'], code: 1, message: '.tokenFile: "/dev/zero" is a device'},
+    {
+      name: 'an exec plugin that writes without end',
+      args: ['fluentd', '--kubeconfig', '{dir}/endless-exec'],
+      code: 2,
+      message: /endless\.sh" printed more than 1 MiB on stdout/,
+    },
+    {
+      name: 'a DaemonSet answer without end (chunked)',
+      args: ['fluentd', '--kubeconfig', '{dir}/endless-server'],
+      code: 2,
+      message: /the server at http:\/\/127\.0\.0\.1:\d+ answered GET \/apis\/apps\/v1\/namespaces\/default\/daemonsets\/fluentd with more than 16 MiB: refused/,
+    },
+    {
+      name: 'a node list with a Content-Length of 10^15',
+      bin: 'rollout',
+      args: ['status', '-A', '--kubeconfig', '{dir}/endless-server'],
+      code: 2,
+      message: /answered GET \/\S+ with more than 16 MiB: refused/,
     },
     {name: 'JSON nested 100,000 deep in a label', args: ['fluentd', ...ON('deep.json')], code: 1, message: 'nested deeper than 1000 levels'},
     {name: '--snapshot /dev/zero', args: ['fluentd', '--snapshot', '/dev/zero'], code: 1, message: 'snapshot file "/dev/zero" is a device, not a file'},
@@ -417,15 +549,26 @@ function expectOneSafeLine(result: CliResult, elapsedMs: number, c: CliCase): vo
   expect(result.code).toBe(c.code);
 }
 
+/** Peak memory any case may use (issue 30): Node alone takes about 60 MB. */
+const MAX_PEAK_RSS_BYTES = 300 * 1e6;
+let runs = 0;
+
 for (const [group, cases] of Object.entries(CLI_CASES)) {
   describe(group, () => {
     test.each(cases.map((c) => ({...c, label: c.name})))('$label', async (c) => {
       const started = performance.now();
+      const rssFile = join(dir, `rss-${++runs}`);
       const result = await runCli(
         c.args.map((arg) => arg.replace('{dir}', dir)),
-        {bin: c.bin === 'rollout' ? 'bin/kubectl-ds_rollout' : 'bin/kubectl-ds_plan', ...(c.stdin !== undefined ? {stdin: c.stdin} : {})},
+        {
+          bin: c.bin === 'rollout' ? 'bin/kubectl-ds_rollout' : 'bin/kubectl-ds_plan',
+          env: {...c.env, NODE_OPTIONS: `--import=${join(ROOT, 'test/helpers/peak-rss.mjs')}`, DS_PEAK_RSS_FILE: rssFile},
+          ...(c.stdin !== undefined ? {stdin: c.stdin} : {}),
+        },
       );
       expectOneSafeLine(result, performance.now() - started, c);
+      // No refused input may take the machine's memory: the peak resident set stays far under 300 MB.
+      expect(Number(await readFile(rssFile, 'utf8')) * 1024).toBeLessThan(MAX_PEAK_RSS_BYTES);
       if (/proxy/.test(c.name)) expect(result.stderr).not.toContain('secret');
     });
   });

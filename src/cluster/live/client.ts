@@ -7,7 +7,8 @@ import {Agent as HttpAgent, type AgentOptions as HttpAgentOptions, type ClientRe
 import {Agent as HttpsAgent, type AgentOptions as HttpsAgentOptions, request as httpsRequest} from 'node:https';
 import type {Credentials, Transport} from './credentials.js';
 import {ClusterError, DsRolloutError} from '../../errors.js';
-import {errorFromCredentials, errorFromResponse, errorFromTransport, isExpired, type RequestDescription} from './errors.js';
+import {AnswerTooLargeError, errorFromCredentials, errorFromResponse, errorFromTransport, isExpired, type RequestDescription} from './errors.js';
+import {formatBytes, MAX_ANSWER_BYTES} from '../bounded-input.js';
 import {ListItemSplitter} from './list-stream.js';
 import {type WatchEventType, WatchEventSplitter} from './watch-stream.js';
 import {RETRY_ATTEMPTS, sleep, withRetries} from './retry.js';
@@ -349,10 +350,13 @@ export class KubeClient {
             this.noteServerDate(res.headers.date);
             const status = res.statusCode ?? 0;
             if (status < 200 || status > 299) {
-              readBody(res).then((text) => {
-                failure = {status, text};
-                resolve();
-              }, reject);
+              readBody(res).then(
+                (text) => {
+                  failure = {status, text};
+                  resolve();
+                },
+                (error: unknown) => reject(error instanceof AnswerTooLargeError ? tooLarge(this.server, `${method} ${url.pathname}`, error) : error),
+              );
               return;
             }
             const describeUrl = `${method} ${url.pathname}`;
@@ -364,7 +368,8 @@ export class KubeClient {
               (error: unknown) => {
                 // A transport failure while reading stays one; an answer that does not parse means the server is not Kubernetes.
                 const code = (error as NodeJS.ErrnoException)?.code;
-                reject(code === 'ECONNRESET' || error instanceof DsRolloutError ? error : notKubernetes(this.server, describeUrl, res, error));
+                if (error instanceof AnswerTooLargeError) reject(tooLarge(this.server, describeUrl, error));
+                else reject(code === 'ECONNRESET' || error instanceof DsRolloutError ? error : notKubernetes(this.server, describeUrl, res, error));
               },
             );
           },
@@ -502,10 +507,24 @@ function streamItems(res: IncomingMessage, onItem: (json: string) => void): Prom
   });
 }
 
+/** An answer past MAX_ANSWER_BYTES, naming the server and the request. */
+function tooLarge(server: string, describeUrl: string, error: AnswerTooLargeError): ClusterError {
+  return new ClusterError(`the server at ${server} answered ${describeUrl} with more than ${formatBytes(error.limit)}: refused`, {cause: error});
+}
+
+/** A whole answer's text, refused once past MAX_ANSWER_BYTES (a body without end, a Content-Length of 10^15). */
 function readBody(res: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    let size = 0;
+    res.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_ANSWER_BYTES) return void chunks.push(chunk);
+      chunks.length = 0;
+      // Settled first: destroying the response emits 'aborted', which would win as a hang-up.
+      reject(new AnswerTooLargeError(MAX_ANSWER_BYTES));
+      res.destroy();
+    });
     res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     res.on('error', reject);
     res.on('aborted', () => reject(Object.assign(new Error('socket hang up'), {code: 'ECONNRESET'})));

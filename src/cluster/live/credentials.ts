@@ -3,12 +3,12 @@
 // (again when an exec credential expires). As kubectl, nothing that identifies the user is sent to an http server.
 // client-node serves what it does well, as library helpers whose product is this transport's agent or headers: proxy
 // agents (proxy-url, HTTPS_PROXY) and legacy auth-providers. It sends no request of the plugin's (client.ts does).
-import {readFileSync} from 'node:fs';
 import {Agent as HttpAgent, type Agent} from 'node:http';
 import {Agent as HttpsAgent} from 'node:https';
 import {BlockList, isIP} from 'node:net';
 import {createSecureContext} from 'node:tls';
 import {InputError} from '../../errors.js';
+import {MAX_CREDENTIAL_BYTES, readBoundedFileSync} from '../bounded-input.js';
 import {type ExecCredential, runExecPlugin} from './exec-credential.js';
 import {describeOrigin} from './kubeconfig-merge.js';
 import type {AuthInfo, ClusterInfo, ResolvedKubeconfig} from './kubeconfig.js';
@@ -25,10 +25,12 @@ export interface CredentialOptions {
   readonly timeoutMs?: number;
 }
 
+/** A CA, certificate, key or token file, within MAX_CREDENTIAL_BYTES (a device or an endless pipe is refused). */
 function readFile(path: string, key: string): Buffer {
   try {
-    return readFileSync(path);
+    return readBoundedFileSync(path, {what: `${key}: "${path}"`, maxBytes: MAX_CREDENTIAL_BYTES});
   } catch (error) {
+    if (error instanceof InputError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : (code ?? 'unreadable');
     throw new InputError(`${key}: cannot read "${path}": ${why}`, {cause: error});

@@ -4,10 +4,11 @@
 // --user replace the context's; -n, else the context's namespace, else "default"; then the flags that override the
 // cluster entry (--server, --certificate-authority, --insecure-skip-tls-verify, --tls-server-name) and the user
 // (--token, --as, --as-group). The result is plain data; credentials.ts turns it into a transport.
-import {existsSync, readFileSync} from 'node:fs';
+import {existsSync} from 'node:fs';
 import {homedir} from 'node:os';
 import {join} from 'node:path';
 import {InputError, withoutUrlUserinfo} from '../../errors.js';
+import {MAX_CREDENTIAL_BYTES, readBoundedFileSync} from '../bounded-input.js';
 import {describeOrigin, type KubeconfigData, kubeconfigFiles, loadKubeconfigFile, loadKubeconfigList, type Origin, type RawMap} from './kubeconfig-merge.js';
 
 export interface KubeconfigOptions {
@@ -160,7 +161,11 @@ function defaultData(): KubeconfigData {
   const entry = (name: string, value: RawMap) => ({name, value, origin: {file: '(in-cluster)', key: name}});
   if (host && port && existsSync(`${account}/token`)) {
     const server = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
-    const namespace = existsSync(`${account}/namespace`) ? readFileSync(`${account}/namespace`, 'utf8').trim() : undefined;
+    const namespace = existsSync(`${account}/namespace`)
+      ? readBoundedFileSync(`${account}/namespace`, {what: `${account}/namespace`, maxBytes: MAX_CREDENTIAL_BYTES})
+          .toString('utf8')
+          .trim()
+      : undefined;
     return {
       files: [],
       currentContext: 'in-cluster',
