@@ -131,10 +131,14 @@ beforeAll(async () => {
     'change-cause.json': snapshotWith(5, (item) => (item.metadata.annotations = {'kubernetes.io/change-cause': 'deploy \u001B[2J\u001B[Hclear'})),
     'change-cause-colour.json': snapshotWith(5, (item) => (item.metadata.annotations = {'kubernetes.io/change-cause': 'deploy \u001B[31mred \u001B[8mhidden'})),
     'manifest-host-port.yaml': dump(exampleDaemonSet((spec) => (spec.containers[0].ports = [{containerPort: 70000}]))),
+    ...Object.fromEntries(POD_RULES.map((rule, i) => [`pod-rule-${i}.yaml`, dump(exampleDaemonSet(rule.edit))])),
     'alias-64k.yaml': aliasedString(64 * 1024, 8000),
     'endless.sh': `#!/bin/sh\nexec yes '{"apiVersion":"client.authentication.k8s.io/v1"}'\n`,
     'bad-expiry.sh': `#!/bin/sh\necho '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"t","expirationTimestamp":"yesterday"}}'\n`,
   };
+  const withTemplateAnnotations = exampleDaemonSet(() => undefined) as Record<string, any>;
+  withTemplateAnnotations['spec']['template']['metadata']['annotations'] = {big: 'x'.repeat(300 * 1024)};
+  files['template-annotations.yaml'] = dump(withTemplateAnnotations);
   for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
   await chmod(join(dir, 'bad-expiry.sh'), 0o755);
   await chmod(join(dir, 'endless.sh'), 0o755);
@@ -145,6 +149,7 @@ beforeAll(async () => {
   await truncate(join(dir, 'huge-ca.crt'), 600 * 2 ** 20);
   for (const [name, user, cluster] of [
     ['zero-token', {tokenFile: '/dev/zero'}, {}],
+    ['garbage-key', {'client-certificate-data': Buffer.from('garbage').toString('base64'), 'client-key-data': Buffer.from('garbage').toString('base64')}, {}],
     ['endless-exec', {exec: {apiVersion: 'client.authentication.k8s.io/v1', command: join(dir, 'endless.sh'), interactiveMode: 'Never'}}, {}],
     ['zero-ca', {token: 'abc'}, {'certificate-authority': '/dev/urandom', 'insecure-skip-tls-verify': false}],
     ['huge-ca', {token: 'abc'}, {'certificate-authority': join(dir, 'huge-ca.crt'), 'insecure-skip-tls-verify': false}],
@@ -261,6 +266,59 @@ function exampleDaemonSet(edit: (spec: Record<string, any>) => void): unknown {
   edit(found['spec']['template']['spec']);
   return found;
 }
+
+/** Pod template rules the API server applies, each broken once in a -f manifest (issue 30, finding 7). */
+const POD_RULES: {rule: string; edit: (spec: Record<string, any>) => void; message: string}[] = [
+  {
+    rule: 'a port name over 15 characters',
+    edit: (spec) => (spec.containers[0].ports = [{name: 'a-very-long-port-name', containerPort: 80}]),
+    message: 'containers[0].ports[0].name: Invalid value: "a-very-long-port-name": must be no more than 15 characters',
+  },
+  {
+    rule: 'protocol XYZ',
+    edit: (spec) => (spec.containers[0].ports = [{containerPort: 80, protocol: 'XYZ'}]),
+    message: 'containers[0].ports[0].protocol: Unsupported value: "XYZ": supported values: "SCTP", "TCP", "UDP"',
+  },
+  {
+    rule: 'dnsPolicy Bogus',
+    edit: (spec) => (spec.dnsPolicy = 'Bogus'),
+    message: 'spec.template.spec.dnsPolicy: Unsupported value: "Bogus"',
+  },
+  {
+    rule: 'duplicate volume names',
+    edit: (spec) => (spec.volumes = [...(spec.volumes ?? []), {name: 'v', emptyDir: {}}, {name: 'v', emptyDir: {}}]),
+    message: '.name: Duplicate value: "v"',
+  },
+  {
+    rule: 'a volumeMount with no volume',
+    edit: (spec) => (spec.containers[0].volumeMounts = [{name: 'nowhere', mountPath: '/x'}]),
+    message: 'containers[0].volumeMounts[0].name: Not found: "nowhere"',
+  },
+  {
+    rule: 'requests over limits',
+    edit: (spec) => (spec.containers[0].resources = {requests: {cpu: '2'}, limits: {cpu: '1'}}),
+    message: 'containers[0].resources.requests: Invalid value: "2": must be less than or equal to cpu limit',
+  },
+  {
+    rule: 'quantity lots',
+    edit: (spec) => (spec.containers[0].resources = {limits: {memory: 'lots'}}),
+    message: 'containers[0].resources.limits[memory]: Invalid value: "lots": quantities must match the regular expression',
+  },
+  {rule: 'an empty env name', edit: (spec) => (spec.containers[0].env = [{name: '', value: 'x'}]), message: 'containers[0].env[0].name: Required value'},
+  {
+    rule: 'hostNetwork with hostPort not containerPort',
+    edit: (spec) => {
+      spec.hostNetwork = true;
+      spec.containers[0].ports = [{containerPort: 80, hostPort: 81}];
+    },
+    message: 'containers[0].ports[0].containerPort: Invalid value: 80: must match `hostPort` when `hostNetwork` is true',
+  },
+  {
+    rule: 'runAsUser -1',
+    edit: (spec) => (spec.securityContext = {runAsUser: -1}),
+    message: 'spec.template.spec.securityContext.runAsUser: Invalid value: -1: must be between 0 and 2147483647, inclusive',
+  },
+];
 
 const CLI_CASES: Record<string, readonly CliCase[]> = {
   '1. files that eat the machine': [
@@ -435,6 +493,18 @@ const CLI_CASES: Record<string, readonly CliCase[]> = {
       code: 1,
       message: 'spec.template.spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive',
     },
+    ...POD_RULES.map(({rule, message}, i): CliCase => ({
+      name: `${rule} in -f`,
+      args: ['-f', `{dir}/pod-rule-${i}.yaml`, '--snapshot', EXAMPLE],
+      code: 1,
+      message,
+    })),
+    {
+      name: 'template annotations over 256 KiB in -f',
+      args: ['-f', '{dir}/template-annotations.yaml', '--snapshot', EXAMPLE],
+      code: 1,
+      message: 'spec.template.metadata.annotations: Too long: must have at most 262144 bytes',
+    },
     {
       name: 'metadata.generation -1',
       args: ['fluentd', ...ON('generation.json')],
@@ -529,6 +599,12 @@ const CLI_CASES: Record<string, readonly CliCase[]> = {
     })),
   ],
   '6. credentials': [
+    {
+      name: 'a client-key-data that is no key',
+      args: ['fluentd', '--kubeconfig', '{dir}/garbage-key'],
+      code: 1,
+      message: /users\[0\]\.user\.client-key-data: not a PEM private key that TLS can use/,
+    },
     {
       name: 'an exec plugin with an invalid expirationTimestamp',
       args: ['fluentd', '--kubeconfig', '{dir}/exec-kubeconfig'],
@@ -680,6 +756,16 @@ describe('the simulated cluster answers at once, never stalls', () => {
       },
       status: 422,
       message: 'spec.template.spec.containers[0].ports[0].hostPort: Invalid value: 70000: must be between 1 and 65535, inclusive',
+    },
+    {
+      name: 'a volumeMount with no volume (the same rules as ds-plan -f)',
+      request: () => {
+        const body = manifest();
+        (body.spec.template.spec.containers[0] as {volumeMounts?: unknown}).volumeMounts = [{name: 'nowhere', mountPath: '/x'}];
+        return call(sim.cluster, 'POST', DS_PATH, {body});
+      },
+      status: 422,
+      message: 'spec.template.spec.containers[0].volumeMounts[0].name: Not found: "nowhere"',
     },
     {
       name: '300 KiB of annotations',
