@@ -139,6 +139,9 @@ beforeAll(async () => {
   const withTemplateAnnotations = exampleDaemonSet(() => undefined) as Record<string, any>;
   withTemplateAnnotations['spec']['template']['metadata']['annotations'] = {big: 'x'.repeat(300 * 1024)};
   files['template-annotations.yaml'] = dump(withTemplateAnnotations);
+  const withoutName = exampleDaemonSet(() => undefined) as Record<string, any>;
+  delete withoutName['metadata']['name'];
+  files['no-name.yaml'] = dump(withoutName);
   for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
   await chmod(join(dir, 'bad-expiry.sh'), 0o755);
   await chmod(join(dir, 'endless.sh'), 0o755);
@@ -499,6 +502,12 @@ const CLI_CASES: Record<string, readonly CliCase[]> = {
       code: 1,
       message,
     })),
+    {
+      name: 'a manifest without metadata.name',
+      args: ['-f', '{dir}/no-name.yaml', '--snapshot', EXAMPLE],
+      code: 1,
+      message: 'DaemonSet.apps "" is invalid: metadata.name: Required value',
+    },
     {
       name: 'template annotations over 256 KiB in -f',
       args: ['-f', '{dir}/template-annotations.yaml', '--snapshot', EXAMPLE],
