@@ -304,7 +304,7 @@ export class KubeClient {
       } catch (error) {
         throw notKubernetes(this.server, describeUrl, res, error);
       }
-      const problem = notTheObjectAsked(value, request, false);
+      const problem = notTheObjectAsked(value, request, request.verb === 'list');
       if (problem !== undefined) throw notKubernetes(this.server, describeUrl, res, undefined, problem);
       return value as T;
     });
