@@ -5,7 +5,8 @@
 import {Command} from '@oclif/core/command';
 import type * as Interfaces from '@oclif/core/interfaces';
 import {type DaemonSetArgMark, FALSE_WORDS, isDaemonSetType, notDaemonSetTypeError, TRUE_WORDS} from './flags.js';
-import {cutLongWords, escapeControlCharacters, stripAnsi} from './output/color.js';
+import {withoutUrlUserinfo} from './errors.js';
+import {cutLongWords, escapeControlCharacters, markOwnStyles, stripAnsi} from './output/color.js';
 import {nearest} from './suggest.js';
 import {markPhase, timingsLine} from './timings.js';
 
@@ -28,8 +29,9 @@ export interface Failure {
 /** The stderr line (without `error: `) and the exit code for anything `run()` threw. Exported for tests. */
 export function describeFailure(error: unknown, helpCommand: string, flagNames: readonly string[] = []): Failure {
   const {line, exitCode} = describeRawFailure(error, helpCommand, flagNames);
-  // Messages quote input and the cluster's answers: nothing in them may drive the terminal or flood it.
-  return {line: cutLongWords(escapeControlCharacters(line)), exitCode};
+  // Messages quote input and the cluster's answers: nothing in them may drive the terminal, flood it, or show the
+  // password of a URL they quote (a proxy-url, a server).
+  return {line: cutLongWords(escapeControlCharacters(withoutUrlUserinfo(line))), exitCode};
 }
 
 function describeRawFailure(error: unknown, helpCommand: string, flagNames: readonly string[]): Failure {
@@ -144,10 +146,11 @@ const REDRAW = /^\u001B\[\d+F\u001B\[J$/;
 function escapeTerminalOutput(): void {
   if (escaping) return;
   escaping = true;
+  const ownStyleMark = markOwnStyles();
   for (const stream of [process.stdout, process.stderr]) {
     const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
     stream.write = ((chunk: unknown, ...rest: unknown[]) =>
-      write(typeof chunk === 'string' && !REDRAW.test(chunk) ? escapeControlCharacters(chunk) : chunk, ...rest)) as typeof stream.write;
+      write(typeof chunk === 'string' && !REDRAW.test(chunk) ? escapeControlCharacters(chunk, ownStyleMark) : chunk, ...rest)) as typeof stream.write;
   }
 }
 

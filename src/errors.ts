@@ -50,3 +50,11 @@ export class StepInProgressError extends ClusterError {}
 export class RolloutStuckError extends DsRolloutError {
   readonly exitCode = EXIT_STUCK;
 }
+
+// `scheme://user:password@` in a URL: what comes before the @ is a credential, never shown.
+const URL_USERINFO = /\b([a-zA-Z][a-zA-Z0-9+.-]*:\/\/)[^\s/?#@"]*@/g;
+
+/** `text` with the user and password of every URL in it dropped (`http://user:pw@host` is shown `http://host`). */
+export function withoutUrlUserinfo(text: string): string {
+  return text.replace(URL_USERINFO, '$1');
+}

@@ -300,17 +300,32 @@ export const clusterFlags = {
   ...connectionFlags,
 };
 
-/** An IntOrString budget as kubectl and the API write it: `2` (a number) or `25%` (a string). */
-export function parseIntOrPercent(input: string, flag: string): number | string {
+/** The API's int32 (an IntOrString's number, a count): larger values overflow it. */
+export const INT32_MAX = 2 ** 31 - 1;
+
+/**
+ * An IntOrString budget as kubectl and the API write it: `2` (a number, an int32) or `25%` (a string, at most
+ * 100%), at least `min` either way. Refused here, as the flag is parsed, so that no command writes before it.
+ */
+export function parseIntOrPercent(input: string, flag: string, min = 0): number | string {
   const text = input.trim();
-  if (/^\d+$/.test(text)) return Number(text);
-  if (/^\d+%$/.test(text)) return text;
-  throw new Error(`invalid ${flag} "${input}": want a number of nodes such as 2, or a percentage such as 25%`);
+  const percent = /^\d+%$/.test(text);
+  const value = /^\d+$/.test(text) ? Number(text) : percent ? Number(text.slice(0, -1)) : Number.NaN;
+  if (!(value >= min && value <= (percent ? 100 : INT32_MAX))) {
+    throw new ArgumentError(
+      `invalid ${flag} "${truncate(input, 40)}": want a number of nodes from ${min} to ${INT32_MAX}, or a percentage from ${min}% to 100%`,
+    );
+  }
+  return percent ? text : value;
 }
 
-/** A budget flag (`--max-unavailable`, `--max-surge`): a number or a percentage. */
-export function intOrPercentFlag(name: string, options: {summary: string}) {
-  return Flags.custom<number | string>({summary: options.summary, helpValue: 'N|P%', parse: async (input) => parseIntOrPercent(input, `--${name}`)})();
+/** A budget flag (`--max-unavailable`, `--max-surge`): a number or a percentage, at least `min` (default 0). */
+export function intOrPercentFlag(name: string, options: {summary: string; min?: number}) {
+  return Flags.custom<number | string>({
+    summary: options.summary,
+    helpValue: 'N|P%',
+    parse: async (input) => parseIntOrPercent(input, `--${name}`, options.min),
+  })();
 }
 
 // The spellings of the DaemonSet resource kubectl accepts as TYPE (short name, kind, plural, with group/version).

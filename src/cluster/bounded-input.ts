@@ -2,7 +2,7 @@
 // kind (a device such as /dev/zero never ends), its bytes (NUL is never in YAML or JSON text), and once parsed,
 // its shape (core/document-limits: nesting and alias expansion). Each refusal is one line naming the limit,
 // reached before the input is read whole, so neither time nor memory grows with a hostile input.
-import {createReadStream, readFileSync, type Stats, statSync} from 'node:fs';
+import {closeSync, createReadStream, openSync, readFileSync, readSync, type Stats, statSync} from 'node:fs';
 import {describeDocumentProblem, documentProblem, MAX_DOCUMENT_DEPTH} from '../core/index.js';
 import {InputError} from '../errors.js';
 
@@ -12,6 +12,12 @@ const MiB = 2 ** 20;
 export const MAX_SNAPSHOT_BYTES = 512 * MiB;
 /** Largest manifest (-f) or strategy file: ten times the API server's 3 MiB request limit is far above any object. */
 export const MAX_MANIFEST_BYTES = 32 * MiB;
+/** Largest kubeconfig: one with hundreds of clusters and their CAs stays under a megabyte. */
+export const MAX_KUBECONFIG_BYTES = 4 * MiB;
+/** Largest CA bundle, client certificate or key, token file or exec plugin output: a full CA bundle is ~250 KiB. */
+export const MAX_CREDENTIAL_BYTES = 1 * MiB;
+/** Largest answer of the API server read whole, and largest object in a list or watch: etcd keeps objects under 1.5 MiB. */
+export const MAX_ANSWER_BYTES = 16 * MiB;
 
 export interface InputLimits {
   /** How messages name the input: `snapshot file "x"`, `manifest "x"`. */
@@ -70,6 +76,40 @@ export async function readBoundedFile(path: string, limits: InputLimits): Promis
     return bytes.toString('utf8');
   }
   return readBoundedStream(createReadStream(path), limits);
+}
+
+/**
+ * The bytes of `path` within `limits`, read at once (a kubeconfig, a CA file, a token file: read where the caller
+ * cannot wait): a device is refused, a regular file is checked by its size before it is read, a pipe or FIFO is
+ * read in pieces and refused once past the limit. A file that cannot be read throws the file system's error, for
+ * the caller to word.
+ */
+export function readBoundedFileSync(path: string, limits: InputLimits): Buffer {
+  const stats = statSync(path);
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) {
+    throw new InputError(`${limits.what} is a device, not a file: a device such as /dev/zero may never end`);
+  }
+  if (stats.isFile() && stats.size > limits.maxBytes) throw tooLarge(limits);
+  if (stats.isFile()) {
+    const bytes = readFileSync(path);
+    if (bytes.length > limits.maxBytes) throw tooLarge(limits);
+    return bytes;
+  }
+  const fd = openSync(path, 'r');
+  try {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(64 * 1024);
+      const read = readSync(fd, chunk, 0, chunk.length, null);
+      if (read === 0) return Buffer.concat(chunks);
+      size += read;
+      if (size > limits.maxBytes) throw tooLarge(limits);
+      chunks.push(chunk.subarray(0, read));
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The text of a stream (stdin, a FIFO) within `limits`: refused as soon as it passes the size or holds a NUL byte. */

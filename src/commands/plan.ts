@@ -50,7 +50,7 @@ export default class Plan extends BaseCommand {
     const manifest = flags.filename === undefined ? undefined : await service.readManifest(flags.filename, args.name);
     const session = await openSession(manifest ? {...flags, namespace: service.manifestNamespace(manifest, flags.namespace)} : flags);
     const ref = manifest
-      ? {namespace: session.namespace, name: args.name ?? manifest.metadata.name}
+      ? {namespace: session.namespace, name: args.name ?? manifest.metadata.name ?? ''}
       : session.daemonSet(args.name, flags.namespace, this.helpCommand());
     const {live} = session;
     const kubeVersion = flags['kube-version'];

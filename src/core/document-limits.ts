@@ -13,8 +13,17 @@ export const MAX_DOCUMENT_DEPTH = 1000;
  */
 export const EXPANSION_PER_BYTE = 10;
 const EXPANSION_FLOOR = 100_000;
+/**
+ * Bytes of text (strings and keys) an expanded document may hold beyond its own size: few nodes can still be huge
+ * when one long string is aliased thousands of times (8,000 references to 64 KiB are 500 MiB). Without aliases the
+ * strings never exceed the text, so only aliasing can pass this.
+ */
+const EXPANDED_TEXT_FLOOR = 16 * 2 ** 20;
 
-export type DocumentProblem = {readonly kind: 'depth'; readonly limit: number} | {readonly kind: 'aliases'; readonly limit: number};
+export type DocumentProblem =
+  | {readonly kind: 'depth'; readonly limit: number}
+  | {readonly kind: 'aliases'; readonly limit: number}
+  | {readonly kind: 'alias-bytes'; readonly limit: number};
 
 /**
  * Walks `value` as a tree (aliased nodes once per reference, as an expansion would) without recursion, and reports
@@ -23,13 +32,16 @@ export type DocumentProblem = {readonly kind: 'depth'; readonly limit: number} |
  */
 export function documentProblem(value: unknown, textBytes: number): DocumentProblem | undefined {
   const maxNodes = EXPANSION_FLOOR + EXPANSION_PER_BYTE * textBytes;
+  const maxText = EXPANDED_TEXT_FLOOR + textBytes;
   const values: unknown[] = [value];
   const depths: number[] = [0];
   let nodes = 0;
+  let text = 0;
   while (values.length > 0) {
     const current = values.pop();
     const depth = depths.pop()!;
     if (++nodes > maxNodes) return {kind: 'aliases', limit: maxNodes};
+    if (typeof current === 'string' && (text += current.length) > maxText) return {kind: 'alias-bytes', limit: maxText};
     if (typeof current !== 'object' || current === null) continue;
     if (depth >= MAX_DOCUMENT_DEPTH) return {kind: 'depth', limit: MAX_DOCUMENT_DEPTH};
     if (Array.isArray(current)) {
@@ -39,6 +51,7 @@ export function documentProblem(value: unknown, textBytes: number): DocumentProb
       }
     } else {
       for (const key in current) {
+        if ((text += key.length) > maxText) return {kind: 'alias-bytes', limit: maxText};
         values.push((current as Record<string, unknown>)[key]);
         depths.push(depth + 1);
       }
@@ -49,9 +62,14 @@ export function documentProblem(value: unknown, textBytes: number): DocumentProb
 
 /** The one-line reason for a problem, naming the limit. */
 export function describeDocumentProblem(problem: DocumentProblem): string {
-  return problem.kind === 'depth'
-    ? `nested deeper than ${problem.limit} levels`
-    : `YAML aliases expand it past ${problem.limit.toLocaleString('en-US')} nodes (${EXPANSION_PER_BYTE} per byte of input): refused, as the API server refuses excessive aliasing`;
+  switch (problem.kind) {
+    case 'depth':
+      return `nested deeper than ${problem.limit} levels`;
+    case 'aliases':
+      return `YAML aliases expand it past ${problem.limit.toLocaleString('en-US')} nodes (${EXPANSION_PER_BYTE} per byte of input): refused, as the API server refuses excessive aliasing`;
+    case 'alias-bytes':
+      return `YAML aliases expand it past ${problem.limit.toLocaleString('en-US')} characters of text (16 MiB more than the input): refused, as the API server refuses excessive aliasing`;
+  }
 }
 
 /** Nesting depth of a JSON text, counted without parsing (brackets inside strings do not count); stops past `limit`. */

@@ -22,7 +22,13 @@ import type {
 } from './types.js';
 
 export type FieldErrorType =
-  'FieldValueRequired' | 'FieldValueInvalid' | 'FieldValueNotSupported' | 'FieldValueForbidden' | 'FieldValueDuplicate' | 'FieldValueTooLong';
+  | 'FieldValueRequired'
+  | 'FieldValueInvalid'
+  | 'FieldValueNotSupported'
+  | 'FieldValueForbidden'
+  | 'FieldValueDuplicate'
+  | 'FieldValueTooLong'
+  | 'FieldValueNotFound';
 
 /** One field-level error: `field` and `message` are the cause's `field` and `message` in the 422 Status. */
 export interface FieldError {
@@ -112,6 +118,10 @@ function forbidden(field: string, detail: string): FieldError {
 
 function duplicate(field: string, value: string): FieldError {
   return {field, type: 'FieldValueDuplicate', message: `Duplicate value: ${goQuote(value)}`, value};
+}
+
+function notFound(field: string, value: string): FieldError {
+  return {field, type: 'FieldValueNotFound', message: `Not found: ${goQuote(value)}`, value};
 }
 
 function nonNegative(field: string, value: number | bigint | undefined): FieldError[] {
@@ -304,8 +314,9 @@ function selectorConversionFails(selector: LabelSelector): boolean {
 const PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'];
 const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];
 
-// upstream: pkg/apis/core/validation/validation.go validateContainers, validateInitContainers (names, images, pull policy)
-function validateContainerList(containers: readonly Container[], field: string, taken: Set<string>): FieldError[] {
+// upstream: pkg/apis/core/validation/validation.go validateContainers, validateInitContainers (names, images, pull
+// policy, ports, env names, volume mounts, resources, security context)
+function validateContainerList(containers: readonly Container[], field: string, taken: Set<string>, pod: PodContext): FieldError[] {
   const errs: FieldError[] = [];
   containers.forEach((container, i) => {
     const path = `${field}[${i}]`;
@@ -321,8 +332,134 @@ function validateContainerList(containers: readonly Container[], field: string, 
     else if (image.trim() !== image) errs.push(invalid(`${path}.image`, image, goQuote(image), 'must not have leading or trailing whitespace'));
     const policy = container['imagePullPolicy'];
     if (typeof policy === 'string' && !PULL_POLICIES.includes(policy)) errs.push(notSupported(`${path}.imagePullPolicy`, policy, PULL_POLICIES));
-    validateContainerPorts(errs, container.ports, `${path}.ports`);
+    validateContainerPorts(errs, container.ports, `${path}.ports`, pod.hostNetwork);
+    validateEnv(errs, container['env'], `${path}.env`);
+    validateVolumeMounts(errs, container['volumeMounts'], `${path}.volumeMounts`, pod.volumes);
+    validateResources(errs, container['resources'], `${path}.resources`);
+    validateRunAsUser(errs, container['securityContext'], `${path}.securityContext`);
   });
+  return errs;
+}
+
+/** What the container checks need of their pod: hostNetwork and the names of its volumes. */
+interface PodContext {
+  readonly hostNetwork: boolean;
+  readonly volumes: ReadonlySet<string>;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+
+// upstream: pkg/apis/core/validation/validation.go ValidateEnv (the name is required)
+function validateEnv(errs: FieldError[], env: unknown, field: string): void {
+  listOf(env).forEach((item, i) => {
+    if (!isRecord(item) || typeof item['name'] !== 'string' || item['name'] === '') errs.push(required(itemPath(field, i, 'name')));
+  });
+}
+
+// upstream: pkg/apis/core/validation/validation.go ValidateVolumeMounts (the volume must exist)
+function validateVolumeMounts(errs: FieldError[], mounts: unknown, field: string, volumes: ReadonlySet<string>): void {
+  listOf(mounts).forEach((item, i) => {
+    const name = isRecord(item) && typeof item['name'] === 'string' ? item['name'] : '';
+    if (name === '') errs.push(required(itemPath(field, i, 'name')));
+    else if (!volumes.has(name)) errs.push(notFound(itemPath(field, i, 'name'), name));
+  });
+}
+
+// upstream: pkg/apis/core/validation/validation.go validateVolumes (names are unique DNS labels)
+function volumeNames(errs: FieldError[], volumes: unknown, field: string): Set<string> {
+  const names = new Set<string>();
+  listOf(volumes).forEach((item, i) => {
+    const name = isRecord(item) && typeof item['name'] === 'string' ? item['name'] : '';
+    if (name === '') errs.push(required(itemPath(field, i, 'name')));
+    else if (names.has(name)) errs.push(duplicate(itemPath(field, i, 'name'), name));
+    else {
+      for (const msg of isDNS1123Label(name)) errs.push(invalid(itemPath(field, i, 'name'), name, goQuote(name), msg));
+      names.add(name);
+    }
+  });
+  return names;
+}
+
+// upstream: staging/src/k8s.io/apimachinery/pkg/api/resource/quantity.go ParseQuantity (the grammar and its error)
+const QUANTITY = /^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$/;
+const QUANTITY_MESSAGE = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+const SUFFIXES: Readonly<Record<string, number>> = {
+  '': 1,
+  n: 1e-9,
+  u: 1e-6,
+  m: 1e-3,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
+};
+
+/** A quantity's value (close enough to compare a request with its limit), or undefined when it is no quantity. */
+function quantityValue(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
+  if (typeof value !== 'string') return undefined;
+  const match = QUANTITY.exec(value);
+  if (!match || !/^[+-]?(?:\d+\.?\d*|\.\d+)$/.test(match[1]!)) return undefined;
+  const suffix = match[2]!;
+  const exponent = /^[eE]([-+]?\d+)$/.exec(suffix);
+  const scale = exponent ? 10 ** Number(exponent[1]) : SUFFIXES[suffix];
+  return scale === undefined ? undefined : Number(match[1]) * scale;
+}
+
+// upstream: pkg/apis/core/validation/validation.go ValidateResourceRequirements (quantities, requests within limits)
+function validateResources(errs: FieldError[], resources: unknown, field: string): void {
+  if (!isRecord(resources)) return;
+  const values: Record<'limits' | 'requests', Record<string, number>> = {limits: {}, requests: {}};
+  for (const part of ['limits', 'requests'] as const) {
+    const list = resources[part];
+    if (!isRecord(list)) continue;
+    for (const [name, quantity] of Object.entries(list)) {
+      const value = quantityValue(quantity);
+      if (value === undefined) errs.push(invalid(`${field}.${part}[${name}]`, quantity, goQuote(String(quantity)), QUANTITY_MESSAGE));
+      else if (value < 0) errs.push(invalid(`${field}.${part}[${name}]`, quantity, goQuote(String(quantity)), 'must be greater than or equal to 0'));
+      else values[part][name] = value;
+    }
+  }
+  for (const [name, request] of Object.entries(values.requests)) {
+    const limit = values.limits[name];
+    if (limit !== undefined && request > limit) {
+      const shown = String((resources['requests'] as Record<string, unknown>)[name]);
+      errs.push(invalid(`${field}.requests`, shown, goQuote(shown), `must be less than or equal to ${name} limit`));
+    }
+  }
+}
+
+// upstream: pkg/apis/core/validation/validation.go ValidatePodSecurityContext, ValidateSecurityContext (runAsUser)
+function validateRunAsUser(errs: FieldError[], context: unknown, field: string): void {
+  if (!isRecord(context)) return;
+  for (const key of ['runAsUser', 'runAsGroup']) {
+    const id = context[key];
+    if (typeof id === 'number' && !(Number.isInteger(id) && id >= 0 && id <= 2147483647)) {
+      errs.push(invalid(`${field}.${key}`, id, String(id), 'must be between 0 and 2147483647, inclusive'));
+    }
+  }
+}
+
+const DNS_POLICIES = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'];
+const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
+
+// upstream: staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go IsValidPortName
+function isValidPortName(name: string): string[] {
+  const errs: string[] = [];
+  if (name.length > 15) errs.push(maxLen(15));
+  if (!/^[-a-z0-9]+$/.test(name)) errs.push('must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)');
+  if (!/[a-z]/.test(name)) errs.push('must contain at least one letter or number (a-z, 0-9)');
+  if (name.includes('--')) errs.push('must not contain consecutive hyphens');
+  if (name.startsWith('-') || name.endsWith('-')) errs.push('must not begin or end with a hyphen');
   return errs;
 }
 
@@ -331,15 +468,24 @@ function isValidPortNum(port: number): string[] {
   return port >= 1 && port <= 65535 ? [] : ['must be between 1 and 65535, inclusive'];
 }
 
-// upstream: pkg/apis/core/validation/validation.go validateContainerPorts (the port numbers)
-function validateContainerPorts(errs: FieldError[], ports: Container['ports'], field: string): void {
+// upstream: pkg/apis/core/validation/validation.go validateContainerPorts, validateHostNetwork
+function validateContainerPorts(errs: FieldError[], ports: Container['ports'], field: string, hostNetwork: boolean): void {
   if (ports === undefined || ports === null) return;
   ports.forEach((port, i) => {
+    const name = port['name'];
+    if (typeof name === 'string' && name !== '')
+      for (const msg of isValidPortName(name)) errs.push(invalid(itemPath(field, i, 'name'), name, goQuote(name), msg));
     const hostPort = port.hostPort ?? 0;
     if (hostPort !== 0) for (const msg of isValidPortNum(hostPort)) errs.push(invalid(itemPath(field, i, 'hostPort'), hostPort, String(hostPort), msg));
     const containerPort = port.containerPort ?? 0;
     if (containerPort === 0) errs.push(required(itemPath(field, i, 'containerPort')));
     else for (const msg of isValidPortNum(containerPort)) errs.push(invalid(itemPath(field, i, 'containerPort'), containerPort, String(containerPort), msg));
+    const protocol = port['protocol'];
+    if (typeof protocol === 'string' && protocol !== '' && !PROTOCOLS.includes(protocol))
+      errs.push(notSupported(itemPath(field, i, 'protocol'), protocol, PROTOCOLS));
+    if (hostNetwork && hostPort !== 0 && hostPort !== containerPort) {
+      errs.push(invalid(itemPath(field, i, 'containerPort'), containerPort, String(containerPort), 'must match `hostPort` when `hostNetwork` is true'));
+    }
   });
 }
 
@@ -589,12 +735,19 @@ export function validateDaemonSet(input: DaemonSet, minor?: number): FieldError[
   }
 
   errs.push(...validateLabels(templateLabels, 'spec.template.metadata.labels'));
+  errs.push(...validateAnnotations(spec.template.metadata?.annotations, 'spec.template.metadata.annotations'));
   const podSpec = spec.template.spec;
   const containers = podSpec.containers ?? [];
   if (containers.length === 0) errs.push(required('spec.template.spec.containers'));
   const names = new Set<string>();
-  errs.push(...validateContainerList(containers, 'spec.template.spec.containers', names));
-  errs.push(...validateContainerList(podSpec.initContainers ?? [], 'spec.template.spec.initContainers', names));
+  const pod = {hostNetwork: podSpec.hostNetwork === true, volumes: volumeNames(errs, podSpec['volumes'], 'spec.template.spec.volumes')};
+  errs.push(...validateContainerList(containers, 'spec.template.spec.containers', names, pod));
+  errs.push(...validateContainerList(podSpec.initContainers ?? [], 'spec.template.spec.initContainers', names, pod));
+  const dnsPolicy = podSpec['dnsPolicy'];
+  if (typeof dnsPolicy === 'string' && dnsPolicy !== '' && !DNS_POLICIES.includes(dnsPolicy)) {
+    errs.push(notSupported('spec.template.spec.dnsPolicy', dnsPolicy, DNS_POLICIES));
+  }
+  validateRunAsUser(errs, podSpec['securityContext'], 'spec.template.spec.securityContext');
   const restartPolicy = String(podSpec['restartPolicy'] ?? 'Always');
   if (!RESTART_POLICIES.includes(restartPolicy)) errs.push(notSupported('spec.template.spec.restartPolicy', restartPolicy, RESTART_POLICIES));
   // A DaemonSet's pods must always run.

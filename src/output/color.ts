@@ -10,8 +10,18 @@ export interface Palette {
   cyan(text: string): string;
 }
 
+// Marks this program's own escape sequences once output is filtered (markOwnStyles): a random word in private-use
+// characters that no input can know, so that the filter keeps exactly these and shows every other one escaped.
+let ownStyleMark = '';
+
+/** From now on, every style the palette writes carries a mark that escapeControlCharacters keeps and removes. */
+export function markOwnStyles(): string {
+  if (ownStyleMark === '') ownStyleMark = `\uE000${globalThis.crypto.randomUUID().replaceAll('-', '')}\uE001`;
+  return ownStyleMark;
+}
+
 function style(open: number, close: number): (text: string) => string {
-  return (text) => (text === '' ? text : `\u001B[${open}m${text}\u001B[${close}m`);
+  return (text) => (text === '' ? text : `${ownStyleMark}\u001B[${open}m${text}${ownStyleMark}\u001B[${close}m`);
 }
 
 const identity = (text: string): string => text;
@@ -32,7 +42,7 @@ export function colorEnabled(isTTY: boolean | undefined, env: Readonly<Record<st
   return isTTY === true;
 }
 
-const ANSI = /\u001B\[[0-9;]*m/g;
+const ANSI = /(?:\uE000[0-9a-f]*\uE001)?\u001B\[[0-9;]*m/g;
 
 export function stripAnsi(text: string): string {
   return text.replace(ANSI, '');
@@ -56,12 +66,16 @@ function escapeCharacter(ch: string): string {
 
 /**
  * `text` safe to print on a terminal: every control character (ESC, CR, BEL, backspace, ...) that came from input
- * or the cluster is written as an escape (`\x1b`), so that no name, annotation or message can clear, rewrite or
- * reorder the screen. Newlines, tabs and this program's own colours are kept.
+ * or the cluster is written as an escape (`\x1b`), so that no name, annotation or message can clear, rewrite,
+ * hide, colour or reorder the screen. Newlines and tabs are kept, and this program's own colours: those that carry
+ * `ownStyleMark` (markOwnStyles), which is removed.
  */
-export function escapeControlCharacters(text: string): string {
+export function escapeControlCharacters(text: string, ownStyleMark?: string): string {
   if (!UNSAFE.test(text)) return text;
-  return text.replace(UNSAFE_ALL, (ch, offset: number) => (ch === '\u001B' && OWN_STYLE.test(text.slice(offset, offset + 5)) ? ch : escapeCharacter(ch)));
+  const own = (offset: number) =>
+    ownStyleMark !== undefined && text.startsWith(ownStyleMark, offset - ownStyleMark.length) && OWN_STYLE.test(text.slice(offset, offset + 5));
+  const escaped = text.replace(UNSAFE_ALL, (ch, offset: number) => (ch === '\u001B' && own(offset) ? ch : escapeCharacter(ch)));
+  return ownStyleMark === undefined ? escaped : escaped.replaceAll(ownStyleMark, '');
 }
 
 /** The longest word (a run without spaces: a value, a path) an error line shows whole. */

@@ -625,7 +625,8 @@ export class SimServer {
     // The API server answers excessive aliasing as a decode error (400, at once: go-yaml stops counting), in
     // go-yaml's words; the expansion measured here follows.
     // upstream: staging/src/k8s.io/apiserver/pkg/endpoints/handlers/rest.go transformDecodeError
-    if (problem?.kind === 'aliases') throw badRequest(`yaml: document contains excessive aliasing (the request body's ${describeDocumentProblem(problem)})`);
+    if (problem?.kind === 'aliases' || problem?.kind === 'alias-bytes')
+      throw badRequest(`yaml: document contains excessive aliasing (the request body's ${describeDocumentProblem(problem)})`);
     if (problem !== undefined) throw badRequest(`the request body's ${describeDocumentProblem(problem)}`);
     return parsed;
   }

@@ -2,7 +2,8 @@
 // flag values out of range and a bad exec credential, through the BUILT binaries (`npm run build` first) and the
 // simulated cluster's HTTP API. Every case is bounded in time (generously: the machine may be busy) and must end
 // in one stderr line with its exit code, never "internal error", never a raw control character on the terminal.
-import {chmod, mkdtemp, rm, writeFile} from 'node:fs/promises';
+import {chmod, mkdtemp, readFile, rm, truncate, writeFile} from 'node:fs/promises';
+import {createServer as createHttpServer, type Server as HttpServer} from 'node:http';
 import {createServer, type Server, type Socket} from 'node:net';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
@@ -61,6 +62,23 @@ spec:
 ${aliasBomb('            ')}
 `;
 
+/** A DaemonSet whose container args alias one `size`-character string `count` times (a small text, a huge tree). */
+function aliasedString(size: number, count: number): string {
+  return `apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: fluentd
+  namespace: default
+  annotations: {big: &big "${'x'.repeat(size)}"}
+spec:
+  selector: {matchLabels: {app: fluentd}}
+  template:
+    metadata: {labels: {app: fluentd}}
+    spec:
+      containers: [{name: c, image: x, args: [${Array(count).fill('*big').join(',')}]}]
+`;
+}
+
 function deepJson(depth: number): string {
   return snapshotWith(4, (item) => {
     item.metadata.labels = {app: 'fluentd', deep: '__DEEP__'};
@@ -72,6 +90,10 @@ let sim: TestCluster;
 let frozen: FreezableProxy;
 let silent: Server;
 const silentSockets = new Set<Socket>();
+/** A web server whose answers never end (chunked, or a Content-Length of 10^15 for nodes). */
+let endless: HttpServer;
+/** A web server that answers 200 with JSON that is no API object, to every request. */
+let jsonServer: HttpServer;
 
 /** A kubeconfig whose cluster is reached through `proxy` (a proxy that accepts and never answers). */
 async function proxiedKubeconfig(name: string, proxy: string): Promise<string> {
@@ -107,11 +129,70 @@ beforeAll(async () => {
     'revision-2-63.json': snapshotWith(5, (item) => (item.revision = '__R__')).replace('"__R__"', '9223372036854775808'),
     'revision-2-53.json': snapshotWith(5, (item) => (item.revision = '__R__')).replace('"__R__"', '9007199254740993'),
     'change-cause.json': snapshotWith(5, (item) => (item.metadata.annotations = {'kubernetes.io/change-cause': 'deploy \u001B[2J\u001B[Hclear'})),
+    'change-cause-colour.json': snapshotWith(5, (item) => (item.metadata.annotations = {'kubernetes.io/change-cause': 'deploy \u001B[31mred \u001B[8mhidden'})),
     'manifest-host-port.yaml': dump(exampleDaemonSet((spec) => (spec.containers[0].ports = [{containerPort: 70000}]))),
+    ...Object.fromEntries(POD_RULES.map((rule, i) => [`pod-rule-${i}.yaml`, dump(exampleDaemonSet(rule.edit))])),
+    'alias-64k.yaml': aliasedString(64 * 1024, 8000),
+    'endless.sh': `#!/bin/sh\nexec yes '{"apiVersion":"client.authentication.k8s.io/v1"}'\n`,
     'bad-expiry.sh': `#!/bin/sh\necho '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"t","expirationTimestamp":"yesterday"}}'\n`,
   };
+  const withTemplateAnnotations = exampleDaemonSet(() => undefined) as Record<string, any>;
+  withTemplateAnnotations['spec']['template']['metadata']['annotations'] = {big: 'x'.repeat(300 * 1024)};
+  files['template-annotations.yaml'] = dump(withTemplateAnnotations);
+  const withoutName = exampleDaemonSet(() => undefined) as Record<string, any>;
+  delete withoutName['metadata']['name'];
+  files['no-name.yaml'] = dump(withoutName);
   for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
   await chmod(join(dir, 'bad-expiry.sh'), 0o755);
+  await chmod(join(dir, 'endless.sh'), 0o755);
+  // 600 MiB on stat, no blocks on disk: refused by its size before a byte is read.
+  await writeFile(join(dir, 'huge-kubeconfig'), '');
+  await truncate(join(dir, 'huge-kubeconfig'), 600 * 2 ** 20);
+  await writeFile(join(dir, 'huge-ca.crt'), '');
+  await truncate(join(dir, 'huge-ca.crt'), 600 * 2 ** 20);
+  for (const [name, user, cluster] of [
+    ['zero-token', {tokenFile: '/dev/zero'}, {}],
+    ['garbage-key', {'client-certificate-data': Buffer.from('garbage').toString('base64'), 'client-key-data': Buffer.from('garbage').toString('base64')}, {}],
+    ['endless-exec', {exec: {apiVersion: 'client.authentication.k8s.io/v1', command: join(dir, 'endless.sh'), interactiveMode: 'Never'}}, {}],
+    ['zero-ca', {token: 'abc'}, {'certificate-authority': '/dev/urandom', 'insecure-skip-tls-verify': false}],
+    ['huge-ca', {token: 'abc'}, {'certificate-authority': join(dir, 'huge-ca.crt'), 'insecure-skip-tls-verify': false}],
+  ] as const) {
+    await writeFile(
+      join(dir, name),
+      dump({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [{name: 'c', cluster: {server: 'https://127.0.0.1:1', 'insecure-skip-tls-verify': true, ...cluster}}],
+        users: [{name: 'u', user}],
+        contexts: [{name: 'x', context: {cluster: 'c', user: 'u'}}],
+        'current-context': 'x',
+      }),
+    );
+  }
+  endless = createHttpServer((req, res) => {
+    if (req.url?.startsWith('/api/v1/nodes')) res.writeHead(200, {'Content-Type': 'application/json', 'Content-Length': String(10 ** 15)});
+    else res.writeHead(200, {'Content-Type': 'application/json'});
+    res.write(req.url === '/version' ? '{"gitVersion":"v1.20.2"}' : '{"kind":"DaemonSet","metadata":{"name":"');
+    if (req.url === '/version') return void res.end();
+    const chunk = Buffer.alloc(1024 * 1024, 'x');
+    const more = () => {
+      while (!res.destroyed && res.write(chunk));
+      if (!res.destroyed) res.once('drain', more);
+    };
+    more();
+  });
+  await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', resolve));
+  await writeFile(
+    join(dir, 'endless-server'),
+    dump({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{name: 'c', cluster: {server: `http://127.0.0.1:${(endless.address() as {port: number}).port}`}}],
+      users: [{name: 'u', user: {}}],
+      contexts: [{name: 'x', context: {cluster: 'c', user: 'u', namespace: 'default'}}],
+      'current-context': 'x',
+    }),
+  );
   await writeFile(
     join(dir, 'exec-kubeconfig'),
     dump({
@@ -131,6 +212,22 @@ beforeAll(async () => {
   const silentPort = (silent.address() as {port: number}).port;
   await proxiedKubeconfig('http-proxy', `http://user:secret@127.0.0.1:${silentPort}`);
   await proxiedKubeconfig('socks-proxy', `socks5://user:secret@127.0.0.1:${silentPort}`);
+  jsonServer = createHttpServer((req, res) => {
+    res.writeHead(200, {'Content-Type': 'application/json'});
+    res.end(req.url === '/version' ? '{"gitVersion":"v1.20.2","major":"1","minor":"20"}' : '{"hello":"world"}');
+  });
+  await new Promise<void>((resolve) => jsonServer.listen(0, '127.0.0.1', resolve));
+  await writeFile(
+    join(dir, 'json-server'),
+    dump({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{name: 'c', cluster: {server: `http://127.0.0.1:${(jsonServer.address() as {port: number}).port}`}}],
+      users: [{name: 'u', user: {}}],
+      contexts: [{name: 'x', context: {cluster: 'c', user: 'u', namespace: 'default'}}],
+      'current-context': 'x',
+    }),
+  );
   sim = await startTestCluster();
   frozen = await startFreezableProxy(sim.cluster.url);
   await frozen.kubeconfigFor(sim.kubeconfig, join(dir, 'frozen'));
@@ -140,6 +237,10 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const socket of silentSockets) socket.destroy();
   await new Promise<void>((resolve) => silent?.close(() => resolve()));
+  endless?.closeAllConnections();
+  await new Promise<void>((resolve) => endless?.close(() => resolve()));
+  jsonServer?.closeAllConnections();
+  await new Promise<void>((resolve) => jsonServer?.close(() => resolve()));
   await frozen?.close();
   await sim?.stop();
   await rm(dir, {recursive: true, force: true});
@@ -151,6 +252,7 @@ interface CliCase {
   /** `{dir}` is the case files' directory. */
   readonly args: readonly string[];
   readonly stdin?: string;
+  readonly env?: Readonly<Record<string, string>>;
   readonly code: number;
   /** A part of the one stderr line. */
   readonly message: string | RegExp;
@@ -167,6 +269,59 @@ function exampleDaemonSet(edit: (spec: Record<string, any>) => void): unknown {
   edit(found['spec']['template']['spec']);
   return found;
 }
+
+/** Pod template rules the API server applies, each broken once in a -f manifest (issue 30, finding 7). */
+const POD_RULES: {rule: string; edit: (spec: Record<string, any>) => void; message: string}[] = [
+  {
+    rule: 'a port name over 15 characters',
+    edit: (spec) => (spec.containers[0].ports = [{name: 'a-very-long-port-name', containerPort: 80}]),
+    message: 'containers[0].ports[0].name: Invalid value: "a-very-long-port-name": must be no more than 15 characters',
+  },
+  {
+    rule: 'protocol XYZ',
+    edit: (spec) => (spec.containers[0].ports = [{containerPort: 80, protocol: 'XYZ'}]),
+    message: 'containers[0].ports[0].protocol: Unsupported value: "XYZ": supported values: "SCTP", "TCP", "UDP"',
+  },
+  {
+    rule: 'dnsPolicy Bogus',
+    edit: (spec) => (spec.dnsPolicy = 'Bogus'),
+    message: 'spec.template.spec.dnsPolicy: Unsupported value: "Bogus"',
+  },
+  {
+    rule: 'duplicate volume names',
+    edit: (spec) => (spec.volumes = [...(spec.volumes ?? []), {name: 'v', emptyDir: {}}, {name: 'v', emptyDir: {}}]),
+    message: '.name: Duplicate value: "v"',
+  },
+  {
+    rule: 'a volumeMount with no volume',
+    edit: (spec) => (spec.containers[0].volumeMounts = [{name: 'nowhere', mountPath: '/x'}]),
+    message: 'containers[0].volumeMounts[0].name: Not found: "nowhere"',
+  },
+  {
+    rule: 'requests over limits',
+    edit: (spec) => (spec.containers[0].resources = {requests: {cpu: '2'}, limits: {cpu: '1'}}),
+    message: 'containers[0].resources.requests: Invalid value: "2": must be less than or equal to cpu limit',
+  },
+  {
+    rule: 'quantity lots',
+    edit: (spec) => (spec.containers[0].resources = {limits: {memory: 'lots'}}),
+    message: 'containers[0].resources.limits[memory]: Invalid value: "lots": quantities must match the regular expression',
+  },
+  {rule: 'an empty env name', edit: (spec) => (spec.containers[0].env = [{name: '', value: 'x'}]), message: 'containers[0].env[0].name: Required value'},
+  {
+    rule: 'hostNetwork with hostPort not containerPort',
+    edit: (spec) => {
+      spec.hostNetwork = true;
+      spec.containers[0].ports = [{containerPort: 80, hostPort: 81}];
+    },
+    message: 'containers[0].ports[0].containerPort: Invalid value: 80: must match `hostPort` when `hostNetwork` is true',
+  },
+  {
+    rule: 'runAsUser -1',
+    edit: (spec) => (spec.securityContext = {runAsUser: -1}),
+    message: 'spec.template.spec.securityContext.runAsUser: Invalid value: -1: must be between 0 and 2147483647, inclusive',
+  },
+];
 
 const CLI_CASES: Record<string, readonly CliCase[]> = {
   '1. files that eat the machine': [
@@ -208,6 +363,66 @@ const CLI_CASES: Record<string, readonly CliCase[]> = {
       args: ['history', 'fluentd', '--diff', '1,2', ...ON('bomb-volumes.yaml')],
       code: 1,
       message: /YAML aliases expand/,
+    },
+    ...[
+      {bin: 'plan' as const, args: ['fluentd', ...ON('alias-64k.yaml')]},
+      {bin: 'rollout' as const, args: ['status', 'fluentd', ...ON('alias-64k.yaml')]},
+      {bin: 'rollout' as const, args: ['history', 'fluentd', '--diff', '1,2', ...ON('alias-64k.yaml')]},
+      {bin: 'plan' as const, args: ['-f', '{dir}/alias-64k.yaml', ...ON('node-selector.json')]},
+    ].map(({bin, args}): CliCase => ({
+      name: `one 64 KiB string aliased 8,000 times: ${args.join(' ')}`,
+      bin,
+      args,
+      code: 1,
+      message: /YAML aliases expand it past [\d,]+ characters of text/,
+    })),
+    {
+      name: 'one 64 KiB string aliased 8,000 times on stdin (-f -)',
+      args: ['-f', '-', ...ON('node-selector.json')],
+      stdin: aliasedString(64 * 1024, 8000),
+      code: 1,
+      message: /YAML aliases expand it past [\d,]+ characters of text/,
+    },
+    {name: '--kubeconfig /dev/zero', args: ['fluentd', '--kubeconfig', '/dev/zero'], code: 1, message: 'kubeconfig "/dev/zero" is a device, not a file'},
+    {name: 'KUBECONFIG=/dev/urandom', args: ['fluentd'], env: {KUBECONFIG: '/dev/urandom'}, code: 1, message: 'kubeconfig "/dev/urandom" is a device'},
+    {
+      name: 'a 600 MiB kubeconfig',
+      args: ['fluentd', '--kubeconfig', '{dir}/huge-kubeconfig'],
+      code: 1,
+      message: /kubeconfig ".*huge-kubeconfig" is larger than the 4 MiB limit/,
+    },
+    {
+      name: '--certificate-authority /dev/zero',
+      args: ['fluentd', '--kubeconfig', '{dir}/zero-ca', '--certificate-authority', '/dev/zero'],
+      code: 1,
+      message: '--certificate-authority: "/dev/zero" is a device, not a file',
+    },
+    {
+      name: 'certificate-authority: /dev/urandom',
+      args: ['fluentd', '--kubeconfig', '{dir}/zero-ca'],
+      code: 1,
+      message: '.certificate-authority: "/dev/urandom" is a device',
+    },
+    {name: 'a 600 MiB CA file', args: ['fluentd', '--kubeconfig', '{dir}/huge-ca'], code: 1, message: /huge-ca\.crt" is larger than the 1 MiB limit/},
+    {name: 'tokenFile: /dev/zero', args: ['fluentd', '--kubeconfig', '{dir}/zero-token'], code: 1, message: '.tokenFile: "/dev/zero" is a device'},
+    {
+      name: 'an exec plugin that writes without end',
+      args: ['fluentd', '--kubeconfig', '{dir}/endless-exec'],
+      code: 2,
+      message: /endless\.sh" printed more than 1 MiB on stdout/,
+    },
+    {
+      name: 'a DaemonSet answer without end (chunked)',
+      args: ['fluentd', '--kubeconfig', '{dir}/endless-server'],
+      code: 2,
+      message: /the server at http:\/\/127\.0\.0\.1:\d+ answered GET \/apis\/apps\/v1\/namespaces\/default\/daemonsets\/fluentd with more than 16 MiB: refused/,
+    },
+    {
+      name: 'a node list with a Content-Length of 10^15',
+      bin: 'rollout',
+      args: ['status', '-A', '--kubeconfig', '{dir}/endless-server'],
+      code: 2,
+      message: /answered GET \/\S+ with more than 16 MiB: refused/,
     },
     {name: 'JSON nested 100,000 deep in a label', args: ['fluentd', ...ON('deep.json')], code: 1, message: 'nested deeper than 1000 levels'},
     {name: '--snapshot /dev/zero', args: ['fluentd', '--snapshot', '/dev/zero'], code: 1, message: 'snapshot file "/dev/zero" is a device, not a file'},
@@ -280,6 +495,24 @@ const CLI_CASES: Record<string, readonly CliCase[]> = {
       args: ['-f', '{dir}/manifest-host-port.yaml', '--snapshot', EXAMPLE],
       code: 1,
       message: 'spec.template.spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive',
+    },
+    ...POD_RULES.map(({rule, message}, i): CliCase => ({
+      name: `${rule} in -f`,
+      args: ['-f', `{dir}/pod-rule-${i}.yaml`, '--snapshot', EXAMPLE],
+      code: 1,
+      message,
+    })),
+    {
+      name: 'a manifest without metadata.name',
+      args: ['-f', '{dir}/no-name.yaml', '--snapshot', EXAMPLE],
+      code: 1,
+      message: 'DaemonSet.apps "" is invalid: metadata.name: Required value',
+    },
+    {
+      name: 'template annotations over 256 KiB in -f',
+      args: ['-f', '{dir}/template-annotations.yaml', '--snapshot', EXAMPLE],
+      code: 1,
+      message: 'spec.template.metadata.annotations: Too long: must have at most 262144 bytes',
     },
     {
       name: 'metadata.generation -1',
@@ -357,7 +590,30 @@ const CLI_CASES: Record<string, readonly CliCase[]> = {
     },
     {name: '--request-timeout 0 (no limit) is refused', args: ['fluentd', '--request-timeout', '0'], code: 1, message: '0 would let a frozen cluster hang'},
   ],
+  '7. something that is not Kubernetes answering 200': [
+    ...[
+      {bin: 'plan', args: ['fluentd']},
+      {bin: 'rollout', args: ['status', 'fluentd']},
+      {bin: 'rollout', args: ['history', 'fluentd']},
+      {bin: 'rollout', args: ['step', 'fluentd', '--dry-run']},
+      {bin: 'rollout', args: ['undo', 'fluentd', '--dry-run']},
+      {bin: 'rollout', args: ['pause', 'fluentd']},
+      {bin: 'rollout', args: ['status', '-A']},
+    ].map(({bin, args}): CliCase => ({
+      name: `${args.join(' ')}: JSON that is no API object`,
+      bin: bin as 'plan' | 'rollout',
+      args: [...args, '--kubeconfig', '{dir}/json-server', '--request-timeout', '5s'],
+      code: 2,
+      message: /^error: the server at http:\/\/127\.0\.0\.1:\d+ is not a Kubernetes API server: it answered GET \/\S+ with JSON without a kind/,
+    })),
+  ],
   '6. credentials': [
+    {
+      name: 'a client-key-data that is no key',
+      args: ['fluentd', '--kubeconfig', '{dir}/garbage-key'],
+      code: 1,
+      message: /users\[0\]\.user\.client-key-data: not a PEM private key that TLS can use/,
+    },
     {
       name: 'an exec plugin with an invalid expirationTimestamp',
       args: ['fluentd', '--kubeconfig', '{dir}/exec-kubeconfig'],
@@ -378,15 +634,26 @@ function expectOneSafeLine(result: CliResult, elapsedMs: number, c: CliCase): vo
   expect(result.code).toBe(c.code);
 }
 
+/** Peak memory any case may use (issue 30): Node alone takes about 60 MB. */
+const MAX_PEAK_RSS_BYTES = 300 * 1e6;
+let runs = 0;
+
 for (const [group, cases] of Object.entries(CLI_CASES)) {
   describe(group, () => {
     test.each(cases.map((c) => ({...c, label: c.name})))('$label', async (c) => {
       const started = performance.now();
+      const rssFile = join(dir, `rss-${++runs}`);
       const result = await runCli(
         c.args.map((arg) => arg.replace('{dir}', dir)),
-        {bin: c.bin === 'rollout' ? 'bin/kubectl-ds_rollout' : 'bin/kubectl-ds_plan', ...(c.stdin !== undefined ? {stdin: c.stdin} : {})},
+        {
+          bin: c.bin === 'rollout' ? 'bin/kubectl-ds_rollout' : 'bin/kubectl-ds_plan',
+          env: {...c.env, NODE_OPTIONS: `--import=${join(ROOT, 'test/helpers/peak-rss.mjs')}`, DS_PEAK_RSS_FILE: rssFile},
+          ...(c.stdin !== undefined ? {stdin: c.stdin} : {}),
+        },
       );
       expectOneSafeLine(result, performance.now() - started, c);
+      // No refused input may take the machine's memory: the peak resident set stays far under 300 MB.
+      expect(Number(await readFile(rssFile, 'utf8')) * 1024).toBeLessThan(MAX_PEAK_RSS_BYTES);
       if (/proxy/.test(c.name)) expect(result.stderr).not.toContain('secret');
     });
   });
@@ -399,11 +666,16 @@ test('3. a revision of 2^53+1 is read exactly, not rounded (more in test/cli/int
   expect(result.stdout).toContain('9007199254740993');
 });
 
-test('4. a change-cause with escape sequences is printed escaped, exit 0', async () => {
-  const result = await runCli(['history', 'fluentd', '--snapshot', join(dir, 'change-cause.json')], {bin: 'bin/kubectl-ds_rollout'});
+test.each<{file: string; shown: string; env: Record<string, string>}>([
+  {file: 'change-cause.json', shown: 'deploy \\x1b[2J\\x1b[Hclear', env: {}},
+  {file: 'change-cause-colour.json', shown: 'deploy \\x1b[31mred \\x1b[8mhidden', env: {}},
+  // With colour on, the program's own colours stay, but a colour code that came from input is still shown escaped.
+  {file: 'change-cause-colour.json', shown: 'deploy \\x1b[31mred \\x1b[8mhidden', env: {FORCE_COLOR: '1'}},
+])('4. a change-cause with escape sequences ($file, $env) is printed escaped, exit 0', async ({file, shown, env}) => {
+  const result = await runCli(['history', 'fluentd', '--snapshot', join(dir, file)], {bin: 'bin/kubectl-ds_rollout', env});
   expect(result.code).toBe(0);
-  expect(result.stdout).toContain('deploy \\x1b[2J\\x1b[Hclear');
-  expect(result.stdout).not.toMatch(RAW_CONTROL);
+  expect(result.stdout).toContain(shown);
+  expect(result.stdout.replace(/\u001B\[(?:1|2|22|31|32|33|36|39)m(?=[^\\])/g, '')).not.toMatch(RAW_CONTROL);
 });
 
 describe("3. the API server's rules, each beside its message", () => {
@@ -493,6 +765,16 @@ describe('the simulated cluster answers at once, never stalls', () => {
       },
       status: 422,
       message: 'spec.template.spec.containers[0].ports[0].hostPort: Invalid value: 70000: must be between 1 and 65535, inclusive',
+    },
+    {
+      name: 'a volumeMount with no volume (the same rules as ds-plan -f)',
+      request: () => {
+        const body = manifest();
+        (body.spec.template.spec.containers[0] as {volumeMounts?: unknown}).volumeMounts = [{name: 'nowhere', mountPath: '/x'}];
+        return call(sim.cluster, 'POST', DS_PATH, {body});
+      },
+      status: 422,
+      message: 'spec.template.spec.containers[0].volumeMounts[0].name: Not found: "nowhere"',
     },
     {
       name: '300 KiB of annotations',

@@ -7,7 +7,8 @@ import {Agent as HttpAgent, type AgentOptions as HttpAgentOptions, type ClientRe
 import {Agent as HttpsAgent, type AgentOptions as HttpsAgentOptions, request as httpsRequest} from 'node:https';
 import type {Credentials, Transport} from './credentials.js';
 import {ClusterError, DsRolloutError} from '../../errors.js';
-import {errorFromCredentials, errorFromResponse, errorFromTransport, isExpired, type RequestDescription} from './errors.js';
+import {AnswerTooLargeError, errorFromCredentials, errorFromResponse, errorFromTransport, isExpired, type RequestDescription} from './errors.js';
+import {formatBytes, MAX_ANSWER_BYTES} from '../bounded-input.js';
 import {ListItemSplitter} from './list-stream.js';
 import {type WatchEventType, WatchEventSplitter} from './watch-stream.js';
 import {RETRY_ATTEMPTS, sleep, withRetries} from './retry.js';
@@ -148,6 +149,8 @@ export class KubeClient {
         items.push(project(parseObject(json)));
       }),
     );
+    const problem = notTheObjectAsked(envelope, request, true);
+    if (problem !== undefined) throw notKubernetes(this.server, `GET ${path}`, undefined, undefined, problem);
     const metadata = (envelope['metadata'] ?? {}) as {resourceVersion?: string; continue?: string};
     return {items, metadata};
   }
@@ -295,11 +298,15 @@ export class KubeClient {
   private send<T>(method: string, path: string, request: RequestDescription, options: RequestOptions, timeoutMs = this.timeoutMs): Promise<T> {
     return this.exchange(method, path, request, options, timeoutMs, async (res, describeUrl) => {
       const text = await readBody(res);
+      let value: unknown;
       try {
-        return parseObject(text) as T;
+        value = parseObject(text);
       } catch (error) {
         throw notKubernetes(this.server, describeUrl, res, error);
       }
+      const problem = notTheObjectAsked(value, request, request.verb === 'list');
+      if (problem !== undefined) throw notKubernetes(this.server, describeUrl, res, undefined, problem);
+      return value as T;
     });
   }
 
@@ -343,10 +350,13 @@ export class KubeClient {
             this.noteServerDate(res.headers.date);
             const status = res.statusCode ?? 0;
             if (status < 200 || status > 299) {
-              readBody(res).then((text) => {
-                failure = {status, text};
-                resolve();
-              }, reject);
+              readBody(res).then(
+                (text) => {
+                  failure = {status, text};
+                  resolve();
+                },
+                (error: unknown) => reject(error instanceof AnswerTooLargeError ? tooLarge(this.server, `${method} ${url.pathname}`, error) : error),
+              );
               return;
             }
             const describeUrl = `${method} ${url.pathname}`;
@@ -358,7 +368,8 @@ export class KubeClient {
               (error: unknown) => {
                 // A transport failure while reading stays one; an answer that does not parse means the server is not Kubernetes.
                 const code = (error as NodeJS.ErrnoException)?.code;
-                reject(code === 'ECONNRESET' || error instanceof DsRolloutError ? error : notKubernetes(this.server, describeUrl, res, error));
+                if (error instanceof AnswerTooLargeError) reject(tooLarge(this.server, describeUrl, error));
+                else reject(code === 'ECONNRESET' || error instanceof DsRolloutError ? error : notKubernetes(this.server, describeUrl, res, error));
               },
             );
           },
@@ -427,12 +438,41 @@ function requestAbort(closing: AbortSignal, timeoutMs: number | undefined): {rea
   };
 }
 
-/** A 2xx answer that is not the JSON the API serves (a captive portal, a proxy's HTML page). */
-function notKubernetes(server: string, describeUrl: string, res: IncomingMessage, cause: unknown): ClusterError {
-  const type = (res.headers['content-type'] ?? 'no content type').split(';')[0];
-  return new ClusterError(`the server at ${server} is not a Kubernetes API server: it answered ${describeUrl} with something that is not JSON (${type})`, {
-    cause,
-  });
+/**
+ * A 2xx answer that is not what the API serves (a captive portal, a proxy's HTML page, a web server's JSON):
+ * `problem` says what it was instead, else it was not JSON.
+ */
+function notKubernetes(server: string, describeUrl: string, res: IncomingMessage | undefined, cause: unknown, problem?: string): ClusterError {
+  const what = problem ?? `something that is not JSON (${(res?.headers['content-type'] ?? 'no content type').split(';')[0]})`;
+  return new ClusterError(`the server at ${server} is not a Kubernetes API server: it answered ${describeUrl} with ${what}`, {cause});
+}
+
+// The kind of each resource this program reads and writes; other resources' answers must only carry a kind.
+const KIND_OF_RESOURCE: Readonly<Record<string, string>> = {
+  daemonsets: 'DaemonSet',
+  pods: 'Pod',
+  nodes: 'Node',
+  controllerrevisions: 'ControllerRevision',
+};
+
+const isMap = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Why a 2xx answer's JSON is not what the API server sends for `request` (an object of the kind asked for, with
+ * metadata; a list of them; for /version, a map), or undefined when it is. A DELETE may answer a Status.
+ */
+function notTheObjectAsked(value: unknown, request: RequestDescription, list: boolean): string | undefined {
+  if (!isMap(value)) return 'JSON that is not an API object';
+  if (request.resource === 'version') return undefined;
+  const kind = KIND_OF_RESOURCE[request.resource];
+  const want = kind === undefined ? undefined : list ? `${kind}List` : kind;
+  const got = value['kind'];
+  if (typeof got !== 'string' || got === '') return `JSON without a kind${want ? `, not a ${want}` : ''}`;
+  if (want !== undefined && got !== want && !(request.verb === 'delete' && got === 'Status')) {
+    return `a ${JSON.stringify(got.slice(0, 60))} object, not a ${want}`;
+  }
+  if (list ? !(Array.isArray(value['items']) || value['items'] === null) : !isMap(value['metadata'])) return `a ${got} without ${list ? 'items' : 'metadata'}`;
+  return undefined;
 }
 
 /** An object's (or a list's) JSON, with a ControllerRevision's number past 2^53 read exactly (JSON.parse rounds it). */
@@ -467,10 +507,24 @@ function streamItems(res: IncomingMessage, onItem: (json: string) => void): Prom
   });
 }
 
+/** An answer past MAX_ANSWER_BYTES, naming the server and the request. */
+function tooLarge(server: string, describeUrl: string, error: AnswerTooLargeError): ClusterError {
+  return new ClusterError(`the server at ${server} answered ${describeUrl} with more than ${formatBytes(error.limit)}: refused`, {cause: error});
+}
+
+/** A whole answer's text, refused once past MAX_ANSWER_BYTES (a body without end, a Content-Length of 10^15). */
 function readBody(res: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    let size = 0;
+    res.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_ANSWER_BYTES) return void chunks.push(chunk);
+      chunks.length = 0;
+      // Settled first: destroying the response emits 'aborted', which would win as a hang-up.
+      reject(new AnswerTooLargeError(MAX_ANSWER_BYTES));
+      res.destroy();
+    });
     res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     res.on('error', reject);
     res.on('aborted', () => reject(Object.assign(new Error('socket hang up'), {code: 'ECONNRESET'})));

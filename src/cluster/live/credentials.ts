@@ -3,12 +3,13 @@
 // (again when an exec credential expires). As kubectl, nothing that identifies the user is sent to an http server.
 // client-node serves what it does well, as library helpers whose product is this transport's agent or headers: proxy
 // agents (proxy-url, HTTPS_PROXY) and legacy auth-providers. It sends no request of the plugin's (client.ts does).
-import {readFileSync} from 'node:fs';
 import {Agent as HttpAgent, type Agent} from 'node:http';
 import {Agent as HttpsAgent} from 'node:https';
 import {BlockList, isIP} from 'node:net';
-import {createSecureContext} from 'node:tls';
+import {createPrivateKey, X509Certificate} from 'node:crypto';
+import {createSecureContext, type SecureContext} from 'node:tls';
 import {InputError} from '../../errors.js';
+import {MAX_CREDENTIAL_BYTES, readBoundedFileSync} from '../bounded-input.js';
 import {type ExecCredential, runExecPlugin} from './exec-credential.js';
 import {describeOrigin} from './kubeconfig-merge.js';
 import type {AuthInfo, ClusterInfo, ResolvedKubeconfig} from './kubeconfig.js';
@@ -25,10 +26,12 @@ export interface CredentialOptions {
   readonly timeoutMs?: number;
 }
 
+/** A CA, certificate, key or token file, within MAX_CREDENTIAL_BYTES (a device or an endless pipe is refused). */
 function readFile(path: string, key: string): Buffer {
   try {
-    return readFileSync(path);
+    return readBoundedFileSync(path, {what: `${key}: "${path}"`, maxBytes: MAX_CREDENTIAL_BYTES});
   } catch (error) {
+    if (error instanceof InputError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : (code ?? 'unreadable');
     throw new InputError(`${key}: cannot read "${path}": ${why}`, {cause: error});
@@ -217,10 +220,12 @@ export class Credentials {
         keepAlive: true,
         rejectUnauthorized: !cluster.insecureSkipTlsVerify,
         // One TLS context for every connection: parallel lists open several, and each would parse the CA again.
-        secureContext: createSecureContext({...(ca ? {ca} : {}), ...(certificate ?? {})}),
+        secureContext: this.secureContext(ca, certificate),
         ...(cluster.tlsServerName ? {servername: cluster.tlsServerName} : {}),
       });
     }
+    // Checked here too: client-node would pass OpenSSL's words on.
+    this.secureContext(ca, certificate);
     // client-node builds proxy agents (http CONNECT and socks) with the same TLS material.
     const {KubeConfig} = await import('./client-node.js');
     const kc = new KubeConfig();
@@ -244,6 +249,28 @@ export class Credentials {
     return opts.agent!;
   }
 
+  /**
+   * The TLS context of the CA and client certificate. Material TLS cannot use is refused naming its kubeconfig key
+   * (OpenSSL's "DECODER routines::unsupported" names nothing), and never quoted: a key is a secret.
+   */
+  private secureContext(ca: Buffer | undefined, certificate: {cert: Buffer; key: Buffer} | undefined): SecureContext {
+    try {
+      return createSecureContext({...(ca ? {ca} : {}), ...(certificate ?? {})});
+    } catch (error) {
+      const {cluster, user} = this.config;
+      const fromFile = (file: string | undefined, field: string) => keyOf(user.origin, file !== undefined ? field : `${field}-data`);
+      let problem = `${fromFile(user.clientCertificate, 'client-certificate')}: not a PEM certificate that TLS can use`;
+      if (ca !== undefined && !usable(() => createSecureContext({ca}))) {
+        problem = `${cluster.certificateAuthorityFrom ?? keyOf(cluster.origin, 'certificate-authority-data')}: not a PEM certificate that TLS can use`;
+      } else if (certificate !== undefined && !usable(() => createPrivateKey(certificate.key))) {
+        problem = `${fromFile(user.clientKey, 'client-key')}: not a PEM private key that TLS can use`;
+      } else if (certificate !== undefined && usable(() => new X509Certificate(certificate.cert))) {
+        problem = `${fromFile(user.clientKey, 'client-key')}: the private key does not match ${fromFile(user.clientCertificate, 'client-certificate')}`;
+      }
+      throw new InputError(problem, {cause: error});
+    }
+  }
+
   /** Legacy auth-providers (oidc, gcp, azure): client-node's authenticators. */
   private async authProviderHeaders(): Promise<Record<string, string>> {
     const {cluster, user} = this.config;
@@ -265,6 +292,15 @@ export class Credentials {
     }
     const authorization = opts.headers?.['Authorization'];
     return authorization ? {Authorization: authorization} : {};
+  }
+}
+
+function usable(build: () => unknown): boolean {
+  try {
+    build();
+    return true;
+  } catch {
+    return false;
   }
 }
 

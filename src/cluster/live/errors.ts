@@ -2,6 +2,13 @@
 // (src/errors.ts): each message is one line that names the server, or the verb and resource refused.
 import {ClusterError, ClusterForbiddenError, ClusterUnreachableError, ConflictError, type DsRolloutError, InputError, NotFoundError} from '../../errors.js';
 
+/** An answer (or one object in a list or watch) past MAX_ANSWER_BYTES: the client names the server and the request. */
+export class AnswerTooLargeError extends ClusterError {
+  constructor(readonly limit: number) {
+    super(`an answer larger than the ${limit} bytes limit`);
+  }
+}
+
 /** What a request tried to do, in RBAC's terms, so that a refusal can say exactly what was refused. */
 export interface RequestDescription {
   readonly verb: 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';

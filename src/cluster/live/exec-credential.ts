@@ -5,6 +5,7 @@
 import {spawn} from 'node:child_process';
 import {ClusterForbiddenError, InputError} from '../../errors.js';
 import {parseRfc3339Time} from '../../core/index.js';
+import {formatBytes, MAX_CREDENTIAL_BYTES} from '../bounded-input.js';
 import type {ClusterInfo, ExecConfig} from './kubeconfig.js';
 
 export interface ExecCredential {
@@ -72,7 +73,14 @@ export function runExecPlugin(exec: ExecConfig, options: ExecOptions): Promise<E
           finish(new ClusterForbiddenError(`${plugin} gave no credential within ${formatMs(options.timeoutMs!)} (--request-timeout)`));
         }, options.timeoutMs)
       : undefined;
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    let stdoutBytes = 0;
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdoutBytes += chunk.length;
+      if (stdoutBytes <= MAX_CREDENTIAL_BYTES) return void stdout.push(chunk);
+      // A credential is a few kilobytes: a plugin that writes on is stopped rather than read into memory.
+      kill(child.pid);
+      finish(new ClusterForbiddenError(`${plugin} printed more than ${formatBytes(MAX_CREDENTIAL_BYTES)} on stdout: not an ExecCredential`));
+    });
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => {
       if (stderr.length < 64 * 1024) stderr += chunk;

@@ -5,10 +5,11 @@
 // act on another cluster than kubectl, and drops fields kubectl reads (as-groups, exec's apiVersion and env details,
 // tokenFile relative paths): so the files are read here, and every entry remembers the file and key it came from,
 // for error messages.
-import {existsSync, readFileSync} from 'node:fs';
+import {existsSync} from 'node:fs';
 import {delimiter, dirname, isAbsolute, join, sep} from 'node:path';
 import {load} from 'js-yaml';
 import {InputError} from '../../errors.js';
+import {checkDocumentShape, MAX_KUBECONFIG_BYTES, readBoundedFileSync} from '../bounded-input.js';
 
 /** Where an entry was read: the file and its key (`clusters[2].cluster`), for messages. */
 export interface Origin {
@@ -79,6 +80,7 @@ export function parseKubeconfigFile(file: string, text: string): ParsedFile {
   } catch (error) {
     throw new InputError(`cannot load kubeconfig "${file}": not YAML: ${firstLine((error as Error).message)}`, {cause: error});
   }
+  checkDocumentShape(doc, text.length, `kubeconfig "${file}"`);
   if (doc === undefined || doc === null) doc = {};
   if (!isMap(doc)) throw new InputError(`cannot load kubeconfig "${file}": not a kubeconfig (want a map with clusters, users and contexts)`);
   const directory = dirname(file);
@@ -117,8 +119,9 @@ export function parseKubeconfigFile(file: string, text: string): ParsedFile {
 function readKubeconfigFile(file: string): ParsedFile {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readBoundedFileSync(file, {what: `kubeconfig "${file}"`, maxBytes: MAX_KUBECONFIG_BYTES}).toString('utf8');
   } catch (error) {
+    if (error instanceof InputError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     const why =
       code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : firstLine((error as Error).message);

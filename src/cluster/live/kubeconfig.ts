@@ -4,10 +4,11 @@
 // --user replace the context's; -n, else the context's namespace, else "default"; then the flags that override the
 // cluster entry (--server, --certificate-authority, --insecure-skip-tls-verify, --tls-server-name) and the user
 // (--token, --as, --as-group). The result is plain data; credentials.ts turns it into a transport.
-import {existsSync, readFileSync} from 'node:fs';
+import {existsSync} from 'node:fs';
 import {homedir} from 'node:os';
 import {join} from 'node:path';
-import {InputError} from '../../errors.js';
+import {InputError, withoutUrlUserinfo} from '../../errors.js';
+import {MAX_CREDENTIAL_BYTES, readBoundedFileSync} from '../bounded-input.js';
 import {describeOrigin, type KubeconfigData, kubeconfigFiles, loadKubeconfigFile, loadKubeconfigList, type Origin, type RawMap} from './kubeconfig-merge.js';
 
 export interface KubeconfigOptions {
@@ -160,7 +161,11 @@ function defaultData(): KubeconfigData {
   const entry = (name: string, value: RawMap) => ({name, value, origin: {file: '(in-cluster)', key: name}});
   if (host && port && existsSync(`${account}/token`)) {
     const server = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
-    const namespace = existsSync(`${account}/namespace`) ? readFileSync(`${account}/namespace`, 'utf8').trim() : undefined;
+    const namespace = existsSync(`${account}/namespace`)
+      ? readBoundedFileSync(`${account}/namespace`, {what: `${account}/namespace`, maxBytes: MAX_CREDENTIAL_BYTES})
+          .toString('utf8')
+          .trim()
+      : undefined;
     return {
       files: [],
       currentContext: 'in-cluster',
@@ -255,7 +260,7 @@ function resolveCluster(value: RawMap, origin: Origin | undefined, options: Kube
   const server = parseServer(rawServer, serverKey);
   const proxyUrl = fields.string('proxy-url');
   if (proxyUrl !== undefined && !/^(?:https?|socks5h?):\/\/[^\s/]+/.test(proxyUrl)) {
-    throw new InputError(`${fields.where('proxy-url')}: "${proxyUrl}" is not a proxy URL (want http://, https:// or socks5://HOST:PORT)`);
+    throw new InputError(`${fields.where('proxy-url')}: "${withoutUrlUserinfo(proxyUrl)}" is not a proxy URL (want http://, https:// or socks5://HOST:PORT)`);
   }
   return {
     server,
@@ -283,10 +288,10 @@ function parseServer(text: string, key: string): string {
   try {
     url = new URL(withScheme);
   } catch {
-    throw new InputError(`${key}: "${text}" is not a URL (want https://HOST[:PORT])`);
+    throw new InputError(`${key}: "${withoutUrlUserinfo(text)}" is not a URL (want https://HOST[:PORT])`);
   }
   if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.hostname === '' || /\s/.test(text)) {
-    throw new InputError(`${key}: "${text}" is not a URL (want https://HOST[:PORT])`);
+    throw new InputError(`${key}: "${withoutUrlUserinfo(text)}" is not a URL (want https://HOST[:PORT])`);
   }
   if (url.username !== '' || url.password !== '') throw new InputError(`${key}: the server URL must not carry a user or password`);
   return `${url.protocol}//${url.host}${url.pathname}`.replace(/\/+$/, '');

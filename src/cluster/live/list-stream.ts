@@ -3,6 +3,9 @@
 // graph at once: each item is parsed, projected to its slim shape and dropped. A byte scanner is enough: in UTF-8
 // every byte of a multi-byte character is >= 0x80, so braces, brackets and quotes are always what they seem.
 
+import {MAX_ANSWER_BYTES} from '../bounded-input.js';
+import {AnswerTooLargeError} from './errors.js';
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const OPEN_BRACE = 0x7b;
@@ -24,6 +27,8 @@ export class ListItemSplitter {
   /** The last string closed at depth 1 (a key or a short value), to recognise `"items":[`. */
   private keyParts: Buffer[] = [];
   private lastKey = '';
+  /** Bytes held for the item being read and the envelope, refused past MAX_ANSWER_BYTES (an endless body). */
+  private held = 0;
 
   constructor(private readonly onItem: (json: string) => void) {}
 
@@ -90,6 +95,7 @@ export class ListItemSplitter {
             this.itemParts.push(chunk.subarray(itemStart, i + 1));
             const json = this.itemParts.length === 1 ? this.itemParts[0]!.toString('utf8') : Buffer.concat(this.itemParts).toString('utf8');
             this.itemParts = [];
+            this.held = 0;
             this.inItem = false;
             itemStart = -1;
             this.onItem(json);
@@ -107,6 +113,8 @@ export class ListItemSplitter {
     if (this.inItem && itemStart >= 0) this.itemParts.push(chunk.subarray(itemStart));
     if (envelopeStart >= 0) this.envelope.push(chunk.subarray(envelopeStart));
     if (keyStart >= 0) this.keyParts.push(chunk.subarray(keyStart));
+    this.held += length;
+    if (this.held > MAX_ANSWER_BYTES) throw new AnswerTooLargeError(MAX_ANSWER_BYTES);
   }
 
   /** The document's other fields (metadata with resourceVersion and continue), once the body is complete. */

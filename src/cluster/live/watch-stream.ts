@@ -2,6 +2,8 @@
 // arrive cut anywhere (inside an event, inside a multi-byte character), so lines are found on bytes: in UTF-8 the
 // newline byte never occurs inside another character, and a line is decoded only once it is whole.
 import {restoreExactRevisions} from '../../core/index.js';
+import {MAX_ANSWER_BYTES} from '../bounded-input.js';
+import {AnswerTooLargeError} from './errors.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
@@ -11,6 +13,7 @@ const TYPES: ReadonlySet<string> = new Set<WatchEventType>(['ADDED', 'MODIFIED',
 export class WatchEventSplitter {
   /** The start of a line still arriving, in the chunks it came in. */
   private partial: Buffer[] = [];
+  private partialBytes = 0;
 
   constructor(private readonly onEvent: (type: WatchEventType, object: unknown) => void) {}
 
@@ -25,10 +28,15 @@ export class WatchEventSplitter {
         this.partial.push(tail);
         const whole = Buffer.concat(this.partial);
         this.partial = [];
+        this.partialBytes = 0;
         this.line(whole);
       }
     }
-    if (start < chunk.length) this.partial.push(chunk.subarray(start));
+    if (start < chunk.length) {
+      this.partial.push(chunk.subarray(start));
+      // A line without end (an endless body) is refused rather than held.
+      if ((this.partialBytes += chunk.length - start) > MAX_ANSWER_BYTES) throw new AnswerTooLargeError(MAX_ANSWER_BYTES);
+    }
   }
 
   /**
@@ -39,6 +47,7 @@ export class WatchEventSplitter {
     if (this.partial.length === 0) return;
     const rest = Buffer.concat(this.partial);
     this.partial = [];
+    this.partialBytes = 0;
     this.line(rest);
   }
 

@@ -17,7 +17,7 @@ export default class Abort extends BaseCommand {
 
   static override flags = {
     ...liveClusterFlags,
-    'max-unavailable': intOrPercentFlag('max-unavailable', {summary: "The budget of the abort (default: the rollout's)."}),
+    'max-unavailable': intOrPercentFlag('max-unavailable', {summary: "The budget of the abort (default: the rollout's).", min: 1}),
     timeout: durationFlag('timeout', {summary: 'Time the nodes may take (0: none; default 5m).'}),
     'dry-run': dryRunFlag,
     yes: Flags.boolean({char: 'y', summary: 'Do not ask (needed without a terminal).'}),
