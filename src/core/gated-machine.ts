@@ -58,11 +58,13 @@ export function gatedPhaseOf(ds: DaemonSet, record: GatedRecord): GatedPhase {
       (status.numberAvailable ?? 0) === status.desiredNumberScheduled;
     return rolledOut ? 'complete' : 'abandoned';
   }
-  if (template === record.template) return record.phase;
   // Its own rollback: the template is back on the origin (records written before the origin's template was kept
   // cannot tell, and are taken to be).
   if (record.phase === 'aborting' && (record.from?.template === undefined || record.from.template === template)) return 'aborting';
-  return 'superseded';
+  if (template !== record.template) return 'superseded';
+  // The release again, but after someone else's change (set image, then undo): still superseded.
+  if (record.generation !== undefined && (ds.metadata.generation ?? 0) > record.generation) return 'superseded';
+  return record.phase;
 }
 
 export type GatedViewState = {readonly kind: 'none'} | {readonly kind: 'invalid'; readonly error: string} | {readonly kind: 'view'; readonly view: GatedView};

@@ -117,6 +117,12 @@ export interface GatedRecord {
   readonly onFailure: OnFailure;
   /** `--max-unavailable` of the first run, kept for promote and reruns (undefined: the pause record's budget). */
   readonly maxUnavailable?: IntOrString;
+  /**
+   * The DaemonSet's generation this record was last written on. Only a spec change moves it, and a gated rollout
+   * makes none but its abort's rollback: a later one means someone else changed the spec (a template set and set
+   * back included), so the rollout is superseded even when the template is the release again.
+   */
+  readonly generation?: number;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

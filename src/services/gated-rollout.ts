@@ -593,10 +593,11 @@ class GatedRollout {
     return [...nodes].sort();
   }
 
-  /** Writes the record, if the annotation is still what this run last saw (resourceVersion precondition). */
+  /**
+   * Writes the record, if the annotation is still what this run last saw (resourceVersion precondition), with the
+   * DaemonSet's generation it was decided on: a later one tells every face that someone else changed the spec.
+   */
   private async write(next: GatedRecord, options: {templateChanged?: boolean} = {}): Promise<void> {
-    const text = formatGatedRecord(next);
-    this.ownTexts.add(text);
     const previous =
       this.lastText === undefined ? undefined : gatedRecordOf({metadata: {annotations: {[GATED_ROLLOUT_ANNOTATION]: this.lastText}}} as unknown as DaemonSet);
     // The watched DaemonSet saves a GET when it shows what this run last wrote (a stale one fails its
@@ -607,6 +608,9 @@ class GatedRollout {
       watched.metadata.annotations?.[GATED_ROLLOUT_ANNOTATION] === this.lastText &&
       (options.templateChanged === true || templateOf(watched) === next.template);
     const base = usable ? watched : undefined;
+    let written = next;
+    let text = '';
+    const decidedOn = this.record?.generation;
     await this.cluster.patchDaemonSet(
       this.ref,
       (current) => {
@@ -615,15 +619,22 @@ class GatedRollout {
             `another ds-rollout changed the gated rollout of ${describeRef(this.ref)} meanwhile: stopped; the DaemonSet stays paused`,
           );
         }
-        if (!options.templateChanged && templateOf(current) !== next.template) {
-          throw new RolloutStuckError(`the template of ${describeRef(this.ref)} changed during its gated rollout: stopped; the DaemonSet stays paused`);
+        const generation = current.metadata.generation;
+        if (!options.templateChanged && (templateOf(current) !== next.template || (decidedOn !== undefined && (generation ?? 0) > decidedOn))) {
+          throw new SupersededError(
+            `the template of ${describeRef(this.ref)} changed during its gated rollout: the rollout is superseded and stops; the DaemonSet stays paused`,
+          );
         }
-        return {type: 'merge', body: gatedRecordBody(next)};
+        written = typeof generation === 'number' ? {...next, generation} : next;
+        text = formatGatedRecord(written);
+        // A watched state may show this write before the patch's answer arrives: it is this run's own.
+        this.ownTexts.add(text);
+        return {type: 'merge', body: gatedRecordBody(written)};
       },
       base ? {base} : {},
     );
     this.lastText = text;
-    this.record = next;
-    this.options.onTransition?.(next, previous?.kind === 'record' ? previous.record : undefined);
+    this.record = written;
+    this.options.onTransition?.(written, previous?.kind === 'record' ? previous.record : undefined);
   }
 }

@@ -72,6 +72,16 @@ describe('gatedPhaseOf: the phase the cluster is really in', () => {
     expect(gatedPhaseOf(paused(origin, recordIn('aborting')), recordIn('aborting'))).toBe('aborting');
   });
 
+  test('the release again after someone else set and unset the template (a later generation): superseded', () => {
+    const written = {...recordIn('baking'), generation: 3};
+    const ds = paused(release, written);
+    expect(gatedPhaseOf({...ds, metadata: {...ds.metadata, generation: 3}}, written)).toBe('baking');
+    expect(gatedPhaseOf({...ds, metadata: {...ds.metadata, generation: 5}}, written)).toBe('superseded');
+    // Its own rollback moves the generation too: still aborting.
+    const aborting = {...recordIn('aborting'), generation: 3};
+    expect(gatedPhaseOf({...paused(origin, aborting), metadata: {...paused(origin, aborting).metadata, generation: 4}}, aborting)).toBe('aborting');
+  });
+
   test('ended phases stay as written', () => {
     for (const phase of ['complete', 'aborted', 'abandoned', 'superseded'] as const) {
       expect(gatedPhaseOf(paused(withImage(origin, 'fluentd:9'), recordIn(phase)), recordIn(phase))).toBe(phase);
