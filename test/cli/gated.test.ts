@@ -240,7 +240,8 @@ test('killed during the canary bake, a rerun continues the same bake (same deadl
     const baking = record(s);
     // One look (status watches by default).
     const status = await cli(s, ['status', 'agent', '--watch=false']);
-    expect(status.stdout).toMatch(/gated rollout: stage 1\/2 canary, baking, (2m\d+s|3m) left/);
+    // How much of the 3m is left depends on how long status took to start at 20x speed: any of it, never more.
+    expect(status.stdout).toMatch(/gated rollout: stage 1\/2 canary, baking, ([0-2]m\d+s|\d+s|3m) left/);
     first.child.kill('SIGKILL');
     await first.exited;
     const deletionsBefore = s.test.cluster.requestLog.filter({verb: 'delete', resource: 'pods'}).length;
