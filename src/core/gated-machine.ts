@@ -59,11 +59,14 @@ export function gatedPhaseOf(ds: DaemonSet, record: GatedRecord): GatedPhase {
     return rolledOut ? 'complete' : 'abandoned';
   }
   // Its own rollback: the template is back on the origin (records written before the origin's template was kept
-  // cannot tell, and are taken to be).
-  if (record.phase === 'aborting' && (record.from?.template === undefined || record.from.template === template)) return 'aborting';
+  // cannot tell, and are taken to be), moved by that one rollback and by no other change since.
+  const generation = ds.metadata.generation ?? 0;
+  if (record.phase === 'aborting' && (record.from?.template === undefined || record.from.template === template)) {
+    return record.generation !== undefined && generation > record.generation + 1 ? 'superseded' : 'aborting';
+  }
   if (template !== record.template) return 'superseded';
   // The release again, but after someone else's change (set image, then undo): still superseded.
-  if (record.generation !== undefined && (ds.metadata.generation ?? 0) > record.generation) return 'superseded';
+  if (record.generation !== undefined && generation > record.generation) return 'superseded';
   return record.phase;
 }
 

@@ -80,6 +80,8 @@ describe('gatedPhaseOf: the phase the cluster is really in', () => {
     // Its own rollback moves the generation too: still aborting.
     const aborting = {...recordIn('aborting'), generation: 3};
     expect(gatedPhaseOf({...paused(origin, aborting), metadata: {...paused(origin, aborting).metadata, generation: 4}}, aborting)).toBe('aborting');
+    // ... but not someone else's change and its undo after it (kubectl set env, kubectl rollout undo).
+    expect(gatedPhaseOf({...paused(origin, aborting), metadata: {...paused(origin, aborting).metadata, generation: 6}}, aborting)).toBe('superseded');
   });
 
   test('ended phases stay as written', () => {
