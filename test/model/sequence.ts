@@ -311,10 +311,11 @@ export class SequenceRun {
         // Killed, so that it changes nothing more while the invariants look at what it did.
         driver.kill();
         if (driver === this.shared) this.shared = this.world.driver();
-        // A plain step has no gate: waiting on a pod that never becomes available is what its --timeout (5 min by
-        // default) ends, on this machine's clock, which the harness cannot give it. That end is not a hang.
-        if (step.kind === 'step') {
-          this.log.push('step: ended by its --timeout (waiting on unavailable pods)');
+        // A plain step and an abort have no gate: waiting on a pod that never becomes available (its node crash-loops
+        // every pod, or is NotReady) is what their --timeout (5 min by default) ends, on this machine's clock, which
+        // the harness cannot give them. That end is not a hang; an abort waiting with every node available is.
+        if (step.kind === 'step' || (step.kind === 'abort' && this.world.unavailable().length > 0)) {
+          this.log.push(`${step.kind}: ended by its --timeout (waiting on unavailable pods)`);
           return;
         }
         this.hung = `${step.kind} hung (no end within ${HANG_MS / 60_000} min on the cluster's clock)`;
