@@ -91,10 +91,25 @@ export interface RolloutOrigin {
 /** The most failures a record keeps (the rest are counted): the gate may fail on every node of a large stage. */
 export const MAX_RECORDED_FAILURES = 5;
 
+/** Which gate judged: the new revision's pods, their nodes, other workloads' pods on them, or a metric query. */
+export type GateKind = 'pod' | 'node' | 'neighbour' | 'metric';
+
 export interface GateFailure {
   readonly pod: string;
   readonly node: string;
   readonly reason: string;
+  /** Absent in records written before there were other gates: the pod gate. */
+  readonly gate?: GateKind;
+}
+
+/** One gate's current value against its bound, as status, the dashboard and the record show it. */
+export interface GateReading {
+  readonly gate: GateKind;
+  /** The gate's name as the user knows it: `pods`, `nodes`, `neighbours`, or a metric query's name. */
+  readonly name: string;
+  readonly value: string;
+  readonly bound: string;
+  readonly verdict: 'pass' | 'fail' | 'inconclusive' | 'pending';
 }
 
 /** The annotation's content: everything a rerun needs to continue where the last run stopped. */
