@@ -90,7 +90,7 @@ async function interactiveDashboard(options: DashboardOptions): Promise<number> 
         writer: live!.writer,
         ref,
         clock: session.clock,
-        stepCluster: (await import('./services/step.js')).stepClusterOf(live!),
+        session: {source, live: live!, writer: live!.writer, clock: session.clock},
         follow: session.follow(ref),
         signal: closing.signal,
         events: (await import('./cluster/live/objects.js')).liveEventSink(live!),

@@ -1,12 +1,12 @@
 // What `step ... --detach` and `promote --detach` share: the gated rollout handed to a Job (services/detach.ts),
 // its manifests printed for a dry run, or a line naming the Job. Loaded lazily by those commands.
 import {readFile} from 'node:fs/promises';
-import {type DaemonSet, gatedProgressOf} from './core/index.js';
 import {DsRolloutError, InputError} from './errors.js';
 import {isDocumentFormat, type OutputFormat} from './flags.js';
-import type {openLiveCluster, SourceOptions} from './cluster/open-source.js';
+import type {SourceOptions} from './cluster/open-source.js';
 import type {DetachCluster} from './services/detach.js';
 import type {GatedFlagValues} from './gated-command.js';
+import type {LiveSession} from './session.js';
 
 export interface DetachRun {
   readonly command: 'step' | 'promote';
@@ -26,11 +26,7 @@ export interface DetachRun {
 }
 
 export async function runDetachCommand(run: DetachRun): Promise<void> {
-  const [{openLiveCluster}, {detachRollout}, core] = await Promise.all([
-    import('./cluster/open-source.js'),
-    import('./services/detach.js'),
-    import('./core/index.js'),
-  ]);
+  const [{openLiveSession}, {detachRollout}, core] = await Promise.all([import('./session.js'), import('./services/detach.js'), import('./core/index.js')]);
   // The Job would fail on a strategy file or flags that do not parse: refused here, with the cluster untouched.
   if (run.command === 'step') await (await import('./gated-command.js')).gatedStrategyOf(run.flags);
   let strategy: string | undefined;
@@ -43,13 +39,14 @@ export async function runDetachCommand(run: DetachRun): Promise<void> {
       );
     }
   }
-  const live = await openLiveCluster(run.flags, run.command);
-  const ref = {namespace: live.namespace, name: run.name};
+  const session = await openLiveSession(run.flags, run.command);
+  const {live} = session;
+  const ref = {namespace: session.namespace, name: run.name};
   const dryRun = run.flags['dry-run'] === undefined || run.flags['dry-run'] === 'none' ? undefined : run.flags['dry-run'];
   const output = run.flags.output ?? 'text';
   try {
     const result = await detachRollout({
-      cluster: {...(await detachClusterOf(live)), writer: live.writer},
+      cluster: {...(await detachClusterOf(session)), writer: session.writer},
       ref,
       command: run.command,
       argv: run.argv,
@@ -93,13 +90,11 @@ export async function runDetachCommand(run: DetachRun): Promise<void> {
       await recorder.flush();
     }
   } finally {
-    live.client.close();
+    session.close();
   }
 }
 
-type LiveCluster = Awaited<ReturnType<typeof openLiveCluster>>;
-
-async function detachClusterOf(live: LiveCluster): Promise<Omit<DetachCluster, 'writer'>> {
+async function detachClusterOf({live}: Pick<LiveSession, 'live'>): Promise<Omit<DetachCluster, 'writer'>> {
   const objects = await import('./cluster/live/objects.js');
   return {
     readDaemonSet: (r) => live.source.readDaemonSet(r),
@@ -120,21 +115,28 @@ class DetachedRolloutFailed extends DsRolloutError {
  * Runs `drive` (the gated rollout) as the command would, and, in a detached Job's pod (DS_ROLLOUT_DETACHED_TEMPLATE
  * set), makes the Job's end tell the truth: a pod started after its rollout completed exits 0 without driving; a
  * rollout that failed, was aborted or rolled back (found before, or after a drive) fails the Job at once
- * (failDetachedJob) and exits non-zero, so the Job ends Failed and is not run again.
+ * (failDetachedJob) and exits non-zero, so the Job ends Failed and is not run again. The driver and these checks
+ * share one session: one connection, one clock.
  */
-export async function runDetachedDriver(flags: SourceOptions, name: string, drive: () => Promise<void>): Promise<void> {
+export async function runDetachedDriver(
+  flags: SourceOptions,
+  name: string,
+  drive: (session?: LiveSession) => Promise<void>,
+  purpose: 'step' | 'promote',
+): Promise<void> {
   const core = await import('./core/index.js');
   const template = process.env[core.DETACHED_TEMPLATE_ENV];
   if (template === undefined || template === '') return drive();
   const job = process.env[core.DETACHED_JOB_ENV];
-  const {openLiveCluster} = await import('./cluster/open-source.js');
-  const live = await openLiveCluster(flags);
-  const ref = {namespace: live.namespace, name};
+  const {openLiveSession} = await import('./session.js');
+  const session = await openLiveSession(flags, purpose);
+  const {live} = session;
+  const ref = {namespace: session.namespace, name};
   const endOf = async () => core.detachedRolloutEnd(await live.source.readDaemonSet(ref), template);
   const failJob = async (message: string): Promise<string> => {
     if (job === undefined || job === '') return message;
     const {failDetachedJob} = await import('./services/detach.js');
-    await failDetachedJob(await detachClusterOf(live), live.namespace, job);
+    await failDetachedJob(await detachClusterOf(session), session.namespace, job);
     return `${message}; Job ${job} fails`;
   };
   try {
@@ -146,7 +148,7 @@ export async function runDetachedDriver(flags: SourceOptions, name: string, driv
     if (before.kind === 'failed') throw new DetachedRolloutFailed(await failJob(before.message));
     let failure: unknown;
     try {
-      await drive();
+      await drive(session);
     } catch (error) {
       failure = error;
     }
@@ -157,25 +159,8 @@ export async function runDetachedDriver(flags: SourceOptions, name: string, driv
     }
     if (failure !== undefined) throw failure;
   } finally {
-    live.client.close();
+    session.close();
   }
 }
 
 const capitalized = (text: string) => `${text[0]!.toUpperCase()}${text.slice(1)}`;
-
-/**
- * `promote` and `abort` from a terminal while a Job drives (or drove) the rollout: one line naming it, and what
- * becomes of it, so that nobody wonders which of the two is in charge.
- */
-export function detachedJobNote(ds: DaemonSet, mode: 'promote' | 'abort', now: number): string | undefined {
-  const progress = gatedProgressOf(ds, now);
-  const job = progress?.job;
-  if (job === undefined) return undefined;
-  // Stopped for approval, the Job has ended; otherwise its driver may still run (or be restarted).
-  const ended = progress!.phase === 'awaiting-approval';
-  return mode === 'abort'
-    ? ended
-      ? `Job ${job} drove this gated rollout until its approval point; a restart of it finds the rollout over.`
-      : `Job ${job} drives this gated rollout: it stops at its next step, and its restarts find the rollout over.`
-    : `Job ${job} drove this gated rollout until its approval point: promote continues it here (promote --detach runs the rest in a Job).`;
-}

@@ -4,6 +4,7 @@ import {type CanarySpec, type DaemonSet, type GatedStrategy, gatedRefusalReason,
 import {InputError, UsageError} from './errors.js';
 import {isDocumentFormat, type OutputFormat, parseDuration} from './flags.js';
 import {stopAtSafePoint} from './interrupt.js';
+import type {LiveSession} from './session.js';
 
 export interface GatedFlagValues {
   readonly canary?: string | undefined;
@@ -120,19 +121,21 @@ export async function confirmGated(run: GatedRun): Promise<void> {
   }
 }
 
-/** Runs the gated rollout service and prints its progress (stdout in text mode, stderr under -o json|yaml). */
-export async function runGatedCommand(run: GatedRun): Promise<void> {
-  const [{openLiveSession}, gated, step, view, {colorEnabled}, {renderDocument}] = await Promise.all([
+/**
+ * Runs the gated rollout service and prints its progress (stdout in text mode, stderr under -o json|yaml), on the
+ * session given (a detached driver's, which its owner closes) or on one it opens.
+ */
+export async function runGatedCommand(run: GatedRun, opened?: LiveSession): Promise<void> {
+  const [{openLiveSession}, gated, view, {colorEnabled}, {renderDocument}] = await Promise.all([
     import('./session.js'),
     import('./services/gated-rollout.js'),
-    import('./services/step.js'),
     import('./output/gated-text.js'),
     import('./output/color.js'),
     import('./output/document.js'),
   ]);
   const strategy = run.mode === 'step' ? await gatedStrategyOf(run.flags) : undefined;
   // The one door every command opens: the cluster kubectl would act on, its clock, its writer.
-  const session = await openLiveSession(run.flags, run.mode);
+  const session = opened ?? (await openLiveSession(run.flags, run.mode));
   const {live} = session;
   const ref = {namespace: session.namespace, name: run.name};
   const output = run.flags.output ?? 'text';
@@ -150,14 +153,12 @@ export async function runGatedCommand(run: GatedRun): Promise<void> {
     run.mode,
   );
   if (run.mode !== 'step') {
-    const note = (await import('./detach-command.js')).detachedJobNote(await live.source.readDaemonSet(ref), run.mode, live.client.serverNow());
+    const note = view.detachedJobNote(await live.source.readDaemonSet(ref), run.mode, session.clock.now());
     if (note !== undefined) out.write(`${note}\n`);
   }
   const options = {
-    cluster: step.stepClusterOf(live),
     ...(dryRun !== 'none' ? {dryRun} : {}),
-    source: session.source,
-    writer: session.writer,
+    session,
     ref,
     ...(run.flags['max-unavailable'] !== undefined ? {maxUnavailable: run.flags['max-unavailable']} : {}),
     timeoutMs: run.flags.timeout ?? 5 * 60_000,
@@ -185,7 +186,7 @@ export async function runGatedCommand(run: GatedRun): Promise<void> {
   } finally {
     interrupt.dispose();
     await recorded.flush();
-    session.close();
+    if (!opened) session.close();
   }
 }
 

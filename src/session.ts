@@ -62,8 +62,8 @@ export async function openLiveSession(options: SessionOptions, purpose: string):
   return liveSession(await openLiveCluster(options, purpose), options.now);
 }
 
-/** The session of a connected live cluster. */
-export function liveSession(live: LiveCluster, now?: number): LiveSession {
+/** The session of a connected live cluster (`now`: --now, or a clock of the caller's, as tests on a simulated clock). */
+export function liveSession(live: LiveCluster, now?: number | Clock): LiveSession {
   return sessionOf({source: live.source, namespace: live.namespace, live, objects: live.source}, now) as LiveSession;
 }
 
@@ -76,9 +76,9 @@ export function liveClock(live: Pick<LiveCluster, 'client'>): Clock {
 }
 
 /** A session over an opened source (tests build one over the simulated cluster this way). */
-export function sessionOf(opened: OpenedSource, now?: number): Session {
+export function sessionOf(opened: OpenedSource, now?: number | Clock): Session {
   const {live} = opened;
-  const clock = now !== undefined ? fixedClock(now) : live ? liveClock(live) : localClock();
+  const clock = typeof now === 'number' ? fixedClock(now) : (now ?? (live ? liveClock(live) : localClock()));
   let closed = false;
   return {
     source: opened.source,

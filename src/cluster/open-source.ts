@@ -25,6 +25,8 @@ export interface SourceOptions {
   readonly 'certificate-authority'?: string;
   readonly 'insecure-skip-tls-verify'?: boolean;
   readonly 'tls-server-name'?: string;
+  /** Tries per request (default: the retry policy's); 1 where an absent cluster is said at once (version). */
+  readonly attempts?: number;
 }
 
 const LIVE_ONLY = [
@@ -73,7 +75,11 @@ export async function openClusterSource(options: SourceOptions): Promise<OpenedS
 export async function openLiveCluster(options: SourceOptions, purpose?: string): Promise<LiveCluster> {
   if (options.snapshot !== undefined) throw new UsageError(`--snapshot is read-only: ${purpose ?? 'this command'} needs a live cluster`);
   const {connectLiveCluster} = await import('./live/index.js');
-  return connectLiveCluster({...kubeconfigOptions(options), timeoutMs: options['request-timeout']});
+  return connectLiveCluster({
+    ...kubeconfigOptions(options),
+    timeoutMs: options['request-timeout'],
+    ...(options.attempts === undefined ? {} : {attempts: options.attempts}),
+  });
 }
 
 /** kubectl's flags, as parsed, in the kubeconfig resolver's terms. */

@@ -1,6 +1,15 @@
 // What a gated rollout prints for people: its plan, stages, bakes and gate failures, and the one-line progress
 // that status, ds-plan and the dashboard show.
-import {type AbortResult, type GatedEvent, type GatedProgress, type GatedResult, type GatedStage, describeGateFailure} from '../core/index.js';
+import {
+  type AbortResult,
+  type DaemonSet,
+  type GatedEvent,
+  type GatedProgress,
+  type GatedResult,
+  type GatedStage,
+  describeGateFailure,
+  gatedProgressOf,
+} from '../core/index.js';
 import {palette} from './color.js';
 import {formatDuration, formatList} from './format.js';
 import {renderStepEvent} from './step-text.js';
@@ -104,4 +113,21 @@ export function describeGatedStage(progress: GatedProgress): string {
   const failed = progress.failures.length > 0 ? `; gate failed: ${progress.failures.map(describeGateFailure).join('; ')}` : '';
   const job = progress.job !== undefined ? `, driven by Job ${progress.job}` : '';
   return `stage ${progress.stage}/${progress.stages} ${progress.name}, ${phase}${left}${job}${failed}`;
+}
+
+/**
+ * `promote` and `abort` from a terminal while a Job drives (or drove) the rollout: one line naming it, and what
+ * becomes of it, so that nobody wonders which of the two is in charge.
+ */
+export function detachedJobNote(ds: DaemonSet, mode: 'promote' | 'abort', now: number): string | undefined {
+  const progress = gatedProgressOf(ds, now);
+  const job = progress?.job;
+  if (job === undefined) return undefined;
+  // Stopped for approval, the Job has ended; otherwise its driver may still run (or be restarted).
+  const ended = progress!.phase === 'awaiting-approval';
+  return mode === 'abort'
+    ? ended
+      ? `Job ${job} drove this gated rollout until its approval point; a restart of it finds the rollout over.`
+      : `Job ${job} drives this gated rollout: it stops at its next step, and its restarts find the rollout over.`
+    : `Job ${job} drove this gated rollout until its approval point: promote continues it here (promote --detach runs the rest in a Job).`;
 }

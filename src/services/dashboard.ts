@@ -33,7 +33,7 @@ import type {
 } from '../ui/dashboard/feed.js';
 import {toRevisionEntries} from '../ui/dashboard/revision-entries.js';
 import {rolloutStatusOf} from './status.js';
-import type {StepCluster} from './step.js';
+import type {StepSession} from './step.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // The plan feed
@@ -239,8 +239,8 @@ export interface ActionServices {
   readonly ref: DaemonSetRef;
   /** The server's clock (minReadySeconds and the pause record are judged by it). */
   readonly clock: Clock;
-  /** What `step` needs beyond reads and writes (watches, the server's clock); without it, step is unavailable. */
-  readonly stepCluster?: StepCluster;
+  /** The live session `step`, `promote` and `abort` act through (watches too); without it, they are unavailable. */
+  readonly session?: StepSession;
   /** Aborted when the dashboard closes: a running step stops at its next safe point. */
   readonly signal?: AbortSignal;
   /** How long one stepped wave may take to become available (default 5 minutes, as `ds-rollout step`). */
@@ -265,7 +265,7 @@ export function clusterActions(services: ActionServices): ActionHandler {
 
 /** `ds-rollout promote` / `abort` from the dashboard: the gated rollout service, its progress in the status line. */
 async function gatedAction(services: ActionServices, mode: 'promote' | 'abort', progress: ((message: string) => void) | undefined): Promise<ActionOutcome> {
-  if (!services.stepCluster) throw new InputError(`${mode} needs a live cluster`);
+  if (!services.session) throw new InputError(`${mode} needs a live cluster`);
   const [gated, {renderGatedEvent}, events] = await Promise.all([
     import('./gated-rollout.js'),
     import('../output/gated-text.js'),
@@ -275,9 +275,7 @@ async function gatedAction(services: ActionServices, mode: 'promote' | 'abort', 
     ? events.gatedRunEvents(new events.RolloutEventRecorder(services.events, services.ref, (line) => progress?.(line)), mode)
     : undefined;
   const options = {
-    cluster: services.stepCluster,
-    source: services.source,
-    writer: services.writer,
+    session: services.session,
     ref: services.ref,
     timeoutMs: services.stepTimeoutMs ?? 5 * 60_000,
     onEvent: (event: Parameters<typeof renderGatedEvent>[0]) => {
@@ -321,13 +319,13 @@ async function resumeAction(services: ActionServices): Promise<ActionOutcome> {
 }
 
 async function stepAction(services: ActionServices, progress: ((message: string) => void) | undefined): Promise<ActionOutcome> {
-  if (!services.stepCluster) throw new InputError('step needs a live cluster');
+  if (!services.session) throw new InputError('step needs a live cluster');
   // As `ds-rollout step`: refused while a gated rollout is under way (the prompt said so already).
-  const refusal = gatedRefusalReason((await services.stepCluster.readState(services.ref)).daemonSet, services.ref, 'step');
+  const refusal = gatedRefusalReason(await services.session.live.source.readDaemonSet(services.ref), services.ref, 'step');
   if (refusal) throw new InputError(refusal);
   const [{stepDaemonSet}, {oldPodsLeft, renderStepEvent}] = await Promise.all([import('./step.js'), import('../output/step-text.js')]);
   const result = await stepDaemonSet({
-    cluster: services.stepCluster,
+    session: services.session,
     ref: services.ref,
     timeoutMs: services.stepTimeoutMs ?? 5 * 60_000,
     // The dashboard asked already (y); the events go to the status line, one line each.

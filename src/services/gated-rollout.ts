@@ -7,8 +7,7 @@
 // the watch starts or restarts. Abort brings every node back to the revision the rollout started from, within the
 // budget; until it has, the record says `aborting` and a second abort continues it.
 import {DeadlineClock} from '../clock.js';
-import type {ClusterSource, DaemonSetRef} from '../cluster/cluster-source.js';
-import type {ClusterWriter} from '../cluster/cluster-writer.js';
+import type {DaemonSetRef} from '../cluster/cluster-source.js';
 import {Follower} from '../cluster/live/follower.js';
 import {
   CONTROLLER_REVISION_HASH_LABEL,
@@ -52,20 +51,21 @@ import {DsRolloutError, InputError, RolloutStuckError} from '../errors.js';
 import {controlledRevisions, revisionHash} from './history.js';
 import {describeRef} from './pause.js';
 import {asStoredUpdate} from './plan.js';
-import {InterruptedError, type StepCluster, stepDaemonSet} from './step.js';
+import {InterruptedError, type StepSession, stepDaemonSet} from './step.js';
 import {problemError} from './step/words.js';
 import {applyUndo, previewUndo} from './undo.js';
 
 /** Rounds of stepping back an abort takes before it stops: more means pods keep coming back on the release. */
 const ABORT_ROUNDS = 3;
 
+/** How often a quiet watch asks whether the server is there during one bake (docs/gated-rollouts.md). */
+const BAKE_PROBES = 4;
+
 export type GatedDryRun = 'client' | 'server';
 
 export interface GatedOptions {
-  readonly cluster: StepCluster;
-  /** What the undo service needs (a live cluster's source and writer). */
-  readonly source: ClusterSource;
-  readonly writer: ClusterWriter;
+  /** The command's live session: reads, writes, watches and the server's clock. */
+  readonly session: StepSession;
   readonly ref: DaemonSetRef;
   /** The flags or strategy file of a new gated rollout (a rerun follows the record instead). */
   readonly strategy?: GatedStrategy;
@@ -97,12 +97,12 @@ function templateOf(ds: DaemonSet): string {
 export type {GatedResult} from '../core/index.js';
 
 export function runGatedRollout(options: GatedOptions): Promise<GatedResult> {
-  return new GatedRollout(options).session((rollout) => rollout.run());
+  return new GatedRollout(options).within((rollout) => rollout.run());
 }
 
 /** `abort`: every node back on the revision the gated rollout started from, within the budget. */
 export function abortGatedRollout(options: Omit<GatedOptions, 'strategy' | 'promote'>): Promise<AbortResult> {
-  return new GatedRollout(options).session((rollout) => rollout.abort());
+  return new GatedRollout(options).within((rollout) => rollout.abort());
 }
 
 /** Stops an until() whose wait is over (not an error anyone sees). */
@@ -112,7 +112,7 @@ class Done extends Error {}
 class SupersededError extends RolloutStuckError {}
 
 class GatedRollout {
-  private readonly cluster: StepCluster;
+  private readonly session: StepSession;
   private readonly ref: DaemonSetRef;
   private readonly emit: (event: GatedEvent) => void;
   private readonly tickMs: number;
@@ -128,14 +128,14 @@ class GatedRollout {
   private seenReady: readonly string[] = [];
 
   constructor(private readonly options: GatedOptions) {
-    this.cluster = options.cluster;
+    this.session = options.session;
     this.ref = options.ref;
     this.emit = options.onEvent ?? (() => {});
     this.tickMs = options.tickMs ?? 250;
-    this.clock = new DeadlineClock({now: () => this.cluster.now(), refresh: () => this.cluster.refreshClock(this.ref)});
+    this.clock = new DeadlineClock(this.session.clock);
   }
 
-  async session<T>(body: (rollout: GatedRollout) => Promise<T>): Promise<T> {
+  async within<T>(body: (rollout: GatedRollout) => Promise<T>): Promise<T> {
     try {
       return await body(this);
     } finally {
@@ -144,8 +144,20 @@ class GatedRollout {
   }
 
   private follow(): Follower {
-    this.follower ??= new Follower((handlers) => this.cluster.watch(this.ref, {throttleMs: 100, ...handlers}));
+    this.follower ??= new Follower((handlers) =>
+      this.session.live.watch(this.ref, {throttleMs: 100, probePace: (everyMs) => this.probePace(everyMs), ...handlers}),
+    );
     return this.follower;
+  }
+
+  /**
+   * A bake waits on time alone: a server that froze meanwhile matters when the bake ends, and the request made then
+   * (the clock's ask, the record's write) meets it. So the watch asks whether the server is there a few times per
+   * bake (BAKE_PROBES) rather than every few seconds of silence: a 10-minute bake costs a handful of reads.
+   */
+  private probePace(everyMs: number): number {
+    const stage = this.record?.phase === 'baking' ? this.record.stages[this.record.stage] : undefined;
+    return stage ? Math.max(everyMs, stage.bakeMs / BAKE_PROBES) : everyMs;
   }
 
   /** The watched state (the first one waits for the watch's initial list). */
@@ -243,7 +255,7 @@ class GatedRollout {
         this.emit({kind: 'stage', number: index + 1, total: this.record.stages.length, stage});
         await this.roll(stage);
         await this.clock.refresh(Number.NEGATIVE_INFINITY);
-        await this.write({...this.record, phase: 'baking', bakeUntil: this.cluster.now() + stage.bakeMs});
+        await this.write({...this.record, phase: 'baking', bakeUntil: this.clock.now() + stage.bakeMs});
       }
       await this.bake(stage);
       const last = index === this.record.stages.length - 1;
@@ -342,7 +354,7 @@ class GatedRollout {
       (state) => {
         const failures = this.judge(state, stage);
         if (failures.length > 0) return {failures};
-        const left = deadline - this.cluster.now();
+        const left = deadline - this.clock.now();
         if (left <= 0) return {failures: []};
         // A countdown line every 10 s of the server's clock (and the first one).
         const bucket = Math.ceil(left / 10_000);
@@ -384,7 +396,7 @@ class GatedRollout {
     const verdict = judgeGate({
       state,
       ...(stage.nodes ? {nodes: stage.nodes} : {}),
-      now: this.cluster.now(),
+      now: this.clock.now(),
       maxRestarts: this.record.maxRestarts,
       progressDeadlineMs: this.record.progressDeadlineMs,
       seenReady: this.seenReady,
@@ -468,17 +480,14 @@ class GatedRollout {
     const target = this.target(state);
     const nodes = this.nodesOnRelease(state);
     const dryRun = this.options.dryRun;
-    const preview = await previewUndo(
-      {source: this.options.source, clock: {now: () => this.cluster.now(), refresh: () => Promise.resolve()}},
-      {ref: this.ref, toRevision: target.revision},
-    );
+    const preview = await previewUndo(this.session, {ref: this.ref, toRevision: target.revision});
     if (dryRun) {
       this.emit({kind: 'rolling-back', toRevision: preview.to.revision, nodes});
-      if (!preview.skipped && dryRun === 'server') await applyUndo(this.options.writer, preview, {dryRun: true});
+      if (!preview.skipped && dryRun === 'server') await applyUndo(this.session.writer, preview, {dryRun: true});
       // The step the real abort would take, on the DaemonSet as the rollback leaves it: its first wave, or its refusal.
       const next = asStoredUpdate(state.daemonSet, {...state.daemonSet, spec: {...state.daemonSet.spec, template: preview.targetTemplate}});
       if (nodes.length > 0) {
-        const planned = planStepWave({...state, daemonSet: next}, {now: this.cluster.now(), nodes, ...this.budget()});
+        const planned = planStepWave({...state, daemonSet: next}, {now: this.clock.now(), nodes, ...this.budget()});
         if (!planned.ok) throw this.abortStopped(problemError(this.ref, planned.problem));
         if (planned.wave.delete.length === 0 && !planned.wave.unavailable.some((use) => use.settling) && !planned.wave.done) {
           throw this.abortStopped(new RolloutStuckError(`no wave can start within maxUnavailable ${planned.wave.budget.maxUnavailable}`));
@@ -494,7 +503,7 @@ class GatedRollout {
     }
     let current = state;
     if (!preview.skipped) {
-      await applyUndo(this.options.writer, preview, {follower: this.follow()});
+      await applyUndo(this.session.writer, preview, {follower: this.follow()});
       // The step decides on the watched state: not before it shows the template back on the origin.
       current = (await this.follow().until((s) => (templateLabelHashOf(s) === target.hash ? s : undefined), {
         timeoutMs: 0,
@@ -545,7 +554,7 @@ class GatedRollout {
   /** The step service's options for the nodes of one stage or one round of an abort, under this run's budget. */
   private stepOptions(nodes: readonly string[] | undefined, signal: AbortSignal | undefined = this.options.signal): Parameters<typeof stepDaemonSet>[0] {
     return {
-      cluster: this.cluster,
+      session: this.session,
       ref: this.ref,
       ...(nodes ? {nodes} : {}),
       ...this.budget(),
@@ -555,6 +564,7 @@ class GatedRollout {
       ...(signal ? {signal} : {}),
       tickMs: this.tickMs,
       follower: this.follow(),
+      deadlines: this.clock,
     };
   }
 
@@ -611,7 +621,7 @@ class GatedRollout {
     let written = next;
     let text = '';
     const decidedOn = this.record?.generation;
-    await this.cluster.patchDaemonSet(
+    await this.session.writer.patchDaemonSet(
       this.ref,
       (current) => {
         if (current.metadata.annotations?.[GATED_ROLLOUT_ANNOTATION] !== this.lastText) {

@@ -4,19 +4,16 @@
 // one follower, so a cluster that stops answering ends the step with exit 2, not a wait to --timeout.
 import {ClusterUnreachableError, InputError} from '../errors.js';
 import {formatInvalid, gatedRefusalReason, templateKeyOf, validateDaemonSet} from '../core/index.js';
-import type {LiveSession} from '../session.js';
-import {stepClusterOf} from './step/cluster.js';
 import {type ServerDryRun, sendServerDryRun} from './step-dry-run.js';
 import {runControllerWave} from './step/controller-wave.js';
 import {StepRun} from './step/run.js';
-import type {StepOptions, StepResult} from './step/types.js';
+import type {StepOptions, StepResult, StepSession} from './step/types.js';
 import {runWaves} from './step/waves.js';
 
 export type {StepEvent} from '../core/index.js';
-export {stepClusterOf} from './step/cluster.js';
 export {thisProcess} from './step/lease.js';
 export {InterruptedError} from './step/run.js';
-export type {Answer, ConfirmRequest, StepCluster, StepHolder, StepOptions, StepResult, WaveReport} from './step/types.js';
+export type {Answer, ConfirmRequest, StepHolder, StepOptions, StepResult, StepSession, WaveReport} from './step/types.js';
 
 export async function stepDaemonSet(options: StepOptions): Promise<StepResult> {
   const run = new StepRun(options);
@@ -40,7 +37,7 @@ export async function stepDaemonSet(options: StepOptions): Promise<StepResult> {
   }
 }
 
-export interface StepCommandOptions extends Omit<StepOptions, 'cluster'> {
+export interface StepCommandOptions extends Omit<StepOptions, 'session'> {
   /** --dry-run=server: the dry run's first writes are sent with dryRun=All (admission, RBAC, preconditions). */
   readonly serverDryRun?: boolean;
 }
@@ -52,10 +49,10 @@ export interface StepCommandResult {
 }
 
 /** `ds-rollout step` on a live session: refused while a gated rollout is under way, then the step itself. */
-export async function stepService(session: Pick<LiveSession, 'live' | 'writer'>, options: StepCommandOptions): Promise<StepCommandResult> {
+export async function stepService(session: StepSession, options: StepCommandOptions): Promise<StepCommandResult> {
   const refusal = gatedRefusalReason(await session.live.source.readDaemonSet(options.ref), options.ref, 'step');
   if (refusal !== undefined) throw new InputError(refusal);
   const {serverDryRun, ...step} = options;
-  const result = await stepDaemonSet({...step, cluster: stepClusterOf(session.live)});
+  const result = await stepDaemonSet({...step, session});
   return serverDryRun ? {result, serverDryRun: await sendServerDryRun(session.writer, options.ref, result)} : {result};
 }

@@ -1,5 +1,4 @@
 // The versions `kubectl ds-rollout version` prints: the plugin's (known at build time) and the API server's.
-import {kubeconfigOptions} from '../cluster/open-source.js';
 
 export interface PluginVersion {
   readonly version: string;
@@ -30,12 +29,12 @@ export async function serverVersion(options: {
 }): Promise<ServerVersion | {readonly warning: string}> {
   try {
     // One try, as kubectl version makes: a cluster that is not there (connection refused) is said at once, not retried.
-    const {connectLiveCluster} = await import('../cluster/live/index.js');
-    const live = connectLiveCluster({...kubeconfigOptions(options), timeoutMs: options['request-timeout'], attempts: 1});
+    const {openLiveSession} = await import('../session.js');
+    const session = await openLiveSession({...options, attempts: 1}, 'version');
     try {
-      return await live.client.get<ServerVersion>('/version', {verb: 'get', resource: 'version'});
+      return await session.live.client.get<ServerVersion>('/version', {verb: 'get', resource: 'version'});
     } finally {
-      live.client.close();
+      session.close();
     }
   } catch (error) {
     return {warning: `server version unknown: ${(error as Error).message}`};

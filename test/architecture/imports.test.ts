@@ -80,3 +80,19 @@ describe('one clock: outside src/sim, src/cluster and src/clock.ts nothing reads
     expect(readFileSync(path, 'utf8')).not.toMatch(/Date\.now\b|new Date\(\)|performance\.now\(/);
   });
 });
+
+describe('one door: commands and services reach a live cluster through the Session (src/session.ts)', () => {
+  // Shell completion looks names up before any command runs, one short try each, from a kubeconfig choice of its own.
+  const files = sources(SRC).filter((f) => !['cluster', 'session.ts'].includes(layer(f)) && relative(SRC, f) !== 'services/completion.ts');
+  test.each(files.map((f) => ({file: relative(SRC, f), path: f})))('$file', ({path}) => {
+    // openLiveCluster/connectLiveCluster build a second connection beside the session's, with a clock of its own.
+    expect(readFileSync(path, 'utf8')).not.toMatch(/\b(openLiveCluster|connectLiveCluster|stepClusterOf)\b/);
+  });
+});
+
+describe('the gated and detach command modules do not import each other both ways', () => {
+  const importsOf = (file: string) => [...readFileSync(join(SRC, file), 'utf8').matchAll(/(?:from|import\()\s*'(\.\/[^']+)'/g)].map((m) => m[1]!);
+  test('detach-command may use gated-command; gated-command never imports detach-command', () => {
+    expect(importsOf('gated-command.ts')).not.toContain('./detach-command.js');
+  });
+});

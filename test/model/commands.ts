@@ -12,6 +12,7 @@ import {
   gatedRefusalReason,
   ongoingGatedRecord,
 } from '../../src/core/index.js';
+import {clockFrom} from '../../src/clock.js';
 import type {DaemonSetRef} from '../../src/cluster/cluster-source.js';
 import {connectLiveCluster, type LiveCluster} from '../../src/cluster/live/index.js';
 import {DsRolloutError} from '../../src/errors.js';
@@ -21,16 +22,17 @@ import {pauseDaemonSet} from '../../src/services/pause.js';
 import {planDaemonSet} from '../../src/services/plan.js';
 import {resumeDaemonSet} from '../../src/services/resume.js';
 import {statusService} from '../../src/services/status.js';
-import {type StepCluster, stepClusterOf, stepService} from '../../src/services/step.js';
+import {stepService} from '../../src/services/step.js';
 import {applyUndo, previewUndo} from '../../src/services/undo.js';
-import {liveSession, sessionOf} from '../../src/session.js';
+import {type LiveSession, liveSession, sessionOf} from '../../src/session.js';
 import {toDashboardViewModel} from '../../src/ui/dashboard/view-model.js';
 import {initialDashboardState} from '../../src/ui/dashboard/dashboard-state.js';
 
 /** One driver process: its own connection to the API server, on the simulated cluster's clock. */
 export interface Driver {
   readonly live: LiveCluster;
-  readonly cluster: StepCluster;
+  /** The driver's session: the connection, on the simulated cluster's clock. */
+  readonly session: LiveSession;
   /** kill -9: every request of this connection from now on fails, those in flight are dropped. */
   kill(): void;
 }
@@ -42,12 +44,11 @@ export interface Driver {
  */
 export function connectDriver(kubeconfig: string, now: () => number): Driver {
   const live = connectLiveCluster({kubeconfig, attempts: 1});
-  const cluster = stepClusterOf(live);
   return {
     live,
     // Watch events delivered as they come: the services' 100 ms batching is real time, which would let the test's
     // clock run on between two deliveries.
-    cluster: {...cluster, now, watch: (ref, options) => cluster.watch(ref, {...options, throttleMs: 0})},
+    session: liveSession({...live, watch: (ref, options) => live.watch(ref, {...options, throttleMs: 0})}, clockFrom(now)),
     kill: () => live.client.close(),
   };
 }
@@ -81,9 +82,7 @@ async function outcomeOf(run: () => Promise<unknown>): Promise<Outcome> {
 
 function gatedOptions(driver: Driver, ref: DaemonSetRef, hooks: DriverHooks) {
   return {
-    cluster: driver.cluster,
-    source: driver.live.source,
-    writer: driver.live.writer,
+    session: driver.session,
     ref,
     timeoutMs: 0,
     tickMs: 5,
@@ -118,24 +117,21 @@ export function abort(driver: Driver, ref: DaemonSetRef, maxUnavailable: IntOrSt
 /** `kubectl ds-rollout step NAME --until-complete --yes`: refused while a gated rollout is under way. */
 export function plainStep(driver: Driver, ref: DaemonSetRef, hooks: DriverHooks = {}): Promise<Outcome> {
   return outcomeOf(() =>
-    stepService(
-      {live: driver.live, writer: driver.live.writer},
-      {
-        ref,
-        untilComplete: true,
-        timeoutMs: 0,
-        tickMs: 5,
-        onEvent: (event) => {
-          if (event.kind === 'deleted') hooks.onPodDeleted?.();
-        },
+    stepService(driver.session, {
+      ref,
+      untilComplete: true,
+      timeoutMs: 0,
+      tickMs: 5,
+      onEvent: (event) => {
+        if (event.kind === 'deleted') hooks.onPodDeleted?.();
       },
-    ),
+    }),
   );
 }
 
 /** `kubectl ds-rollout pause NAME`. */
 export function pause(driver: Driver, ref: DaemonSetRef): Promise<Outcome> {
-  return outcomeOf(() => pauseDaemonSet({writer: driver.live.writer, clock: {now: driver.cluster.now}}, {ref}));
+  return outcomeOf(() => pauseDaemonSet({writer: driver.live.writer, clock: driver.session.clock}, {ref}));
 }
 
 /** `kubectl ds-rollout resume NAME` or `resume NAME --force --max-unavailable N`. */
@@ -148,7 +144,7 @@ export function resume(driver: Driver, ref: DaemonSetRef, force: IntOrString | u
 /** `kubectl ds-rollout undo NAME --yes`: refused while a gated rollout is under way (the command's check). */
 export function undo(driver: Driver, ref: DaemonSetRef): Promise<Outcome> {
   return outcomeOf(async () => {
-    const session = liveSession(driver.live, driver.cluster.now());
+    const session = liveSession(driver.live, driver.session.clock.now());
     const preview = await previewUndo(session, {ref, toRevision: 0});
     const refusal = gatedRefusal(preview.daemonSet, ref, 'undo');
     if (refusal) throw refusal;

@@ -32,7 +32,7 @@ test('never more unavailable than maxUnavailable, counting unavailable, missing 
   const witness = new Witness(sim);
   const ours: string[] = [];
   const result = await stepDaemonSet({
-    cluster: sim.stepCluster,
+    session: sim.session,
     ref: REF,
     untilComplete: true,
     timeoutMs: 15_000,

@@ -17,7 +17,7 @@ afterEach(async () => {
 });
 
 function step(s: RolloutSim, events: StepEvent[], options: Partial<StepOptions> = {}) {
-  return stepDaemonSet({cluster: s.stepCluster, ref: REF, timeoutMs: 15_000, tickMs: 50, onEvent: (e) => events.push(e), ...options});
+  return stepDaemonSet({session: s.session, ref: REF, timeoutMs: 15_000, tickMs: 50, onEvent: (e) => events.push(e), ...options});
 }
 
 function deletesInFlight(s: RolloutSim) {

@@ -25,7 +25,7 @@ test.each([
     const undo = sim.test.cluster.injectFaults({rate, codes: [500, 429], dropWatches: true, seed});
     const events: StepEvent[] = [];
     const outcome = await stepDaemonSet({
-      cluster: sim.stepCluster,
+      session: sim.session,
       ref: REF,
       untilComplete: true,
       timeoutMs: 10_000,
@@ -62,7 +62,7 @@ test.each([
     expect(ds.metadata.annotations?.[PAUSED_STRATEGY_ANNOTATION]).toBeDefined();
 
     // Without faults, a step finishes from what is there.
-    const rest = await stepDaemonSet({cluster: sim.stepCluster, ref: REF, untilComplete: true, timeoutMs: 10_000, tickMs: 50});
+    const rest = await stepDaemonSet({session: sim.session, ref: REF, untilComplete: true, timeoutMs: 10_000, tickMs: 50});
     witness.stop();
     expect(rest).toMatchObject({outcome: 'done', oldLeft: 0});
     expect(Object.values(sim.images()).every((images) => images.length === 1 && images[0] === 'agent:v2')).toBe(true);

@@ -8,7 +8,7 @@ import type {DaemonSet, IntOrString, Node, Pod} from '../../src/core/index.js';
 import {nodeShouldRunDaemonPod} from '../../src/core/index.js';
 import {pauseDaemonSet} from '../../src/services/pause.js';
 import {liveClock} from '../../src/session.js';
-import {type StepCluster, stepClusterOf} from '../../src/services/step.js';
+import {liveSession, type LiveSession} from '../../src/session.js';
 import {makeNode} from '../../src/sim/index.js';
 import {ROOT} from '../helpers/run-cli.js';
 import {startTestCluster, type TestCluster, type TestClusterOptions} from '../helpers/sim-cluster.js';
@@ -38,7 +38,7 @@ export interface RolloutSimOptions {
 export interface RolloutSim {
   readonly test: TestCluster;
   readonly live: LiveCluster;
-  readonly stepCluster: StepCluster;
+  readonly session: LiveSession;
   readonly nodes: readonly string[];
   readonly kubeconfig: string;
   daemonSet(): DaemonSet;
@@ -88,7 +88,7 @@ export async function startRolloutSim(options: RolloutSimOptions = {}): Promise<
   const sim: RolloutSim = {
     test,
     live,
-    stepCluster: stepClusterOf(live),
+    session: liveSession(live),
     nodes,
     kubeconfig: test.kubeconfig,
     daemonSet: () => store.get('daemonsets', NAMESPACE, NAME) as DaemonSet,

@@ -39,7 +39,7 @@ test('one surge wave by the controller, then paused again; no node ever without 
   sim = await startRolloutSim({nodes: 5, maxSurge: 2, minReadySeconds: 4});
   const witness = new Witness(sim);
   const events: StepEvent[] = [];
-  const result = await stepDaemonSet({cluster: sim.stepCluster, ref: REF, controller: true, timeoutMs: 15_000, tickMs: 50, onEvent: (e) => events.push(e)});
+  const result = await stepDaemonSet({session: sim.session, ref: REF, controller: true, timeoutMs: 15_000, tickMs: 50, onEvent: (e) => events.push(e)});
 
   expect(events.find((e) => e.kind === 'controller-plan')).toMatchObject({number: 1, nodes: ['node-1', 'node-2']});
   expect(events.map((e) => e.kind)).toEqual(expect.arrayContaining(['resumed', 'repaused', 'landed']));
@@ -55,8 +55,8 @@ test('one surge wave by the controller, then paused again; no node ever without 
   expect(twoPodNodes(sim)).toEqual([]);
 
   // Again, to the end.
-  await stepDaemonSet({cluster: sim.stepCluster, ref: REF, controller: true, timeoutMs: 15_000, tickMs: 50});
-  const last = await stepDaemonSet({cluster: sim.stepCluster, ref: REF, controller: true, timeoutMs: 15_000, tickMs: 50});
+  await stepDaemonSet({session: sim.session, ref: REF, controller: true, timeoutMs: 15_000, tickMs: 50});
+  const last = await stepDaemonSet({session: sim.session, ref: REF, controller: true, timeoutMs: 15_000, tickMs: 50});
   expect(last.outcome).toBe('done');
   witness.stop();
   expect(updated(sim)).toEqual(sim.nodes);
@@ -70,7 +70,7 @@ test('a wave node that never gets ready: paused again before the controller fini
   sim.test.cluster.kubelets!.injectFailure({node: 'node-2', image: 'agent:v2', mode: 'never-ready'});
   const witness = new Witness(sim);
   const events: StepEvent[] = [];
-  const run = stepDaemonSet({cluster: sim.stepCluster, ref: REF, controller: true, timeoutMs: 60_000, tickMs: 50, onEvent: (e) => events.push(e)});
+  const run = stepDaemonSet({session: sim.session, ref: REF, controller: true, timeoutMs: 60_000, tickMs: 50, onEvent: (e) => events.push(e)});
   await expect(run).rejects.toThrow(
     /^the controller moved on to node-\d before the wave landed \(node-2: .*\); the DaemonSet was paused again with node-1 updated/,
   );

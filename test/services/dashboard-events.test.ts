@@ -25,9 +25,7 @@ test('abort from the dashboard records RollingBack and Aborted on the DaemonSet'
   sim = await startRolloutSim({nodes: 3, maxUnavailable: 1});
   const {live} = sim;
   const waiting = await runGatedRollout({
-    cluster: sim.stepCluster,
-    source: live.source,
-    writer: live.writer,
+    session: sim.session,
     ref: REF,
     timeoutMs: 60_000,
     strategy: canaryThenApprove(),
@@ -38,7 +36,7 @@ test('abort from the dashboard records RollingBack and Aborted on the DaemonSet'
     writer: live.writer,
     ref: REF,
     clock: clockFrom(() => live.client.serverNow()),
-    stepCluster: sim.stepCluster,
+    session: sim.session,
     events: liveEventSink(live),
   });
   const lines: string[] = [];

@@ -4,7 +4,7 @@ import {join} from 'node:path';
 import {PassThrough} from 'node:stream';
 import {afterAll, afterEach, beforeAll, describe, expect, test, vi} from 'vitest';
 import {clockFrom, fixedClock} from '../../src/clock.js';
-import {liveClock} from '../../src/session.js';
+import {liveClock, liveSession} from '../../src/session.js';
 import {connectLiveCluster} from '../../src/cluster/live/index.js';
 import type {ClusterState, DaemonSet, Pod} from '../../src/core/index.js';
 import {InputError, NotFoundError} from '../../src/errors.js';
@@ -342,13 +342,12 @@ describe('step against a simulated cluster that runs on its own (20x)', () => {
 
   test('pause, then s replaces one wave and reports its progress, then resume', async () => {
     const live = connectLiveCluster({kubeconfig: t.kubeconfig});
-    const {stepClusterOf} = await import('../../src/services/step.js');
     const actions = clusterActions({
       source: live.source,
       writer: live.writer,
       ref,
       clock: liveClock(live),
-      stepCluster: stepClusterOf(live),
+      session: liveSession(live),
       stepTimeoutMs: 30_000,
     });
     await actions.pause();

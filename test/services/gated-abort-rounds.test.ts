@@ -5,7 +5,7 @@
 import {afterAll, beforeAll, expect, test, vi} from 'vitest';
 import type {GatedEvent, GatedRecord, Pod} from '../../src/core/index.js';
 import {abortGatedRollout, runGatedRollout} from '../../src/services/gated-rollout.js';
-import {stepClusterOf} from '../../src/services/step.js';
+import {liveSession} from '../../src/session.js';
 import {canaryThenApprove, type PausedRelease, REF, startPausedRelease} from '../helpers/paused-release.js';
 
 vi.setConfig({testTimeout: 300_000, hookTimeout: 300_000});
@@ -23,7 +23,7 @@ const imageOn = (node: string) => pods().find((p) => p.spec.nodeName === node &&
 
 test('a release pod that shows up after the first round is stepped back in a second; the abort ends aborted', async () => {
   const {tc, live, daemonSet} = release;
-  const options = {cluster: stepClusterOf(live), source: live.source, writer: live.writer, ref: REF, timeoutMs: 0};
+  const options = {session: liveSession(live), ref: REF, timeoutMs: 0};
   const canary = await tc.driveUntil(
     runGatedRollout({
       ...options,

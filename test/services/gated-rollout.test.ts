@@ -5,7 +5,7 @@
 import {afterAll, beforeAll, expect, test, vi} from 'vitest';
 import type {DaemonSet, GatedEvent, GatedRecord} from '../../src/core/index.js';
 import {abortGatedRollout, runGatedRollout} from '../../src/services/gated-rollout.js';
-import {stepClusterOf} from '../../src/services/step.js';
+import {liveSession} from '../../src/session.js';
 import {canaryThenApprove, type PausedRelease, REF, startPausedRelease} from '../helpers/paused-release.js';
 
 vi.setConfig({testTimeout: 600_000, hookTimeout: 600_000});
@@ -53,9 +53,7 @@ test(`a canary baking 60 s on ${NODES} nodes: at most 12 reads outside the watch
   const transitions: {phase: string; previous?: string; bakeUntil?: number; at: number}[] = [];
   const result = await tc.driveUntil(
     runGatedRollout({
-      cluster: stepClusterOf(live),
-      source: live.source,
-      writer: live.writer,
+      session: liveSession(live),
       ref: REF,
       strategy: canaryThenApprove(60_000),
       timeoutMs: 0,
@@ -89,7 +87,7 @@ test(`a canary baking 60 s on ${NODES} nodes: at most 12 reads outside the watch
 test(`a canary baking 10 minutes on ${NODES} nodes reads the cluster no more often than one baking 60 s`, async () => {
   const {tc, live, daemonSet} = release;
   // Back to v1 (the canary stepped back), then a new release: a rollout of its own.
-  await tc.driveUntil(abortGatedRollout({cluster: stepClusterOf(live), source: live.source, writer: live.writer, ref: REF, timeoutMs: 0}));
+  await tc.driveUntil(abortGatedRollout({session: liveSession(live), ref: REF, timeoutMs: 0}));
   tc.cluster.store.modify('daemonsets', 'default', 'agent', (ds) => {
     const d = ds as unknown as DaemonSet;
     return {...d, spec: {...d.spec, template: {...d.spec.template, spec: {containers: [{name: 'main', image: 'agent:v3'}]}}}} as never;
@@ -97,10 +95,9 @@ test(`a canary baking 10 minutes on ${NODES} nodes reads the cluster no more oft
   tc.cluster.requestLog.clear();
   const cpu = process.cpuUsage();
   const started = tc.cluster.clock.now();
-  const result = await tc.driveUntil(
-    runGatedRollout({cluster: stepClusterOf(live), source: live.source, writer: live.writer, ref: REF, strategy: canaryThenApprove(600_000), timeoutMs: 0}),
-    {stepMs: 1000},
-  );
+  const result = await tc.driveUntil(runGatedRollout({session: liveSession(live), ref: REF, strategy: canaryThenApprove(600_000), timeoutMs: 0}), {
+    stepMs: 1000,
+  });
   expect(result.outcome).toBe('awaiting-approval');
   expect(tc.cluster.clock.now() - started).toBeGreaterThanOrEqual(600_000);
   expect(daemonSet().spec.template.spec.containers[0]!.image).toBe('agent:v3');

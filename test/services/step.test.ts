@@ -22,7 +22,7 @@ afterEach(async () => {
 });
 
 function step(s: RolloutSim, options: Partial<StepOptions> = {}, events: StepEvent[] = []) {
-  return stepDaemonSet({cluster: s.stepCluster, ref: REF, timeoutMs: 15_000, tickMs: 50, onEvent: (e) => events.push(e), ...options});
+  return stepDaemonSet({session: s.session, ref: REF, timeoutMs: 15_000, tickMs: 50, onEvent: (e) => events.push(e), ...options});
 }
 
 function v2Nodes(s: RolloutSim): string[] {

@@ -247,6 +247,11 @@ export interface ClusterWatchOptions extends FollowHandlers {
   readonly pageSize?: number;
   /** Without any sign of life from the server for this long, ask it whether it is there (default 5 s). */
   readonly probeEveryMs?: number;
+  /**
+   * The interval to probe at now, given probeEveryMs: a consumer that only waits on time (a bake) stretches it, as
+   * a frozen server then matters only when the wait ends and the next request would meet it anyway.
+   */
+  readonly probePace?: (everyMs: number) => number;
   /** A stream silent this long is watched again (default WATCH_SILENCE_MS). */
   readonly watchSilenceMs?: number;
   /** How long the one try of a probe waits without --request-timeout (default 10 s). */
@@ -382,7 +387,7 @@ export function watchClusterObjects(
           r.reconnect();
         }
       }
-      if (probing || now - lastContact < probeEveryMs) return;
+      if (probing || now - lastContact < (options.probePace?.(probeEveryMs) ?? probeEveryMs)) return;
       probing = true;
       // One try: the streams have been silent for probeEveryMs already, so a frozen server is reported within
       // probeEveryMs and one request timeout (at most 1.5 times --request-timeout), as a single read would be.

@@ -33,6 +33,6 @@ export default class Promote extends BaseCommand {
     const {confirmGated, runGatedCommand} = await import('../../gated-command.js');
     const run = {mode: 'promote', name: args.name, flags} as const;
     await confirmGated(run);
-    await (await import('../../detach-command.js')).runDetachedDriver(flags, args.name, () => runGatedCommand(run));
+    await (await import('../../detach-command.js')).runDetachedDriver(flags, args.name, (session) => runGatedCommand(run, session), 'promote');
   }
 }

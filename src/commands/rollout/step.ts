@@ -5,6 +5,7 @@ import {BaseCommand} from '../../base-command.js';
 import {daemonSetArg, dryRunFlag, isDocumentFormat, durationFlag, intOrPercentFlag, liveClusterFlags, outputFlag} from '../../flags.js';
 import {gatedFlags} from '../../gated-flags.js';
 import {detachFlags} from '../../detach-flags.js';
+import type {LiveSession} from '../../session.js';
 
 export default class Step extends BaseCommand {
   static override summary = 'Replace the next wave of old pods of a paused DaemonSet.';
@@ -50,8 +51,8 @@ export default class Step extends BaseCommand {
     }
     if (request.kind === 'gated') {
       const {runGatedCommand} = await import('../../gated-command.js');
-      const drive = () => runGatedCommand({mode: 'step', name: args.name, flags});
-      return (await import('../../detach-command.js')).runDetachedDriver(flags, args.name, drive);
+      const drive = (session?: LiveSession) => runGatedCommand({mode: 'step', name: args.name, flags}, session);
+      return (await import('../../detach-command.js')).runDetachedDriver(flags, args.name, drive, 'step');
     }
     const [{openLiveSession}, step, view, {colorEnabled}] = await Promise.all([
       import('../../session.js'),

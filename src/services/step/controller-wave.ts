@@ -74,7 +74,7 @@ export async function runControllerWave(run: StepRun, state: ClusterState): Prom
   }
   // What one sync of the controller under the recorded strategy would create: the wave, as far as it can be told
   // (upstream picks surge nodes in map order, so the live controller may pick others; the count holds).
-  const sync = syncDaemonSet({...state, daemonSet: withStrategy(ds, record)}, {now: run.cluster.now()});
+  const sync = syncDaemonSet({...state, daemonSet: withStrategy(ds, record)}, {now: run.session.clock.now()});
   const predicted = sync.actions.create.map((c) => c.node);
   // Only for counting old pods and what holds the budget: any in-place budget will do.
   const inPlace = run.plan(state, 1);
@@ -106,7 +106,7 @@ export async function runControllerWave(run: StepRun, state: ClusterState): Prom
   const known = new Set(before.pods.map((pod) => pod.metadata.uid ?? pod.metadata.name));
   const elapsed = stopwatch();
   await run.retryingWrite('resume the DaemonSet for one controller wave', () =>
-    run.cluster.patchDaemonSet(ref, (current) => {
+    run.session.writer.patchDaemonSet(ref, (current) => {
       run.checkDaemonSet(current);
       return {type: 'merge', body: resumeBody(record.rollingUpdate)};
     }),
@@ -140,7 +140,7 @@ export async function runControllerWave(run: StepRun, state: ClusterState): Prom
             const node = getTargetNodeName(pod);
             if (node !== undefined && !waveNodes.includes(node) && waveNodes.length < predicted.length) waveNodes.push(node);
           }
-          const now = run.cluster.now();
+          const now = run.session.clock.now();
           landing = waveLanding(current, waveNodes, now);
           for (const node of landing.nodes) reportNode(node);
           if (waveNodes.length >= predicted.length && doneByController(landing)) return {kind: 'done', landing};
@@ -191,7 +191,7 @@ export async function runControllerWave(run: StepRun, state: ClusterState): Prom
   let crowded: readonly string[] = [];
   const settled = await run.follow().until(
     (current) => {
-      const now = waveLanding(current, [], run.cluster.now());
+      const now = waveLanding(current, [], run.session.clock.now());
       if (now.crowded.length > 0 && now.crowded.join() !== crowded.join()) run.emit({kind: 'pruning', nodes: now.crowded});
       crowded = now.crowded;
       // Judged on a state that already shows the pause (the watch may lag behind the patch).
@@ -209,7 +209,7 @@ export async function runControllerWave(run: StepRun, state: ClusterState): Prom
   const planned: StepDeletion[] = [];
   // Judged again once paused: a wave node whose surge pod the controller removed (the wave cut short) runs its old
   // pod. One the controller retired the old pod of has a new pod it judged available (see DONE_BY_CONTROLLER).
-  const nodes = waveLanding(paused, waveNodes, run.cluster.now()).nodes.map((node): NodeLanding =>
+  const nodes = waveLanding(paused, waveNodes, run.session.clock.now()).nodes.map((node): NodeLanding =>
     node.state === 'ready' ? {...node, state: 'available'} : node,
   );
   for (const node of nodes) reportNode(node);
@@ -241,7 +241,7 @@ async function retireOldPods(run: StepRun, nodes: readonly NodeLanding[]): Promi
     const old = node.oldPod!;
     try {
       await run.retryingWrite(`delete pod ${old.name}`, () =>
-        run.cluster.deletePod(run.ref.namespace, old.name, {uid: old.uid ?? '', ...(old.resourceVersion ? {resourceVersion: old.resourceVersion} : {})}),
+        run.session.writer.deletePod(run.ref.namespace, old.name, {uid: old.uid ?? '', ...(old.resourceVersion ? {resourceVersion: old.resourceVersion} : {})}),
       );
       run.emit({kind: 'deleted', pod: old.name, node: node.node});
     } catch (error) {
@@ -254,13 +254,13 @@ async function retireOldPods(run: StepRun, nodes: readonly NodeLanding[]): Promi
 /** Pauses again with the record (its step count advanced when the wave is recorded) and the progress annotation. */
 async function repause(run: StepRun, record: PausedStrategy, progress: {number: number; total: number; hash: string} | undefined): Promise<void> {
   await run.retryingWrite('pause the DaemonSet again', () =>
-    run.cluster.patchDaemonSet(run.ref, (current) => {
+    run.session.writer.patchDaemonSet(run.ref, (current) => {
       const state = pauseStateOf(current);
       if (state.kind === 'paused' && !progress) return undefined;
       const spec = state.kind === 'paused' ? {} : {spec: pauseBody(record)['spec']};
       if (!progress) return {type: 'merge', body: pauseBody(record)};
       const strategy = state.kind === 'paused' ? state.strategy : record;
-      const at = rfc3339(run.cluster.now());
+      const at = rfc3339(run.session.clock.now());
       const body = stepProgressBody(
         {step: progress.number, of: progress.total, at, hash: progress.hash},
         formatPausedStrategy({...strategy, steps: progress.number}),

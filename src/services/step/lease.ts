@@ -7,7 +7,7 @@ import type {DaemonSetRef} from '../../cluster/cluster-source.js';
 import {type DaemonSet, leaseExpiresAt, sameHolder, STEP_LEASE_SECONDS, type StepEvent, type StepLease, stepLeaseBody, stepLeaseOf} from '../../core/index.js';
 import {StepInProgressError} from '../../errors.js';
 import {describeRef, rfc3339} from '../pause.js';
-import type {StepCluster, StepHolder} from './types.js';
+import type {StepHolder, StepSession} from './types.js';
 
 /** This process, on this host. A lease of a process on this host that no longer runs (killed) is released. */
 export function thisProcess(): StepHolder {
@@ -48,7 +48,7 @@ export class StepLeaseHolder {
   private renewing = false;
 
   constructor(
-    private readonly cluster: StepCluster,
+    private readonly session: StepSession,
     private readonly ref: DaemonSetRef,
     private readonly holder: StepHolder,
     private readonly force: boolean,
@@ -68,12 +68,12 @@ export class StepLeaseHolder {
   private other(ds: DaemonSet): StepLease | undefined {
     const lease = stepLeaseOf(ds);
     if (!lease || sameHolder(lease, this.holder)) return undefined;
-    if (leaseExpiresAt(lease) <= this.cluster.now() || !this.holder.isAlive(lease)) return undefined;
+    if (leaseExpiresAt(lease) <= this.session.clock.now() || !this.holder.isAlive(lease)) return undefined;
     return lease;
   }
 
   private refusal(lease: StepLease): StepInProgressError {
-    const ago = Math.max(0, Math.round((this.cluster.now() - Date.parse(lease.renewTime)) / 1000));
+    const ago = Math.max(0, Math.round((this.session.clock.now() - Date.parse(lease.renewTime)) / 1000));
     return new StepInProgressError(
       `another step of ${describeRef(this.ref)} is in progress: ${lease.holderIdentity} (pid ${lease.pid}) holds the step lease since ${lease.acquireTime}, renewed ${ago}s ago (it lapses ${lease.leaseDurationSeconds}s after the last renewal); wait for it, or pass --force to take over`,
     );
@@ -88,7 +88,7 @@ export class StepLeaseHolder {
   /** Takes the lease in one patch (with the DaemonSet's resourceVersion), then keeps renewing it. */
   async acquire(): Promise<void> {
     if (this.held) return;
-    const now = this.cluster.now();
+    const now = this.session.clock.now();
     const lease: StepLease = {
       holderIdentity: this.holder.holderIdentity,
       host: this.holder.host,
@@ -98,7 +98,7 @@ export class StepLeaseHolder {
       leaseDurationSeconds: STEP_LEASE_SECONDS,
     };
     let taken: StepLease | undefined;
-    await this.cluster.patchDaemonSet(
+    await this.session.writer.patchDaemonSet(
       this.ref,
       (current) => {
         const other = this.other(current);
@@ -146,10 +146,10 @@ export class StepLeaseHolder {
       const due = this.held ? Date.parse(this.held.renewTime) + (this.held.leaseDurationSeconds * 1000) / 4 : Number.NEGATIVE_INFINITY;
       await this.clock.refresh(due);
       const held = this.held;
-      const now = this.cluster.now();
+      const now = this.session.clock.now();
       if (!held || now < due) return;
       const renewed: StepLease = {...held, renewTime: rfc3339(now)};
-      await this.cluster.patchDaemonSet(this.ref, (current) => {
+      await this.session.writer.patchDaemonSet(this.ref, (current) => {
         const lease = stepLeaseOf(current);
         if (!lease || !sameHolder(lease, held)) {
           this.lost = this.takenBy(lease);
@@ -177,7 +177,7 @@ export class StepLeaseHolder {
     const held = this.held;
     this.held = undefined;
     if (!held || this.lost) return;
-    await this.cluster
+    await this.session.writer
       .patchDaemonSet(
         this.ref,
         (current) => {

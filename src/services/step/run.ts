@@ -22,7 +22,7 @@ import {
 import {DsRolloutError, RolloutStuckError} from '../../errors.js';
 import {describeRef, rfc3339} from '../pause.js';
 import {StepLeaseHolder, thisProcess} from './lease.js';
-import type {ConfirmRequest, StepCluster, StepOptions, StepResult, WaveReport} from './types.js';
+import type {ConfirmRequest, StepOptions, StepResult, StepSession, WaveReport} from './types.js';
 import {problemError} from './words.js';
 
 /** Ctrl-C: the step stopped where it was safe to. */
@@ -50,7 +50,7 @@ export function stepsSoFar(ds: DaemonSet, templateHash: string): number {
 }
 
 export class StepRun {
-  readonly cluster: StepCluster;
+  readonly session: StepSession;
   readonly ref: DaemonSetRef;
   readonly emit: (event: StepEvent) => void;
   readonly tickMs: number;
@@ -67,14 +67,14 @@ export class StepRun {
   allWaves = false;
 
   constructor(readonly options: StepOptions) {
-    this.cluster = options.cluster;
+    this.session = options.session;
     this.ref = options.ref;
     this.emit = options.onEvent ?? (() => {});
     this.tickMs = options.tickMs ?? 250;
     this.askEveryWave = options.confirm !== undefined;
-    this.clock = new DeadlineClock({now: () => this.cluster.now(), refresh: () => this.cluster.refreshClock(this.ref)});
+    this.clock = options.deadlines ?? new DeadlineClock(this.session.clock);
     this.lease = new StepLeaseHolder(
-      this.cluster,
+      this.session,
       this.ref,
       options.holder ?? thisProcess(),
       options.force === true,
@@ -109,7 +109,7 @@ export class StepRun {
   plan(state: ClusterState, maxUnavailable: IntOrString | undefined = this.options.maxUnavailable): StepWave {
     if (this.started) this.checkDaemonSet(state.daemonSet);
     const planned = planStepWave(state, {
-      now: this.cluster.now(),
+      now: this.session.clock.now(),
       ...(maxUnavailable !== undefined ? {maxUnavailable} : {}),
       ...(this.options.nodes ? {nodes: this.options.nodes} : {}),
       ...(this.options.selector ? {selector: this.options.selector} : {}),
@@ -144,13 +144,13 @@ export class StepRun {
    */
   async recordProgress(number: number, total: number, hash: string): Promise<void> {
     await this.retryingWrite('record the step on the DaemonSet', () =>
-      this.cluster.patchDaemonSet(
+      this.session.writer.patchDaemonSet(
         this.ref,
         (current) => {
           this.checkDaemonSet(current);
           const state = pauseStateOf(current);
           const record = state.kind === 'paused' ? formatPausedStrategy({...state.strategy, steps: number}) : undefined;
-          return {type: 'merge', body: stepProgressBody({step: number, of: total, at: rfc3339(this.cluster.now()), hash}, record)};
+          return {type: 'merge', body: stepProgressBody({step: number, of: total, at: rfc3339(this.session.clock.now()), hash}, record)};
         },
         this.watchedBase(),
       ),
@@ -192,7 +192,7 @@ export class StepRun {
 
   /** A fresh read (the client tries it again after passing trouble, under the retry policy). */
   read(): Promise<ClusterState> {
-    return this.cluster.readState(this.ref);
+    return this.session.source.readState(this.ref);
   }
 
   /**
@@ -219,7 +219,7 @@ export class StepRun {
 
   /** The one follower of this run: started at the first wait, stopped with the run. */
   follow(): Follower {
-    this.follower ??= this.options.follower ?? new Follower((handlers) => this.cluster.watch(this.ref, {throttleMs: 50, ...handlers}));
+    this.follower ??= this.options.follower ?? new Follower((handlers) => this.session.live.watch(this.ref, {throttleMs: 50, ...handlers}));
     return this.follower;
   }
 

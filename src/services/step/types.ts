@@ -1,21 +1,13 @@
-// What a step takes and gives back: the options of the use case (services/step.ts), its result, and what it needs
-// from a cluster (built from a live connection by stepClusterOf).
+// What a step takes and gives back: the options of the use case (services/step.ts) and its result. It acts through
+// the command's live Session: its reads, writes, watches and the one clock every rule is judged on.
 import type {DaemonSetRef} from '../../cluster/cluster-source.js';
-import type {ClusterWriter, PodPreconditions} from '../../cluster/cluster-writer.js';
-import type {ClusterWatch, ClusterWatchOptions, Follower} from '../../cluster/live/index.js';
-import type {ClusterState, IntOrString, LabelSelector, NodeLanding, StepBudget, StepDeletion, StepEvent, StepLease, StepWave} from '../../core/index.js';
+import type {DeadlineClock} from '../../clock.js';
+import type {Follower} from '../../cluster/live/index.js';
+import type {LiveSession} from '../../session.js';
+import type {IntOrString, LabelSelector, NodeLanding, StepBudget, StepDeletion, StepEvent, StepLease, StepWave} from '../../core/index.js';
 
-/** What a step needs from a cluster; `stepClusterOf` builds it from a live connection. */
-export interface StepCluster {
-  readState(ref: DaemonSetRef): Promise<ClusterState>;
-  patchDaemonSet: ClusterWriter['patchDaemonSet'];
-  deletePod(namespace: string, name: string, preconditions: PodPreconditions): Promise<void>;
-  watch(ref: DaemonSetRef, options: ClusterWatchOptions): ClusterWatch;
-  /** The server's clock, epoch ms: minReadySeconds availability and the step lease are judged by it. */
-  now(): number;
-  /** A cheap request that brings `now()` up to date (the server's clock may run at another pace than ours). */
-  refreshClock(ref: DaemonSetRef): Promise<void>;
-}
+/** What a step uses of the command's live session: reads, writes with preconditions, watches, the server's clock. */
+export type StepSession = Pick<LiveSession, 'source' | 'writer' | 'live' | 'clock'>;
 
 export type Answer = 'yes' | 'no' | 'all';
 
@@ -29,7 +21,7 @@ export interface StepHolder {
 }
 
 export interface StepOptions {
-  readonly cluster: StepCluster;
+  readonly session: StepSession;
   readonly ref: DaemonSetRef;
   /** `--max-unavailable`: this budget instead of the recorded one. */
   readonly maxUnavailable?: IntOrString;
@@ -54,6 +46,8 @@ export interface StepOptions {
   readonly tickMs?: number;
   /** A follower of this DaemonSet's cluster to share (the gated rollout's); the caller stops it. */
   readonly follower?: Follower;
+  /** The caller's asks of the server's time, to share (the gated rollout's): one clock, not one per use case. */
+  readonly deadlines?: DeadlineClock;
 }
 
 export interface ConfirmRequest {

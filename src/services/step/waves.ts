@@ -105,7 +105,7 @@ async function deleteWave(run: StepRun, wave: StepWave, number: number): Promise
           const now = fresh.delete.find((d) => d.uid === target.uid && d.pod === target.pod);
           if (!now) return {why: whyKept(target, state, fresh)};
           try {
-            await run.cluster.deletePod(run.ref.namespace, now.pod, {
+            await run.session.writer.deletePod(run.ref.namespace, now.pod, {
               uid: now.uid ?? '',
               ...(now.resourceVersion ? {resourceVersion: now.resourceVersion} : {}),
             });
@@ -145,7 +145,7 @@ async function waitLanded(run: StepRun, nodes: readonly string[], number: number
   const outcome = await run.follow().until(
     (state) => {
       run.checkDaemonSet(state.daemonSet);
-      const landing = waveLanding(state, nodes, run.cluster.now());
+      const landing = waveLanding(state, nodes, run.session.clock.now());
       latest = landing;
       for (const node of landing.nodes) {
         // Just deleted: a watch that has not caught up yet still shows the old pod running; not news.
