@@ -2,7 +2,7 @@
 // the Job that runs the same command in the DaemonSet's namespace, with a ServiceAccount allowed exactly what the
 // rollout does; and the Kubernetes Events that tell the rollout's story on the DaemonSet (`kubectl describe ds`).
 // Pure: names, argument lists and objects as data; the service sends them.
-import {type GatedEvent, gatedRecordOf} from './gates.js';
+import {DRIVEN_GATED_PHASES, type GatedEvent, gatedRecordOf} from './gates.js';
 import {computeTemplateHash} from './revisions.js';
 import type {Revision} from './revision-number.js';
 import type {DaemonSet} from './types.js';
@@ -270,7 +270,7 @@ export function detachedRolloutEnd(ds: DaemonSet, template: string): DetachedRol
   if (computeTemplateHash(ds.spec.template) !== template) {
     return {kind: 'failed', message: `the template of ${ref} is no longer the one this Job rolls out${record ? ` (gated rollout ${record.phase})` : ''}`};
   }
-  if (record !== undefined && ['failed', 'aborting', 'aborted', 'abandoned', 'superseded'].includes(record.phase)) {
+  if (record !== undefined && !DRIVEN_GATED_PHASES.has(record.phase)) {
     return {kind: 'failed', message: `the gated rollout of ${ref} is ${record.phase}`};
   }
   return {kind: 'running'};

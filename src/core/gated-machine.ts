@@ -96,12 +96,6 @@ export function settledGatedRecord(ds: DaemonSet): GatedRecord | undefined {
   return effective.phase === found.record.phase ? undefined : effective;
 }
 
-/** The gated rollout under way on `ds` (its effective record), if any. */
-export function ongoingGatedRecord(ds: DaemonSet): GatedRecord | undefined {
-  const state = gatedViewOf(ds);
-  return state.kind === 'view' && state.view.underWay ? state.view.record : undefined;
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // The rollout's two revisions
 
@@ -124,12 +118,7 @@ export function templateLabelHashOf(state: ClusterState): string {
  */
 export function rolloutOriginOf(state: ClusterState): RolloutOrigin | undefined {
   const release = templateLabelHashOf(state);
-  const running = new Set<string>();
-  for (const pod of claimObjects(state.daemonSet, state.pods).owned) {
-    if (pod.metadata.deletionTimestamp || !pod.spec.nodeName) continue;
-    const hash = pod.metadata.labels?.[CONTROLLER_REVISION_HASH_LABEL];
-    if (hash !== undefined && hash !== release) running.add(hash);
-  }
+  const running = new Set([...nodesByRevisionHash(state).keys()].filter((hash) => hash !== release));
   // controlledRevisions is in revision order: the last one running is the newest.
   const origin = controlledRevisions(state.daemonSet, state.revisions)
     .filter((revision) => running.has(revisionHash(revision)))
@@ -137,6 +126,18 @@ export function rolloutOriginOf(state: ClusterState): RolloutOrigin | undefined 
   if (!origin) return undefined;
   const template = templateOfRevision(origin);
   return {revision: origin.revision, hash: revisionHash(origin), ...(template ? {template: computeTemplateHash(template)} : {})};
+}
+
+/** The nodes each revision runs on (sorted), by the controller's hash label on the DaemonSet's pods that are not terminating. */
+export function nodesByRevisionHash(state: ClusterState): Map<string, string[]> {
+  const nodes = new Map<string, Set<string>>();
+  for (const pod of claimObjects(state.daemonSet, state.pods).owned) {
+    const hash = pod.metadata.labels?.[CONTROLLER_REVISION_HASH_LABEL];
+    if (pod.metadata.deletionTimestamp || !pod.spec.nodeName || hash === undefined) continue;
+    if (!nodes.has(hash)) nodes.set(hash, new Set());
+    nodes.get(hash)!.add(pod.spec.nodeName);
+  }
+  return new Map([...nodes].map(([hash, names]) => [hash, [...names].sort()]));
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -79,6 +79,9 @@ export type GatedPhase =
 /** Phases after which nothing is left to do: a new gated rollout may start. */
 export const FINISHED_GATED_PHASES: ReadonlySet<GatedPhase> = new Set(['complete', 'aborted', 'abandoned', 'superseded']);
 
+/** Phases a driver moves forward (step, promote); the others end its run: finished, or failed and waiting for abort. */
+export const DRIVEN_GATED_PHASES: ReadonlySet<GatedPhase> = new Set(['rolling', 'baking', 'awaiting-approval']);
+
 /** The revision a gated rollout started from: abort brings every node back to it (by hash: undo renumbers it). */
 export interface RolloutOrigin {
   readonly revision: Revision;

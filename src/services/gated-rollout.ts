@@ -10,7 +10,6 @@ import {DeadlineClock} from '../clock.js';
 import type {DaemonSetRef} from '../cluster/cluster-source.js';
 import {Follower} from '../cluster/live/follower.js';
 import {
-  CONTROLLER_REVISION_HASH_LABEL,
   type ClusterState,
   type Revision,
   type DaemonSet,
@@ -24,8 +23,8 @@ import {
   type IntOrString,
   type AbortResult,
   type RolloutOrigin,
-  claimObjects,
   computeTemplateHash,
+  nodesByRevisionHash,
   templateOfRevision,
   describeGateFailure,
   formatGatedRecord,
@@ -594,13 +593,7 @@ class GatedRollout {
       const template = templateOfRevision(r);
       return template !== undefined && computeTemplateHash(template) === this.record.template;
     });
-    const hash = release ? revisionHash(release) : this.record.template;
-    const nodes = new Set<string>();
-    for (const pod of claimObjects(state.daemonSet, state.pods).owned) {
-      if (pod.metadata.deletionTimestamp || !pod.spec.nodeName) continue;
-      if (pod.metadata.labels?.[CONTROLLER_REVISION_HASH_LABEL] === hash) nodes.add(pod.spec.nodeName);
-    }
-    return [...nodes].sort();
+    return nodesByRevisionHash(state).get(release ? revisionHash(release) : this.record.template) ?? [];
   }
 
   /**

@@ -9,8 +9,8 @@ import {
   type IntOrString,
   effectiveGatedRecord,
   gatedRecordOf,
+  gatedViewOf,
   gatedRefusalReason,
-  ongoingGatedRecord,
 } from '../../src/core/index.js';
 import {clockFrom} from '../../src/clock.js';
 import type {DaemonSetRef} from '../../src/cluster/cluster-source.js';
@@ -203,7 +203,8 @@ export function recordOf(ds: DaemonSet): {readonly raw?: GatedRecord; readonly e
 export async function refusedByRecord(driver: Driver, ref: DaemonSetRef, ds: DaemonSet): Promise<string[]> {
   const refused: string[] = [];
   // A gated step continues an ongoing record instead of starting a new one.
-  if (ongoingGatedRecord(ds)) refused.push('gated step (continues the old record)');
+  const view = gatedViewOf(ds);
+  if (view.kind === 'view' && view.view.underWay) refused.push('gated step (continues the old record)');
   if (gatedRefusalReason(ds, ref, 'step') !== undefined) refused.push('step');
   if (gatedRefusalReason(ds, ref, 'undo') !== undefined) refused.push('undo');
   const resumed = await outcomeOf(() => resumeDaemonSet({writer: driver.live.writer}, {ref, dryRun: 'client'}));
