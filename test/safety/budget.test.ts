@@ -46,9 +46,13 @@ test('never more unavailable than maxUnavailable, counting unavailable, missing 
   expect(witness.max.count).toBeLessThanOrEqual(3);
   expect(witness.max.count).toBe(3); // the budget was used, not left idle
   expect(result).toMatchObject({outcome: 'done', oldLeft: 0});
-  // node-8's unready old pod went first (it uses no budget, as upstream); then the six available ones, one at a
-  // time: node-7 and node-8 hold two of the three units for the whole rollout (node-9 a third while it starts).
-  expect(ours).toEqual(['node-8', 'node-1', 'node-2', 'node-3', 'node-4', 'node-5', 'node-6']);
+  // node-8's unready old pod goes in the first wave (it uses no budget, as upstream); then the six available ones,
+  // one at a time: node-7 and node-8 hold two of the three units for the whole rollout (node-9 a third while it
+  // starts). On a busy machine node-9's pod may be available before the first wave, which then also takes node-1,
+  // and node-8's pod may turn unready only between that wave's plan and its deletions: either order in that wave.
+  expect(result.waves[0]!.deleted.map((d) => d.node)).toContain('node-8');
+  expect([...ours].sort()).toEqual(['node-1', 'node-2', 'node-3', 'node-4', 'node-5', 'node-6', 'node-8']);
+  expect(ours.slice(2)).toEqual(['node-2', 'node-3', 'node-4', 'node-5', 'node-6']);
   for (const wave of result.waves) expect(wave.deleted.filter((d) => d.available).length).toBeLessThanOrEqual(1);
   const images = sim.images();
   for (const node of ['node-1', 'node-2', 'node-3', 'node-4', 'node-5', 'node-6', 'node-9']) expect(images[node]).toEqual(['agent:v2']);

@@ -21,8 +21,18 @@ export interface LiveWriterOptions {
   readonly onConflict?: (attempt: number) => void | Promise<void>;
 }
 
+/** Own writes remembered per DaemonSet (a watch is rarely more than a write or two behind). */
+const REMEMBERED_WRITES = 8;
+
 export class LiveClusterWriter implements ClusterWriter {
   private readonly attempts: number;
+  /**
+   * Per DaemonSet: the object each of this writer's patches stored, by the resourceVersion it replaced. A base
+   * from a watch that has not shown this writer's own last write yet is that write's answer instead: the same
+   * object the precondition would find, without the 409 and the GET. (resourceVersions are only compared for
+   * equality, as the API asks.)
+   */
+  private readonly written = new Map<string, Map<string, DaemonSet>>();
 
   constructor(
     readonly client: KubeClient,
@@ -35,7 +45,9 @@ export class LiveClusterWriter implements ClusterWriter {
     const path = daemonSetsPath(ref.namespace, ref.name);
     for (let attempt = 1; ; attempt++) {
       const before =
-        attempt === 1 && options.base ? options.base : projectDaemonSet(await this.client.get(path, describe('get', 'daemonsets', ref.namespace, ref.name)));
+        attempt === 1 && options.base
+          ? this.newestOwn(ref, options.base)
+          : projectDaemonSet(await this.client.get(path, describe('get', 'daemonsets', ref.namespace, ref.name)));
       const patch = build(before);
       if (patch === undefined) return {applied: false, before, after: before, attempts: attempt};
       const request = describe('patch', 'daemonsets', ref.namespace, ref.name);
@@ -45,7 +57,9 @@ export class LiveClusterWriter implements ClusterWriter {
           contentType: CONTENT_TYPES[patch.type],
           query: {fieldManager: DS_ROLLOUT_FIELD_MANAGER, ...(options.dryRun ? {dryRun: 'All'} : {})},
         });
-        return {applied: true, before, after: projectDaemonSet(after), attempts: attempt};
+        const stored = projectDaemonSet(after);
+        if (!options.dryRun) this.remember(ref, before, stored);
+        return {applied: true, before, after: stored, attempts: attempt};
       } catch (error) {
         if (!isConflict(error)) throw error;
         if (attempt >= this.attempts) {
@@ -56,6 +70,26 @@ export class LiveClusterWriter implements ClusterWriter {
         await this.options.onConflict?.(attempt);
       }
     }
+  }
+
+  /** `base`, or the answer to this writer's own latest write that followed it. */
+  private newestOwn(ref: DaemonSetRef, base: DaemonSet): DaemonSet {
+    const successors = this.written.get(`${ref.namespace}/${ref.name}`);
+    let newest = base;
+    for (let hops = 0; successors && hops < REMEMBERED_WRITES; hops++) {
+      const next = successors.get(newest.metadata.resourceVersion ?? '');
+      if (!next) break;
+      newest = next;
+    }
+    return newest;
+  }
+
+  private remember(ref: DaemonSetRef, before: DaemonSet, after: DaemonSet): void {
+    const key = `${ref.namespace}/${ref.name}`;
+    const successors = this.written.get(key) ?? new Map<string, DaemonSet>();
+    successors.set(before.metadata.resourceVersion ?? '', after);
+    if (successors.size > REMEMBERED_WRITES) successors.delete(successors.keys().next().value!);
+    this.written.set(key, successors);
   }
 
   /**
