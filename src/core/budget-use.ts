@@ -5,6 +5,7 @@ import {isNodeReady, isStuckTerminating, podProblem, podProblemAt} from './avail
 import type {DaemonPod, NodeSlot} from './daemon-pods.js';
 import {countsAgainstBudget, type NodeUpdateClass, tallyEntryFor} from './rolling-update.js';
 import type {Node} from './types.js';
+import {formatList} from './words.js';
 
 /** A node the rolling update counts against its budget, and whether it can be expected to clear by itself. */
 export interface BudgetUse {
@@ -100,4 +101,85 @@ function newPodUse(pod: DaemonPod, nodeReady: boolean, notReady: string, now: nu
     reason: `new pod ${pod.name} is not ${pod.ready ? 'available' : 'ready'}${problem ? ` (${problem})` : ''}${notReady}`,
     settling: !problem && nodeReady,
   };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Holds: budget used by nodes that do not clear by themselves, and what would move the rollout on.
+
+/**
+ * The nodes that hold maxUnavailable and will not give it back by themselves. A node that is not Ready holds it
+ * until it is Ready again: nothing on it changes, and a pod deleted there stays terminating until its kubelet
+ * confirms the deletion (the controller counts such a node against the budget the whole time).
+ */
+export interface BudgetHold {
+  /** maxUnavailable, scaled. */
+  readonly limit: number;
+  /** Nodes that are not Ready: held until each is Ready again. */
+  readonly untilReady: readonly string[];
+  /** Other nodes whose pods do not become available by themselves (a crashing pod, a stuck deletion). */
+  readonly other: readonly string[];
+}
+
+/** A node's hold ends only when the node is Ready again: it exists and is not Ready. */
+export function holdsUntilReady(node: Node | undefined): boolean {
+  return node !== undefined && !isNodeReady(node);
+}
+
+/** The hold of these budget users: the ones that do not clear by themselves, split by what ends it. */
+export function budgetHold(uses: readonly BudgetUse[], nodeOf: (name: string) => Node | undefined, limit: number): BudgetHold {
+  const untilReady: string[] = [];
+  const other: string[] = [];
+  for (const use of uses) {
+    if (use.settling) continue;
+    (holdsUntilReady(nodeOf(use.node)) ? untilReady : other).push(use.node);
+  }
+  return {limit, untilReady, other};
+}
+
+/** How many units the hold takes. */
+export function heldUnits(hold: BudgetHold): number {
+  return hold.untilReady.length + hold.other.length;
+}
+
+/** The hold takes the whole budget: no available old pod can go until it ends. */
+export function holdBlocks(hold: BudgetHold): boolean {
+  return heldUnits(hold) > 0 && heldUnits(hold) >= hold.limit;
+}
+
+const NAMED_HOLDERS = 3;
+
+/** `worker-13 holds 1 of maxUnavailable 1 until it is Ready again`: who holds the budget, and until when. */
+export function holdWords(hold: BudgetHold): string {
+  const parts: string[] = [];
+  if (hold.untilReady.length > 0) {
+    const n = hold.untilReady.length;
+    parts.push(
+      `${formatList(hold.untilReady, NAMED_HOLDERS)} ${n === 1 ? 'holds' : 'hold'} ${n} of maxUnavailable ${hold.limit} until ${n === 1 ? 'it is' : 'they are'} Ready again (a pod deleted there stays terminating until its kubelet confirms it)`,
+    );
+  }
+  if (hold.other.length > 0) {
+    const n = hold.other.length;
+    parts.push(
+      `${formatList(hold.other, NAMED_HOLDERS)} ${n === 1 ? 'holds' : 'hold'} ${n} of maxUnavailable ${hold.limit} until ${n === 1 ? 'its pod becomes' : 'their pods become'} available`,
+    );
+  }
+  return parts.join('; ');
+}
+
+/**
+ * What would move a held rollout on, in one line with the numbers: the smallest maxUnavailable that lets one old
+ * pod go (`used`: every unit in use, settling or not), or waiting for the nodes (or fixing their pods). `step`: said to a step (--max-unavailable); `controller`:
+ * said of the DaemonSet's own strategy. Leaving the nodes out with --selector or --nodes does not help: a scoped
+ * step still counts every node of the DaemonSet, as the controller does.
+ */
+export function budgetWayForward(hold: BudgetHold, via: 'step' | 'controller', used = heldUnits(hold)): string {
+  const needed = Math.max(used, heldUnits(hold)) + 1;
+  const ways = [
+    via === 'step'
+      ? `step with --max-unavailable ${needed}`
+      : `maxUnavailable ${needed} (in the DaemonSet, or pause and step with --max-unavailable ${needed})`,
+  ];
+  if (hold.untilReady.length > 0) ways.push(`wait for ${formatList(hold.untilReady, NAMED_HOLDERS)} to be Ready again`);
+  if (hold.other.length > 0) ways.push(`fix the ${hold.other.length === 1 ? 'pod' : 'pods'} on ${formatList(hold.other, NAMED_HOLDERS)}`);
+  return `to go on: ${ways.slice(0, -1).join(', ')}${ways.length > 1 ? ', or ' : ''}${ways.at(-1)!}`;
 }

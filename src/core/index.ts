@@ -117,7 +117,18 @@ export {
   waveLanding,
 } from './step-wave.js';
 export {type UpdateWarning, type UpdateWarningKind, updateWarnings} from './update-warnings.js';
-export {type BudgetCount, type BudgetInUse, type BudgetUse, budgetInUse} from './budget-use.js';
+export {
+  type BudgetCount,
+  type BudgetHold,
+  type BudgetInUse,
+  type BudgetUse,
+  budgetHold,
+  budgetInUse,
+  budgetWayForward,
+  heldUnits,
+  holdBlocks,
+  holdWords,
+} from './budget-use.js';
 export {type BackoffEntry} from './manage.js';
 export {MinHeap} from './min-heap.js';
 export {type ControllerMinor, dumpKubeVersion, formatMinor, modelledMinor, NEWEST_MODELLED_MINOR, OLDEST_MODELLED_MINOR, parseMinor} from './versions.js';

@@ -4,7 +4,8 @@
 // by the node's other pod); pods that are not ready now stay not ready; no node is in failed-pod backoff.
 import {isNodeReady, isPodStarting, isStuckTerminating, podProblemAt} from './availability.js';
 import {formatTaint} from './eligibility.js';
-import {budgetInUse} from './budget-use.js';
+import {budgetInUse, budgetWayForward, type BudgetHold, holdBlocks, holdsUntilReady, holdWords} from './budget-use.js';
+import {planStepWave} from './step-wave.js';
 import {byName, type DaemonPod, isDaemonPodAvailable, runsOldPod} from './daemon-pods.js';
 import {CONTROLLER_REVISION_HASH_LABEL} from './pod-template.js';
 import type {ReconcileEngine} from './engine.js';
@@ -15,7 +16,7 @@ import {classifyNodeForUpdate, countsAgainstBudget} from './rolling-update.js';
 import {MinHeap} from './min-heap.js';
 import {currentRevisionOf} from './revisions.js';
 import {computeDaemonSetStatus} from './status.js';
-import {formatCount, plural} from './words.js';
+import {formatCount, formatList, plural} from './words.js';
 import {type ControllerMinor, formatMinor, modelledMinor, NEWEST_MODELLED_MINOR, OLDEST_MODELLED_MINOR} from './versions.js';
 import type {DurationEstimate, PodTimings} from './timing.js';
 import {engineFor, prepareReconcile, type ReconcileInput, syncGate} from './sync.js';
@@ -104,7 +105,10 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
     const step = engine.sync(t);
     // The contract lists a sync's actions by node name, whatever order the controller issues them in.
     const create = [...step.manage.create, ...step.rollingUpdate.create].sort((a, b) => byName(a.node, b.node));
-    const del = [...step.manage.delete, ...step.rollingUpdate.delete].sort((a, b) => byName(a.node, b.node));
+    // A deletion on a node that is not Ready is said to stay terminating (see below).
+    const del = [...step.manage.delete, ...step.rollingUpdate.delete]
+      .sort((a, b) => byName(a.node, b.node))
+      .map((d) => (unconfirmed.has(d.pod) ? {...d, staysTerminating: true} : d));
     if (!nextSync) {
       nextSync = {create, delete: del};
       splitBySync = step.manage.create.length + step.manage.delete.length > 0 && step.rollingUpdate.create.length + step.rollingUpdate.delete.length > 0;
@@ -212,7 +216,7 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
       ? [{kind: 'being-deleted', message: `the DaemonSet is being deleted (since ${ds.metadata.deletionTimestamp}): the controller does nothing more for it`}]
       : gate?.skipped === 'selects-all'
         ? [{kind: 'selects-all', message: 'the selector is empty: the controller records a SelectingAll warning event and does nothing for it'}]
-        : found.blockers;
+        : [...found.blockers, ...pausedStepHold(state, now, paused !== undefined && gated === undefined)];
   const unpaused = unpausedWarning(ds);
   const warnings = [...unmodelledVersion(askedMinor), ...(unpaused ? [unpaused] : []), ...notAdmissible(ds), ...found.warnings];
   const firstMessageByNode = (findings: readonly Blocker[]) => {
@@ -304,6 +308,43 @@ export function planRollout(state: ClusterState, options: PlanOptions): RolloutP
       : {}),
     ...(gated ? {gated} : {}),
   };
+}
+
+/**
+ * Paused by ds-rollout, the waves are the steps': when the budget is held by nodes that do not clear by themselves
+ * (above all NotReady ones, where a deleted pod stays terminating), what the next step runs into, said before it
+ * happens, with the way on. The step decides by the same rule (planStepWave).
+ */
+function pausedStepHold(state: ClusterState, now: number, paused: boolean): Blocker[] {
+  if (!paused) return [];
+  const planned = planStepWave(state, {now});
+  if (!planned.ok) return [];
+  const {wave} = planned;
+  const nodesOf = (hold: BudgetHold) => [...hold.untilReady, ...hold.other];
+  if (wave.holdAfter) {
+    const stays = wave.delete.filter((d) => d.staysTerminating).map((d) => `${d.pod} on ${d.node}`);
+    const first =
+      stays.length > 0
+        ? `the next step deletes ${formatList(stays, 3)}, ${stays.length === 1 ? 'which stays' : 'which stay'} terminating; after it`
+        : 'after the next step';
+    return [
+      {
+        kind: 'budget-exhausted',
+        message: `${first} no step can start: ${holdWords(wave.holdAfter)}; ${budgetWayForward(wave.holdAfter, 'step')}`,
+        nodes: nodesOf(wave.holdAfter),
+      },
+    ];
+  }
+  if (wave.delete.length === 0 && !wave.done && !wave.unavailable.some((use) => use.settling) && holdBlocks(wave.hold) && wave.hold.untilReady.length > 0) {
+    return [
+      {
+        kind: 'budget-exhausted',
+        message: `no step can start: ${holdWords(wave.hold)}; ${budgetWayForward(wave.hold, 'step', wave.unavailable.length)}`,
+        nodes: nodesOf(wave.hold),
+      },
+    ];
+  }
+  return [];
 }
 
 /** The plan's objects are built field by field before they are handed out read-only. */
@@ -502,9 +543,19 @@ function findBlockers(
       if (countsAgainstBudget(classifyNodeForUpdate(slot.pods, end), input.surge)) held.push(index);
     });
     const budget = input.surge ? `maxSurge budget (${input.budgets.maxSurge})` : `maxUnavailable budget (${input.budgets.maxUnavailable})`;
+    const waits = `${plural(decision.waiting, 'old pod')} wait${decision.waiting === 1 ? 's' : ''}`;
+    const hold: BudgetHold = {
+      limit: input.budgets.maxUnavailable,
+      untilReady: held.filter((index) => holdsUntilReady(input.slots[index]!.node)).map((index) => engine.slots[index]!.name),
+      other: held.filter((index) => !holdsUntilReady(input.slots[index]!.node)).map((index) => engine.slots[index]!.name),
+    };
     blockers.push({
       kind: 'budget-exhausted',
-      message: `${plural(held.length, 'node')} that never become${held.length === 1 ? 's' : ''} available use${held.length === 1 ? 's' : ''} the whole ${budget}: ${plural(decision.waiting, 'old pod')} wait${decision.waiting === 1 ? 's' : ''}`,
+      // Held by NotReady nodes (or with them): who holds it until when, and what would move the rollout on.
+      message:
+        input.surge || hold.untilReady.length === 0
+          ? `${plural(held.length, 'node')} that never become${held.length === 1 ? 's' : ''} available use${held.length === 1 ? 's' : ''} the whole ${budget}: ${waits}`
+          : `${holdWords(hold)}, the whole budget: ${waits}; ${budgetWayForward(hold, 'controller')}`,
       nodes: names(held),
     });
   }

@@ -3,8 +3,8 @@
 // state as the paused controller leaves it after its own manage pass. Also: how the nodes of a wave stand while
 // their replacements start (waveLanding), and the template identity a step must not see change under it.
 import {allowsSurge, rolloutBudgets, validateRollingUpdate} from './budgets.js';
-import {type BudgetUse, explainBudgetUse} from './budget-use.js';
-import {type NodeSlot, isDaemonPodAvailable} from './daemon-pods.js';
+import {type BudgetHold, type BudgetUse, budgetHold, explainBudgetUse, holdBlocks, holdsUntilReady} from './budget-use.js';
+import {byName, type NodeSlot, isDaemonPodAvailable} from './daemon-pods.js';
 import {type PausedStrategy, pauseStateOf, withStrategy} from './pause.js';
 import {podProblem} from './availability.js';
 import {templateGeneration} from './pod-template.js';
@@ -40,6 +40,8 @@ export interface StepDeletion extends PodDeletion {
   readonly available: boolean;
   /** False when the node no longer takes the daemon: nothing replaces the pod there. */
   readonly replaced: boolean;
+  /** Always said in a step (PodDeletion's staysTerminating). */
+  readonly staysTerminating: boolean;
 }
 
 /** What a step must not see change: the template, by generation and by content. */
@@ -52,6 +54,13 @@ export interface StepWave {
   readonly budget: StepBudget;
   /** Nodes counted as unavailable now, by name. */
   readonly unavailable: readonly BudgetUse[];
+  /** Of those, the ones that do not clear by themselves (nodes that are not Ready, pods that do not come up). */
+  readonly hold: BudgetHold;
+  /**
+   * Predicted: the hold once this wave's deletions are done, when it takes the whole budget while available old
+   * pods in scope still wait, so that no later wave can start until it ends (absent otherwise).
+   */
+  readonly holdAfter?: BudgetHold;
   /** The old pods to delete, by node name: the unavailable ones, then as many available ones as the budget leaves. */
   readonly delete: readonly StepDeletion[];
   /** Nodes in scope whose available old pod waits for a later wave. */
@@ -173,15 +182,22 @@ export function planStepWave(state: ClusterState, options: StepWaveOptions): Ste
       ...(meta.resourceVersion ? {resourceVersion: meta.resourceVersion} : {}),
       available: isDaemonPodAvailable(d.pod, options.now),
       replaced: entry.shouldRun,
+      staysTerminating: holdsUntilReady(nodesByName.get(engine.slots[d.index]!.name)),
     };
   });
   deletions.sort((a, b) => (a.node < b.node ? -1 : a.node > b.node ? 1 : 0));
+
+  const nodeOf = (name: string) => nodesByName.get(name);
+  const hold = budgetHold(unavailable, nodeOf, scaled.budgets.maxUnavailable);
+  const holdAfter = predictHold(hold, deletions, waiting.length);
 
   return {
     ok: true,
     wave: {
       budget: {maxUnavailable: scaled.budgets.maxUnavailable, written: choice.written, source: choice.source, desired: engine.desired},
       unavailable,
+      hold,
+      ...(holdAfter ? {holdAfter} : {}),
       delete: deletions,
       waiting,
       oldLeft,
@@ -191,6 +207,20 @@ export function planStepWave(state: ClusterState, options: StepWaveOptions): Ste
       template: templateKeyOf(ds),
     },
   };
+}
+
+/**
+ * The hold after a wave, when it stops every later one and NotReady nodes take part in it: the nodes that hold now keep holding (a pod deleted on a
+ * NotReady node stays terminating), except a Ready node whose unavailable old pod the wave replaces; a node the
+ * wave deletes a pod on while it is not Ready joins them.
+ */
+function predictHold(hold: BudgetHold, deletions: readonly StepDeletion[], waiting: number): BudgetHold | undefined {
+  if (deletions.length === 0 || waiting === 0) return undefined;
+  const replaced = new Set(deletions.filter((d) => !d.staysTerminating).map((d) => d.node));
+  const untilReady = [...new Set([...hold.untilReady, ...deletions.filter((d) => d.staysTerminating).map((d) => d.node)])].sort(byName);
+  const after: BudgetHold = {limit: hold.limit, untilReady, other: hold.other.filter((node) => !replaced.has(node))};
+  // Said where NotReady nodes hold it: their hold is the one a plan of the controller's rule does not show by itself.
+  return holdBlocks(after) && after.untilReady.length > 0 ? after : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

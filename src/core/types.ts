@@ -280,6 +280,11 @@ export interface PodDeletion {
   /** Preconditions for the DELETE call, so a pod that changed meanwhile is never deleted blindly. */
   readonly uid?: string;
   readonly resourceVersion?: string;
+  /**
+   * The node is not Ready: the pod stays terminating until it is Ready again (only its kubelet confirms the
+   * deletion), and the node counts against maxUnavailable until then. In a plan, present only when true.
+   */
+  readonly staysTerminating?: boolean;
 }
 
 export interface SyncActions {

@@ -193,7 +193,10 @@ function terminatingPods(plan: RolloutPlan): Set<string> {
 }
 
 function deletionReason(action: PodDeletion, terminating: ReadonlySet<string>): string {
-  return terminating.has(action.pod) ? `${action.reason}; already terminating: deleted again, frees nothing` : action.reason;
+  if (terminating.has(action.pod)) return `${action.reason}; already terminating: deleted again, frees nothing`;
+  // The pod stays, terminating, and the node keeps its unit of maxUnavailable: later waves are planned so.
+  if (action.staysTerminating) return `${action.reason}; node not Ready: stays terminating until the node is Ready again, holding its unit of the budget`;
+  return action.reason;
 }
 
 function deletionText(action: PodDeletion, terminating: ReadonlySet<string>): string {
@@ -251,19 +254,22 @@ function waveSection(plan: RolloutPlan, c: Palette): string[] {
   }
   const last = waves[waves.length - 1]!;
   const head = plan.converges
-    ? `${title} ${plural(waves.length, 'sync')} until the rollout is complete, the last at +${formatDuration(last.at)}`
+    ? `${title} ${plural(waves.length, 'sync')} until the rollout is complete; the last wave starts at +${formatDuration(last.at)}`
     : `${title} ${plural(waves.length, 'sync')}, then the rollout stops short of complete${plan.blockers.length > 0 ? ' (see Blockers)' : ''}`;
   const listed = waves.length > WAVE_LIST_LIMIT ? waves.slice(0, WAVES_HEAD) : waves;
   const terminating = terminatingPods(plan);
   const rows = listed.map((wave, index) => [String(index + 1), `+${formatDuration(wave.at)}`, waveText(wave, terminating)]);
   const lines = [head, ...(plan.timing ? [`  ${etaText(plan.timing)}`] : []), ...renderTable(rows, {indent: '  ', alignRight: [0]})];
   if (listed.length < waves.length) {
-    lines.push(`  ... ${plural(waves.length - listed.length, 'more wave')}, last at +${formatDuration(last.at)}`);
+    lines.push(`  ... ${plural(waves.length - listed.length, 'more wave')}, the last starts at +${formatDuration(last.at)}`);
   }
   return lines;
 }
 
-/** "ETA 4m10s, from 12 observed pod starts (median 2.1s); deletions assumed 1s (none seen to finish)": what the times rest on. */
+/**
+ * "complete in about 4m10s (ETA), from 12 observed pod starts (median 2.1s); deletions assumed 1s (none seen to
+ * finish)": when the rollout is expected to be complete (its last pods available), and what the times rest on.
+ */
 export function etaText(timing: PlanTiming): string {
   const start = timing.podStart;
   const startText =
@@ -277,7 +283,7 @@ export function etaText(timing: PlanTiming): string {
     deletion.basis === 'observed'
       ? `deletions ${formatMeasuredDuration(deletion.seconds)} (median of ${plural(deletion.observations, 'deletion')} seen to finish)`
       : `deletions assumed ${formatMeasuredDuration(deletion.seconds)} (none seen to finish)`;
-  return `${timing.etaSeconds !== undefined ? `ETA ${formatDuration(timing.etaSeconds)}, ` : ''}${startText}; ${deletionText}`;
+  return `${timing.etaSeconds !== undefined ? `complete in about ${formatDuration(timing.etaSeconds)} (ETA), ` : ''}${startText}; ${deletionText}`;
 }
 
 // ----------------------------------------------------------------------------------------------------------------

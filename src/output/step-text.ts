@@ -1,5 +1,7 @@
 // What pause, resume and step print for people (and step's JSON): pure strings from results and step events.
 import {
+  budgetWayForward,
+  holdWords,
   type IntOrString,
   landingWords,
   type NodeLanding,
@@ -109,7 +111,11 @@ export function renderStepEvent(event: StepEvent, ref: Ref, color: boolean): str
       const width = Math.max(...wave.delete.map((d) => d.node.length));
       const rows = wave.delete.map((d) => {
         const notes = [
-          d.available ? '' : 'not available: uses no budget',
+          d.staysTerminating
+            ? c.yellow('node not Ready: the pod stays terminating until the node is Ready again, and the node holds its unit of the budget until then')
+            : d.available
+              ? ''
+              : 'not available: uses no budget',
           d.replaced ? '' : c.yellow('the node no longer takes the daemon: nothing replaces it'),
         ].filter(Boolean);
         return `  ${d.node.padEnd(width)}  ${d.pod}${notes.length > 0 ? `  (${notes.join('; ')})` : ''}`;
@@ -117,10 +123,24 @@ export function renderStepEvent(event: StepEvent, ref: Ref, color: boolean): str
       const lines = [head, ...rows];
       if (wave.unavailable.length > 0) lines.push('  Unavailable now (counted against the budget):', ...unavailableLines(wave, c));
       if (wave.waiting.length > 0) lines.push(`  Left for later waves: ${formatList(wave.waiting, NAMED)}`);
+      if (wave.holdAfter) {
+        lines.push(
+          c.yellow(`  After this wave no other can start: ${holdWords(wave.holdAfter)}.`),
+          `  ${capitalised(budgetWayForward(wave.holdAfter, 'step'))}.`,
+        );
+      }
       return lines.join('\n');
     }
     case 'waiting-for-budget': {
       const {wave} = event;
+      // Nothing that holds the budget clears by itself (only a dry run gets here then): say so, and the way on.
+      if (!wave.unavailable.some((use) => use.settling)) {
+        return [
+          `No old pod can go: maxUnavailable ${wave.budget.maxUnavailable} is in use by ${plural(wave.unavailable.length, 'node')} that ${wave.unavailable.length === 1 ? 'does' : 'do'} not clear by ${wave.unavailable.length === 1 ? 'itself' : 'themselves'}:`,
+          ...unavailableLines(wave, c),
+          `  ${capitalised(budgetWayForward(wave.hold, 'step', wave.unavailable.length))}.`,
+        ].join('\n');
+      }
       return [
         `No old pod can go yet: maxUnavailable ${wave.budget.maxUnavailable} is in use by ${plural(wave.unavailable.length, 'node')}; waiting for them to become available:`,
         ...unavailableLines(wave, c),
@@ -159,6 +179,10 @@ export function renderStepEvent(event: StepEvent, ref: Ref, color: boolean): str
     case 'pruning':
       return `  the controller removes the surge pods it started meanwhile on ${formatList(event.nodes, NAMED)}`;
   }
+}
+
+function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /** The core's words, coloured by how the landing goes. */

@@ -47,7 +47,7 @@ export function renderUndoPreview(view: UndoView, options: {color: boolean; widt
         ? `RollingUpdate, maxUnavailable ${plan.strategy.maxUnavailable}, maxSurge ${plan.strategy.maxSurge}`
         : plan.strategy.type;
     const last = plan.waves[plan.waves.length - 1];
-    const timing = last ? `, ${plural(plan.waves.length, 'sync')}, the last at +${formatDuration(last.at)}` : '';
+    const timing = last ? `, ${plural(plan.waves.length, 'sync')}, the last starting at +${formatDuration(last.at)}` : '';
     lines.push(
       view.restartNodes.length === 0
         ? `Restarts: none (${how})`

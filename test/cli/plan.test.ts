@@ -82,10 +82,10 @@ describe('kubectl ds-plan output', () => {
   test('the ETA says what it rests on: observed pod starts, or --pod-start', async () => {
     const observed = await runCli(example);
     expectSuccess(observed);
-    expect(observed.stdout).toContain('  ETA 1m46s, from 9 observed pod starts (median 22s); deletions assumed 1s (none seen to finish)');
+    expect(observed.stdout).toContain('  complete in about 1m46s (ETA), from 9 observed pod starts (median 22s); deletions assumed 1s (none seen to finish)');
     const [text, json] = await Promise.all([runCli([...example, '--pod-start', '4s']), runCli([...example, '--pod-start', '4s', '-o', 'json'])]);
     expectSuccess(text);
-    expect(text.stdout).toContain('  ETA 1m10s, from 4s per pod start (--pod-start); deletions assumed 1s (none seen to finish)');
+    expect(text.stdout).toContain('  complete in about 1m10s (ETA), from 4s per pod start (--pod-start); deletions assumed 1s (none seen to finish)');
     const plan = JSON.parse(json.stdout) as {timing: unknown; waves: {at: number}[]};
     expect(plan.timing).toEqual({
       etaSeconds: 70,

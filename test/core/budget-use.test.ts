@@ -1,7 +1,7 @@
 // Who uses the rolling update's budget: one rule in core (budget-use.ts), counted as the controller's tally counts
 // it, read by ds-plan, status, the dashboard and step. Each row is one node shape of docs/design/reconcile.md §8.3 / §8.4.
 import {describe, expect, test} from 'vitest';
-import {planRollout, syncDaemonSet} from '../../src/core/index.js';
+import {budgetHold, budgetWayForward, holdBlocks, holdWords, planRollout, syncDaemonSet} from '../../src/core/index.js';
 import type {ClusterState, DaemonSet, Node, Pod} from '../../src/core/types.js';
 import {NOW, newDaemonSet, newNode, newPod, newRevision, withTaints} from '../helpers/builders.js';
 
@@ -107,5 +107,35 @@ describe('budget in use, counted as the rolling update counts it', () => {
     // 3 unavailable new + 3 unavailable old pods; the old ones go at once and use nothing more.
     expect(plan.budget?.maxUnavailable.used).toBe(6);
     expect(plan.budget?.maxUnavailable.nodes.map((use) => use.node)).toEqual(['n-01', 'n-02', 'n-05', 'n-06', 'n-09', 'n-10']);
+  });
+});
+
+describe('a hold: budget used by nodes that do not clear by themselves, and the one line that moves the rollout on', () => {
+  const ready = (name: string) => newNode(name);
+  const nodes: Record<string, Node> = {a: notReady(newNode('a')), b: ready('b')};
+  const nodeOf = (name: string) => nodes[name];
+  const uses = [
+    {node: 'a', reason: 'pod x is stuck terminating (node not Ready)', settling: false},
+    {node: 'b', reason: 'new pod y is not ready (CrashLoopBackOff)', settling: false},
+    {node: 'c', reason: 'new pod z is ready, available in 3s (minReadySeconds)', settling: true},
+  ];
+
+  test('NotReady nodes hold until Ready again, others until their pods come up; settling ones do not hold', () => {
+    const hold = budgetHold(uses, nodeOf, 2);
+    expect(hold).toEqual({limit: 2, untilReady: ['a'], other: ['b']});
+    expect(holdBlocks(hold)).toBe(true);
+    expect(holdBlocks({...hold, limit: 3})).toBe(false);
+    expect(holdWords(hold)).toBe(
+      'a holds 1 of maxUnavailable 2 until it is Ready again (a pod deleted there stays terminating until its kubelet confirms it); b holds 1 of maxUnavailable 2 until its pod becomes available',
+    );
+  });
+
+  test('the way on: the smallest budget that lets one old pod go, counting every unit in use; waiting; fixing', () => {
+    const hold = budgetHold(uses, nodeOf, 2);
+    expect(budgetWayForward(hold, 'step')).toBe('to go on: step with --max-unavailable 3, wait for a to be Ready again, or fix the pod on b');
+    expect(budgetWayForward(hold, 'step', 3)).toBe('to go on: step with --max-unavailable 4, wait for a to be Ready again, or fix the pod on b');
+    expect(budgetWayForward({limit: 1, untilReady: ['a'], other: []}, 'controller')).toBe(
+      'to go on: maxUnavailable 2 (in the DaemonSet, or pause and step with --max-unavailable 2), or wait for a to be Ready again',
+    );
   });
 });

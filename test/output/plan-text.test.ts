@@ -27,7 +27,7 @@ describe('renderPlanText', () => {
         'Next sync: 1 to delete',
         '  delete fluentd-m4n5b on node-d (outdated)',
         '',
-        'Waves: 3 syncs until the rollout is complete, the last at +0s',
+        'Waves: 3 syncs until the rollout is complete; the last wave starts at +0s',
         '  1  +0s  delete fluentd-m4n5b on node-d (outdated)',
         '  2  +0s  delete fluentd-q9zrt on node-b (outdated); create a pod on node-d',
         '  3  +0s  create a pod on node-b',
@@ -204,8 +204,8 @@ describe('renderPlanText', () => {
     test('with hundreds of waves, the first ten and a summary', () => {
       const waves: Wave[] = Array.from({length: 10_000}, (_, i) => wave(i * 0.8, [`node-${i}`], []));
       const text = plain(samplePlan({waves}));
-      expect(text).toContain('Waves: 10,000 syncs until the rollout is complete, the last at +2h13m\n');
-      expect(text).toContain('  10  +7s  create a pod on node-9\n  ... 9,990 more waves, last at +2h13m\n');
+      expect(text).toContain('Waves: 10,000 syncs until the rollout is complete; the last wave starts at +2h13m\n');
+      expect(text).toContain('  10  +7s  create a pod on node-9\n  ... 9,990 more waves, the last starts at +2h13m\n');
       expect(text).not.toContain('node-10\n');
     });
 

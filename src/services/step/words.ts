@@ -1,6 +1,7 @@
 // What a step says when it cannot go on: each error one line, naming the DaemonSet, what was done, what to do.
 import type {DaemonSetRef} from '../../cluster/cluster-source.js';
 import {
+  budgetWayForward,
   type ClusterState,
   landingWords,
   type NodeLanding,
@@ -56,7 +57,7 @@ export function stuckError(ref: DaemonSetRef, wave: StepWave, waitedMs?: number)
   const users = wave.unavailable.map((use) => `${use.node} (${use.reason})`).join('; ');
   const waited = waitedMs !== undefined ? ` after waiting ${formatMs(waitedMs)}` : '';
   return new RolloutStuckError(
-    `no wave can start${waited}: maxUnavailable ${wave.budget.maxUnavailable} of ${describeRef(ref)} is in use by ${wave.unavailable.length} unavailable ${wave.unavailable.length === 1 ? 'node' : 'nodes'}: ${users}; fix them, or step with a larger --max-unavailable`,
+    `no wave can start${waited}: maxUnavailable ${wave.budget.maxUnavailable} of ${describeRef(ref)} is in use by ${wave.unavailable.length} unavailable ${wave.unavailable.length === 1 ? 'node' : 'nodes'}: ${users}; ${budgetWayForward(wave.hold, 'step', wave.unavailable.length)}`,
   );
 }
 
