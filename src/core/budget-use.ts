@@ -172,12 +172,12 @@ export function holdWords(hold: BudgetHold): string {
  * said of the DaemonSet's own strategy. Leaving the nodes out with --selector or --nodes does not help: a scoped
  * step still counts every node of the DaemonSet, as the controller does.
  */
-export function budgetWayForward(hold: BudgetHold, via: 'step' | 'controller', used = heldUnits(hold)): string {
+export function budgetWayForward(hold: BudgetHold, via: 'step' | 'abort' | 'controller', used = heldUnits(hold)): string {
   const needed = Math.max(used, heldUnits(hold)) + 1;
   const ways = [
-    via === 'step'
-      ? `step with --max-unavailable ${needed}`
-      : `maxUnavailable ${needed} (in the DaemonSet, or pause and step with --max-unavailable ${needed})`,
+    via === 'controller'
+      ? `maxUnavailable ${needed} (in the DaemonSet, or pause and step with --max-unavailable ${needed})`
+      : `${via} with --max-unavailable ${needed}`,
   ];
   if (hold.untilReady.length > 0) ways.push(`wait for ${formatList(hold.untilReady, NAMED_HOLDERS)} to be Ready again`);
   if (hold.other.length > 0) ways.push(`fix the ${hold.other.length === 1 ? 'pod' : 'pods'} on ${formatList(hold.other, NAMED_HOLDERS)}`);

@@ -51,7 +51,7 @@ import {controlledRevisions, revisionHash} from './history.js';
 import {describeRef} from './pause.js';
 import {asStoredUpdate} from './plan.js';
 import {InterruptedError, type StepSession, stepDaemonSet} from './step.js';
-import {problemError} from './step/words.js';
+import {problemError, stuckError} from './step/words.js';
 import {applyUndo, previewUndo} from './undo.js';
 
 /** Rounds of stepping back an abort takes before it stops: more means pods keep coming back on the release. */
@@ -489,7 +489,7 @@ class GatedRollout {
         const planned = planStepWave({...state, daemonSet: next}, {now: this.clock.now(), nodes, ...this.budget()});
         if (!planned.ok) throw this.abortStopped(problemError(this.ref, planned.problem));
         if (planned.wave.delete.length === 0 && !planned.wave.unavailable.some((use) => use.settling) && !planned.wave.done) {
-          throw this.abortStopped(new RolloutStuckError(`no wave can start within maxUnavailable ${planned.wave.budget.maxUnavailable}`));
+          throw this.abortStopped(stuckError(this.ref, planned.wave, undefined, 'abort'));
         }
         this.emit({kind: 'step', event: {kind: 'wave', number: 1, total: 1, wave: planned.wave, dryRun: true}});
       }
@@ -529,7 +529,7 @@ class GatedRollout {
       if (round === ABORT_ROUNDS) throw this.releaseLeft(pending);
       if (round > 0) this.emit({kind: 'rolling-back', toRevision, nodes: pending});
       try {
-        await stepDaemonSet(this.stepOptions(pending));
+        await stepDaemonSet({...this.stepOptions(pending), rerunAs: 'abort'});
       } catch (error) {
         throw error instanceof InterruptedError ? error : this.abortStopped(error);
       }
@@ -577,7 +577,7 @@ class GatedRollout {
     const why = error instanceof Error ? error.message : String(error);
     const name = `${this.ref.name} -n ${this.ref.namespace}`;
     const stuck = new RolloutStuckError(
-      `abort of ${describeRef(this.ref)} stopped: ${why.replace(/^error: /, '')}; it continues where it stopped: kubectl ds-rollout abort ${name} --yes (with a larger --max-unavailable if the budget holds it)`,
+      `abort of ${describeRef(this.ref)} stopped: ${why.replace(/^error: /, '')}; it continues where it stopped: kubectl ds-rollout abort ${name} --yes`,
       {cause: error},
     );
     return error instanceof DsRolloutError && !(error instanceof RolloutStuckError) && error.exitCode !== 1 ? error : stuck;

@@ -46,6 +46,8 @@ export interface StepOptions {
   readonly tickMs?: number;
   /** A follower of this DaemonSet's cluster to share (the gated rollout's); the caller stops it. */
   readonly follower?: Follower;
+  /** The command a stuck step tells the user to rerun with a larger budget (default `step`; an abort's: `abort`). */
+  readonly rerunAs?: 'step' | 'abort';
   /** The caller's asks of the server's time, to share (the gated rollout's): one clock, not one per use case. */
   readonly deadlines?: DeadlineClock;
 }

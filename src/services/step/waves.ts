@@ -64,7 +64,7 @@ export async function runWaves(run: StepRun, initial: ClusterState): Promise<Ste
 async function nextWave(run: StepRun, state: ClusterState, known: StepWave | undefined): Promise<StepWave> {
   const wave = known ?? run.plan(state);
   if (wave.delete.length > 0 || wave.done) return wave;
-  if (!wave.unavailable.some((use) => use.settling)) throw stuckError(run.ref, wave);
+  if (!wave.unavailable.some((use) => use.settling)) throw stuckError(run.ref, wave, undefined, run.options.rerunAs);
   run.emit({kind: 'waiting-for-budget', wave});
   let latest = wave;
   const outcome = await run.follow().until(
@@ -72,12 +72,12 @@ async function nextWave(run: StepRun, state: ClusterState, known: StepWave | und
       const next = run.plan(current);
       latest = next;
       if (next.delete.length > 0 || next.done) return next;
-      if (!next.unavailable.some((use) => use.settling)) throw stuckError(run.ref, next);
+      if (!next.unavailable.some((use) => use.settling)) throw stuckError(run.ref, next, undefined, run.options.rerunAs);
       return undefined;
     },
     run.waitOptions(() => earliest(latest.unavailable.map((use) => use.availableAt))),
   );
-  if (outcome === 'timeout') throw stuckError(run.ref, latest, run.options.timeoutMs);
+  if (outcome === 'timeout') throw stuckError(run.ref, latest, run.options.timeoutMs, run.options.rerunAs);
   return outcome;
 }
 

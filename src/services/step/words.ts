@@ -53,11 +53,12 @@ export function problemError(ref: DaemonSetRef, problem: StepProblem): DsRollout
   }
 }
 
-export function stuckError(ref: DaemonSetRef, wave: StepWave, waitedMs?: number): RolloutStuckError {
+/** No wave can start: who holds the budget, and the one line that moves the rollout on (`via`: the command to rerun). */
+export function stuckError(ref: DaemonSetRef, wave: StepWave, waitedMs?: number, via: 'step' | 'abort' = 'step'): RolloutStuckError {
   const users = wave.unavailable.map((use) => `${use.node} (${use.reason})`).join('; ');
   const waited = waitedMs !== undefined ? ` after waiting ${formatMs(waitedMs)}` : '';
   return new RolloutStuckError(
-    `no wave can start${waited}: maxUnavailable ${wave.budget.maxUnavailable} of ${describeRef(ref)} is in use by ${wave.unavailable.length} unavailable ${wave.unavailable.length === 1 ? 'node' : 'nodes'}: ${users}; ${budgetWayForward(wave.hold, 'step', wave.unavailable.length)}`,
+    `no wave can start${waited}: maxUnavailable ${wave.budget.maxUnavailable} of ${describeRef(ref)} is in use by ${wave.unavailable.length} unavailable ${wave.unavailable.length === 1 ? 'node' : 'nodes'}: ${users}; ${budgetWayForward(wave.hold, via, wave.unavailable.length)}`,
   );
 }
 
