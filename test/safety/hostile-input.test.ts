@@ -885,6 +885,17 @@ describe('the simulated cluster answers at once, never stalls', () => {
       message: 'yaml: document contains excessive aliasing',
     },
     {
+      name: 'a ControllerRevision whose revision is written 1e3',
+      request: () =>
+        call(sim.cluster, 'POST', '/apis/apps/v1/namespaces/default/controllerrevisions', {
+          body: '{"apiVersion":"apps/v1","kind":"ControllerRevision","metadata":{"name":"r"},"data":{},"revision":1e3}',
+          headers: {'content-type': 'application/json'},
+        }),
+      // The API server's decoder refuses it (400), as Go's JSON decoder refuses 1e3 for an int64.
+      status: 400,
+      message: 'cannot be handled as a ControllerRevision: revision: Invalid value: 1e3: must be an integer written without a fraction or an exponent',
+    },
+    {
       name: "a body over the API server's 3 MiB",
       request: () => call(sim.cluster, 'POST', DS_PATH, {body: {...manifest(), metadata: {name: 'big', annotations: {big: 'x'.repeat(3 * 1024 * 1024)}}}}),
       status: 413,
