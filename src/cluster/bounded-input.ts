@@ -83,7 +83,8 @@ export async function readBoundedFile(path: string, limits: InputLimits): Promis
     if (bytes.includes(0)) throw binary(limits);
     return bytes.toString('utf8');
   }
-  return readBoundedStream(createReadStream(path), limits);
+  // A pipe or FIFO (`<(kubectl get ...)`, /dev/stdin) may take its time, as standard input may: said once.
+  return readBoundedStream(createReadStream(path), limits, {waitingFor: `${limits.what} (a pipe or FIFO)`});
 }
 
 /**
@@ -151,13 +152,13 @@ export function formatMs(ms: number): string {
 }
 
 /**
- * What readBoundedStream says, once, on stderr, when standard input has given nothing for a while (kubectl waits
- * on a silent pipe without a word): `waiting for standard input (--snapshot -)...`. `afterMs` defaults to
+ * What readBoundedStream says, once, on stderr, when a pipe has given nothing for a while (kubectl waits on a
+ * silent pipe without a word): `waiting for standard input (--snapshot -)...`. `afterMs` defaults to
  * STDIN_NOTICE_MS, or DS_ROLLOUT_STDIN_NOTICE_MS when set (tests set it, so as not to depend on the clock's speed).
  */
 export interface WaitingNotice {
-  /** What reads standard input, as the notice names it: `--snapshot -`, `-f -`. */
-  readonly reader: string;
+  /** What is waited for: `standard input (--snapshot -)`, `snapshot file "x" (a pipe or FIFO)`. */
+  readonly waitingFor: string;
   readonly afterMs?: number;
 }
 
@@ -174,8 +175,7 @@ function noticeDelayMs(notice: WaitingNotice): number {
 export async function readBoundedStream(stream: NodeJS.ReadableStream, limits: InputLimits, notice?: WaitingNotice): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
-  const timer =
-    notice === undefined ? undefined : setTimeout(() => process.stderr.write(`waiting for standard input (${notice.reader})...\n`), noticeDelayMs(notice));
+  const timer = notice === undefined ? undefined : setTimeout(() => process.stderr.write(`waiting for ${notice.waitingFor}...\n`), noticeDelayMs(notice));
   // The notice never keeps the process alive by itself.
   timer?.unref();
   try {

@@ -793,6 +793,32 @@ describe('8. a silent standard input is waited for (as kubectl does), and said o
   });
 });
 
+test('8. a snapshot FIFO that is silent for a while is waited for, and said once to be', async () => {
+  const fifo = join(dir, 'snapshot-fifo');
+  execFileSync('mkfifo', [fifo]);
+  const child = spawn(process.execPath, [join(ROOT, 'bin/kubectl-ds_plan'), 'fluentd', '-n', 'kube-system', '--snapshot', fifo], {
+    cwd: ROOT,
+    env: {PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', DS_ROLLOUT_STDIN_NOTICE_MS: '50'},
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+  await new Promise<void>((resolve) =>
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (stderr.includes('\n')) resolve();
+    }),
+  );
+  const notice = `waiting for snapshot file "${fifo}" (a pipe or FIFO)...\n`;
+  expect(stderr).toBe(notice);
+  await writeFile(fifo, readFileSync(join(ROOT, EXAMPLE), 'utf8'));
+  expect(await closed, stderr).toBe(0);
+  expect(stderr).toBe(notice);
+  expect(stdout).toContain('fluentd');
+});
+
 test('3. a revision of 2^53+1 is read exactly, not rounded (more in test/cli/int64-revisions.test.ts)', async () => {
   const result = await runCli(['history', 'fluentd', '--snapshot', join(dir, 'revision-2-53.json')], {bin: 'bin/kubectl-ds_rollout'});
   expect(result.stderr).toBe('');
