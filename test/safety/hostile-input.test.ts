@@ -8,7 +8,7 @@ import {createServer, type Server, type Socket} from 'node:net';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {readFileSync} from 'node:fs';
-import {execFileSync, spawn} from 'node:child_process';
+import {type ChildProcess, execFileSync, spawn} from 'node:child_process';
 import {dump, loadAll} from 'js-yaml';
 import {afterAll, beforeAll, describe, expect, test, vi} from 'vitest';
 import {formatFieldError, validateAnnotationsSize, validateControllerRevision, validateDaemonSet, validatePod, type FieldError} from '../../src/core/index.js';
@@ -764,59 +764,56 @@ for (const [group, cases] of Object.entries(CLI_CASES)) {
   });
 }
 
+/**
+ * Runs ds-plan with `args` until its first stderr line (the notice), then `feed`s its input and waits for its exit.
+ * The notice's delay is a parameter: the test waits for the notice itself, never for a time.
+ */
+async function afterNotice(
+  args: readonly string[],
+  feed: (child: ChildProcess) => Promise<void>,
+): Promise<{notice: string; stderr: string; stdout: string; code: number | null}> {
+  const child = spawn(process.execPath, [join(ROOT, 'bin/kubectl-ds_plan'), ...args], {
+    cwd: ROOT,
+    env: {PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', DS_ROLLOUT_STDIN_NOTICE_MS: '50'},
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  let stdout = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+  await new Promise<void>((resolve) =>
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (stderr.includes('\n')) resolve();
+    }),
+  );
+  const notice = stderr;
+  await feed(child);
+  const code = await closed;
+  return {notice, stderr, stdout, code};
+}
+
 describe('8. a silent standard input is waited for (as kubectl does), and said once to be', () => {
   test.each([
     {reader: '--snapshot -', args: ['fluentd', '-n', 'kube-system', '--snapshot', '-'], stdin: () => readFileSync(join(ROOT, EXAMPLE), 'utf8')},
     {reader: '-f -', args: ['-f', '-', '--snapshot', EXAMPLE], stdin: () => dump(exampleDaemonSet(() => undefined))},
   ])('$reader', async ({reader, args, stdin}) => {
-    // The notice's delay is a parameter: the test waits for the notice itself, never for a time.
-    const child = spawn(process.execPath, [join(ROOT, 'bin/kubectl-ds_plan'), ...args], {
-      cwd: ROOT,
-      env: {PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', DS_ROLLOUT_STDIN_NOTICE_MS: '50'},
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    let stdout = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
-    await new Promise<void>((resolve) =>
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        if (stderr.includes('\n')) resolve();
-      }),
-    );
-    expect(stderr).toBe(`waiting for standard input (${reader})...\n`);
-    child.stdin.end(stdin());
-    expect(await closed, stderr).toBe(0);
-    expect(stderr).toBe(`waiting for standard input (${reader})...\n`);
-    expect(stdout).toContain('fluentd');
+    const run = await afterNotice(args, async (child) => void child.stdin!.end(stdin()));
+    expect(run.notice).toBe(`waiting for standard input (${reader})...\n`);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toBe(run.notice);
+    expect(run.stdout).toContain('fluentd');
   });
-});
 
-test('8. a snapshot FIFO that is silent for a while is waited for, and said once to be', async () => {
-  const fifo = join(dir, 'snapshot-fifo');
-  execFileSync('mkfifo', [fifo]);
-  const child = spawn(process.execPath, [join(ROOT, 'bin/kubectl-ds_plan'), 'fluentd', '-n', 'kube-system', '--snapshot', fifo], {
-    cwd: ROOT,
-    env: {PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', DS_ROLLOUT_STDIN_NOTICE_MS: '50'},
-    stdio: ['ignore', 'pipe', 'pipe'],
+  test('a snapshot FIFO silent for a while too', async () => {
+    const fifo = join(dir, 'snapshot-fifo');
+    execFileSync('mkfifo', [fifo]);
+    const run = await afterNotice(['fluentd', '-n', 'kube-system', '--snapshot', fifo], () => writeFile(fifo, readFileSync(join(ROOT, EXAMPLE), 'utf8')));
+    expect(run.notice).toBe(`waiting for snapshot file "${fifo}" (a pipe or FIFO)...\n`);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toBe(run.notice);
+    expect(run.stdout).toContain('fluentd');
   });
-  let stderr = '';
-  let stdout = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
-  await new Promise<void>((resolve) =>
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      if (stderr.includes('\n')) resolve();
-    }),
-  );
-  const notice = `waiting for snapshot file "${fifo}" (a pipe or FIFO)...\n`;
-  expect(stderr).toBe(notice);
-  await writeFile(fifo, readFileSync(join(ROOT, EXAMPLE), 'utf8'));
-  expect(await closed, stderr).toBe(0);
-  expect(stderr).toBe(notice);
-  expect(stdout).toContain('fluentd');
 });
 
 test('3. a revision of 2^53+1 is read exactly, not rounded (more in test/cli/int64-revisions.test.ts)', async () => {
