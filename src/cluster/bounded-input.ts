@@ -2,9 +2,10 @@
 // kind (a device such as /dev/zero never ends), its bytes (NUL is never in YAML or JSON text), and once parsed,
 // its shape (core/document-limits: nesting and alias expansion). Each refusal is one line naming the limit,
 // reached before the input is read whole, so neither time nor memory grows with a hostile input.
+import {spawnSync} from 'node:child_process';
 import {closeSync, createReadStream, openSync, readFileSync, readSync, type Stats, statSync} from 'node:fs';
 import {describeDocumentProblem, documentProblem, MAX_DOCUMENT_DEPTH} from '../core/index.js';
-import {InputError} from '../errors.js';
+import {ClusterUnreachableError, InputError} from '../errors.js';
 
 const MiB = 2 ** 20;
 
@@ -19,10 +20,17 @@ export const MAX_CREDENTIAL_BYTES = 1 * MiB;
 /** Largest answer of the API server read whole, and largest object in a list or watch: etcd keeps objects under 1.5 MiB. */
 export const MAX_ANSWER_BYTES = 16 * MiB;
 
+/** How long a pipe or FIFO read at once (a kubeconfig, a CA or token file) may take to end: the default --request-timeout. */
+export const DEFAULT_STALL_MS = 15_000;
+/** How long standard input may stay silent before a command says, once, that it is waiting for it. */
+export const STDIN_NOTICE_MS = 3_000;
+
 export interface InputLimits {
   /** How messages name the input: `snapshot file "x"`, `manifest "x"`. */
   readonly what: string;
   readonly maxBytes: number;
+  /** For a pipe or FIFO read at once (readBoundedFileSync): the ms it may take to end (--request-timeout). */
+  readonly stallMs?: number;
 }
 
 /** `1 GiB`, `512 MiB`, `4 KiB`: the limit as messages and the docs state it. */
@@ -75,14 +83,16 @@ export async function readBoundedFile(path: string, limits: InputLimits): Promis
     if (bytes.includes(0)) throw binary(limits);
     return bytes.toString('utf8');
   }
-  return readBoundedStream(createReadStream(path), limits);
+  // A pipe or FIFO (`<(kubectl get ...)`, /dev/stdin) may take its time, as standard input may: said once.
+  return readBoundedStream(createReadStream(path), limits, {waitingFor: `${limits.what} (a pipe or FIFO)`});
 }
 
 /**
  * The bytes of `path` within `limits`, read at once (a kubeconfig, a CA file, a token file: read where the caller
  * cannot wait): a device is refused, a regular file is checked by its size before it is read, a pipe or FIFO is
- * read in pieces and refused once past the limit. A file that cannot be read throws the file system's error, for
- * the caller to word.
+ * read by a child process, ended once past the size limit or `limits.stallMs` (a FIFO that no one writes to would
+ * block this process in open(2) or read(2) for ever, where no timer can end it). A file that cannot be read
+ * throws the file system's error, for the caller to word.
  */
 export function readBoundedFileSync(path: string, limits: InputLimits): Buffer {
   const stats = statSync(path);
@@ -95,6 +105,30 @@ export function readBoundedFileSync(path: string, limits: InputLimits): Buffer {
     if (bytes.length > limits.maxBytes) throw tooLarge(limits);
     return bytes;
   }
+  return readPipeSync(path, limits);
+}
+
+function readPipeSync(path: string, limits: InputLimits): Buffer {
+  const stallMs = limits.stallMs ?? DEFAULT_STALL_MS;
+  // cat(1), not this program: in the single executable, process.execPath is ds-rollout itself.
+  const result = spawnSync('cat', ['--', path], {stdio: ['ignore', 'pipe', 'pipe'], timeout: stallMs, killSignal: 'SIGKILL', maxBuffer: limits.maxBytes});
+  const code = (result.error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOBUFS') throw tooLarge(limits);
+  if (code === 'ETIMEDOUT') {
+    throw new ClusterUnreachableError(`${limits.what} did not end within ${formatMs(stallMs)} (--request-timeout): a pipe or FIFO that no one writes to?`);
+  }
+  // No cat (Windows, a distroless image): read here, bounded in size only.
+  if (code === 'ENOENT') return readPipeInProcess(path, limits);
+  if (result.error) throw result.error;
+  if (result.status !== 0) {
+    const said = result.stderr.toString('utf8');
+    const errno = /permission denied/i.test(said) ? 'EACCES' : /no such file/i.test(said) ? 'ENOENT' : /is a directory/i.test(said) ? 'EISDIR' : undefined;
+    throw Object.assign(new Error(`cannot read ${path}`), errno ? {code: errno} : {});
+  }
+  return result.stdout;
+}
+
+function readPipeInProcess(path: string, limits: InputLimits): Buffer {
   const fd = openSync(path, 'r');
   try {
     const chunks: Buffer[] = [];
@@ -112,12 +146,41 @@ export function readBoundedFileSync(path: string, limits: InputLimits): Buffer {
   }
 }
 
-/** The text of a stream (stdin, a FIFO) within `limits`: refused as soon as it passes the size or holds a NUL byte. */
-export async function readBoundedStream(stream: NodeJS.ReadableStream, limits: InputLimits): Promise<string> {
+/** `2s`, `1500ms`: a time limit as messages state it. */
+export function formatMs(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}
+
+/**
+ * What readBoundedStream says, once, on stderr, when a pipe has given nothing for a while (kubectl waits on a
+ * silent pipe without a word): `waiting for standard input (--snapshot -)...`. `afterMs` defaults to
+ * STDIN_NOTICE_MS, or DS_ROLLOUT_STDIN_NOTICE_MS when set (tests set it, so as not to depend on the clock's speed).
+ */
+export interface WaitingNotice {
+  /** What is waited for: `standard input (--snapshot -)`, `snapshot file "x" (a pipe or FIFO)`. */
+  readonly waitingFor: string;
+  readonly afterMs?: number;
+}
+
+function noticeDelayMs(notice: WaitingNotice): number {
+  if (notice.afterMs !== undefined) return notice.afterMs;
+  const fromEnv = Number(process.env['DS_ROLLOUT_STDIN_NOTICE_MS']);
+  return process.env['DS_ROLLOUT_STDIN_NOTICE_MS'] && Number.isFinite(fromEnv) && fromEnv >= 0 ? fromEnv : STDIN_NOTICE_MS;
+}
+
+/**
+ * The text of a stream (stdin, a FIFO) within `limits`: refused as soon as it passes the size or holds a NUL byte.
+ * With `notice`, a stream that has given nothing after a few seconds is said, once, to be waited for.
+ */
+export async function readBoundedStream(stream: NodeJS.ReadableStream, limits: InputLimits, notice?: WaitingNotice): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
+  const timer = notice === undefined ? undefined : setTimeout(() => process.stderr.write(`waiting for ${notice.waitingFor}...\n`), noticeDelayMs(notice));
+  // The notice never keeps the process alive by itself.
+  timer?.unref();
   try {
     for await (const chunk of stream) {
+      clearTimeout(timer);
       const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
       size += bytes.length;
       if (size > limits.maxBytes) throw tooLarge(limits);
@@ -129,6 +192,8 @@ export async function readBoundedStream(stream: NodeJS.ReadableStream, limits: I
     (stream as {destroy?: () => void}).destroy?.();
     if (error instanceof InputError) throw error;
     throw new InputError(`cannot read ${limits.what}: ${(error as Error).message}`, {cause: error});
+  } finally {
+    clearTimeout(timer);
   }
   return Buffer.concat(chunks).toString('utf8');
 }

@@ -5,7 +5,7 @@
 // value checks then refuse where the API server does (a toleration or owner reference with nothing in it).
 // Fields the core does not read are passed through unchecked.
 import {isRfc3339Time} from './rfc3339.js';
-import {INT64_MAX, INT64_MIN} from './revision-number.js';
+import {INT64_MAX, INT64_MIN, nonIntegerNumberText} from './revision-number.js';
 import type {ControllerRevision, DaemonSet, Node, ObjectMeta, Pod} from './types.js';
 import {
   type FieldError,
@@ -224,6 +224,8 @@ function typeError(path: PathNode | undefined, value: unknown, detail: string): 
 
 /** A value as the messages show it: strings quoted as Go quotes them, lists and objects as short JSON. */
 function shown(value: unknown): string {
+  const written = nonIntegerNumberText(value);
+  if (written !== undefined) return written;
   if (typeof value === 'string') return goQuote(value.length > 60 ? `${value.slice(0, 57)}...` : value);
   if (typeof value !== 'object') return String(value);
   let json: string;
@@ -334,11 +336,13 @@ function compile(schema: Schema): Decoder {
         return leaf(
           (value) => (typeof value === 'number' && Number.isSafeInteger(value)) || (typeof value === 'bigint' && value >= INT64_MIN && value <= INT64_MAX),
           (value) =>
-            typeof value === 'bigint' || (typeof value === 'number' && Number.isInteger(value) && Math.abs(value) >= 2 ** 63)
-              ? `must be an integer from ${INT64_MIN} to ${INT64_MAX}`
-              : typeof value !== 'number' || !Number.isInteger(value)
-                ? 'must be an integer'
-                : 'must be an integer from -9007199254740991 to 9007199254740991 (larger ones cannot be read exactly)',
+            nonIntegerNumberText(value) !== undefined
+              ? 'must be an integer written without a fraction or an exponent, as Go reads an int64'
+              : typeof value === 'bigint' || (typeof value === 'number' && Number.isInteger(value) && Math.abs(value) >= 2 ** 63)
+                ? `must be an integer from ${INT64_MIN} to ${INT64_MAX}`
+                : typeof value !== 'number' || !Number.isInteger(value)
+                  ? 'must be an integer'
+                  : 'must be an integer from -9007199254740991 to 9007199254740991 (larger ones cannot be read exactly)',
         );
       }
       const [min, max] = INT_RANGE[32];

@@ -420,6 +420,9 @@ export interface StrategyProblem {
   readonly message: string;
 }
 
+/** The largest int32: the API's restartCount, and a timer's longest wait in ms. */
+const INT32_MAX = 2 ** 31 - 1;
+
 const STRATEGY_KEYS = ['canary', 'canaryBake', 'approve', 'waves', 'bake', 'maxRestarts', 'progressDeadline', 'onFailure'] as const;
 
 function percentText(value: unknown): number | undefined {
@@ -443,7 +446,9 @@ export function strategyFromDocument(doc: unknown, duration: (text: string) => n
   }
   const durationOf = (key: string): number | {problem: StrategyProblem} => {
     const value = fields[key];
-    if (typeof value === 'number' && value >= 0) return value * 1000;
+    // A number is seconds, within what --bake and the other duration flags take (596h: what a timer holds).
+    if (typeof value === 'number' && value >= 0 && value * 1000 <= INT32_MAX) return value * 1000;
+    if (typeof value === 'number') return problem([key], `${key}: want a duration from 0 to 596h (24 days)`);
     if (typeof value !== 'string') return problem([key], `${key}: want a duration such as 30s, 10m or 1h`);
     try {
       return duration(value);
@@ -454,7 +459,7 @@ export function strategyFromDocument(doc: unknown, duration: (text: string) => n
   if ('canary' in fields) {
     const canary = fields['canary'];
     if (typeof canary === 'number') {
-      if (!Number.isInteger(canary) || canary < 1)
+      if (!Number.isInteger(canary) || canary < 1 || canary > INT32_MAX)
         return problem(['canary'], 'canary: want a node count of at least 1, a percentage, {nodes: [...]} or {selector: ...}');
       out.canary = {kind: 'count', count: canary};
     } else if (typeof canary === 'string') {
@@ -491,7 +496,9 @@ export function strategyFromDocument(doc: unknown, duration: (text: string) => n
   }
   if ('maxRestarts' in fields) {
     const value = fields['maxRestarts'];
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) return problem(['maxRestarts'], 'maxRestarts: want a whole number of at least 0');
+    // As --max-restarts: a container's restartCount is an int32.
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > INT32_MAX)
+      return problem(['maxRestarts'], `maxRestarts: want a whole number from 0 to ${INT32_MAX}`);
     out.maxRestarts = value;
   }
   if ('onFailure' in fields) {
@@ -515,6 +522,19 @@ export function strategyFromDocument(doc: unknown, duration: (text: string) => n
   return {strategy: out};
 }
 
+/** Whether `line` holds `key` followed by optional blanks and a colon at `at`. */
+function keyAt(line: string, key: string, at: number): boolean {
+  return line.startsWith(key, at) && /^[ \t]*:/.test(line.slice(at + key.length));
+}
+
+/** Whether `line` holds `key:` anywhere, not within a longer word. */
+function keyIn(line: string, key: string): boolean {
+  for (let at = line.indexOf(key); at >= 0; at = line.indexOf(key, at + 1)) {
+    if ((at === 0 || !/\w/.test(line[at - 1]!)) && keyAt(line, key, at)) return true;
+  }
+  return false;
+}
+
 /**
  * The 1-based line of a path in a block-style YAML strategy (`key:` at the top, `- item` or `[a, b]` lists), or
  * undefined. Good enough for the small documents a strategy is; the whole document's line 1 otherwise.
@@ -522,11 +542,13 @@ export function strategyFromDocument(doc: unknown, duration: (text: string) => n
 export function strategyLine(text: string, path: StrategyPath): number | undefined {
   const lines = text.split('\n');
   if (path.length === 0) return lines.findIndex((l) => l.trim() !== '' && !l.trim().startsWith('#')) + 1 || undefined;
-  const top = lines.findIndex((l) => new RegExp(`^${String(path[0])}\\s*:`).test(l));
+  // Keys are compared as text, never made into a pattern: a key may hold anything (`[`, a control character).
+  const top = lines.findIndex((l) => keyAt(l, String(path[0]), 0));
   if (top < 0) return undefined;
   if (path.length === 1 || typeof path[1] !== 'number') {
     if (path.length > 1) {
-      const nested = lines.findIndex((l, i) => i >= top && new RegExp(`\\b${String(path[1])}\\s*:`).test(l));
+      const key = String(path[1]);
+      const nested = lines.findIndex((l, i) => i >= top && keyIn(l, key));
       if (nested >= 0) return nested + 1;
     }
     return top + 1;

@@ -58,6 +58,7 @@ function isRoundedRevision(value: unknown): value is Record<string, unknown> & {
  * they round to the value read; a revision left rounded is refused by the decoder as before. Mutates `objects`.
  */
 export function restoreExactRevisions(objects: readonly unknown[], text: string): void {
+  markNonIntegerRevisions(objects, text);
   const rounded = objects.filter(isRoundedRevision);
   if (rounded.length === 0) return;
   const written: string[] = [];
@@ -67,6 +68,62 @@ export function restoreExactRevisions(objects: readonly unknown[], text: string)
     while (next < written.length && Number(written[next]) !== object.revision) next++;
     if (next === written.length) return;
     object.revision = canonicalRevision(BigInt(written[next++]!)) as number;
+  }
+}
+
+// The key that marks a revision written with a fraction or an exponent: a plain object's, so that the mark survives
+// structuredClone (the simulated cluster clones what it decodes), which a class instance would not.
+const NON_INTEGER_TEXT = '\u0000non-integer number';
+
+/**
+ * A revision written with a fraction or an exponent (`1.0`, `1e3`): the parser reads an integer, but Go's JSON
+ * decoder refuses such a number for an int64 field, so the decoder refuses it too, showing it as written.
+ */
+export type NonIntegerNumber = {readonly [NON_INTEGER_TEXT]: string};
+
+/** The text of a number marked as written with a fraction or an exponent; undefined for any other value. */
+export function nonIntegerNumberText(value: unknown): string | undefined {
+  const text = isRecord(value) ? value[NON_INTEGER_TEXT] : undefined;
+  return typeof text === 'string' ? text : undefined;
+}
+
+const NUMBER_AFTER_KEY = /^[ \t]*:[ \t]*(-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)(?![\w.])/;
+
+/** Whether a bare word at `at` is where a YAML key starts: first on its line (after `- ` items), or after `{` or `,`. */
+function startsYamlKey(text: string, at: number): boolean {
+  const lineStart = text.lastIndexOf('\n', at - 1) + 1;
+  const before = text.slice(lineStart, at);
+  return /^[ \t]*(?:-[ \t]+)*$/.test(before) || /[{,][ \t]*$/.test(before);
+}
+
+/** Every `revision` key's number written with a fraction or an exponent, in the text's order. */
+function nonIntegerRevisionLiterals(text: string): string[] {
+  const found: string[] = [];
+  const key = 'revision';
+  // indexOf, not a pattern over the whole text: a large dump has a `controller-revision-hash` label per pod.
+  for (let at = text.indexOf(key); at >= 0; at = text.indexOf(key, at + key.length)) {
+    let end = at + key.length;
+    if (text[at - 1] === '"') {
+      // A JSON key, not `\"revision\"` within a string.
+      if (text[end] !== '"' || text[at - 2] === '\\') continue;
+      end++;
+    } else if (!startsYamlKey(text, at)) continue;
+    const literal = NUMBER_AFTER_KEY.exec(text.slice(end, end + 80))?.[1];
+    if (literal !== undefined && /[.eE]/.test(literal)) found.push(literal);
+  }
+  return found;
+}
+
+/** Replaces the revision of each object whose number was written `1.0` or `1e3` by a NonIntegerNumber mark. */
+function markNonIntegerRevisions(objects: readonly unknown[], text: string): void {
+  const literals = nonIntegerRevisionLiterals(text);
+  if (literals.length === 0) return;
+  let next = 0;
+  for (const object of objects) {
+    if (next === literals.length) return;
+    if (!isRecord(object) || (object['kind'] !== 'ControllerRevision' && object['kind'] !== undefined)) continue;
+    if (typeof object['revision'] !== 'number' || object['revision'] !== Number(literals[next])) continue;
+    object['revision'] = {[NON_INTEGER_TEXT]: literals[next++]!} satisfies NonIntegerNumber;
   }
 }
 

@@ -105,7 +105,7 @@ export async function readManifest(path: string, name: string | undefined, stdin
 /** The objects of a manifest file (`-` for stdin): every YAML or JSON document, the items of a List spread. */
 export async function readManifestObjects(path: string, stdin: NodeJS.ReadableStream = process.stdin): Promise<unknown[]> {
   const limits = {what: `manifest "${path}"`, maxBytes: MAX_MANIFEST_BYTES};
-  const text = path === '-' ? await readBoundedStream(stdin, limits) : await readBoundedFile(path, limits);
+  const text = path === '-' ? await readBoundedStream(stdin, limits, {waitingFor: 'standard input (-f -)'}) : await readBoundedFile(path, limits);
   let documents: unknown[];
   const {loadAll} = await import('js-yaml');
   try {

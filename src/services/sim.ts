@@ -11,6 +11,7 @@ import {
   RealClock,
   SCENARIOS,
   startSimulatedCluster,
+  StatusError,
   type FailureMode,
   type ScenarioName,
   type SimulatedCluster,
@@ -90,6 +91,9 @@ export async function startSim(options: SimStartOptions): Promise<RunningSim> {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES')
       throw new InputError(`cannot listen on port ${options.port}: ${code === 'EADDRINUSE' ? 'already in use' : 'permission denied'}`);
+    // An object of the snapshot the simulated API server does not admit: its answer, as the API server words it.
+    if (options.snapshot !== undefined && error instanceof StatusError)
+      throw new InputError(`snapshot ${options.snapshot === '-' ? '<stdin>' : `"${options.snapshot}"`}: ${error.message}`, {cause: error});
     throw error;
   }
   const port = new URL(cluster.url).port;

@@ -280,4 +280,5 @@ export {JobController} from './job-controller.js';
 export {type ExecImage, parseExecImage} from './exec-image.js';
 export {SimulatedKubelets, type FailureMode, type FailureRule, type KubeletOptions} from './kubelet.js';
 export {loadSnapshot, snapshotTime, type LoadedSnapshot} from './snapshot.js';
+export {StatusError} from './status-errors.js';
 export {SCENARIOS, loadScenario, type Scenario, type ScenarioName, type ScenarioOptions} from './scenarios.js';

@@ -115,6 +115,20 @@ describe('each credential kind, over HTTPS', () => {
     expectPlanned(await plan(kubeconfig({exec: {apiVersion, command: script, args: ['--region', 'x'], interactiveMode: 'Never'}})));
   });
 
+  test('a gcp auth-provider: its cmd-path (with cmd-args, by the shell) gives the token at token-key', async () => {
+    const script = plugin(
+      'gcloud.sh',
+      `[ "$1 $2" = "config config-helper" ] || exit 3\necho '{"credential":{"access_token":"${t.cluster.token}","token_expiry":"2099-01-01T00:00:00Z"}}'`,
+    );
+    const config = {
+      'cmd-path': script,
+      'cmd-args': 'config config-helper --format=json',
+      'token-key': '{.credential.access_token}',
+      'expiry-key': '{.credential.token_expiry}',
+    };
+    expectPlanned(await plan(kubeconfig({'auth-provider': {name: 'gcp', config}})));
+  });
+
   test('an exec credential the server refuses (401) is fetched again once, as client-go does', async () => {
     const count = join(t.dir, 'refresh-count');
     const script = plugin(

@@ -37,6 +37,24 @@ describe('restoreExactRevisions', () => {
   });
 });
 
+describe('restoreExactRevisions marks a revision written with a fraction or an exponent (Go refuses it for an int64)', () => {
+  test.each([
+    {text: '{"kind":"ControllerRevision","revision":1e3}', read: 1000, marked: true},
+    {text: '{"kind":"ControllerRevision","revision": 1.0}', read: 1, marked: true},
+    {text: 'kind: ControllerRevision\nrevision: 1e3\n', read: 1000, marked: true},
+    {text: '- kind: ControllerRevision\n  revision: 1.0e3\n', read: 1000, marked: true},
+    {text: '{"kind":"ControllerRevision","revision":1000}', read: 1000, marked: false},
+    // The same words within a string are not the revision.
+    {text: '{"kind":"ControllerRevision","metadata":{"annotations":{"c":"to revision: 1000.0"}},"revision":1000}', read: 1000, marked: false},
+    {text: '{"kind":"ControllerRevision","metadata":{"annotations":{"c":"{\\"revision\\":1e3}"}},"revision":1000}', read: 1000, marked: false},
+    {text: 'kind: ControllerRevision\nmetadata: {annotations: {c: "bump revision: 1000.0"}}\nrevision: 1000\n', read: 1000, marked: false},
+  ])('$text', ({text, read, marked}) => {
+    const object: Record<string, unknown> = {kind: 'ControllerRevision', revision: read};
+    restoreExactRevisions([object], text);
+    expect(typeof object['revision'] === 'object').toBe(marked);
+  });
+});
+
 test('order, next and parse are exact past 2^53 and keep one representation', () => {
   expect([9007199254740993n, 5, 9007199254740992n].sort(compareRevisions)).toEqual([5, 9007199254740992n, 9007199254740993n]);
   expect(nextRevision(Number.MAX_SAFE_INTEGER)).toBe(9007199254740992n);

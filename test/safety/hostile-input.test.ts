@@ -8,6 +8,7 @@ import {createServer, type Server, type Socket} from 'node:net';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {readFileSync} from 'node:fs';
+import {type ChildProcess, execFileSync, spawn} from 'node:child_process';
 import {dump, loadAll} from 'js-yaml';
 import {afterAll, beforeAll, describe, expect, test, vi} from 'vitest';
 import {formatFieldError, validateAnnotationsSize, validateControllerRevision, validateDaemonSet, validatePod, type FieldError} from '../../src/core/index.js';
@@ -134,6 +135,16 @@ beforeAll(async () => {
     ...Object.fromEntries(POD_RULES.map((rule, i) => [`pod-rule-${i}.yaml`, dump(exampleDaemonSet(rule.edit))])),
     'alias-64k.yaml': aliasedString(64 * 1024, 8000),
     'endless.sh': `#!/bin/sh\nexec yes '{"apiVersion":"client.authentication.k8s.io/v1"}'\n`,
+    'hang.sh': '#!/bin/sh\nexec sleep 600\n',
+    'revision-1e3.json': snapshotWith(5, (item) => (item.revision = '__R__')).replace('"__R__"', '1e3'),
+    'revision-1.0.json': snapshotWith(5, (item) => (item.revision = '__R__')).replace('"__R__"', '1.0'),
+    'revision-1.0.yaml': dump(JSON.parse(snapshotWith(5, (item) => (item.revision = '__R__')))).replace('revision: __R__', 'revision: 1.0'),
+    'zero-budgets.json': snapshotWith(4, (item) => (item.spec.updateStrategy = {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 0, maxSurge: 0}})),
+    'strategy-restarts-2-63.yaml': 'maxRestarts: 9223372036854775808\n',
+    'strategy-canary-huge.yaml': 'canary: 9999999999999\n',
+    'strategy-bake-huge.yaml': 'bake: 1e300\n',
+    // YAML's "\e" is ESC: a key that would be the pattern "\x1b[31mred" (an unterminated class) if made into one.
+    'strategy-control-key.yaml': 'waves: [50%, 100%]\n"\\e[31mred(": 1\n',
     'bad-expiry.sh': `#!/bin/sh\necho '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"t","expirationTimestamp":"yesterday"}}'\n`,
   };
   const withTemplateAnnotations = exampleDaemonSet(() => undefined) as Record<string, any>;
@@ -145,6 +156,9 @@ beforeAll(async () => {
   for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
   await chmod(join(dir, 'bad-expiry.sh'), 0o755);
   await chmod(join(dir, 'endless.sh'), 0o755);
+  await chmod(join(dir, 'hang.sh'), 0o755);
+  // A FIFO no one ever opens for writing: opening it to read blocks for ever.
+  execFileSync('mkfifo', [join(dir, 'silent-fifo')]);
   // 600 MiB on stat, no blocks on disk: refused by its size before a byte is read.
   await writeFile(join(dir, 'huge-kubeconfig'), '');
   await truncate(join(dir, 'huge-kubeconfig'), 600 * 2 ** 20);
@@ -156,6 +170,9 @@ beforeAll(async () => {
     ['endless-exec', {exec: {apiVersion: 'client.authentication.k8s.io/v1', command: join(dir, 'endless.sh'), interactiveMode: 'Never'}}, {}],
     ['zero-ca', {token: 'abc'}, {'certificate-authority': '/dev/urandom', 'insecure-skip-tls-verify': false}],
     ['huge-ca', {token: 'abc'}, {'certificate-authority': join(dir, 'huge-ca.crt'), 'insecure-skip-tls-verify': false}],
+    ['fifo-ca', {token: 'abc'}, {'certificate-authority': join(dir, 'silent-fifo'), 'insecure-skip-tls-verify': false}],
+    ['fifo-token', {tokenFile: join(dir, 'silent-fifo')}, {}],
+    ['gcp-hang', {'auth-provider': {name: 'gcp', config: {'cmd-path': join(dir, 'hang.sh'), 'cmd-args': 'config config-helper --format=json'}}}, {}],
   ] as const) {
     await writeFile(
       join(dir, name),
@@ -527,6 +544,22 @@ const CLI_CASES: Record<string, readonly CliCase[]> = {
       code: 1,
       message: 'revision: Invalid value: 9223372036854775808: must be an integer from -9223372036854775808 to 9223372036854775807',
     },
+    // Go's JSON decoder refuses a number with a fraction or an exponent for an int64, whatever its value.
+    ...['revision-1e3.json', 'revision-1.0.json', 'revision-1.0.yaml'].map((file): CliCase => ({
+      name: `a revision written ${/1e3/.test(file) ? '1e3' : '1.0'} (${file})`,
+      bin: 'rollout',
+      args: ['history', 'fluentd', ...ON(file)],
+      code: 1,
+      message: `revision: Invalid value: ${/1e3/.test(file) ? '1e3' : '1.0'}: must be an integer written without a fraction or an exponent`,
+    })),
+    {
+      name: 'sim start --snapshot with both budgets zero: the API server refuses it, in its words',
+      bin: 'rollout',
+      args: ['sim', 'start', ...ON('zero-budgets.json')],
+      code: 1,
+      message:
+        /^error: snapshot ".*zero-budgets\.json": DaemonSet\.apps "fluentd" is invalid: spec\.updateStrategy\.rollingUpdate\.maxUnavailable: Required value: cannot be 0 when maxSurge is 0$/m,
+    },
   ],
   '4. raw bytes to the terminal': [
     {name: 'a DaemonSet name with ESC', args: ['flu\u001B[2Jentd', ...ON('node-selector.json')], code: 1, message: 'invalid DaemonSet name "flu\\x1b[2Jentd"'},
@@ -607,6 +640,70 @@ const CLI_CASES: Record<string, readonly CliCase[]> = {
       message: /^error: the server at http:\/\/127\.0\.0\.1:\d+ is not a Kubernetes API server: it answered GET \/\S+ with JSON without a kind/,
     })),
   ],
+  '8. waits that could last for ever': [
+    {
+      name: '--kubeconfig a FIFO no one writes to',
+      args: ['fluentd', '--kubeconfig', '{dir}/silent-fifo', '--request-timeout', '2s'],
+      code: 2,
+      message: /^error: kubeconfig ".*silent-fifo" did not end within 2s \(--request-timeout\): a pipe or FIFO that no one writes to\?$/m,
+    },
+    {
+      name: 'KUBECONFIG a FIFO no one writes to, at the default timeout',
+      bin: 'rollout',
+      args: ['status', 'fluentd'],
+      env: {KUBECONFIG: '{dir}/silent-fifo'},
+      code: 2,
+      message: /kubeconfig ".*silent-fifo" did not end within 15s \(--request-timeout\)/,
+    },
+    {
+      name: '--certificate-authority a FIFO no one writes to',
+      args: ['fluentd', '--kubeconfig', '{dir}/zero-ca', '--certificate-authority', '{dir}/silent-fifo', '--request-timeout', '2s'],
+      code: 2,
+      message: /--certificate-authority: ".*silent-fifo" did not end within 2s/,
+    },
+    {
+      name: 'certificate-authority: a FIFO no one writes to',
+      bin: 'rollout',
+      args: ['history', 'fluentd', '--kubeconfig', '{dir}/fifo-ca', '--request-timeout', '2s'],
+      code: 2,
+      message: /clusters\[0\]\.cluster\.certificate-authority: ".*silent-fifo" did not end within 2s/,
+    },
+    {
+      name: 'tokenFile: a FIFO no one writes to',
+      args: ['fluentd', '--kubeconfig', '{dir}/fifo-token', '--request-timeout', '2s'],
+      code: 2,
+      message: /users\[0\]\.user\.tokenFile: ".*silent-fifo" did not end within 2s/,
+    },
+    {
+      name: 'a gcp auth-provider whose cmd-path never exits',
+      args: ['fluentd', '--kubeconfig', '{dir}/gcp-hang', '--request-timeout', '2s'],
+      code: 2,
+      message: /users\[0\]\.user\.auth-provider: the gcp auth-provider's cmd-path ".*hang\.sh" gave no credential within 2s \(--request-timeout\)/,
+    },
+    {
+      name: 'a gcp auth-provider whose cmd-path never exits (status)',
+      bin: 'rollout',
+      args: ['status', 'fluentd', '--kubeconfig', '{dir}/gcp-hang', '--request-timeout', '2s'],
+      code: 2,
+      message: /gave no credential within 2s \(--request-timeout\)/,
+    },
+  ],
+  '9. strategy files within range': [
+    ...(
+      [
+        ['strategy-restarts-2-63.yaml', ':1: maxRestarts: want a whole number from 0 to 2147483647'],
+        ['strategy-canary-huge.yaml', ':1: canary: want a node count of at least 1'],
+        ['strategy-bake-huge.yaml', ':1: bake: want a duration from 0 to 596h (24 days)'],
+        ['strategy-control-key.yaml', 'unknown field "\\x1b[31mred(" (want one of canary'],
+      ] as const
+    ).map(([file, message]): CliCase => ({
+      name: `--strategy ${file}`,
+      bin: 'rollout',
+      args: ['step', 'fluentd', '--strategy', `{dir}/${file}`, '--yes', '--kubeconfig', '{dir}/http-proxy'],
+      code: 1,
+      message,
+    })),
+  ],
   '6. credentials': [
     {
       name: 'a client-key-data that is no key',
@@ -634,6 +731,10 @@ function expectOneSafeLine(result: CliResult, elapsedMs: number, c: CliCase): vo
   expect(result.code).toBe(c.code);
 }
 
+function mapValues(record: Readonly<Record<string, string>> | undefined, map: (value: string) => string): Record<string, string> {
+  return Object.fromEntries(Object.entries(record ?? {}).map(([key, value]) => [key, map(value)]));
+}
+
 /** Peak memory any case may use (issue 30): Node alone takes about 60 MB. */
 const MAX_PEAK_RSS_BYTES = 300 * 1e6;
 let runs = 0;
@@ -647,7 +748,11 @@ for (const [group, cases] of Object.entries(CLI_CASES)) {
         c.args.map((arg) => arg.replace('{dir}', dir)),
         {
           bin: c.bin === 'rollout' ? 'bin/kubectl-ds_rollout' : 'bin/kubectl-ds_plan',
-          env: {...c.env, NODE_OPTIONS: `--import=${join(ROOT, 'test/helpers/peak-rss.mjs')}`, DS_PEAK_RSS_FILE: rssFile},
+          env: {
+            ...mapValues(c.env, (value) => value.replace('{dir}', dir)),
+            NODE_OPTIONS: `--import=${join(ROOT, 'test/helpers/peak-rss.mjs')}`,
+            DS_PEAK_RSS_FILE: rssFile,
+          },
           ...(c.stdin !== undefined ? {stdin: c.stdin} : {}),
         },
       );
@@ -658,6 +763,58 @@ for (const [group, cases] of Object.entries(CLI_CASES)) {
     });
   });
 }
+
+/**
+ * Runs ds-plan with `args` until its first stderr line (the notice), then `feed`s its input and waits for its exit.
+ * The notice's delay is a parameter: the test waits for the notice itself, never for a time.
+ */
+async function afterNotice(
+  args: readonly string[],
+  feed: (child: ChildProcess) => Promise<void>,
+): Promise<{notice: string; stderr: string; stdout: string; code: number | null}> {
+  const child = spawn(process.execPath, [join(ROOT, 'bin/kubectl-ds_plan'), ...args], {
+    cwd: ROOT,
+    env: {PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', DS_ROLLOUT_STDIN_NOTICE_MS: '50'},
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  let stdout = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+  await new Promise<void>((resolve) =>
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (stderr.includes('\n')) resolve();
+    }),
+  );
+  const notice = stderr;
+  await feed(child);
+  const code = await closed;
+  return {notice, stderr, stdout, code};
+}
+
+describe('8. a silent standard input is waited for (as kubectl does), and said once to be', () => {
+  test.each([
+    {reader: '--snapshot -', args: ['fluentd', '-n', 'kube-system', '--snapshot', '-'], stdin: () => readFileSync(join(ROOT, EXAMPLE), 'utf8')},
+    {reader: '-f -', args: ['-f', '-', '--snapshot', EXAMPLE], stdin: () => dump(exampleDaemonSet(() => undefined))},
+  ])('$reader', async ({reader, args, stdin}) => {
+    const run = await afterNotice(args, async (child) => void child.stdin!.end(stdin()));
+    expect(run.notice).toBe(`waiting for standard input (${reader})...\n`);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toBe(run.notice);
+    expect(run.stdout).toContain('fluentd');
+  });
+
+  test('a snapshot FIFO silent for a while too', async () => {
+    const fifo = join(dir, 'snapshot-fifo');
+    execFileSync('mkfifo', [fifo]);
+    const run = await afterNotice(['fluentd', '-n', 'kube-system', '--snapshot', fifo], () => writeFile(fifo, readFileSync(join(ROOT, EXAMPLE), 'utf8')));
+    expect(run.notice).toBe(`waiting for snapshot file "${fifo}" (a pipe or FIFO)...\n`);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toBe(run.notice);
+    expect(run.stdout).toContain('fluentd');
+  });
+});
 
 test('3. a revision of 2^53+1 is read exactly, not rounded (more in test/cli/int64-revisions.test.ts)', async () => {
   const result = await runCli(['history', 'fluentd', '--snapshot', join(dir, 'revision-2-53.json')], {bin: 'bin/kubectl-ds_rollout'});
@@ -749,6 +906,17 @@ describe('the simulated cluster answers at once, never stalls', () => {
         }),
       status: 400,
       message: 'yaml: document contains excessive aliasing',
+    },
+    {
+      name: 'a ControllerRevision whose revision is written 1e3',
+      request: () =>
+        call(sim.cluster, 'POST', '/apis/apps/v1/namespaces/default/controllerrevisions', {
+          body: '{"apiVersion":"apps/v1","kind":"ControllerRevision","metadata":{"name":"r"},"data":{},"revision":1e3}',
+          headers: {'content-type': 'application/json'},
+        }),
+      // The API server's decoder refuses it (400), as Go's JSON decoder refuses 1e3 for an int64.
+      status: 400,
+      message: 'cannot be handled as a ControllerRevision: revision: Invalid value: 1e3: must be an integer written without a fraction or an exponent',
     },
     {
       name: "a body over the API server's 3 MiB",

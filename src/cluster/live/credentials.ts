@@ -8,9 +8,9 @@ import {Agent as HttpsAgent} from 'node:https';
 import {BlockList, isIP} from 'node:net';
 import {createPrivateKey, X509Certificate} from 'node:crypto';
 import {createSecureContext, type SecureContext} from 'node:tls';
-import {InputError} from '../../errors.js';
+import {ClusterForbiddenError, DsRolloutError, InputError} from '../../errors.js';
 import {MAX_CREDENTIAL_BYTES, readBoundedFileSync} from '../bounded-input.js';
-import {type ExecCredential, runExecPlugin} from './exec-credential.js';
+import {type ExecCredential, runCredentialCommand, runExecPlugin} from './exec-credential.js';
 import {describeOrigin} from './kubeconfig-merge.js';
 import type {AuthInfo, ClusterInfo, ResolvedKubeconfig} from './kubeconfig.js';
 
@@ -26,12 +26,15 @@ export interface CredentialOptions {
   readonly timeoutMs?: number;
 }
 
-/** A CA, certificate, key or token file, within MAX_CREDENTIAL_BYTES (a device or an endless pipe is refused). */
-function readFile(path: string, key: string): Buffer {
+/**
+ * A CA, certificate, key or token file, within MAX_CREDENTIAL_BYTES (a device or an endless pipe is refused), and
+ * a pipe or FIFO within `stallMs` (--request-timeout).
+ */
+function readFile(path: string, key: string, stallMs: number | undefined): Buffer {
   try {
-    return readBoundedFileSync(path, {what: `${key}: "${path}"`, maxBytes: MAX_CREDENTIAL_BYTES});
+    return readBoundedFileSync(path, {what: `${key}: "${path}"`, maxBytes: MAX_CREDENTIAL_BYTES, ...(stallMs ? {stallMs} : {})});
   } catch (error) {
-    if (error instanceof InputError) throw error;
+    if (error instanceof DsRolloutError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : (code ?? 'unreadable');
     throw new InputError(`${key}: cannot read "${path}": ${why}`, {cause: error});
@@ -43,17 +46,18 @@ function keyOf(origin: AuthInfo['origin'], field: string): string {
 }
 
 /** The cluster's CA, from the file or the data. */
-function certificateAuthority(cluster: ClusterInfo): Buffer | undefined {
+function certificateAuthority(cluster: ClusterInfo, stallMs: number | undefined): Buffer | undefined {
   if (cluster.certificateAuthority !== undefined) {
-    return readFile(cluster.certificateAuthority, cluster.certificateAuthorityFrom ?? 'certificate-authority');
+    return readFile(cluster.certificateAuthority, cluster.certificateAuthorityFrom ?? 'certificate-authority', stallMs);
   }
   return cluster.certificateAuthorityData;
 }
 
 /** The user's client certificate and key, from files or data. */
-function clientCertificate(user: AuthInfo): {cert: Buffer; key: Buffer} | undefined {
-  const cert = user.clientCertificate !== undefined ? readFile(user.clientCertificate, keyOf(user.origin, 'client-certificate')) : user.clientCertificateData;
-  const key = user.clientKey !== undefined ? readFile(user.clientKey, keyOf(user.origin, 'client-key')) : user.clientKeyData;
+function clientCertificate(user: AuthInfo, stallMs: number | undefined): {cert: Buffer; key: Buffer} | undefined {
+  const cert =
+    user.clientCertificate !== undefined ? readFile(user.clientCertificate, keyOf(user.origin, 'client-certificate'), stallMs) : user.clientCertificateData;
+  const key = user.clientKey !== undefined ? readFile(user.clientKey, keyOf(user.origin, 'client-key'), stallMs) : user.clientKeyData;
   if (cert === undefined && key === undefined) return undefined;
   if (cert === undefined) throw new InputError(`${keyOf(user.origin, 'client-key')}: a client key without client-certificate`);
   if (key === undefined) throw new InputError(`${keyOf(user.origin, 'client-certificate')}: a client certificate without client-key`);
@@ -167,14 +171,14 @@ export class Credentials {
       // are secure"); impersonation it still sends (observed).
       return {agent: await this.agent(undefined, undefined), headers: impersonation(user), newAgent: () => this.agent(undefined, undefined)};
     }
-    const ca = certificateAuthority(cluster);
-    let certificate = clientCertificate(user);
+    const ca = certificateAuthority(cluster, this.options.timeoutMs);
+    let certificate = clientCertificate(user, this.options.timeoutMs);
     const headers: Record<string, string | string[]> = {};
     let token = user.token;
     let credential: ExecCredential | undefined;
     const fromFile = token === undefined && user.tokenFile !== undefined;
     if (fromFile) {
-      token = readFile(user.tokenFile!, keyOf(user.origin, 'tokenFile')).toString('utf8').trim();
+      token = readFile(user.tokenFile!, keyOf(user.origin, 'tokenFile'), this.options.timeoutMs).toString('utf8').trim();
       // A projected service account token is rotated on disk: read it again after a minute, or after a 401 (client-go).
       this.expiresAt = Date.now() + TOKEN_FILE_REREAD_MS;
     }
@@ -271,9 +275,14 @@ export class Credentials {
     }
   }
 
-  /** Legacy auth-providers (oidc, gcp, azure): client-node's authenticators. */
+  /**
+   * Legacy auth-providers (oidc, gcp, azure): client-node's authenticators, but a gcp or azure `cmd-path` is run
+   * here, within --request-timeout: client-node runs it with execSync, which blocks the process without a limit.
+   */
   private async authProviderHeaders(): Promise<Record<string, string>> {
     const {cluster, user} = this.config;
+    const fromCommand = await this.authProviderCommandToken();
+    if (fromCommand !== undefined) return {Authorization: `Bearer ${fromCommand}`};
     const {KubeConfig} = await import('./client-node.js');
     const kc = new KubeConfig();
     kc.loadFromOptions({
@@ -293,6 +302,55 @@ export class Credentials {
     const authorization = opts.headers?.['Authorization'];
     return authorization ? {Authorization: authorization} : {};
   }
+
+  /**
+   * The token a gcp or azure auth-provider's `cmd-path` prints, when the kubeconfig's access-token is missing or
+   * expired (client-node's test): run as client-node runs it (`"cmd-path" cmd-args` by the shell), read at
+   * `token-key` (default `{.access_token}`, as client-go's gcp provider). Undefined: the command is not needed.
+   */
+  private async authProviderCommandToken(): Promise<string | undefined> {
+    const {user} = this.config;
+    const {name, config} = user.authProvider!;
+    const command = config['cmd-path'];
+    if ((name !== 'gcp' && name !== 'azure') || !command || !providerTokenExpired(config, Date.now())) return undefined;
+    const key = keyOf(user.origin, 'auth-provider');
+    const what = `${key}: the ${name} auth-provider's cmd-path "${command}"`;
+    const args = config['cmd-args'];
+    const output = await runCredentialCommand(`"${command}"${args ? ` ${args}` : ''}`, [], {
+      what,
+      expected: 'a token',
+      shell: true,
+      ...(this.options.timeoutMs ? {timeoutMs: this.options.timeoutMs} : {}),
+    });
+    let document: unknown;
+    try {
+      document = JSON.parse(output);
+    } catch {
+      throw new ClusterForbiddenError(`${what} printed no JSON (${Buffer.byteLength(output)} bytes on stdout, not shown: they may be a secret)`);
+    }
+    const tokenKey = config['token-key'] || '{.access_token}';
+    const token = atJsonPath(document, tokenKey);
+    if (typeof token !== 'string' || token === '') throw new ClusterForbiddenError(`${what} printed no token at ${tokenKey}`);
+    return token;
+  }
+}
+
+/** client-node's test of a legacy provider's token: missing, or past `expiry` (RFC 3339) or `expires-on` (epoch seconds). */
+function providerTokenExpired(config: Readonly<Record<string, string>>, now: number): boolean {
+  if (!config['access-token']) return true;
+  const expiry = config['expiry'] ? Date.parse(config['expiry']) : config['expires-on'] ? Number.parseInt(config['expires-on'], 10) * 1000 : undefined;
+  return expiry !== undefined && expiry < now;
+}
+
+/** The value at a kubectl JSONPath such as `{.credential.access_token}` or `{.items[0].token}`; undefined if absent. */
+function atJsonPath(document: unknown, path: string): unknown {
+  const inner = /^\{(.*)\}$/.exec(path.trim())?.[1] ?? path.trim();
+  let value: unknown = document;
+  for (const [, field, index] of inner.matchAll(/\.([^.[\]]+)|\[(\d+)\]/g)) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = field !== undefined ? (value as Record<string, unknown>)[field] : (value as unknown[])[Number(index)];
+  }
+  return value;
 }
 
 function usable(build: () => unknown): boolean {

@@ -5,7 +5,7 @@
 import {spawn} from 'node:child_process';
 import {ClusterForbiddenError, InputError} from '../../errors.js';
 import {parseRfc3339Time} from '../../core/index.js';
-import {formatBytes, MAX_CREDENTIAL_BYTES} from '../bounded-input.js';
+import {formatBytes, formatMs, MAX_CREDENTIAL_BYTES} from '../bounded-input.js';
 import type {ClusterInfo, ExecConfig} from './kubeconfig.js';
 
 export interface ExecCredential {
@@ -40,67 +40,94 @@ function execInfo(exec: ExecConfig, cluster: ClusterInfo): string {
   return JSON.stringify({apiVersion: exec.apiVersion, kind: 'ExecCredential', spec: {interactive: false, ...clusterInfo}});
 }
 
-function formatMs(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
-}
-
 function firstLine(text: string): string {
   const line = text.split('\n').find((l) => l.trim() !== '') ?? '';
   return line.trim().slice(0, 200);
 }
 
 /** Runs the plugin once and reads its ExecCredential. */
-export function runExecPlugin(exec: ExecConfig, options: ExecOptions): Promise<ExecCredential> {
+export async function runExecPlugin(exec: ExecConfig, options: ExecOptions): Promise<ExecCredential> {
   const plugin = `exec credential plugin "${exec.command}"`;
+  const env: NodeJS.ProcessEnv = {...process.env, KUBERNETES_EXEC_INFO: execInfo(exec, options.cluster)};
+  for (const {name, value} of exec.env) env[name] = value;
+  const stdout = await runCredentialCommand(exec.command, exec.args, {
+    what: plugin,
+    expected: 'an ExecCredential',
+    env,
+    ...(exec.installHint ? {installHint: exec.installHint} : {}),
+    ...(options.timeoutMs ? {timeoutMs: options.timeoutMs} : {}),
+  });
+  return parseExecCredential(stdout, exec.apiVersion, plugin);
+}
+
+export interface CredentialCommandOptions {
+  /** How messages name the command: `exec credential plugin "x"`. */
+  readonly what: string;
+  /** What its stdout should be, for the message when it prints too much: `an ExecCredential`. */
+  readonly expected: string;
+  readonly env?: NodeJS.ProcessEnv;
+  /** Run `command` by the shell, as one command line (a legacy auth-provider's cmd-path and cmd-args). */
+  readonly shell?: boolean;
+  readonly installHint?: string;
+  /** Kill the command after this many ms; 0 or undefined: no limit. */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * The stdout of a command that prints a credential (an exec plugin, an auth-provider's cmd-path), within the
+ * request timeout and MAX_CREDENTIAL_BYTES: past either it is killed with what it started. Failures name the
+ * command and quote the first line of its stderr only; nothing it printed on stdout ever appears in a message.
+ */
+export function runCredentialCommand(command: string, args: readonly string[], options: CredentialCommandOptions): Promise<string> {
+  const {what} = options;
   return new Promise((resolve, reject) => {
-    const env: NodeJS.ProcessEnv = {...process.env, KUBERNETES_EXEC_INFO: execInfo(exec, options.cluster)};
-    for (const {name, value} of exec.env) env[name] = value;
-    // Its own process group, so that a timeout ends the plugin and whatever it started.
-    const child = spawn(exec.command, [...exec.args], {env, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32'});
+    // Its own process group, so that a timeout ends the command and whatever it started.
+    const child = spawn(command, [...args], {
+      env: options.env ?? process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: process.platform !== 'win32',
+      ...(options.shell ? {shell: true} : {}),
+    });
     const stdout: Buffer[] = [];
     let stderr = '';
     let settled = false;
-    const finish = (error: Error | undefined, credential?: ExecCredential) => {
+    const finish = (error: Error | undefined, output?: string) => {
       if (settled) return;
       settled = true;
       if (timer) clearTimeout(timer);
       if (error) reject(error);
-      else resolve(credential!);
+      else resolve(output!);
     };
     const timer = options.timeoutMs
       ? setTimeout(() => {
           kill(child.pid);
-          finish(new ClusterForbiddenError(`${plugin} gave no credential within ${formatMs(options.timeoutMs!)} (--request-timeout)`));
+          finish(new ClusterForbiddenError(`${what} gave no credential within ${formatMs(options.timeoutMs!)} (--request-timeout)`));
         }, options.timeoutMs)
       : undefined;
     let stdoutBytes = 0;
     child.stdout.on('data', (chunk: Buffer) => {
       stdoutBytes += chunk.length;
       if (stdoutBytes <= MAX_CREDENTIAL_BYTES) return void stdout.push(chunk);
-      // A credential is a few kilobytes: a plugin that writes on is stopped rather than read into memory.
+      // A credential is a few kilobytes: a command that writes on is stopped rather than read into memory.
       kill(child.pid);
-      finish(new ClusterForbiddenError(`${plugin} printed more than ${formatBytes(MAX_CREDENTIAL_BYTES)} on stdout: not an ExecCredential`));
+      finish(new ClusterForbiddenError(`${what} printed more than ${formatBytes(MAX_CREDENTIAL_BYTES)} on stdout: not ${options.expected}`));
     });
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => {
       if (stderr.length < 64 * 1024) stderr += chunk;
     });
     child.on('error', (error: NodeJS.ErrnoException) => {
-      const hint = exec.installHint ? `: ${firstLine(exec.installHint)}` : '';
+      const hint = options.installHint ? `: ${firstLine(options.installHint)}` : '';
       const why =
         error.code === 'ENOENT' ? `not found${hint}` : error.code === 'EACCES' ? 'is not executable' : `cannot be started (${error.code ?? error.message})`;
-      finish(new InputError(`${plugin} ${why}`));
+      finish(new InputError(`${what} ${why}`));
     });
     child.on('close', (code, signal) => {
       if (code !== 0) {
         const said = firstLine(stderr);
-        return finish(new ClusterForbiddenError(`${plugin} failed (${signal ? `killed by ${signal}` : `exit status ${code}`})${said ? `: ${said}` : ''}`));
+        return finish(new ClusterForbiddenError(`${what} failed (${signal ? `killed by ${signal}` : `exit status ${code}`})${said ? `: ${said}` : ''}`));
       }
-      try {
-        finish(undefined, parseExecCredential(Buffer.concat(stdout).toString('utf8'), exec.apiVersion, plugin));
-      } catch (error) {
-        finish(error as Error);
-      }
+      finish(undefined, Buffer.concat(stdout).toString('utf8'));
     });
   });
 }

@@ -8,7 +8,7 @@
 import {existsSync} from 'node:fs';
 import {delimiter, dirname, isAbsolute, join, sep} from 'node:path';
 import {load} from 'js-yaml';
-import {InputError} from '../../errors.js';
+import {DsRolloutError, InputError} from '../../errors.js';
 import {checkDocumentShape, MAX_KUBECONFIG_BYTES, readBoundedFileSync} from '../bounded-input.js';
 
 /** Where an entry was read: the file and its key (`clusters[2].cluster`), for messages. */
@@ -116,12 +116,12 @@ export function parseKubeconfigFile(file: string, text: string): ParsedFile {
   };
 }
 
-function readKubeconfigFile(file: string): ParsedFile {
+function readKubeconfigFile(file: string, stallMs: number | undefined): ParsedFile {
   let text: string;
   try {
-    text = readBoundedFileSync(file, {what: `kubeconfig "${file}"`, maxBytes: MAX_KUBECONFIG_BYTES}).toString('utf8');
+    text = readBoundedFileSync(file, {what: `kubeconfig "${file}"`, maxBytes: MAX_KUBECONFIG_BYTES, ...(stallMs ? {stallMs} : {})}).toString('utf8');
   } catch (error) {
-    if (error instanceof InputError) throw error;
+    if (error instanceof DsRolloutError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     const why =
       code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : firstLine((error as Error).message);
@@ -131,15 +131,18 @@ function readKubeconfigFile(file: string): ParsedFile {
 }
 
 /** Loads and merges `files` as kubectl does (first wins); undefined when none of them exists. */
-export function loadKubeconfigList(files: readonly string[]): KubeconfigData | undefined {
+export function loadKubeconfigList(files: readonly string[], stallMs?: number): KubeconfigData | undefined {
   const present = files.filter((file) => existsSync(file));
   if (present.length === 0) return undefined;
-  return mergeFirstWins(present, present.map(readKubeconfigFile));
+  return mergeFirstWins(
+    present,
+    present.map((file) => readKubeconfigFile(file, stallMs)),
+  );
 }
 
 /** The one file `--kubeconfig` names: it must exist. */
-export function loadKubeconfigFile(file: string): KubeconfigData {
-  return mergeFirstWins([file], [readKubeconfigFile(file)]);
+export function loadKubeconfigFile(file: string, stallMs?: number): KubeconfigData {
+  return mergeFirstWins([file], [readKubeconfigFile(file, stallMs)]);
 }
 
 function mergeFirstWins(files: readonly string[], parsed: readonly ParsedFile[]): KubeconfigData {

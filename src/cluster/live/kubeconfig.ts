@@ -24,6 +24,8 @@ export interface KubeconfigOptions {
   readonly certificateAuthority?: string;
   readonly insecureSkipTlsVerify?: boolean;
   readonly tlsServerName?: string;
+  /** --request-timeout in ms: also how long a kubeconfig that is a pipe or FIFO may take to end. */
+  readonly timeoutMs?: number;
 }
 
 /** The cluster entry in use, after the flags that override it. */
@@ -135,13 +137,13 @@ class Fields {
 }
 
 function loadData(options: KubeconfigOptions): KubeconfigData | undefined {
-  if (options.kubeconfig !== undefined) return loadKubeconfigFile(options.kubeconfig);
+  if (options.kubeconfig !== undefined) return loadKubeconfigFile(options.kubeconfig, options.timeoutMs);
   if (process.env['KUBECONFIG']) {
     // kubectl skips files of the list that do not exist; none at all is an empty kubeconfig (not ~/.kube/config).
-    return loadKubeconfigList(kubeconfigFiles(process.env['KUBECONFIG']));
+    return loadKubeconfigList(kubeconfigFiles(process.env['KUBECONFIG']), options.timeoutMs);
   }
   const home = join(homedir(), '.kube', 'config');
-  return existsSync(home) ? loadKubeconfigFile(home) : undefined;
+  return existsSync(home) ? loadKubeconfigFile(home, options.timeoutMs) : undefined;
 }
 
 /**

@@ -103,5 +103,5 @@ async function readSnapshotFile(path: string): Promise<string> {
 }
 
 async function readStream(stream: NodeJS.ReadableStream): Promise<string> {
-  return readBoundedStream(stream, {what: `snapshot ${STDIN_NAME}`, maxBytes: MAX_SNAPSHOT_BYTES});
+  return readBoundedStream(stream, {what: `snapshot ${STDIN_NAME}`, maxBytes: MAX_SNAPSHOT_BYTES}, {waitingFor: 'standard input (--snapshot -)'});
 }
