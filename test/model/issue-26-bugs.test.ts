@@ -43,3 +43,16 @@ for (const bug of bugs) {
     await expect(SequenceRun.run(4, bug.steps), String(bug.violation)).resolves.toBeUndefined();
   });
 }
+
+// Found by `npm run test:sequences -- --runs 1000 --seed 20261128` (shrunk to these four steps): the harness took
+// the rerun for a revival of the aborted rollout. It is a new one: `kubectl rollout undo` set the aborted release
+// again after the abort (a spec change, generation and all), and the same command then rolls out what was set.
+test('holds: after an abort and a kubectl rollout undo back to the release, the killed command rerun starts anew', {timeout: 120_000}, async () => {
+  const steps: Step[] = [
+    canaryThenApprove({canary: {nodes: [1]}, kill: {after: 'record-write', n: 1}}),
+    {kind: 'abort'},
+    {kind: 'kubectl-undo'},
+    {kind: 'restart'},
+  ];
+  await expect(SequenceRun.run(4, steps)).resolves.toBeUndefined();
+});

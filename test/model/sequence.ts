@@ -115,6 +115,11 @@ interface Rollout {
   readonly release: string;
   /** How it ended, if it did (complete, aborted, abandoned, superseded by someone else's template). */
   ended?: string;
+  /**
+   * Someone set the template after it ended (`kubectl rollout undo` back to the aborted release, say): the same
+   * command run again then starts a new rollout of what they set, as a spec change starts one in Argo Rollouts.
+   */
+  respecified?: boolean;
 }
 
 interface Snapshot {
@@ -223,7 +228,7 @@ export class SequenceRun {
     const after = this.snapshot();
     const endedBefore = this.rollout?.ended;
     const revived = after.record.raw?.template === this.rollout?.release && !isFinished(after.record.raw?.phase);
-    if (step.kind === 'restart' && endedBefore !== undefined && after.recordText !== before.recordText && revived) {
+    if (step.kind === 'restart' && endedBefore !== undefined && !this.rollout?.respecified && after.recordText !== before.recordText && revived) {
       this.violate('revived', `the restarted driver revived its rollout, which had ended (${endedBefore}): the record now says ${after.record.raw?.phase}`);
     }
     this.noteNewRollout(step, before, after);
@@ -240,6 +245,7 @@ export class SequenceRun {
     if (now === before.template) return;
     this.beforeUser = before.template;
     this.setByUser = true;
+    if (this.rollout?.ended) this.rollout.respecified = true;
     if (this.rollout && !this.rollout.ended && before.record.raw?.phase !== 'aborting') this.rollout.ended = 'superseded';
   }
 
