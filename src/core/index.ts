@@ -156,6 +156,8 @@ export {
   resolveGatedStage,
   resolveGatedStages,
   type GateFailure,
+  type GateKind,
+  type GateReading,
   type GateInput,
   type GateVerdict,
   type OnFailure,
@@ -234,3 +236,4 @@ export {
   rulesAllow,
 } from './detach.js';
 export {type DocumentProblem, describeDocumentProblem, documentProblem, EXPANSION_PER_BYTE, jsonTextDepth, MAX_DOCUMENT_DEPTH} from './document-limits.js';
+export * from './metric-gate.js';

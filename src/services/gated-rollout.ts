@@ -43,12 +43,14 @@ import {
   resolveGatedStage,
   resolveGatedStages,
   rolloutOriginOf,
+  recordedReadings,
   startRecordTooLarge,
   templateLabelHashOf,
   templateRevisionOf,
 } from '../core/index.js';
 import {DsRolloutError, InputError, RolloutStuckError} from '../errors.js';
 import {controlledRevisions, revisionHash} from './history.js';
+import {MetricGate, type PrometheusOpener} from './metric-gate.js';
 import {describeRef} from './pause.js';
 import {asStoredUpdate} from './plan.js';
 import {InterruptedError, type StepSession, stepDaemonSet} from './step.js';
@@ -86,6 +88,8 @@ export interface GatedOptions {
   readonly signal?: AbortSignal;
   /** How often a wait re-judges the watched state without a change (default 250 ms). */
   readonly tickMs?: number;
+  /** How the metric gate reaches Prometheus (services/metric-gate.ts); needed by a rollout with metrics. */
+  readonly prometheus?: PrometheusOpener;
 }
 
 export type {AbortResult} from '../core/index.js';
@@ -126,6 +130,8 @@ class GatedRollout {
   private record!: GatedRecord;
   /** Pod uids this run has seen Ready (kept in memory only: the record stays small; a rerun sees them again). */
   private seenReady: readonly string[] = [];
+  /** The metric gate, when the rollout has queries (opened once per run). */
+  private metricGate: MetricGate | undefined;
 
   constructor(private readonly options: GatedOptions) {
     this.session = options.session;
@@ -140,6 +146,7 @@ class GatedRollout {
       return await body(this);
     } finally {
       this.follower?.stop();
+      this.metricGate?.stop();
     }
   }
 
@@ -201,6 +208,7 @@ class GatedRollout {
       }
     }
     try {
+      await this.openMetrics(this.record);
       return await this.stages();
     } catch (error) {
       throw await this.settleSuperseded(error);
@@ -234,9 +242,12 @@ class GatedRollout {
       progressDeadlineMs: strategy.progressDeadlineMs,
       onFailure: strategy.onFailure,
       ...(this.options.maxUnavailable !== undefined ? {maxUnavailable: this.options.maxUnavailable} : {}),
+      ...(strategy.metrics ? {metrics: strategy.metrics, ...(strategy.prometheus ? {prometheus: strategy.prometheus} : {})} : {}),
     };
     const tooLarge = startRecordTooLarge(record);
     if (tooLarge) throw new InputError(`${describeRef(this.ref)}: ${tooLarge}`);
+    // A token or CA file that cannot be read is said before anything changes.
+    await this.openMetrics(record);
     if (this.options.dryRun) {
       this.record = record;
       return this.preview(state, 0, false);
@@ -304,6 +315,7 @@ class GatedRollout {
 
   /** Steps the stage's nodes with the step service while the gate watches; a failed gate stops the step. */
   private async roll(stage: GatedStage): Promise<void> {
+    this.metricGate?.watch(stage.name, stage.nodes);
     const stopStep = new AbortController();
     const stopGate = new AbortController();
     const signal = this.options.signal ? AbortSignal.any([stopStep.signal, this.options.signal]) : stopStep.signal;
@@ -347,6 +359,7 @@ class GatedRollout {
 
   /** Watches the stage's new pods until the bake deadline on the server's clock; a failed gate fails the stage. */
   private async bake(stage: GatedStage): Promise<void> {
+    this.metricGate?.watch(stage.name, stage.nodes);
     let shown = Number.NaN;
     const deadline = this.record.bakeUntil ?? 0;
     await this.clock.refresh(deadline);
@@ -402,7 +415,17 @@ class GatedRollout {
       seenReady: this.seenReady,
     });
     this.seenReady = verdict.seenReady;
-    return verdict.failures;
+    const metrics = this.metricGate?.failures() ?? [];
+    return metrics.length > 0 ? [...verdict.failures, ...metrics] : verdict.failures;
+  }
+
+  /** The metric gate of a record with queries: Prometheus opened (its files read) once per run. */
+  private async openMetrics(record: GatedRecord): Promise<void> {
+    if (this.metricGate || !record.metrics || record.metrics.length === 0) return;
+    if (!record.prometheus) throw new InputError(`the metric gate of ${describeRef(this.ref)} needs Prometheus: give --prometheus-url or --prometheus-service`);
+    if (!this.options.prometheus) throw new InputError(`the metric gate of ${describeRef(this.ref)} needs Prometheus: continue it with kubectl ds-rollout`);
+    const prometheus = await this.options.prometheus(record.prometheus);
+    this.metricGate = new MetricGate({queries: record.metrics, prometheus, now: () => this.cluster.now(), tickMs: this.tickMs});
   }
 
   /** What this run says when the watch shows that its rollout was ended or taken over by someone else. */
@@ -428,6 +451,7 @@ class GatedRollout {
 
   private async fail(stage: GatedStage, failures: readonly GateFailure[]): Promise<never> {
     await this.write({...this.record, phase: 'failed', ...recordedFailures(failures), bakeUntil: undefined});
+    this.metricGate?.stop();
     this.emit({kind: 'gate-failed', stage, failures});
     if (this.record.onFailure === 'undo') {
       const undone = await this.abortRecorded(await this.state());
@@ -618,6 +642,8 @@ class GatedRollout {
       watched.metadata.annotations?.[GATED_ROLLOUT_ANNOTATION] === this.lastText &&
       (options.templateChanged === true || templateOf(watched) === next.template);
     const base = usable ? watched : undefined;
+    // The metric gate's last readings go with every write (short: the record lives in an annotation).
+    if (this.metricGate && this.metricGate.readings().length > 0) next = {...next, readings: recordedReadings(this.metricGate.readings())};
     let written = next;
     let text = '';
     const decidedOn = this.record?.generation;

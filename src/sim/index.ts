@@ -1,6 +1,6 @@
 // The simulated cluster: store + garbage collector + HTTP API server, started together. This is the entry
 // point for tests, the `sim` command and the (later) DaemonSet controller and kubelets.
-import {dumpKubeVersion, NEWEST_MODELLED_MINOR} from '../core/index.js';
+import {dumpKubeVersion, NEWEST_MODELLED_MINOR, type Node, type Pod} from '../core/index.js';
 import {RealClock, type SimClock} from './clock.js';
 import {DaemonSetController} from './controller.js';
 import {GarbageCollector} from './gc.js';
@@ -9,6 +9,7 @@ import {JobController} from './job-controller.js';
 import {SimulatedKubelets, type KubeletOptions} from './kubelet.js';
 import {loadScenario, type Scenario, type ScenarioName, type ScenarioOptions} from './scenarios.js';
 import {loadSnapshot} from './snapshot.js';
+import {renderSimMetrics} from './metrics.js';
 import type {SnapshotObjects} from '../cluster/snapshot/parse-snapshot.js';
 import type {DelayRule, FaultOptions, RequestLog, RequestMatcher} from './hooks.js';
 import {ADMIN_USER, Authenticator} from './authentication.js';
@@ -136,6 +137,10 @@ export class SimulatedCluster {
       ...(options.logInternalError ? {logInternalError: options.logInternalError} : {}),
       ...(version ? {version} : {}),
       podLog: (namespace, name) => this.kubelets?.podLog(namespace, name),
+      metrics: () =>
+        renderSimMetrics(this.store.list('nodes').items as Node[], this.store.list('pods').items as Pod[], this.clock.now(), (pod) =>
+          this.kubelets?.failureOf(pod),
+        ),
     });
   }
 

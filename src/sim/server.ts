@@ -70,6 +70,8 @@ export interface SimServerOptions {
   readonly version?: string;
   /** Where a pod's output is (pods/NAME/log), while its process may still be writing it; undefined: it has none. */
   readonly podLog?: (namespace: string, name: string) => {readonly path: string; readonly running: () => boolean} | undefined;
+  /** `/metrics` in Prometheus's text format (sim/metrics.ts); undefined: 404. */
+  readonly metrics?: () => string;
 }
 
 /** /version's answer for a gitVersion such as v1.20.2 (the build fields stay the simulator's). */
@@ -400,6 +402,13 @@ export class SimServer {
     }
 
     try {
+      // The node agents' metrics, as their own endpoints would serve them to a Prometheus: no credentials asked.
+      if (path === undefined && (method === 'GET' || method === 'HEAD') && rawPath === '/metrics' && this.options.metrics) {
+        const text = this.options.metrics();
+        res.writeHead(200, {'Content-Type': 'text/plain; version=0.0.4; charset=utf-8', 'Cache-Control': NO_CACHE, 'Content-Length': Buffer.byteLength(text)});
+        res.end(method === 'HEAD' ? undefined : text);
+        return;
+      }
       if (authentication !== undefined) {
         if ('failed' in authentication) throw unauthorized();
         const acting = impersonate(authentication.user, req.headers);
