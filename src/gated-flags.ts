@@ -39,6 +39,9 @@ export const gatedFlags = {
 
 // Listed under their own heading in --help (src/help.ts), so each summary need not say "gated rollout".
 for (const flag of Object.values(gatedFlags)) Object.assign(flag, {helpGroup: 'Gated rollout'});
+// `step --help` stays one screen: the metric gate's flags are described in docs/gated/metric-gate.md instead
+// (completion, which offers what help shows, leaves them out too).
+for (const [name, flag] of Object.entries(gatedFlags)) if (/^(metric|prometheus)-/.test(name)) Object.assign(flag, {hidden: true});
 
 export const GATED_FLAG_NAMES = Object.keys(gatedFlags) as (keyof typeof gatedFlags)[];
 
