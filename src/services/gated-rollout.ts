@@ -643,7 +643,10 @@ class GatedRollout {
       (options.templateChanged === true || templateOf(watched) === next.template);
     const base = usable ? watched : undefined;
     // The metric gate's last readings go with every write (short: the record lives in an annotation).
-    if (this.metricGate && this.metricGate.readings().length > 0) next = {...next, readings: recordedReadings(this.metricGate.readings())};
+    // Other gates' readings in `next` are kept.
+    const metricReadings = this.metricGate?.readings() ?? [];
+    if (metricReadings.length > 0)
+      next = {...next, readings: [...(next.readings ?? []).filter((r) => r.gate !== 'metric'), ...recordedReadings(metricReadings)]};
     let written = next;
     let text = '';
     const decidedOn = this.record?.generation;

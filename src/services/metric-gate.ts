@@ -37,7 +37,7 @@ export function prometheusOpener(client: KubeClient, timeoutMs: number | undefin
 
 /** The service proxy's path to Prometheus's query API (`/api/v1/namespaces/NS/services/NAME:PORT/proxy/api/v1/query`). */
 export function serviceProxyPath(service: ServiceRef): string {
-  return `/api/v1/namespaces/${encodeURIComponent(service.namespace)}/services/${encodeURIComponent(`${service.name}:${service.port}`)}/proxy/api/v1/query`;
+  return `/api/v1/namespaces/${encodeURIComponent(service.namespace)}/services/${encodeURIComponent(service.name)}:${encodeURIComponent(service.port)}/proxy/api/v1/query`;
 }
 
 function viaServiceProxy(client: KubeClient, service: ServiceRef, timeoutMs: number): PrometheusQuery {

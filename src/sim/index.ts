@@ -83,6 +83,8 @@ export class SimulatedCluster {
   /** The CA of an https cluster. */
   readonly ca: CertificateAuthority | undefined;
   private readonly authenticator: Authenticator | undefined;
+  /** Service proxy targets by `namespace/name:port` (exposeService). */
+  private readonly services = new Map<string, string>();
   private stopped = false;
 
   /** Use startSimulatedCluster(). */
@@ -137,6 +139,7 @@ export class SimulatedCluster {
       ...(options.logInternalError ? {logInternalError: options.logInternalError} : {}),
       ...(version ? {version} : {}),
       podLog: (namespace, name) => this.kubelets?.podLog(namespace, name),
+      serviceProxy: (service) => this.services.get(service),
       metrics: () =>
         renderSimMetrics(this.store.list('nodes').items as Node[], this.store.list('pods').items as Pod[], this.clock.now(), (pod) =>
           this.kubelets?.failureOf(pod),
@@ -174,6 +177,11 @@ export class SimulatedCluster {
   }
 
   /** The headers that authenticate as the admin, for raw HTTP clients. */
+  /** What the service proxy reaches for `namespace/name:port`: a plain http URL (a test's Prometheus). */
+  exposeService(service: string, url: string): void {
+    this.services.set(service, url);
+  }
+
   authHeaders(): Record<string, string> {
     return this.token === '' ? {} : {authorization: `Bearer ${this.token}`};
   }

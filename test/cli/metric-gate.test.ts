@@ -46,7 +46,17 @@ describe.skipIf(missing !== undefined)(`the metric gate against a real Prometheu
     return JSON.parse(sim!.daemonSet().metadata.annotations![GATED_ROLLOUT_ANNOTATION]!) as GatedRecord;
   }
 
-  const gateFlags = () => ['--metric-query', QUERY, '--metric-max', '0', '--metric-for', '10s', '--metric-interval', '1s', '--prometheus-url', prometheus!.url];
+  const gateFlags = (where = ['--prometheus-url', prometheus!.url]) => [
+    '--metric-query',
+    QUERY,
+    '--metric-max',
+    '0',
+    '--metric-for',
+    '10s',
+    '--metric-interval',
+    '1s',
+    ...where,
+  ];
 
   test('the sim serves its metrics: one series per pod, 0 errors on a healthy release', async () => {
     const answer = await prometheus!.query('ds_rollout_sim_agent_errors_total');
@@ -87,19 +97,34 @@ describe.skipIf(missing !== undefined)(`the metric gate against a real Prometheu
     await s.until(() => s.nodes.every((n) => s.images()[n]?.join() === 'agent:v1'), 30_000, 'v1 everywhere');
   });
 
-  test('a healthy release passes its metric gate through canary and the rest', async () => {
+  test('a healthy release passes its metric gate through canary and the rest, Prometheus reached through the service proxy', async () => {
     const s = sim!;
+    // The API server's service proxy, with the kubeconfig's credentials, to the Service standing for Prometheus.
+    s.test.cluster.exposeService('monitoring/prometheus:9090', prometheus!.url);
     // The errors release was rolled back: a new, healthy one (its errors fade from Prometheus as its pods go).
     s.setImage('agent:v3');
     await s.until(() => s.test.cluster.store.list('controllerrevisions', {namespace: 'default'}).items.length === 3, 10_000, 'revision for v3');
     await prometheus!.until('max(ds_rollout_sim_agent_errors_total)', (values) => values[0] === 0);
-    const {stdout, stderr, code} = await cli(['step', 'agent', '--until-complete', '--canary', '1', '--canary-bake', '20s', ...gateFlags(), '--yes']);
+    const {stdout, stderr, code} = await cli([
+      'step',
+      'agent',
+      '--until-complete',
+      '--canary',
+      '1',
+      '--canary-bake',
+      '20s',
+      ...gateFlags(['--prometheus-service', 'service/monitoring/prometheus:9090']),
+      '--yes',
+    ]);
     expect({code, stderr}).toEqual({code: 0, stderr: ''});
     expect(stdout).toContain('  canary passed its gate');
     expect(s.nodes.every((n) => s.images()[n]?.join() === 'agent:v3')).toBe(true);
     expect(record()).toMatchObject({phase: 'complete', failures: []});
     expect(record().metrics).toEqual([{name: 'metric', query: QUERY, max: 0, forMs: 10_000, intervalMs: 1_000, noData: 'fail', onError: 'fail'}]);
     expect(record().readings).toEqual([{gate: 'metric', name: 'metric', value: '0', bound: 'max 0', verdict: 'pass'}]);
+    const proxied = s.test.cluster.server.requestLog.entries.filter((e) => e.path.includes('/proxy/'));
+    expect(proxied.length).toBeGreaterThan(0);
+    expect(proxied.every((e) => e.path === '/api/v1/namespaces/monitoring/services/prometheus:9090/proxy/api/v1/query' && e.status === 200)).toBe(true);
   });
 });
 

@@ -60,7 +60,7 @@ test('Prometheus unreachable is an error reading: with for 0, a failure at once 
 
 test('the service proxy path', () => {
   expect(serviceProxyPath({namespace: 'monitoring', name: 'prometheus-k8s', port: 'web'})).toBe(
-    '/api/v1/namespaces/monitoring/services/prometheus-k8s%3Aweb/proxy/api/v1/query',
+    '/api/v1/namespaces/monitoring/services/prometheus-k8s:web/proxy/api/v1/query',
   );
 });
 
