@@ -21,6 +21,7 @@ import {
   type GatedStage,
   type GatedStrategy,
   type GateFailure,
+  type GateReading,
   type IntOrString,
   type AbortResult,
   type RolloutOrigin,
@@ -132,6 +133,9 @@ class GatedRollout {
   private seenReady: readonly string[] = [];
   /** The metric gate, when the rollout has queries (opened once per run). */
   private metricGate: MetricGate | undefined;
+  /** A write of the metric gate's readings under way during a bake (awaited before the bake's outcome is acted on). */
+  private readingsWrite: Promise<void> = Promise.resolve();
+  private readingsPending = false;
 
   constructor(private readonly options: GatedOptions) {
     this.session = options.session;
@@ -361,6 +365,7 @@ class GatedRollout {
   private async bake(stage: GatedStage): Promise<void> {
     this.metricGate?.watch(stage.name, stage.nodes);
     let shown = Number.NaN;
+    let settled = false;
     const deadline = this.record.bakeUntil ?? 0;
     await this.clock.refresh(deadline);
     const outcome = await this.follow().until<{failures: readonly GateFailure[]}>(
@@ -382,9 +387,15 @@ class GatedRollout {
         tickMs: this.tickMs,
         ...(this.options.signal ? {signal: this.options.signal} : {}),
         onAbort: () => new InterruptedError(`interrupted while baking ${stage.name}; a rerun continues the same bake`),
-        onTick: () => this.clock.refresh(deadline),
+        onTick: async () => {
+          await this.clock.refresh(deadline);
+          if (!settled) this.noteReadings();
+        },
       },
     );
+    // No readings write starts once the bake is decided; one under way ends before its outcome is acted on.
+    settled = true;
+    await this.readingsWrite;
     if (outcome !== 'timeout' && outcome.failures.length > 0) await this.fail(stage, outcome.failures);
   }
 
@@ -419,13 +430,33 @@ class GatedRollout {
     return metrics.length > 0 ? [...verdict.failures, ...metrics] : verdict.failures;
   }
 
+  /**
+   * While a stage bakes, a metric's verdict that changed (pass, inconclusive) is written to the record, so that
+   * status shows it before the bake ends; values alone are not (one write per change of verdict at most). A write
+   * that fails is left to the gate: the watched state says why on its next judgement.
+   */
+  private noteReadings(): void {
+    if (!this.metricGate || this.readingsPending) return;
+    const verdicts = (readings: readonly GateReading[] | undefined) =>
+      (readings ?? [])
+        .filter((r) => r.gate === 'metric')
+        .map((r) => `${r.name}=${r.verdict}`)
+        .join();
+    const now = verdicts(this.metricGate.readings());
+    if (now === '' || now === verdicts(this.record.readings)) return;
+    this.readingsPending = true;
+    this.readingsWrite = this.write({...this.record})
+      .catch(() => undefined)
+      .finally(() => (this.readingsPending = false));
+  }
+
   /** The metric gate of a record with queries: Prometheus opened (its files read) once per run. */
   private async openMetrics(record: GatedRecord): Promise<void> {
     if (this.metricGate || !record.metrics || record.metrics.length === 0) return;
     if (!record.prometheus) throw new InputError(`the metric gate of ${describeRef(this.ref)} needs Prometheus: give --prometheus-url or --prometheus-service`);
     if (!this.options.prometheus) throw new InputError(`the metric gate of ${describeRef(this.ref)} needs Prometheus: continue it with kubectl ds-rollout`);
     const prometheus = await this.options.prometheus(record.prometheus);
-    this.metricGate = new MetricGate({queries: record.metrics, prometheus, now: () => this.cluster.now(), tickMs: this.tickMs});
+    this.metricGate = new MetricGate({queries: record.metrics, prometheus, now: () => this.clock.now(), tickMs: this.tickMs});
   }
 
   /** What this run says when the watch shows that its rollout was ended or taken over by someone else. */

@@ -67,19 +67,25 @@ describe.skipIf(missing !== undefined)(`the metric gate against a real Prometheu
   test('a release whose pods stay Ready but raise errors fails the metric gate at its canary; --on-failure undo brings it back', async () => {
     const s = sim!;
     s.test.cluster.kubelets!.injectFailure({image: 'agent:v2', mode: 'errors'});
-    const {stdout, stderr, code} = await cli([
-      'step',
-      'agent',
-      '--until-complete',
-      '--canary',
-      '1',
-      '--canary-bake',
-      '10m',
-      '--on-failure',
-      'undo',
-      ...gateFlags(),
-      '--yes',
-    ]);
+    const args = ['step', 'agent', '--until-complete', '--canary', '1', '--canary-bake', '10m', '--on-failure', 'undo', ...gateFlags(), '--yes'];
+    const running = cli(args);
+    // While the breach lasts, before it fails the stage, the record shows the reading (for status and the dashboard).
+    const breaching = s
+      .until(
+        () => {
+          const text = s.daemonSet().metadata.annotations?.[GATED_ROLLOUT_ANNOTATION];
+          const seen = text === undefined ? undefined : (JSON.parse(text) as GatedRecord);
+          return seen?.phase === 'baking' && seen.readings?.[0]?.verdict === 'inconclusive' && /^[1-9]\d*$/.test(seen.readings[0].value);
+        },
+        60_000,
+        'an inconclusive reading recorded during the bake',
+      )
+      .then(
+        () => true,
+        () => false,
+      );
+    const {stdout, stderr, code} = await running;
+    expect(await breaching).toBe(true);
     expect(code).toBe(3);
     expect(stderr).toMatch(
       /^error: gate failed at stage canary: metric metric: \d+ on node node-1, outside max 0 for 10s; rolled back to revision 3 on node-1; the DaemonSet stays paused\n$/,
