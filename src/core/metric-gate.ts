@@ -192,6 +192,14 @@ export function judgeMetric(query: MetricQuery, answer: MetricAnswer, now: numbe
   };
 }
 
+/**
+ * The longest readings `metrics` can leave in a record: a new rollout's record must fit its start budget with them
+ * (MAX_START_RECORD_BYTES), so readings never push it past what failures leave room for.
+ */
+export function longestReadings(metrics: readonly MetricQuery[]): GateReading[] {
+  return metrics.map((m) => ({gate: 'metric', name: m.name, value: 'x'.repeat(MAX_VALUE_CHARS), bound: boundText(m), verdict: 'inconclusive'}));
+}
+
 /** The readings a record keeps: at most MAX_METRIC_QUERIES, each value short (the record lives in an annotation). */
 export function recordedReadings(readings: readonly GateReading[]): GateReading[] {
   return readings.slice(0, MAX_METRIC_QUERIES).map((r) => ({...r, name: r.name.slice(0, MAX_NAME_CHARS), value: r.value.slice(0, MAX_VALUE_CHARS)}));

@@ -45,6 +45,7 @@ import {
   resolveGatedStages,
   rolloutOriginOf,
   recordedReadings,
+  longestReadings,
   startRecordTooLarge,
   templateLabelHashOf,
   templateRevisionOf,
@@ -248,8 +249,9 @@ class GatedRollout {
       ...(this.options.maxUnavailable !== undefined ? {maxUnavailable: this.options.maxUnavailable} : {}),
       ...(strategy.metrics ? {metrics: strategy.metrics, ...(strategy.prometheus ? {prometheus: strategy.prometheus} : {})} : {}),
     };
-    const tooLarge = startRecordTooLarge(record);
-    if (tooLarge) throw new InputError(`${describeRef(this.ref)}: ${tooLarge}`);
+    // The metric gate's readings are written later: room is kept for the longest.
+    const tooLarge = startRecordTooLarge(record.metrics ? {...record, readings: longestReadings(record.metrics)} : record);
+    if (tooLarge) throw new InputError(`${describeRef(this.ref)}: ${tooLarge}${record.metrics ? ', or fewer or shorter metric queries' : ''}`);
     // A token or CA file that cannot be read is said before anything changes.
     await this.openMetrics(record);
     if (this.options.dryRun) {

@@ -223,3 +223,29 @@ test('examples/metric-gate-strategy.yaml is a valid strategy', async () => {
   const parsed = strategyFromDocument(load(await readFile('examples/metric-gate-strategy.yaml', 'utf8')), duration);
   expect('strategy' in parsed && parsed.strategy.metrics?.map((m) => m.name)).toEqual(['output-errors', 'nodes-shipping']);
 });
+
+test("the record keeps room for the metric gate's longest readings", async () => {
+  const {longestReadings, recordedReadings, startRecordTooLarge} = await import('../../src/core/index.js');
+  const [longest] = longestReadings([query]);
+  expect(longest).toMatchObject({gate: 'metric', name: 'errors', bound: 'max 0'});
+  // No reading is longer than the room kept for it.
+  expect(recordedReadings([{...longest!, value: 'y'.repeat(500)}])[0]!.value).toHaveLength(longest!.value.length);
+  // A record that fits alone may not fit with its readings: the start check counts them (services/gated-rollout.ts).
+  const record = (length: number, readings: boolean) => {
+    const metrics = [{...query, query: 'x'.repeat(length)}];
+    return {
+      template: 't',
+      stages: [{name: 'canary', count: 1, bakeMs: 0, approve: false}],
+      stage: 0,
+      phase: 'rolling' as const,
+      failures: [],
+      maxRestarts: 0,
+      progressDeadlineMs: 0,
+      onFailure: 'pause' as const,
+      metrics,
+      ...(readings ? {readings: longestReadings(metrics)} : {}),
+    };
+  };
+  const edge = Array.from({length: 2048}, (_, n) => n).find((n) => startRecordTooLarge(record(n, true)) !== undefined)!;
+  expect(startRecordTooLarge(record(edge, false))).toBeUndefined();
+});
