@@ -52,7 +52,7 @@ import {
 } from '../core/index.js';
 import {DsRolloutError, InputError, RolloutStuckError} from '../errors.js';
 import {controlledRevisions, revisionHash} from './history.js';
-import {MetricGate, type PrometheusOpener} from './metric-gate.js';
+import {MetricGate, type PrometheusOpener, prometheusOpener} from './metric-gate.js';
 import {describeRef} from './pause.js';
 import {asStoredUpdate} from './plan.js';
 import {InterruptedError, type StepSession, stepDaemonSet} from './step.js';
@@ -90,7 +90,7 @@ export interface GatedOptions {
   readonly signal?: AbortSignal;
   /** How often a wait re-judges the watched state without a change (default 250 ms). */
   readonly tickMs?: number;
-  /** How the metric gate reaches Prometheus (services/metric-gate.ts); needed by a rollout with metrics. */
+  /** How the metric gate reaches Prometheus (services/metric-gate.ts); default: by URL, or through the session's API server. */
   readonly prometheus?: PrometheusOpener;
 }
 
@@ -456,8 +456,9 @@ class GatedRollout {
   private async openMetrics(record: GatedRecord): Promise<void> {
     if (this.metricGate || !record.metrics || record.metrics.length === 0) return;
     if (!record.prometheus) throw new InputError(`the metric gate of ${describeRef(this.ref)} needs Prometheus: give --prometheus-url or --prometheus-service`);
-    if (!this.options.prometheus) throw new InputError(`the metric gate of ${describeRef(this.ref)} needs Prometheus: continue it with kubectl ds-rollout`);
-    const prometheus = await this.options.prometheus(record.prometheus);
+    // The command passes its --request-timeout; the dashboard's promote reaches Prometheus through the same session.
+    const open = this.options.prometheus ?? prometheusOpener(this.session.live.client, undefined);
+    const prometheus = await open(record.prometheus);
     this.metricGate = new MetricGate({queries: record.metrics, prometheus, now: () => this.clock.now(), tickMs: this.tickMs});
   }
 
