@@ -1,6 +1,17 @@
 // What `step --canary ...`, `promote` and `abort` share: the gated strategy from flags and a strategy file, the
 // gated rollout service run against a live cluster, its progress printed. Loaded lazily by those commands.
-import {type CanarySpec, type DaemonSet, type GatedStrategy, gatedRefusalReason, strategyFromDocument, strategyLine} from './core/index.js';
+import {
+  type CanarySpec,
+  type DaemonSet,
+  type GatedStrategy,
+  type MetricQuery,
+  type PrometheusTarget,
+  gatedRefusalReason,
+  metricQueryOf,
+  prometheusTargetOf,
+  strategyFromDocument,
+  strategyLine,
+} from './core/index.js';
 import {InputError, UsageError} from './errors.js';
 import {isDocumentFormat, type OutputFormat, parseDuration} from './flags.js';
 import {stopAtSafePoint} from './interrupt.js';
@@ -17,6 +28,15 @@ export interface GatedFlagValues {
   readonly 'max-restarts'?: number | undefined;
   readonly 'progress-deadline'?: number | undefined;
   readonly strategy?: string | undefined;
+  readonly 'metric-query'?: string | undefined;
+  readonly 'metric-max'?: string | undefined;
+  readonly 'metric-min'?: string | undefined;
+  readonly 'metric-for'?: number | undefined;
+  readonly 'metric-interval'?: number | undefined;
+  readonly 'prometheus-url'?: string | undefined;
+  readonly 'prometheus-service'?: string | undefined;
+  readonly 'prometheus-token-file'?: string | undefined;
+  readonly 'prometheus-ca-file'?: string | undefined;
 }
 
 const DEFAULT_PROGRESS_DEADLINE_MS = 10 * 60_000;
@@ -39,6 +59,63 @@ function canaryOf(flags: GatedFlagValues): CanarySpec | undefined {
   }
   if (flags['canary-selector'] !== undefined) return {kind: 'selector', selector: flags['canary-selector']};
   return undefined;
+}
+
+/** --metric-query and its bounds: one more query of the metric gate (named `metric`), or none. */
+function metricOfFlags(flags: GatedFlagValues): MetricQuery | undefined {
+  const given = (['metric-max', 'metric-min', 'metric-for', 'metric-interval'] as const).find((name) => flags[name] !== undefined);
+  if (flags['metric-query'] === undefined) {
+    if (given) throw new UsageError(`--${given} goes with --metric-query`);
+    return undefined;
+  }
+  const built = metricQueryOf(
+    {
+      name: undefined,
+      query: flags['metric-query'],
+      max: flags['metric-max'],
+      min: flags['metric-min'],
+      for: flags['metric-for'] === undefined ? undefined : `${flags['metric-for']}ms`,
+      interval: flags['metric-interval'] === undefined ? undefined : `${flags['metric-interval']}ms`,
+      noData: undefined,
+      onError: undefined,
+    },
+    (value) => parseDuration(value, 'duration'),
+  );
+  if ('problem' in built) throw new UsageError(`--metric-${built.problem.key === 'query' ? 'query' : built.problem.key}: ${built.problem.message}`);
+  return built.metric;
+}
+
+/** --prometheus-url or --prometheus-service (with the token and CA files), or none. */
+function prometheusOfFlags(flags: GatedFlagValues): PrometheusTarget | undefined {
+  const url = flags['prometheus-url'];
+  const service = flags['prometheus-service'];
+  if (url === undefined && service === undefined) {
+    const file = flags['prometheus-token-file'] !== undefined ? 'token' : flags['prometheus-ca-file'] !== undefined ? 'ca' : undefined;
+    if (file) throw new UsageError(`--prometheus-${file}-file goes with --prometheus-url`);
+    return undefined;
+  }
+  const built = prometheusTargetOf({url, service, tokenFile: flags['prometheus-token-file'], caFile: flags['prometheus-ca-file']});
+  if ('problem' in built) {
+    const flag = {url: 'prometheus-url', service: 'prometheus-service', tokenFile: 'prometheus-token-file', caFile: 'prometheus-ca-file'}[built.problem.key];
+    throw new UsageError(
+      `--${flag ?? built.problem.key}: ${built.problem.message.replace('tokenFile and caFile go with url', '--prometheus-token-file and --prometheus-ca-file go with --prometheus-url')}`,
+    );
+  }
+  return built.prometheus;
+}
+
+/** The metric gate's queries (the file's, then the flag's) and where Prometheus is (the flags over the file). */
+function metricGateOf(flags: GatedFlagValues, file: Partial<GatedStrategy>): Pick<GatedStrategy, 'metrics' | 'prometheus'> {
+  const flag = metricOfFlags(flags);
+  const metrics = [...(file.metrics ?? []), ...(flag ? [flag] : [])];
+  if (flag && file.metrics?.some((m) => m.name === flag.name))
+    throw new UsageError(`--metric-query: the strategy file already has a query named "${flag.name}"`);
+  const prometheus = prometheusOfFlags(flags) ?? file.prometheus;
+  if (metrics.length > 0 && prometheus === undefined)
+    throw new UsageError('the metric gate needs Prometheus: give --prometheus-url or --prometheus-service (or prometheus: in the strategy file)');
+  if (metrics.length === 0 && (flags['prometheus-url'] ?? flags['prometheus-service']) !== undefined)
+    throw new UsageError(`--prometheus-${flags['prometheus-url'] !== undefined ? 'url' : 'service'} goes with --metric-query (or a strategy file's metrics)`);
+  return metrics.length > 0 ? {metrics, ...(prometheus ? {prometheus} : {})} : {};
 }
 
 /** The strategy file's fields, then the flags over them. */
@@ -75,6 +152,7 @@ export async function gatedStrategyOf(flags: GatedFlagValues): Promise<GatedStra
     maxRestarts: flags['max-restarts'] ?? file.maxRestarts ?? 0,
     progressDeadlineMs: flags['progress-deadline'] ?? file.progressDeadlineMs ?? DEFAULT_PROGRESS_DEADLINE_MS,
     onFailure: flags['on-failure'] ?? file.onFailure ?? 'pause',
+    ...metricGateOf(flags, file),
   };
 }
 
@@ -168,6 +246,7 @@ export async function runGatedCommand(run: GatedRun, opened?: LiveSession): Prom
       if (dryRun === 'none') recorded.progress(event);
     },
     signal: interrupt.signal,
+    prometheus: (await import('./services/metric-gate.js')).prometheusOpener(live.client, run.flags['request-timeout']),
     onTransition: () => {
       if (killAfter > 0 && ++writes >= killAfter) process.kill(process.pid, 'SIGKILL');
     },

@@ -25,10 +25,23 @@ export const gatedFlags = {
     summary: 'The stages, from a YAML file.',
     helpValue: 'FILE',
   }),
+  // The metric gate, for one query (a strategy file's `metrics:` holds several): docs/gated/metric-gate.md.
+  'metric-query': Flags.string({summary: 'A PromQL query gating each stage ($nodes: its nodes).', helpValue: 'PROMQL'}),
+  'metric-max': Flags.string({summary: 'The query fails the stage above this.', helpValue: 'NUMBER'}),
+  'metric-min': Flags.string({summary: 'The query fails the stage below this.', helpValue: 'NUMBER'}),
+  'metric-for': durationFlag('metric-for', {summary: 'How long a breach must last (default 0).'}),
+  'metric-interval': durationFlag('metric-interval', {summary: 'How often the query runs (default 10s).'}),
+  'prometheus-url': Flags.string({summary: 'Prometheus by URL.', helpValue: 'URL', exclusive: ['prometheus-service']}),
+  'prometheus-service': Flags.string({summary: 'Prometheus through the API server.', helpValue: 'service/NS/NAME:PORT'}),
+  'prometheus-token-file': Flags.string({summary: 'A bearer token for --prometheus-url.', helpValue: 'FILE'}),
+  'prometheus-ca-file': Flags.string({summary: "The CA of --prometheus-url's certificate.", helpValue: 'FILE'}),
 };
 
 // Listed under their own heading in --help (src/help.ts), so each summary need not say "gated rollout".
 for (const flag of Object.values(gatedFlags)) Object.assign(flag, {helpGroup: 'Gated rollout'});
+// `step --help` stays one screen: the metric gate's flags are described in docs/gated/metric-gate.md instead
+// (completion, which offers what help shows, leaves them out too).
+for (const [name, flag] of Object.entries(gatedFlags)) if (/^(metric|prometheus)-/.test(name)) Object.assign(flag, {hidden: true});
 
 export const GATED_FLAG_NAMES = Object.keys(gatedFlags) as (keyof typeof gatedFlags)[];
 

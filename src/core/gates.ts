@@ -8,6 +8,7 @@ import {waveLanding} from './step-wave.js';
 import {jsonText, restoreExactRevisions, type Revision} from './revision-number.js';
 import type {ClusterState, DaemonSet, IntOrString, Node} from './types.js';
 import type {StepEvent} from './step-wave.js';
+import {metricsFromDocument, prometheusFromDocument, type MetricQuery, type PrometheusTarget} from './metric-gate.js';
 
 export const GATED_ROLLOUT_ANNOTATION = 'ds-rollout.io/gated-rollout';
 
@@ -31,6 +32,9 @@ export interface GatedStrategy {
   readonly maxRestarts: number;
   readonly progressDeadlineMs: number;
   readonly onFailure: OnFailure;
+  /** The metric gate's queries (docs/gated/metric-gate.md), asked of `prometheus`. */
+  readonly metrics?: readonly MetricQuery[];
+  readonly prometheus?: PrometheusTarget;
 }
 
 /** A stage as the rollout works on it: its nodes resolved on the cluster as it is (see resolveGatedStage). */
@@ -141,6 +145,11 @@ export interface GatedRecord {
    * back included), so the rollout is superseded even when the template is the release again.
    */
   readonly generation?: number;
+  /** The metric gate's queries and where Prometheus is (a rerun asks the same). */
+  readonly metrics?: readonly MetricQuery[];
+  readonly prometheus?: PrometheusTarget;
+  /** The metric gate's last readings, short (recordedReadings). */
+  readonly readings?: readonly GateReading[];
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -423,7 +432,7 @@ export interface StrategyProblem {
 /** The largest int32: the API's restartCount, and a timer's longest wait in ms. */
 const INT32_MAX = 2 ** 31 - 1;
 
-const STRATEGY_KEYS = ['canary', 'canaryBake', 'approve', 'waves', 'bake', 'maxRestarts', 'progressDeadline', 'onFailure'] as const;
+const STRATEGY_KEYS = ['canary', 'canaryBake', 'approve', 'waves', 'bake', 'maxRestarts', 'progressDeadline', 'onFailure', 'metrics', 'prometheus'] as const;
 
 function percentText(value: unknown): number | undefined {
   const match = typeof value === 'string' ? /^(\d+)%$/.exec(value.trim()) : null;
@@ -519,6 +528,16 @@ export function strategyFromDocument(doc: unknown, duration: (text: string) => n
     }
     out.waves = percents;
   }
+  if ('metrics' in fields) {
+    const parsed = metricsFromDocument(fields['metrics'], duration);
+    if ('problem' in parsed) return parsed;
+    out.metrics = parsed.metrics;
+  }
+  if ('prometheus' in fields) {
+    const parsed = prometheusFromDocument(fields['prometheus']);
+    if ('problem' in parsed) return parsed;
+    out.prometheus = parsed.prometheus;
+  }
   return {strategy: out};
 }
 
@@ -605,5 +624,7 @@ export interface AbortResult {
 }
 
 export function describeGateFailure(failure: GateFailure): string {
+  // A metric names no pod: its reason says which query, its value and its bound.
+  if (failure.gate === 'metric') return failure.reason;
   return `pod ${failure.pod} on node ${failure.node}: ${failure.reason}`;
 }

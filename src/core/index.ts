@@ -167,6 +167,8 @@ export {
   resolveGatedStage,
   resolveGatedStages,
   type GateFailure,
+  type GateKind,
+  type GateReading,
   type GateInput,
   type GateVerdict,
   type OnFailure,
@@ -245,3 +247,4 @@ export {
   rulesAllow,
 } from './detach.js';
 export {type DocumentProblem, describeDocumentProblem, documentProblem, EXPANSION_PER_BYTE, jsonTextDepth, MAX_DOCUMENT_DEPTH} from './document-limits.js';
+export * from './metric-gate.js';

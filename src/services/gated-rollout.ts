@@ -20,6 +20,7 @@ import {
   type GatedStage,
   type GatedStrategy,
   type GateFailure,
+  type GateReading,
   type IntOrString,
   type AbortResult,
   type RolloutOrigin,
@@ -42,12 +43,15 @@ import {
   resolveGatedStage,
   resolveGatedStages,
   rolloutOriginOf,
+  recordedReadings,
+  longestReadings,
   startRecordTooLarge,
   templateLabelHashOf,
   templateRevisionOf,
 } from '../core/index.js';
 import {DsRolloutError, InputError, RolloutStuckError} from '../errors.js';
 import {controlledRevisions, revisionHash} from './history.js';
+import {MetricGate, type PrometheusOpener, prometheusOpener} from './metric-gate.js';
 import {describeRef} from './pause.js';
 import {asStoredUpdate} from './plan.js';
 import {InterruptedError, type StepSession, stepDaemonSet} from './step.js';
@@ -85,6 +89,8 @@ export interface GatedOptions {
   readonly signal?: AbortSignal;
   /** How often a wait re-judges the watched state without a change (default 250 ms). */
   readonly tickMs?: number;
+  /** How the metric gate reaches Prometheus (services/metric-gate.ts); default: by URL, or through the session's API server. */
+  readonly prometheus?: PrometheusOpener;
 }
 
 export type {AbortResult} from '../core/index.js';
@@ -125,6 +131,11 @@ class GatedRollout {
   private record!: GatedRecord;
   /** Pod uids this run has seen Ready (kept in memory only: the record stays small; a rerun sees them again). */
   private seenReady: readonly string[] = [];
+  /** The metric gate, when the rollout has queries (opened once per run). */
+  private metricGate: MetricGate | undefined;
+  /** A write of the metric gate's readings under way during a bake (awaited before the bake's outcome is acted on). */
+  private readingsWrite: Promise<void> = Promise.resolve();
+  private readingsPending = false;
 
   constructor(private readonly options: GatedOptions) {
     this.session = options.session;
@@ -139,6 +150,7 @@ class GatedRollout {
       return await body(this);
     } finally {
       this.follower?.stop();
+      this.metricGate?.stop();
     }
   }
 
@@ -200,6 +212,7 @@ class GatedRollout {
       }
     }
     try {
+      await this.openMetrics(this.record);
       return await this.stages();
     } catch (error) {
       throw await this.settleSuperseded(error);
@@ -233,9 +246,13 @@ class GatedRollout {
       progressDeadlineMs: strategy.progressDeadlineMs,
       onFailure: strategy.onFailure,
       ...(this.options.maxUnavailable !== undefined ? {maxUnavailable: this.options.maxUnavailable} : {}),
+      ...(strategy.metrics ? {metrics: strategy.metrics, ...(strategy.prometheus ? {prometheus: strategy.prometheus} : {})} : {}),
     };
-    const tooLarge = startRecordTooLarge(record);
-    if (tooLarge) throw new InputError(`${describeRef(this.ref)}: ${tooLarge}`);
+    // The metric gate's readings are written later: room is kept for the longest.
+    const tooLarge = startRecordTooLarge(record.metrics ? {...record, readings: longestReadings(record.metrics)} : record);
+    if (tooLarge) throw new InputError(`${describeRef(this.ref)}: ${tooLarge}${record.metrics ? ', or fewer or shorter metric queries' : ''}`);
+    // A token or CA file that cannot be read is said before anything changes.
+    await this.openMetrics(record);
     if (this.options.dryRun) {
       this.record = record;
       return this.preview(state, 0, false);
@@ -303,6 +320,7 @@ class GatedRollout {
 
   /** Steps the stage's nodes with the step service while the gate watches; a failed gate stops the step. */
   private async roll(stage: GatedStage): Promise<void> {
+    this.metricGate?.watch(stage.name, stage.nodes);
     const stopStep = new AbortController();
     const stopGate = new AbortController();
     const signal = this.options.signal ? AbortSignal.any([stopStep.signal, this.options.signal]) : stopStep.signal;
@@ -346,7 +364,9 @@ class GatedRollout {
 
   /** Watches the stage's new pods until the bake deadline on the server's clock; a failed gate fails the stage. */
   private async bake(stage: GatedStage): Promise<void> {
+    this.metricGate?.watch(stage.name, stage.nodes);
     let shown = Number.NaN;
+    let settled = false;
     const deadline = this.record.bakeUntil ?? 0;
     await this.clock.refresh(deadline);
     const outcome = await this.follow().until<{failures: readonly GateFailure[]}>(
@@ -368,9 +388,15 @@ class GatedRollout {
         tickMs: this.tickMs,
         ...(this.options.signal ? {signal: this.options.signal} : {}),
         onAbort: () => new InterruptedError(`interrupted while baking ${stage.name}; a rerun continues the same bake`),
-        onTick: () => this.clock.refresh(deadline),
+        onTick: async () => {
+          await this.clock.refresh(deadline);
+          if (!settled) this.noteReadings();
+        },
       },
     );
+    // No readings write starts once the bake is decided; one under way ends before its outcome is acted on.
+    settled = true;
+    await this.readingsWrite;
     if (outcome !== 'timeout' && outcome.failures.length > 0) await this.fail(stage, outcome.failures);
   }
 
@@ -401,7 +427,38 @@ class GatedRollout {
       seenReady: this.seenReady,
     });
     this.seenReady = verdict.seenReady;
-    return verdict.failures;
+    const metrics = this.metricGate?.failures() ?? [];
+    return metrics.length > 0 ? [...verdict.failures, ...metrics] : verdict.failures;
+  }
+
+  /**
+   * While a stage bakes, a metric's verdict that changed (pass, inconclusive) is written to the record, so that
+   * status shows it before the bake ends; values alone are not (one write per change of verdict at most). A write
+   * that fails is left to the gate: the watched state says why on its next judgement.
+   */
+  private noteReadings(): void {
+    if (!this.metricGate || this.readingsPending) return;
+    const verdicts = (readings: readonly GateReading[] | undefined) =>
+      (readings ?? [])
+        .filter((r) => r.gate === 'metric')
+        .map((r) => `${r.name}=${r.verdict}`)
+        .join();
+    const now = verdicts(this.metricGate.readings());
+    if (now === '' || now === verdicts(this.record.readings)) return;
+    this.readingsPending = true;
+    this.readingsWrite = this.write({...this.record})
+      .catch(() => undefined)
+      .finally(() => (this.readingsPending = false));
+  }
+
+  /** The metric gate of a record with queries: Prometheus opened (its files read) once per run. */
+  private async openMetrics(record: GatedRecord): Promise<void> {
+    if (this.metricGate || !record.metrics || record.metrics.length === 0) return;
+    if (!record.prometheus) throw new InputError(`the metric gate of ${describeRef(this.ref)} needs Prometheus: give --prometheus-url or --prometheus-service`);
+    // The command passes its --request-timeout; the dashboard's promote reaches Prometheus through the same session.
+    const open = this.options.prometheus ?? prometheusOpener(this.session.live.client, undefined);
+    const prometheus = await open(record.prometheus);
+    this.metricGate = new MetricGate({queries: record.metrics, prometheus, now: () => this.clock.now(), tickMs: this.tickMs});
   }
 
   /** What this run says when the watch shows that its rollout was ended or taken over by someone else. */
@@ -427,6 +484,7 @@ class GatedRollout {
 
   private async fail(stage: GatedStage, failures: readonly GateFailure[]): Promise<never> {
     await this.write({...this.record, phase: 'failed', ...recordedFailures(failures), bakeUntil: undefined});
+    this.metricGate?.stop();
     this.emit({kind: 'gate-failed', stage, failures});
     if (this.record.onFailure === 'undo') {
       const undone = await this.abortRecorded(await this.state());
@@ -611,6 +669,11 @@ class GatedRollout {
       watched.metadata.annotations?.[GATED_ROLLOUT_ANNOTATION] === this.lastText &&
       (options.templateChanged === true || templateOf(watched) === next.template);
     const base = usable ? watched : undefined;
+    // The metric gate's last readings go with every write (short: the record lives in an annotation).
+    // Other gates' readings in `next` are kept.
+    const metricReadings = this.metricGate?.readings() ?? [];
+    if (metricReadings.length > 0)
+      next = {...next, readings: [...(next.readings ?? []).filter((r) => r.gate !== 'metric'), ...recordedReadings(metricReadings)]};
     let written = next;
     let text = '';
     const decidedOn = this.record?.generation;

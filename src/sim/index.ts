@@ -1,6 +1,6 @@
 // The simulated cluster: store + garbage collector + HTTP API server, started together. This is the entry
 // point for tests, the `sim` command and the (later) DaemonSet controller and kubelets.
-import {dumpKubeVersion, NEWEST_MODELLED_MINOR} from '../core/index.js';
+import {dumpKubeVersion, NEWEST_MODELLED_MINOR, type Node, type Pod} from '../core/index.js';
 import {RealClock, type SimClock} from './clock.js';
 import {DaemonSetController} from './controller.js';
 import {GarbageCollector} from './gc.js';
@@ -9,6 +9,7 @@ import {JobController} from './job-controller.js';
 import {SimulatedKubelets, type KubeletOptions} from './kubelet.js';
 import {loadScenario, type Scenario, type ScenarioName, type ScenarioOptions} from './scenarios.js';
 import {loadSnapshot} from './snapshot.js';
+import {renderSimMetrics} from './metrics.js';
 import type {SnapshotObjects} from '../cluster/snapshot/parse-snapshot.js';
 import type {DelayRule, FaultOptions, RequestLog, RequestMatcher} from './hooks.js';
 import {ADMIN_USER, Authenticator} from './authentication.js';
@@ -82,6 +83,8 @@ export class SimulatedCluster {
   /** The CA of an https cluster. */
   readonly ca: CertificateAuthority | undefined;
   private readonly authenticator: Authenticator | undefined;
+  /** Service proxy targets by `namespace/name:port` (exposeService). */
+  private readonly services = new Map<string, string>();
   private stopped = false;
 
   /** Use startSimulatedCluster(). */
@@ -136,6 +139,11 @@ export class SimulatedCluster {
       ...(options.logInternalError ? {logInternalError: options.logInternalError} : {}),
       ...(version ? {version} : {}),
       podLog: (namespace, name) => this.kubelets?.podLog(namespace, name),
+      serviceProxy: (service) => this.services.get(service),
+      metrics: () =>
+        renderSimMetrics(this.store.list('nodes').items as Node[], this.store.list('pods').items as Pod[], this.clock.now(), (pod) =>
+          this.kubelets?.failureOf(pod),
+        ),
     });
   }
 
@@ -169,6 +177,11 @@ export class SimulatedCluster {
   }
 
   /** The headers that authenticate as the admin, for raw HTTP clients. */
+  /** What the service proxy reaches for `namespace/name:port`: a plain http URL (a test's Prometheus). */
+  exposeService(service: string, url: string): void {
+    this.services.set(service, url);
+  }
+
   authHeaders(): Record<string, string> {
     return this.token === '' ? {} : {authorization: `Bearer ${this.token}`};
   }

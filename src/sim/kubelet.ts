@@ -8,8 +8,11 @@ import {isConflict, isNotFound} from './status-errors.js';
 import type {Store, StoreEvent} from './store.js';
 import {type ExecCluster, type ExecImage, type ExecPod, ExecRunner} from './exec-image.js';
 
-/** How a pod fails to start: `crash` (CrashLoopBackOff), `image-pull` (ImagePullBackOff), `never-ready` (running, readiness probe fails). */
-export type FailureMode = 'crash' | 'image-pull' | 'never-ready';
+/**
+ * How a pod fails to start: `crash` (CrashLoopBackOff), `image-pull` (ImagePullBackOff), `never-ready` (running,
+ * readiness probe fails); or `errors`: Ready, but its error counter on /metrics climbs (sim/metrics.ts).
+ */
+export type FailureMode = 'crash' | 'image-pull' | 'never-ready' | 'errors';
 
 export interface FailureRule {
   /** Pods with a container whose image contains this text. */
@@ -96,6 +99,11 @@ export class SimulatedKubelets {
     if (current === undefined || current.metadata.uid !== pod.uid) return;
     const status = exitedPodStatus(current, exitCode, startedAt, formatTimestamp(this.clock.now()));
     this.tryWrite(() => this.store.patchStatus('pods', pod.namespace, pod.name, (s) => ({...((s ?? {}) as object), ...status})));
+  }
+
+  /** How `pod` fails by the rules, if it does (/metrics counts errors for `errors`). */
+  failureOf(pod: Pod): FailureMode | undefined {
+    return failureFor(this.failures, pod);
   }
 
   /** Adds a failure rule at run time (e.g. from a test or the sim command). */
@@ -239,7 +247,9 @@ export class SimulatedKubelets {
     const exec = this.exec;
     const image = exec?.imageFor(pod.spec.containers.map((c) => c.image));
     const startedAt = formatTimestamp(this.clock.now());
-    const started = startedPodStatus(pod, image ? undefined : failureFor(this.failures, pod), startedAt);
+    const failure = image ? undefined : failureFor(this.failures, pod);
+    // An `errors` pod starts and is Ready like a healthy one: only its metrics say otherwise.
+    const started = startedPodStatus(pod, failure === 'errors' ? undefined : failure, startedAt);
     this.tryWrite(() => this.store.patchStatus('pods', namespace, name, (status) => ({...((status ?? {}) as object), ...started})));
     if (exec === undefined || image === undefined || exec.has(uid)) return;
     // Running first, then the process: its exit (however soon) is the last status written.

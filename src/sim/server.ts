@@ -2,7 +2,7 @@
 // and @kubernetes/client-node accept (docs/design/sim-api.md). It routes, negotiates formats and maps store errors to
 // Status bodies; the semantics live in store.ts, gc.ts and strategy.ts.
 import {goJsonEscape} from './json-escape.js';
-import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http';
+import {createServer, type IncomingMessage, request as httpRequest, type Server, type ServerResponse} from 'node:http';
 import {createServer as createTlsServer} from 'node:https';
 import type {AddressInfo} from 'node:net';
 import {load as loadYaml} from 'js-yaml';
@@ -70,6 +70,13 @@ export interface SimServerOptions {
   readonly version?: string;
   /** Where a pod's output is (pods/NAME/log), while its process may still be writing it; undefined: it has none. */
   readonly podLog?: (namespace: string, name: string) => {readonly path: string; readonly running: () => boolean} | undefined;
+  /** `/metrics` in Prometheus's text format (sim/metrics.ts); undefined: 404. */
+  readonly metrics?: () => string;
+  /**
+   * Where the service proxy (`/api/v1/namespaces/NS/services/NAME:PORT/proxy/...`) forwards a GET: a plain http
+   * URL for `NS/NAME:PORT`, or undefined (404). The simulated cluster has no Services: a test names what is behind one.
+   */
+  readonly serviceProxy?: (service: string) => string | undefined;
 }
 
 /** /version's answer for a gitVersion such as v1.20.2 (the build fields stay the simulator's). */
@@ -115,6 +122,23 @@ function send(res: ServerResponse, code: number, text: string, contentType = 'ap
   const body = goJsonEscape(text);
   res.writeHead(code, {'Content-Type': contentType, 'Cache-Control': NO_CACHE, 'Content-Length': Buffer.byteLength(body), ...extra});
   res.end(body);
+}
+
+/** The service proxy's GET to what stands behind a Service: its status and body passed back (503 when it does not answer). */
+function proxyGet(res: ServerResponse, target: string): Promise<void> {
+  return new Promise((resolve) => {
+    const req = httpRequest(target, {method: 'GET'}, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, {'Content-Type': answer.headers['content-type'] ?? 'application/octet-stream', 'Cache-Control': NO_CACHE});
+      answer.pipe(res);
+      answer.on('end', resolve);
+      answer.on('error', () => resolve());
+    });
+    req.on('error', (error) => {
+      send(res, 503, JSON.stringify(new StatusError(503, 'ServiceUnavailable', `error trying to reach service: ${error.message}`).toStatus()));
+      resolve();
+    });
+    req.end();
+  });
 }
 
 function sendError(res: ServerResponse, err: StatusError): void {
@@ -400,6 +424,13 @@ export class SimServer {
     }
 
     try {
+      // The node agents' metrics, as their own endpoints would serve them to a Prometheus: no credentials asked.
+      if (path === undefined && (method === 'GET' || method === 'HEAD') && rawPath === '/metrics' && this.options.metrics) {
+        const text = this.options.metrics();
+        res.writeHead(200, {'Content-Type': 'text/plain; version=0.0.4; charset=utf-8', 'Cache-Control': NO_CACHE, 'Content-Length': Buffer.byteLength(text)});
+        res.end(method === 'HEAD' ? undefined : text);
+        return;
+      }
       if (authentication !== undefined) {
         if ('failed' in authentication) throw unauthorized();
         const acting = impersonate(authentication.user, req.headers);
@@ -418,6 +449,13 @@ export class SimServer {
             name: path?.name,
           });
         }
+      }
+      const proxied = path === undefined && method === 'GET' ? /^\/api\/v1\/namespaces\/([^/]+)\/services\/([^/]+)\/proxy(\/.*)?$/.exec(rawPath) : null;
+      if (proxied) {
+        const target = this.options.serviceProxy?.(`${decodeURIComponent(proxied[1]!)}/${decodeURIComponent(proxied[2]!)}`);
+        if (target === undefined) throw pathNotFound();
+        await proxyGet(res, `${target.replace(/\/$/, '')}${proxied[3] ?? '/'}${queryAt < 0 ? '' : rawUrl.slice(queryAt)}`);
+        return;
       }
       if (path !== undefined && attrs !== undefined) {
         await this.resourceRequest(req, res, url, path, attrs, body);

@@ -105,6 +105,14 @@ export class KubeClient {
     return this.retrying(() => this.send<T>('GET', path, request, options));
   }
 
+  /**
+   * GET through the API server of JSON that is not an API object (a service proxy's answer, e.g. Prometheus's
+   * query API): parsed, not checked for a kind; never retried (the caller asks again on its own interval).
+   */
+  getJson<T>(path: string, request: RequestDescription, options: RequestOptions = {}, timeoutMs = this.timeoutMs): Promise<T> {
+    return this.exchange('GET', path, request, options, timeoutMs, async (res) => JSON.parse(await readBody(res)) as T);
+  }
+
   /** A write: never retried here (the writer decides, with fresh preconditions). */
   write<T>(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, request: RequestDescription, options: RequestOptions = {}): Promise<T> {
     return this.send<T>(method, path, request, options);
