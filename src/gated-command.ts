@@ -1,6 +1,6 @@
 // What `step --canary ...`, `promote` and `abort` share: the gated strategy from flags and a strategy file, the
 // gated rollout service run against a live cluster, its progress printed. Loaded lazily by those commands.
-import {type CanarySpec, type DaemonSet, type GatedStrategy, gatedRefusalReason, strategyFromDocument, strategyLine} from './core/index.js';
+import {type CanarySpec, type DaemonSet, type GatedStrategy, gatedRefusalReason, parseLabelSelector, strategyFromDocument, strategyLine} from './core/index.js';
 import {InputError, UsageError} from './errors.js';
 import {isDocumentFormat, type OutputFormat, parseDuration} from './flags.js';
 import {stopAtSafePoint} from './interrupt.js';
@@ -16,6 +16,8 @@ export interface GatedFlagValues {
   readonly 'max-restarts'?: number | undefined;
   readonly 'progress-deadline'?: number | undefined;
   readonly strategy?: string | undefined;
+  readonly 'max-neighbour-failures'?: number | undefined;
+  readonly 'neighbour-selector'?: string | undefined;
 }
 
 const DEFAULT_PROGRESS_DEADLINE_MS = 10 * 60_000;
@@ -65,6 +67,15 @@ export async function gatedStrategyOf(flags: GatedFlagValues): Promise<GatedStra
     file = parsed.strategy;
   }
   const canary = canaryOf(flags) ?? file.canary;
+  const neighbourSelector = flags['neighbour-selector'] ?? file.neighbourSelector;
+  if (flags['neighbour-selector'] !== undefined) {
+    try {
+      parseLabelSelector(flags['neighbour-selector']);
+    } catch (error) {
+      throw new UsageError(`invalid --neighbour-selector "${flags['neighbour-selector']}": ${(error as Error).message}`);
+    }
+  }
+  const maxNeighbourFailures = flags['max-neighbour-failures'] ?? file.maxNeighbourFailures;
   return {
     ...(canary ? {canary} : {}),
     canaryBakeMs: flags['canary-bake'] ?? file.canaryBakeMs ?? 0,
@@ -74,6 +85,8 @@ export async function gatedStrategyOf(flags: GatedFlagValues): Promise<GatedStra
     maxRestarts: flags['max-restarts'] ?? file.maxRestarts ?? 0,
     progressDeadlineMs: flags['progress-deadline'] ?? file.progressDeadlineMs ?? DEFAULT_PROGRESS_DEADLINE_MS,
     onFailure: flags['on-failure'] ?? file.onFailure ?? 'pause',
+    ...(maxNeighbourFailures !== undefined ? {maxNeighbourFailures} : {}),
+    ...(neighbourSelector !== undefined ? {neighbourSelector} : {}),
   };
 }
 
@@ -145,6 +158,7 @@ export async function runGatedCommand(run: GatedRun): Promise<void> {
   let writes = 0;
   // Every stage transition and gate failure is also an Event on the DaemonSet (docs/gated/detached.md); a dry run records none.
   const events = await import('./services/rollout-events.js');
+  const podWatch = await import('./cluster/live/pod-watch.js');
   const recorded = events.gatedRunEvents(
     new events.RolloutEventRecorder((await import('./cluster/live/objects.js')).liveEventSink(live), ref, (line) => process.stderr.write(`${line}\n`)),
     run.mode,
@@ -167,6 +181,8 @@ export async function runGatedCommand(run: GatedRun): Promise<void> {
       if (dryRun === 'none') recorded.progress(event);
     },
     signal: interrupt.signal,
+    // The neighbour gate follows every pod of the cluster (one LIST and one WATCH), from the first stage on.
+    neighbours: () => podWatch.followAllPods(live.client),
     onTransition: () => {
       if (killAfter > 0 && ++writes >= killAfter) process.kill(process.pid, 'SIGKILL');
     },

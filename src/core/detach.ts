@@ -2,7 +2,7 @@
 // the Job that runs the same command in the DaemonSet's namespace, with a ServiceAccount allowed exactly what the
 // rollout does; and the Kubernetes Events that tell the rollout's story on the DaemonSet (`kubectl describe ds`).
 // Pure: names, argument lists and objects as data; the service sends them.
-import {type GatedEvent, gatedRecordOf} from './gates.js';
+import {type GatedEvent, describeGateFailure, gatedRecordOf} from './gates.js';
 import {computeTemplateHash} from './revisions.js';
 import type {Revision} from './revision-number.js';
 import type {DaemonSet} from './types.js';
@@ -348,7 +348,7 @@ export function rolloutEventOf(event: GatedEvent | RolloutMilestone): RolloutEve
       return {
         type: 'Warning',
         reason: 'GateFailed',
-        message: `Gate failed at stage ${event.stage.name}: ${event.failures.map((f) => `pod ${f.pod} on node ${f.node}: ${f.reason}`).join('; ')}`,
+        message: `Gate failed at stage ${event.stage.name}: ${event.failures.map(describeGateFailure).join('; ')}`,
       };
     case 'rolling-back':
       return {

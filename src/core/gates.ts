@@ -31,6 +31,10 @@ export interface GatedStrategy {
   readonly maxRestarts: number;
   readonly progressDeadlineMs: number;
   readonly onFailure: OnFailure;
+  /** Neighbour pods that may go bad on a stage's nodes (default 0). */
+  readonly maxNeighbourFailures?: number;
+  /** A label selector of pods the neighbour gate leaves out. */
+  readonly neighbourSelector?: string;
 }
 
 /** A stage as the rollout works on it: its nodes resolved on the cluster as it is (see resolveGatedStage). */
@@ -138,6 +142,13 @@ export interface GatedRecord {
    * back included), so the rollout is superseded even when the template is the release again.
    */
   readonly generation?: number;
+  /** The neighbour gate's bound (absent: 0) and the pods it leaves out (absent: none). */
+  readonly maxNeighbourFailures?: number;
+  readonly neighbourSelector?: string;
+  /** The current stage's nodes that were in trouble when it started (bounded): the node gate reports them, never fails them. */
+  readonly nodesTroubledAtStart?: {readonly stage: number; readonly nodes: readonly string[]; readonly more?: number};
+  /** Each gate's last reading (bounded), as status and the dashboard show them. */
+  readonly readings?: readonly GateReading[];
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -401,6 +412,8 @@ export interface GatedProgress {
   /** While baking: seconds left on the server's clock. */
   readonly bakeLeftSeconds?: number;
   readonly failures: readonly GateFailure[];
+  /** Each gate's last reading as the record has it (absent: none written yet). */
+  readonly readings?: readonly GateReading[];
   /** The Job driving it (`--detach`), when the DaemonSet names one for this rollout's template. */
   readonly job?: string;
   /** `superseded`: the template someone else set, by revision number (or by hash before its revision exists). */
@@ -417,7 +430,18 @@ export interface StrategyProblem {
   readonly message: string;
 }
 
-const STRATEGY_KEYS = ['canary', 'canaryBake', 'approve', 'waves', 'bake', 'maxRestarts', 'progressDeadline', 'onFailure'] as const;
+const STRATEGY_KEYS = [
+  'canary',
+  'canaryBake',
+  'approve',
+  'waves',
+  'bake',
+  'maxRestarts',
+  'progressDeadline',
+  'onFailure',
+  'maxNeighbourFailures',
+  'neighbourSelector',
+] as const;
 
 function percentText(value: unknown): number | undefined {
   const match = typeof value === 'string' ? /^(\d+)%$/.exec(value.trim()) : null;
@@ -490,6 +514,22 @@ export function strategyFromDocument(doc: unknown, duration: (text: string) => n
     const value = fields['maxRestarts'];
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) return problem(['maxRestarts'], 'maxRestarts: want a whole number of at least 0');
     out.maxRestarts = value;
+  }
+  if ('maxNeighbourFailures' in fields) {
+    const value = fields['maxNeighbourFailures'];
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+      return problem(['maxNeighbourFailures'], 'maxNeighbourFailures: want a whole number of at least 0');
+    out.maxNeighbourFailures = value;
+  }
+  if ('neighbourSelector' in fields) {
+    const value = fields['neighbourSelector'];
+    if (typeof value !== 'string') return problem(['neighbourSelector'], 'neighbourSelector: want a label selector, e.g. app!=batch');
+    try {
+      parseLabelSelector(value);
+    } catch (error) {
+      return problem(['neighbourSelector'], `neighbourSelector: ${(error as Error).message}`);
+    }
+    out.neighbourSelector = value;
   }
   if ('onFailure' in fields) {
     const value = fields['onFailure'];
@@ -580,5 +620,12 @@ export interface AbortResult {
 }
 
 export function describeGateFailure(failure: GateFailure): string {
-  return `pod ${failure.pod} on node ${failure.node}: ${failure.reason}`;
+  switch (failure.gate) {
+    case 'node':
+      return `node gate: node ${failure.node}${failure.pod ? ` (pod ${failure.pod})` : ''}: ${failure.reason}`;
+    case 'neighbour':
+      return `neighbour gate: pod ${failure.pod} on node ${failure.node}: ${failure.reason}`;
+    default:
+      return `pod ${failure.pod} on node ${failure.node}: ${failure.reason}`;
+  }
 }

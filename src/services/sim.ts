@@ -45,7 +45,7 @@ export interface RunningSim {
   stop(): Promise<void>;
 }
 
-const FAILURE_MODES: readonly FailureMode[] = ['crash', 'image-pull', 'never-ready'];
+const FAILURE_MODES: readonly FailureMode[] = ['crash', 'image-pull', 'never-ready', 'node-not-ready', 'network-unavailable', 'break-neighbours'];
 
 export async function startSim(options: SimStartOptions): Promise<RunningSim> {
   if (!(SCENARIOS as readonly string[]).includes(options.scenario)) {
