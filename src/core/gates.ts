@@ -276,7 +276,8 @@ export function resolveGatedStages(state: ClusterState, stages: readonly GatedSt
 
 /**
  * The record lives in an annotation that every step reads: it may start with this many bytes (its stages, the
- * canary's node names or selector), and its failures add at most MAX_FAILURE_BYTES, so it stays under 4 KiB
+ * canary's node names or selector), its failures add at most MAX_FAILURE_BYTES, the stage's troubled nodes
+ * MAX_NODE_BASELINE_BYTES and the gates' readings MAX_READING_BYTES (node-gates.ts), so it stays under 5 KiB
  * whatever the fleet's size and the flags.
  */
 export const MAX_START_RECORD_BYTES = 2048;
