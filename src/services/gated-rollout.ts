@@ -490,6 +490,21 @@ class GatedRollout {
     return state.pods;
   }
 
+  /**
+   * Neighbours alone failed the stage: their watch runs apart from the nodes', so a node that turned NotReady (its
+   * pods marked not Ready after it) may not show yet. One fresh read of the cluster names the node's trouble
+   * first, when there is one: the node gate's failure is the cause, the neighbours' the effect.
+   */
+  private async withNodeTrouble(stage: GatedStage, failures: readonly GateFailure[]): Promise<readonly GateFailure[]> {
+    if (!failures.every((f) => f.gate === 'neighbour')) return failures;
+    const state = await this.cluster.readState(this.ref);
+    const troubledBefore = this.baseline?.troubled ?? new Set<string>();
+    const node = judgeNodeGate({state, ...(stage.nodes ? {nodes: stage.nodes} : {}), now: this.cluster.now(), troubledBefore});
+    if (node.failures.length === 0) return failures;
+    this.readings = this.readings.map((reading) => (reading.gate === 'node' ? node.reading : reading));
+    return [...node.failures, ...failures];
+  }
+
   private judgeNodes(state: ClusterState, stage: GatedStage): {failures: GateFailure[]; readings: GateReading[]; touched: number} {
     const now = this.cluster.now();
     const nodes = stage.nodes ? {nodes: stage.nodes} : {};
@@ -536,7 +551,8 @@ class GatedRollout {
     );
   }
 
-  private async fail(stage: GatedStage, failures: readonly GateFailure[]): Promise<never> {
+  private async fail(stage: GatedStage, found: readonly GateFailure[]): Promise<never> {
+    const failures = await this.withNodeTrouble(stage, found);
     await this.write({...this.record, phase: 'failed', ...recordedFailures(failures), bakeUntil: undefined});
     this.emit({kind: 'gate-failed', stage, failures});
     if (this.record.onFailure === 'undo') {

@@ -119,15 +119,12 @@ export class SimulatedKubelets {
 
   /** What the kubelet would report: Ready=False makes the node lifecycle controller taint it. */
   setNodeReady(name: string, ready: boolean): void {
-    const now = formatTimestamp(this.clock.now());
-    this.store.patchStatus('nodes', undefined, name, (status) => {
-      const s = (status ?? {}) as {conditions?: NodeCondition[]};
-      const others = (s.conditions ?? []).filter((c) => c.type !== 'Ready');
-      const ready_: NodeCondition = ready
-        ? {type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastTransitionTime: now}
-        : {type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.', lastTransitionTime: now};
-      return {...s, conditions: [...others, ready_]};
-    });
+    this.setNodeCondition(
+      name,
+      ready
+        ? {type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status'}
+        : {type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.'},
+    );
   }
 
   private onEvent(event: StoreEvent): void {
@@ -331,17 +328,24 @@ export class SimulatedKubelets {
     }
   }
 
-  /** What the network plugin would report: NetworkUnavailable, and the taint that goes with it. */
-  setNetworkUnavailable(name: string, unavailable: boolean): void {
+  /** Sets one condition of a node's status (the others kept), as of now. */
+  private setNodeCondition(name: string, condition: Omit<NodeCondition, 'lastTransitionTime'>): void {
     const now = formatTimestamp(this.clock.now());
     this.store.patchStatus('nodes', undefined, name, (status) => {
       const s = (status ?? {}) as {conditions?: NodeCondition[]};
-      const others = (s.conditions ?? []).filter((c) => c.type !== 'NetworkUnavailable');
-      const condition: NodeCondition = unavailable
-        ? {type: 'NetworkUnavailable', status: 'True', reason: 'NoRouteCreated', message: 'the network plugin is not ready', lastTransitionTime: now}
-        : {type: 'NetworkUnavailable', status: 'False', reason: 'RouteCreated', message: 'the network plugin is ready', lastTransitionTime: now};
-      return {...s, conditions: [...others, condition]};
+      const others = (s.conditions ?? []).filter((c) => c.type !== condition.type);
+      return {...s, conditions: [...others, {...condition, lastTransitionTime: now}]};
     });
+  }
+
+  /** What the network plugin would report: NetworkUnavailable, and the taint that goes with it. */
+  setNetworkUnavailable(name: string, unavailable: boolean): void {
+    this.setNodeCondition(
+      name,
+      unavailable
+        ? {type: 'NetworkUnavailable', status: 'True', reason: 'NoRouteCreated', message: 'the network plugin is not ready'}
+        : {type: 'NetworkUnavailable', status: 'False', reason: 'RouteCreated', message: 'the network plugin is ready'},
+    );
     this.store.modify('nodes', undefined, name, (n) => {
       const node = n as Node;
       const taints = (node.spec?.taints ?? []).filter((t) => t.key !== NETWORK_UNAVAILABLE_TAINT.key);

@@ -5,14 +5,13 @@
 // named, a GateFailed Event on the DaemonSet), no other node ever runs it, and --on-failure undo steps the canary
 // back; a healthy release passes every gate, and status shows each gate's reading.
 import {afterEach, expect, test, vi} from 'vitest';
-import {GATED_ROLLOUT_ANNOTATION, type DaemonSet, type GatedRecord, type Pod} from '../../src/core/index.js';
+import type {DaemonSet, Pod} from '../../src/core/index.js';
 import type {FailureMode} from '../../src/sim/index.js';
-import {runCli} from '../helpers/run-cli.js';
+import {fluentd, fluentdCli as cli, fluentdRecord as record} from '../helpers/demo-gated.js';
 import {startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
 
 vi.setConfig({testTimeout: 180_000});
 
-const BIN = 'bin/kubectl-ds_rollout';
 const RELEASE = 'fluent/fluentd:v1.18.0';
 let tc: TestCluster | undefined;
 
@@ -20,18 +19,6 @@ afterEach(async () => {
   await tc?.stop();
   tc = undefined;
 });
-
-function cli(t: TestCluster, args: string[]) {
-  return runCli([...args, '-n', 'kube-system', '--kubeconfig', t.kubeconfig], {bin: BIN});
-}
-
-function fluentd(t: TestCluster): DaemonSet {
-  return t.cluster.store.get('daemonsets', 'kube-system', 'fluentd') as unknown as DaemonSet;
-}
-
-function record(t: TestCluster): GatedRecord {
-  return JSON.parse(fluentd(t).metadata.annotations![GATED_ROLLOUT_ANNOTATION]!) as GatedRecord;
-}
 
 /** The demo, fluentd paused and set to RELEASE (as `kubectl set image` would), with a watcher of the nodes that ever ran it. */
 async function pausedRelease(mode: FailureMode | undefined): Promise<{t: TestCluster; ran: () => string[]}> {
