@@ -14,8 +14,8 @@ export default class Step extends BaseCommand {
   static override examples = [
     {
       // One example of two commands: the help stays within one screen.
-      description: 'Show the next wave; a gated rollout, 2 canary nodes first, undone if failed',
-      command: ['kubectl ds-rollout step fluentd -n kube-system --dry-run', 'kubectl ds-rollout step fluentd --canary 2 --on-failure undo -y'].join('\n'),
+      description: "Show the next wave; then a gated rollout's plan, 2 canary nodes first",
+      command: ['kubectl ds-rollout step fluentd -n kube-system --dry-run', 'kubectl ds-rollout step fluentd -n kube-system --canary 2 --dry-run'].join('\n'),
     },
   ];
 
