@@ -83,6 +83,7 @@ async function interactiveDashboard(options: DashboardOptions): Promise<number> 
   ]);
   const readonly = options.readonly || live === undefined;
   const closing = new AbortController();
+  const podWatch = readonly ? undefined : await import('./cluster/live/pod-watch.js');
   const actions = readonly
     ? READ_ONLY_ACTIONS
     : clusterActions({
@@ -94,6 +95,7 @@ async function interactiveDashboard(options: DashboardOptions): Promise<number> 
         follow: session.follow(ref),
         signal: closing.signal,
         events: (await import('./cluster/live/objects.js')).liveEventSink(live!),
+        ...(podWatch ? {neighbours: () => podWatch.followAllPods(live!.client)} : {}),
       });
   const context = {name: options.name, namespace, kubeContext: live?.context ?? `snapshot ${options.snapshot}`, ...(live ? {server: live.server} : {})};
 

@@ -8,6 +8,7 @@ import {
   type PrometheusTarget,
   gatedRefusalReason,
   metricQueryOf,
+  parseLabelSelector,
   prometheusTargetOf,
   strategyFromDocument,
   strategyLine,
@@ -37,6 +38,8 @@ export interface GatedFlagValues {
   readonly 'prometheus-service'?: string | undefined;
   readonly 'prometheus-token-file'?: string | undefined;
   readonly 'prometheus-ca-file'?: string | undefined;
+  readonly 'max-neighbour-failures'?: number | undefined;
+  readonly 'neighbour-selector'?: string | undefined;
 }
 
 const DEFAULT_PROGRESS_DEADLINE_MS = 10 * 60_000;
@@ -143,6 +146,15 @@ export async function gatedStrategyOf(flags: GatedFlagValues): Promise<GatedStra
     file = parsed.strategy;
   }
   const canary = canaryOf(flags) ?? file.canary;
+  const neighbourSelector = flags['neighbour-selector'] ?? file.neighbourSelector;
+  if (flags['neighbour-selector'] !== undefined) {
+    try {
+      parseLabelSelector(flags['neighbour-selector']);
+    } catch (error) {
+      throw new UsageError(`invalid --neighbour-selector "${flags['neighbour-selector']}": ${(error as Error).message}`);
+    }
+  }
+  const maxNeighbourFailures = flags['max-neighbour-failures'] ?? file.maxNeighbourFailures;
   return {
     ...(canary ? {canary} : {}),
     canaryBakeMs: flags['canary-bake'] ?? file.canaryBakeMs ?? 0,
@@ -153,6 +165,8 @@ export async function gatedStrategyOf(flags: GatedFlagValues): Promise<GatedStra
     progressDeadlineMs: flags['progress-deadline'] ?? file.progressDeadlineMs ?? DEFAULT_PROGRESS_DEADLINE_MS,
     onFailure: flags['on-failure'] ?? file.onFailure ?? 'pause',
     ...metricGateOf(flags, file),
+    ...(maxNeighbourFailures !== undefined ? {maxNeighbourFailures} : {}),
+    ...(neighbourSelector !== undefined ? {neighbourSelector} : {}),
   };
 }
 
@@ -226,6 +240,7 @@ export async function runGatedCommand(run: GatedRun, opened?: LiveSession): Prom
   let writes = 0;
   // Every stage transition and gate failure is also an Event on the DaemonSet (docs/gated/detached.md); a dry run records none.
   const events = await import('./services/rollout-events.js');
+  const podWatch = await import('./cluster/live/pod-watch.js');
   const recorded = events.gatedRunEvents(
     new events.RolloutEventRecorder((await import('./cluster/live/objects.js')).liveEventSink(live), ref, (line) => process.stderr.write(`${line}\n`)),
     run.mode,
@@ -247,6 +262,8 @@ export async function runGatedCommand(run: GatedRun, opened?: LiveSession): Prom
     },
     signal: interrupt.signal,
     prometheus: (await import('./services/metric-gate.js')).prometheusOpener(live.client, run.flags['request-timeout']),
+    // The neighbour gate follows every pod of the cluster (one LIST and one WATCH), from the first stage on.
+    neighbours: () => podWatch.followAllPods(live.client),
     onTransition: () => {
       if (killAfter > 0 && ++writes >= killAfter) process.kill(process.pid, 'SIGKILL');
     },

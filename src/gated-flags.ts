@@ -21,6 +21,8 @@ export const gatedFlags = {
   'progress-deadline': durationFlag('progress-deadline', {
     summary: 'Time a pod has to be Ready (default 10m).',
   }),
+  'max-neighbour-failures': integerFlag('max-neighbour-failures', {min: 0, helpValue: 'N', summary: 'Neighbour pods that may fail (default 0).'}),
+  'neighbour-selector': Flags.string({summary: 'Pods the neighbour gate leaves out.', helpValue: 'SEL'}),
   strategy: Flags.string({
     summary: 'The stages, from a YAML file.',
     helpValue: 'FILE',

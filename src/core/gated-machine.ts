@@ -344,6 +344,7 @@ export function gatedProgressOf(ds: DaemonSet, now: number, templateRevision?: R
     phase: view.phase,
     ...(view.phase === 'baking' && record.bakeUntil !== undefined ? {bakeLeftSeconds: Math.max(0, Math.ceil((record.bakeUntil - now) / 1000))} : {}),
     failures: record.failures,
+    ...(record.readings && record.readings.length > 0 ? {readings: record.readings} : {}),
     ...(view.phase === 'superseded' ? {supersededBy: templateRevision !== undefined ? {revision: templateRevision} : {hash: view.template}} : {}),
     ...(driven ? {job} : {}),
   };

@@ -35,6 +35,10 @@ export interface GatedStrategy {
   /** The metric gate's queries (docs/gated/metric-gate.md), asked of `prometheus`. */
   readonly metrics?: readonly MetricQuery[];
   readonly prometheus?: PrometheusTarget;
+  /** Neighbour pods that may go bad on a stage's nodes (default 0). */
+  readonly maxNeighbourFailures?: number;
+  /** A label selector of pods the neighbour gate leaves out. */
+  readonly neighbourSelector?: string;
 }
 
 /** A stage as the rollout works on it: its nodes resolved on the cluster as it is (see resolveGatedStage). */
@@ -148,7 +152,12 @@ export interface GatedRecord {
   /** The metric gate's queries and where Prometheus is (a rerun asks the same). */
   readonly metrics?: readonly MetricQuery[];
   readonly prometheus?: PrometheusTarget;
-  /** The metric gate's last readings, short (recordedReadings). */
+  /** The neighbour gate's bound (absent: 0) and the pods it leaves out (absent: none). */
+  readonly maxNeighbourFailures?: number;
+  readonly neighbourSelector?: string;
+  /** The current stage's nodes that were in trouble when it started (bounded): the node gate reports them, never fails them. */
+  readonly nodesTroubledAtStart?: {readonly stage: number; readonly nodes: readonly string[]; readonly more?: number};
+  /** Each gate's last reading (bounded), as status and the dashboard show them. */
   readonly readings?: readonly GateReading[];
 }
 
@@ -277,11 +286,12 @@ export function resolveGatedStages(state: ClusterState, stages: readonly GatedSt
 
 /**
  * The record lives in an annotation that every step reads: it may start with this many bytes (its stages, the
- * canary's node names or selector), and its failures add at most MAX_FAILURE_BYTES, so it stays under 4 KiB
+ * canary's node names or selector), its failures add at most MAX_FAILURE_BYTES, the stage's troubled nodes
+ * MAX_NODE_BASELINE_BYTES and the gates' readings MAX_READING_BYTES (node-gates.ts), so it stays under 4 KiB
  * whatever the fleet's size and the flags.
  */
 export const MAX_START_RECORD_BYTES = 2048;
-const MAX_FAILURE_BYTES = 1536;
+const MAX_FAILURE_BYTES = 1024;
 
 const utf8Length = (text: string) => new TextEncoder().encode(text).length;
 
@@ -413,6 +423,8 @@ export interface GatedProgress {
   /** While baking: seconds left on the server's clock. */
   readonly bakeLeftSeconds?: number;
   readonly failures: readonly GateFailure[];
+  /** Each gate's last reading as the record has it (absent: none written yet). */
+  readonly readings?: readonly GateReading[];
   /** The Job driving it (`--detach`), when the DaemonSet names one for this rollout's template. */
   readonly job?: string;
   /** `superseded`: the template someone else set, by revision number (or by hash before its revision exists). */
@@ -432,7 +444,20 @@ export interface StrategyProblem {
 /** The largest int32: the API's restartCount, and a timer's longest wait in ms. */
 const INT32_MAX = 2 ** 31 - 1;
 
-const STRATEGY_KEYS = ['canary', 'canaryBake', 'approve', 'waves', 'bake', 'maxRestarts', 'progressDeadline', 'onFailure', 'metrics', 'prometheus'] as const;
+const STRATEGY_KEYS = [
+  'canary',
+  'canaryBake',
+  'approve',
+  'waves',
+  'bake',
+  'maxRestarts',
+  'progressDeadline',
+  'onFailure',
+  'maxNeighbourFailures',
+  'neighbourSelector',
+  'metrics',
+  'prometheus',
+] as const;
 
 function percentText(value: unknown): number | undefined {
   const match = typeof value === 'string' ? /^(\d+)%$/.exec(value.trim()) : null;
@@ -509,6 +534,22 @@ export function strategyFromDocument(doc: unknown, duration: (text: string) => n
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > INT32_MAX)
       return problem(['maxRestarts'], `maxRestarts: want a whole number from 0 to ${INT32_MAX}`);
     out.maxRestarts = value;
+  }
+  if ('maxNeighbourFailures' in fields) {
+    const value = fields['maxNeighbourFailures'];
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+      return problem(['maxNeighbourFailures'], 'maxNeighbourFailures: want a whole number of at least 0');
+    out.maxNeighbourFailures = value;
+  }
+  if ('neighbourSelector' in fields) {
+    const value = fields['neighbourSelector'];
+    if (typeof value !== 'string') return problem(['neighbourSelector'], 'neighbourSelector: want a label selector, e.g. app!=batch');
+    try {
+      parseLabelSelector(value);
+    } catch (error) {
+      return problem(['neighbourSelector'], `neighbourSelector: ${(error as Error).message}`);
+    }
+    out.neighbourSelector = value;
   }
   if ('onFailure' in fields) {
     const value = fields['onFailure'];
@@ -624,7 +665,15 @@ export interface AbortResult {
 }
 
 export function describeGateFailure(failure: GateFailure): string {
-  // A metric names no pod: its reason says which query, its value and its bound.
-  if (failure.gate === 'metric') return failure.reason;
-  return `pod ${failure.pod} on node ${failure.node}: ${failure.reason}`;
+  switch (failure.gate) {
+    case 'node':
+      return `node gate: node ${failure.node}${failure.pod ? ` (pod ${failure.pod})` : ''}: ${failure.reason}`;
+    case 'neighbour':
+      return `neighbour gate: pod ${failure.pod} on node ${failure.node}: ${failure.reason}`;
+    case 'metric':
+      // A metric names no pod: its reason says which query, its value and its bound.
+      return failure.reason;
+    default:
+      return `pod ${failure.pod} on node ${failure.node}: ${failure.reason}`;
+  }
 }

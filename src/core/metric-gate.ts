@@ -200,11 +200,6 @@ export function longestReadings(metrics: readonly MetricQuery[]): GateReading[] 
   return metrics.map((m) => ({gate: 'metric', name: m.name, value: 'x'.repeat(MAX_VALUE_CHARS), bound: boundText(m), verdict: 'inconclusive'}));
 }
 
-/** The readings a record keeps: at most MAX_METRIC_QUERIES, each value short (the record lives in an annotation). */
-export function recordedReadings(readings: readonly GateReading[]): GateReading[] {
-  return readings.slice(0, MAX_METRIC_QUERIES).map((r) => ({...r, name: r.name.slice(0, MAX_NAME_CHARS), value: r.value.slice(0, MAX_VALUE_CHARS)}));
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // The strategy file's `metrics:` and `prometheus:`
 

@@ -1,5 +1,5 @@
 // ds-rollout status for people: kubectl's line, the verdict, then every node that is not done and why.
-import type {Blocker, NodeStatusState, RolloutStatusReport, RolloutVerdict} from '../core/index.js';
+import {type Blocker, describeGateReading, type NodeStatusState, type RolloutStatusReport, type RolloutVerdict} from '../core/index.js';
 import {palette, type Palette} from './color.js';
 import {formatCount, plural} from './format.js';
 import {blockerText, NODE_TABLE_LIMIT, wrap} from './plan-text.js';
@@ -120,6 +120,8 @@ export function renderStatusText(report: RolloutStatusReport, options: StatusTex
       ...(options.headline === false ? [] : [report.message, verdictLine(report, c)]),
       summaryLine(report),
       ...(report.gated ? [c.yellow(describeGatedProgress(report.gated))] : []),
+      // Each gate's last reading, as the record has it.
+      ...(report.gated?.readings ?? []).map((reading) => `  gate ${describeGateReading(reading)}`),
     ],
     nodeSection(report, options, c),
     findings('Blockers', report.blockers, options, c, c.red),

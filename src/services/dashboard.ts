@@ -19,6 +19,7 @@ import {
   validateDaemonSet,
 } from '../core/index.js';
 import {type DsRolloutError, InputError} from '../errors.js';
+import type {NeighbourPods} from './gated-rollout.js';
 import type {EventSink} from './rollout-events.js';
 import type {
   ActionHandler,
@@ -249,6 +250,8 @@ export interface ActionServices {
   readonly follow?: Follow;
   /** Where promote and abort record the gated rollout's Events (docs/gated/detached.md). */
   readonly events?: EventSink;
+  /** The cluster's pods for promote's neighbour gate (as `ds-rollout promote`); without it, the namespace's. */
+  readonly neighbours?: () => NeighbourPods;
 }
 
 /** The dashboard's keys, wired to the same services as `ds-rollout step`, `pause`, `resume` and `undo`. */
@@ -284,6 +287,7 @@ async function gatedAction(services: ActionServices, mode: 'promote' | 'abort', 
       recorded?.progress(event);
     },
     ...(services.signal ? {signal: services.signal} : {}),
+    ...(services.neighbours ? {neighbours: services.neighbours} : {}),
   };
   try {
     if (mode === 'abort') {

@@ -22,6 +22,7 @@ import {
   type GateFailure,
   type GateReading,
   type IntOrString,
+  type Pod,
   type AbortResult,
   type RolloutOrigin,
   computeTemplateHash,
@@ -37,13 +38,20 @@ import {
   gatedRecordBody,
   gatedRecordOf,
   judgeGate,
+  judgeNeighbourGate,
+  judgeNodeGate,
+  neighbourBaselineOf,
+  nodeBaselineOf,
+  podGateReading,
+  recordedReadings,
+  touchedNodes,
+  troubledNodes,
   planGatedStages,
   planStepWave,
   recordedFailures,
   resolveGatedStage,
   resolveGatedStages,
   rolloutOriginOf,
-  recordedReadings,
   longestReadings,
   startRecordTooLarge,
   templateLabelHashOf,
@@ -91,6 +99,25 @@ export interface GatedOptions {
   readonly tickMs?: number;
   /** How the metric gate reaches Prometheus (services/metric-gate.ts); default: by URL, or through the session's API server. */
   readonly prometheus?: PrometheusOpener;
+  /**
+   * Follows every pod of the cluster for the neighbour gate (live: cluster/live/pod-watch.ts), started when the
+   * first stage does. Absent, or refused (no RBAC to list pods cluster-wide): the gate sees the DaemonSet's namespace.
+   */
+  readonly neighbours?: () => NeighbourPods;
+}
+
+/** The cluster's pods for the neighbour gate (see GatedOptions.neighbours). */
+export interface NeighbourPods {
+  readonly ready: Promise<void>;
+  pods(): readonly Pod[];
+  stop(): void;
+}
+
+/** What the node and neighbour gates compare with: taken when a stage starts (in memory; the record keeps the nodes). */
+interface StageBaseline {
+  readonly stage: number;
+  readonly troubled: ReadonlySet<string>;
+  readonly neighbours: ReadonlyMap<string, number>;
 }
 
 export type {AbortResult} from '../core/index.js';
@@ -136,6 +163,13 @@ class GatedRollout {
   /** A write of the metric gate's readings under way during a bake (awaited before the bake's outcome is acted on). */
   private readingsWrite: Promise<void> = Promise.resolve();
   private readingsPending = false;
+  /** The node and neighbour gates' baselines for the stage under way. */
+  private baseline: StageBaseline | undefined;
+  /** Each gate's reading on the last state judged (written with the next record). */
+  private readings: readonly GateReading[] = [];
+  private neighbours: NeighbourPods | undefined;
+  /** Why the neighbour gate sees only the DaemonSet's namespace (the cluster's pods could not be listed). */
+  private neighbourScope: string | undefined;
 
   constructor(private readonly options: GatedOptions) {
     this.session = options.session;
@@ -151,6 +185,7 @@ class GatedRollout {
     } finally {
       this.follower?.stop();
       this.metricGate?.stop();
+      this.neighbours?.stop();
     }
   }
 
@@ -198,7 +233,12 @@ class GatedRollout {
       case 'promote':
         this.record = decision.view.record;
         if (this.options.dryRun) return this.preview(state, this.record.stage + 1, true);
-        await this.write({...this.record, stage: this.record.stage + 1, phase: 'rolling'});
+        await this.write({
+          ...this.record,
+          stage: this.record.stage + 1,
+          phase: 'rolling',
+          ...this.nodeBaselineAt(state, this.record.stages, this.record.stage + 1),
+        });
         this.emit({kind: 'plan', stages: resolveGatedStages(state, this.record.stages), stage: this.record.stage, resumed: true});
         break;
       case 'continue':
@@ -247,6 +287,8 @@ class GatedRollout {
       onFailure: strategy.onFailure,
       ...(this.options.maxUnavailable !== undefined ? {maxUnavailable: this.options.maxUnavailable} : {}),
       ...(strategy.metrics ? {metrics: strategy.metrics, ...(strategy.prometheus ? {prometheus: strategy.prometheus} : {})} : {}),
+      ...(strategy.maxNeighbourFailures !== undefined ? {maxNeighbourFailures: strategy.maxNeighbourFailures} : {}),
+      ...(strategy.neighbourSelector !== undefined ? {neighbourSelector: strategy.neighbourSelector} : {}),
     };
     // The metric gate's readings are written later: room is kept for the longest.
     const tooLarge = startRecordTooLarge(record.metrics ? {...record, readings: longestReadings(record.metrics)} : record);
@@ -257,7 +299,7 @@ class GatedRollout {
       this.record = record;
       return this.preview(state, 0, false);
     }
-    await this.write(record);
+    await this.write({...record, ...this.nodeBaselineAt(state, stages, 0)});
     this.emit({kind: 'plan', stages: resolveGatedStages(state, stages), stage: 0, resumed: false});
     return undefined;
   }
@@ -267,6 +309,7 @@ class GatedRollout {
     for (;;) {
       const index = this.record.stage;
       const stage = resolveGatedStage(await this.state(), this.record.stages, index);
+      await this.startGates(index, stage);
       if (this.record.phase === 'rolling') {
         this.emit({kind: 'stage', number: index + 1, total: this.record.stages.length, stage});
         await this.roll(stage);
@@ -277,7 +320,14 @@ class GatedRollout {
       const last = index === this.record.stages.length - 1;
       if (last) await this.write({...this.record, phase: 'complete', bakeUntil: undefined});
       else if (stage.approve) await this.write({...this.record, phase: 'awaiting-approval', bakeUntil: undefined});
-      else await this.write({...this.record, stage: index + 1, phase: 'rolling', bakeUntil: undefined});
+      else
+        await this.write({
+          ...this.record,
+          stage: index + 1,
+          phase: 'rolling',
+          bakeUntil: undefined,
+          ...this.nodeBaselineAt(await this.state(), this.record.stages, index + 1),
+        });
       // Only once the record says so: a run that lost the record to another emits nothing.
       this.emit({kind: 'bake-passed', stage});
       if (last) return this.result('complete');
@@ -427,8 +477,11 @@ class GatedRollout {
       seenReady: this.seenReady,
     });
     this.seenReady = verdict.seenReady;
+    const gates = this.judgeNodes(state, stage);
+    this.readings = [podGateReading(new Set(verdict.failures.map((f) => f.node)).size, gates.touched, this.record.maxRestarts), ...gates.readings];
+    // The node's own trouble first: a NotReady node makes its pods lose Ready too, and that is the node's doing.
     const metrics = this.metricGate?.failures() ?? [];
-    return metrics.length > 0 ? [...verdict.failures, ...metrics] : verdict.failures;
+    return [...gates.failures, ...verdict.failures, ...metrics];
   }
 
   /**
@@ -461,6 +514,88 @@ class GatedRollout {
     this.metricGate = new MetricGate({queries: record.metrics, prometheus, now: () => this.clock.now(), tickMs: this.tickMs});
   }
 
+  // -------------------------------------------------------------------------------------------------------------
+  // The node and neighbour gates (core/node-gates.ts)
+
+  /** The record's note of stage `index`'s nodes in trouble now, taken as it is written to start that stage. */
+  private nodeBaselineAt(state: ClusterState, stages: GatedRecord['stages'], index: number): Pick<GatedRecord, 'nodesTroubledAtStart'> {
+    if (index >= stages.length) return {};
+    const stage = resolveGatedStage(state, stages, index);
+    return {nodesTroubledAtStart: nodeBaselineOf(index, troubledNodes(state, stage.nodes))};
+  }
+
+  /**
+   * The baselines of stage `index`, once per stage: the nodes in trouble at its start as the record has them (a
+   * record without them, or with more than it could keep: the nodes in trouble now), and the neighbour pods Ready now.
+   */
+  private async startGates(index: number, stage: GatedStage): Promise<void> {
+    if (this.baseline?.stage === index) return;
+    this.readings = [];
+    const state = await this.state();
+    const recorded = this.record.nodesTroubledAtStart;
+    const troubled = new Set(recorded?.stage === index ? recorded.nodes : troubledNodes(state, stage.nodes));
+    if (recorded?.stage === index && recorded.more) for (const name of troubledNodes(state, stage.nodes)) troubled.add(name);
+    const pods = await this.neighbourPods(state);
+    this.baseline = {stage: index, troubled, neighbours: neighbourBaselineOf(state, pods, this.record.neighbourSelector)};
+  }
+
+  /** The pods the neighbour gate looks at: the cluster's (followed from the first stage on), else the namespace's. */
+  private async neighbourPods(state: ClusterState): Promise<readonly Pod[]> {
+    if (this.neighbourScope === undefined && this.options.neighbours) {
+      if (!this.neighbours) {
+        this.neighbours = this.options.neighbours();
+        try {
+          await this.neighbours.ready;
+        } catch (error) {
+          this.neighbours.stop();
+          this.neighbourScope = (error as Error).message;
+        }
+      }
+      if (this.neighbourScope === undefined) return this.neighbours.pods();
+    }
+    return state.pods;
+  }
+
+  /**
+   * Neighbours alone failed the stage: their watch runs apart from the nodes', so a node that turned NotReady (its
+   * pods marked not Ready after it) may not show yet. One fresh read of the cluster names the node's trouble
+   * first, when there is one: the node gate's failure is the cause, the neighbours' the effect.
+   */
+  private async withNodeTrouble(stage: GatedStage, failures: readonly GateFailure[]): Promise<readonly GateFailure[]> {
+    if (!failures.every((f) => f.gate === 'neighbour')) return failures;
+    const state = await this.session.source.readState(this.ref);
+    const troubledBefore = this.baseline?.troubled ?? new Set<string>();
+    const node = judgeNodeGate({state, ...(stage.nodes ? {nodes: stage.nodes} : {}), now: this.clock.now(), troubledBefore});
+    if (node.failures.length === 0) return failures;
+    this.readings = this.readings.map((reading) => (reading.gate === 'node' ? node.reading : reading));
+    return [...node.failures, ...failures];
+  }
+
+  private judgeNodes(state: ClusterState, stage: GatedStage): {failures: GateFailure[]; readings: GateReading[]; touched: number} {
+    const now = this.clock.now();
+    const nodes = stage.nodes ? {nodes: stage.nodes} : {};
+    const touched = touchedNodes(state, stage.nodes, now);
+    const baseline = this.baseline ?? {stage: this.record.stage, troubled: new Set(troubledNodes(state, stage.nodes)), neighbours: new Map()};
+    const node = judgeNodeGate({state, ...nodes, now, troubledBefore: baseline.troubled, touched});
+    const pods = this.neighbours && this.neighbourScope === undefined ? this.neighbours.pods() : state.pods;
+    const neighbour = judgeNeighbourGate({
+      state,
+      pods,
+      ...nodes,
+      now,
+      baseline: baseline.neighbours,
+      maxFailures: this.record.maxNeighbourFailures ?? 0,
+      ...(this.record.neighbourSelector !== undefined ? {selector: this.record.neighbourSelector} : {}),
+      touched,
+    });
+    const scope = this.neighbourScope === undefined ? '' : ` (namespace ${this.ref.namespace} only: ${this.neighbourScope})`;
+    return {
+      failures: [...node.failures, ...neighbour.failures],
+      readings: [node.reading, {...neighbour.reading, value: `${neighbour.reading.value}${scope}`}],
+      touched: touched.size,
+    };
+  }
+
   /** What this run says when the watch shows that its rollout was ended or taken over by someone else. */
   private endedElsewhere(ds: DaemonSet): RolloutStuckError {
     const found = gatedViewOf(ds);
@@ -482,7 +617,8 @@ class GatedRollout {
     );
   }
 
-  private async fail(stage: GatedStage, failures: readonly GateFailure[]): Promise<never> {
+  private async fail(stage: GatedStage, found: readonly GateFailure[]): Promise<never> {
+    const failures = await this.withNodeTrouble(stage, found);
     await this.write({...this.record, phase: 'failed', ...recordedFailures(failures), bakeUntil: undefined});
     this.metricGate?.stop();
     this.emit({kind: 'gate-failed', stage, failures});
@@ -659,6 +795,13 @@ class GatedRollout {
    * DaemonSet's generation it was decided on: a later one tells every face that someone else changed the spec.
    */
   private async write(next: GatedRecord, options: {templateChanged?: boolean} = {}): Promise<void> {
+    // Each gate's last reading goes with every write (bounded: the record lives in an annotation); a gate with no
+    // reading now keeps the one the record has.
+    const fresh = [...this.readings, ...(this.metricGate?.readings() ?? [])];
+    if (fresh.length > 0) {
+      const kinds = new Set(fresh.map((r) => r.gate));
+      next = {...next, readings: recordedReadings([...fresh, ...(next.readings ?? []).filter((r) => !kinds.has(r.gate))])};
+    }
     const previous =
       this.lastText === undefined ? undefined : gatedRecordOf({metadata: {annotations: {[GATED_ROLLOUT_ANNOTATION]: this.lastText}}} as unknown as DaemonSet);
     // The watched DaemonSet saves a GET when it shows what this run last wrote (a stale one fails its
@@ -669,11 +812,6 @@ class GatedRollout {
       watched.metadata.annotations?.[GATED_ROLLOUT_ANNOTATION] === this.lastText &&
       (options.templateChanged === true || templateOf(watched) === next.template);
     const base = usable ? watched : undefined;
-    // The metric gate's last readings go with every write (short: the record lives in an annotation).
-    // Other gates' readings in `next` are kept.
-    const metricReadings = this.metricGate?.readings() ?? [];
-    if (metricReadings.length > 0)
-      next = {...next, readings: [...(next.readings ?? []).filter((r) => r.gate !== 'metric'), ...recordedReadings(metricReadings)]};
     let written = next;
     let text = '';
     const decidedOn = this.record?.generation;

@@ -46,7 +46,7 @@ export interface RunningSim {
   stop(): Promise<void>;
 }
 
-const FAILURE_MODES: readonly FailureMode[] = ['crash', 'image-pull', 'never-ready', 'errors'];
+const FAILURE_MODES: readonly FailureMode[] = ['crash', 'image-pull', 'never-ready', 'errors', 'node-not-ready', 'network-unavailable', 'break-neighbours'];
 
 export async function startSim(options: SimStartOptions): Promise<RunningSim> {
   if (!(SCENARIOS as readonly string[]).includes(options.scenario)) {

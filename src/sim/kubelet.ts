@@ -10,9 +10,18 @@ import {type ExecCluster, type ExecImage, type ExecPod, ExecRunner} from './exec
 
 /**
  * How a pod fails to start: `crash` (CrashLoopBackOff), `image-pull` (ImagePullBackOff), `never-ready` (running,
- * readiness probe fails); or `errors`: Ready, but its error counter on /metrics climbs (sim/metrics.ts).
+ * readiness probe fails); or `errors`: Ready, but its error counter on /metrics climbs (sim/metrics.ts). Or the
+ * pod itself is Ready and breaks its node, as a bad node agent does, until it is deleted: `node-not-ready` (the
+ * kubelet stops posting Ready, so the node lifecycle controller taints the node), `network-unavailable`
+ * (NetworkUnavailable=True and its taint), `break-neighbours` (the other pods on the node lose Ready and restart).
  */
-export type FailureMode = 'crash' | 'image-pull' | 'never-ready' | 'errors';
+export type FailureMode = 'crash' | 'image-pull' | 'never-ready' | 'errors' | NodeBreakingMode;
+
+/** The failure modes whose pod is Ready but breaks its node or the pods beside it. */
+export type NodeBreakingMode = 'node-not-ready' | 'network-unavailable' | 'break-neighbours';
+const NODE_BREAKING: ReadonlySet<string> = new Set<NodeBreakingMode>(['node-not-ready', 'network-unavailable', 'break-neighbours']);
+
+export const NETWORK_UNAVAILABLE_TAINT: Taint = {key: 'node.kubernetes.io/network-unavailable', effect: 'NoSchedule'};
 
 export interface FailureRule {
   /** Pods with a container whose image contains this text. */
@@ -51,6 +60,8 @@ export class SimulatedKubelets {
   private unsubscribe: (() => void) | undefined;
   private failures: FailureRule[];
   private execRunner: ExecRunner | undefined;
+  /** Pods breaking their node (by uid): what they did, undone when they are deleted. */
+  private readonly breakers = new Map<string, {readonly node: string; readonly mode: NodeBreakingMode}>();
   /** Where each exec pod's output went (namespace/name), for the API's pods/NAME/log. */
   private readonly logs = new Map<string, {readonly uid: string; readonly path: string}>();
 
@@ -113,20 +124,20 @@ export class SimulatedKubelets {
 
   /** What the kubelet would report: Ready=False makes the node lifecycle controller taint it. */
   setNodeReady(name: string, ready: boolean): void {
-    const now = formatTimestamp(this.clock.now());
-    this.store.patchStatus('nodes', undefined, name, (status) => {
-      const s = (status ?? {}) as {conditions?: NodeCondition[]};
-      const others = (s.conditions ?? []).filter((c) => c.type !== 'Ready');
-      const ready_: NodeCondition = ready
-        ? {type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastTransitionTime: now}
-        : {type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.', lastTransitionTime: now};
-      return {...s, conditions: [...others, ready_]};
-    });
+    this.setNodeCondition(
+      name,
+      ready
+        ? {type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status'}
+        : {type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.'},
+    );
   }
 
   private onEvent(event: StoreEvent): void {
     if (event.type === 'DELETED') {
-      if (event.resource === 'pods') this.cancel(event.object.metadata.uid ?? '');
+      if (event.resource === 'pods') {
+        this.cancel(event.object.metadata.uid ?? '');
+        this.repairNode(event.object.metadata.uid ?? '');
+      }
       return;
     }
     if (event.resource === 'nodes') this.reconcileNode(event.object as unknown as Node);
@@ -181,6 +192,8 @@ export class SimulatedKubelets {
     if (!node || !isNodeReady(node)) return;
     const uid = pod.metadata.uid ?? '';
     if (this.timers.has(uid) || podProblemState(pod)) return;
+    // The pods beside a neighbour-breaking pod stay broken while it runs.
+    if (!this.breakers.has(uid) && [...this.breakers.values()].some((b) => b.mode === 'break-neighbours' && b.node === pod.spec.nodeName)) return;
     this.timers.set(
       uid,
       this.clock.setTimer(this.options.startDelayMs ?? DEFAULT_START_DELAY_MS, () => {
@@ -248,9 +261,11 @@ export class SimulatedKubelets {
     const image = exec?.imageFor(pod.spec.containers.map((c) => c.image));
     const startedAt = formatTimestamp(this.clock.now());
     const failure = image ? undefined : failureFor(this.failures, pod);
-    // An `errors` pod starts and is Ready like a healthy one: only its metrics say otherwise.
-    const started = startedPodStatus(pod, failure === 'errors' ? undefined : failure, startedAt);
+    const breaking = failure !== undefined && NODE_BREAKING.has(failure) ? (failure as NodeBreakingMode) : undefined;
+    // An `errors` pod, like a node-breaking one, starts and is Ready like a healthy one.
+    const started = startedPodStatus(pod, breaking || failure === 'errors' ? undefined : failure, startedAt);
     this.tryWrite(() => this.store.patchStatus('pods', namespace, name, (status) => ({...((status ?? {}) as object), ...started})));
+    if (breaking && pod.spec.nodeName) this.breakNode(pod, pod.spec.nodeName, breaking);
     if (exec === undefined || image === undefined || exec.has(uid)) return;
     // Running first, then the process: its exit (however soon) is the last status written.
     const container = pod.spec.containers[0] as {args?: string[]; env?: {name: string; value?: string}[]};
@@ -266,6 +281,82 @@ export class SimulatedKubelets {
       (running) => this.logs.set(`${namespace}/${name}`, {uid, path: running.log}),
       () => this.processExited(execPod, 127, startedAt),
     );
+  }
+
+  /** A Ready pod that breaks its node (a bad node agent): the node, or the other pods on it, go bad. */
+  private breakNode(pod: Pod, node: string, mode: NodeBreakingMode): void {
+    this.breakers.set(pod.metadata.uid ?? '', {node, mode});
+    if (mode === 'node-not-ready') this.tryWrite(() => this.setNodeReady(node, false));
+    else if (mode === 'network-unavailable') this.tryWrite(() => this.setNetworkUnavailable(node, true));
+    else {
+      const owner = pod.metadata.ownerReferences?.find((o) => o.controller)?.uid;
+      for (const other of this.store.podsOnNode(node)) {
+        if (other.metadata.uid === pod.metadata.uid || other.metadata.deletionTimestamp) continue;
+        if (owner !== undefined && other.metadata.ownerReferences?.some((o) => o.uid === owner)) continue;
+        if (other.status?.phase !== 'Running') continue;
+        this.tryWrite(() =>
+          this.store.patchStatus('pods', other.metadata.namespace, other.metadata.name, (status) => {
+            const s = (status ?? {}) as {conditions?: PodCondition[]; containerStatuses?: {restartCount?: number; ready?: boolean}[]};
+            const now = formatTimestamp(this.clock.now());
+            return {
+              ...s,
+              conditions: [
+                ...(s.conditions ?? []).filter((c) => c.type !== 'Ready' && c.type !== 'ContainersReady'),
+                {type: 'ContainersReady', status: 'False', reason: 'ContainersNotReady', lastTransitionTime: now},
+                {type: 'Ready', status: 'False', reason: 'ContainersNotReady', lastTransitionTime: now},
+              ],
+              containerStatuses: (s.containerStatuses ?? []).map((c) => ({...c, ready: false, restartCount: (c.restartCount ?? 0) + 1})),
+            };
+          }),
+        );
+      }
+    }
+  }
+
+  /** The breaking pod is gone: its node recovers (the pods beside it become Ready again on the kubelet's next start). */
+  private repairNode(uid: string): void {
+    const broken = this.breakers.get(uid);
+    if (!broken) return;
+    this.breakers.delete(uid);
+    if (broken.mode === 'node-not-ready') this.tryWrite(() => this.setNodeReady(broken.node, true));
+    else if (broken.mode === 'network-unavailable') this.tryWrite(() => this.setNetworkUnavailable(broken.node, false));
+    else {
+      for (const other of this.store.podsOnNode(broken.node)) {
+        if (
+          other.metadata.uid !== uid &&
+          !other.metadata.deletionTimestamp &&
+          other.status?.phase === 'Running' &&
+          podCondition(other, 'Ready')?.status !== 'True'
+        ) {
+          this.setPodReady(other, true);
+        }
+      }
+    }
+  }
+
+  /** Sets one condition of a node's status (the others kept), as of now. */
+  private setNodeCondition(name: string, condition: Omit<NodeCondition, 'lastTransitionTime'>): void {
+    const now = formatTimestamp(this.clock.now());
+    this.store.patchStatus('nodes', undefined, name, (status) => {
+      const s = (status ?? {}) as {conditions?: NodeCondition[]};
+      const others = (s.conditions ?? []).filter((c) => c.type !== condition.type);
+      return {...s, conditions: [...others, {...condition, lastTransitionTime: now}]};
+    });
+  }
+
+  /** What the network plugin would report: NetworkUnavailable, and the taint that goes with it. */
+  setNetworkUnavailable(name: string, unavailable: boolean): void {
+    this.setNodeCondition(
+      name,
+      unavailable
+        ? {type: 'NetworkUnavailable', status: 'True', reason: 'NoRouteCreated', message: 'the network plugin is not ready'}
+        : {type: 'NetworkUnavailable', status: 'False', reason: 'RouteCreated', message: 'the network plugin is ready'},
+    );
+    this.store.modify('nodes', undefined, name, (n) => {
+      const node = n as Node;
+      const taints = (node.spec?.taints ?? []).filter((t) => t.key !== NETWORK_UNAVAILABLE_TAINT.key);
+      return {...node, spec: {...node.spec, taints: unavailable ? [...taints, NETWORK_UNAVAILABLE_TAINT] : taints}};
+    });
   }
 
   private setPodReady(pod: Pod, ready: boolean): void {
@@ -290,8 +381,11 @@ export class SimulatedKubelets {
     const node = pod.spec.nodeName ? (this.store.get('nodes', undefined, pod.spec.nodeName) as Node | undefined) : undefined;
     this.cancel(uid);
     this.execRunner?.stop(uid);
+    this.repairNode(uid);
     if (!node) return false;
-    if (!isNodeReady(node)) return true;
+    // A node this pod had broken is itself again (repairNode): it confirms the deletion.
+    const current = pod.spec.nodeName ? (this.store.get('nodes', undefined, pod.spec.nodeName) as Node | undefined) : undefined;
+    if (!isNodeReady(current)) return true;
     const delay = Math.min(this.options.stopDelayMs ?? 500, graceSeconds * 1000);
     this.timers.set(
       uid,

@@ -4,31 +4,18 @@
 // stopped for want of budget, then finished with --max-unavailable 3) ends with the template and every node the
 // rollout touched back on v1.17.0; a further abort changes nothing; dry runs show what the real runs would do.
 import {afterEach, expect, test, vi} from 'vitest';
-import {GATED_ROLLOUT_ANNOTATION, type DaemonSet, type GatedRecord, type Pod} from '../../src/core/index.js';
-import {runCli} from '../helpers/run-cli.js';
+import type {DaemonSet, Pod} from '../../src/core/index.js';
+import {fluentd, fluentdCli as cli, fluentdRecord as record} from '../helpers/demo-gated.js';
 import {startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
 
 vi.setConfig({testTimeout: 180_000});
 
-const BIN = 'bin/kubectl-ds_rollout';
 let tc: TestCluster | undefined;
 
 afterEach(async () => {
   await tc?.stop();
   tc = undefined;
 });
-
-function cli(t: TestCluster, args: string[]) {
-  return runCli([...args, '-n', 'kube-system', '--kubeconfig', t.kubeconfig], {bin: BIN});
-}
-
-function fluentd(t: TestCluster): DaemonSet {
-  return t.cluster.store.get('daemonsets', 'kube-system', 'fluentd') as unknown as DaemonSet;
-}
-
-function record(t: TestCluster): GatedRecord {
-  return JSON.parse(fluentd(t).metadata.annotations![GATED_ROLLOUT_ANNOTATION]!) as GatedRecord;
-}
 
 /** The image of each node's live fluentd pod. */
 function images(t: TestCluster): Record<string, string> {

@@ -282,6 +282,8 @@ test('the README example strategy file is valid', async () => {
       maxRestarts: 0,
       progressDeadlineMs: 600_000,
       onFailure: 'undo',
+      maxNeighbourFailures: 0,
+      neighbourSelector: 'app notin (batch)',
     },
   });
 });

@@ -73,8 +73,9 @@ const HELP_MARKERS: Readonly<Record<string, Marker>> = {
   'kubectl ds-rollout status fluentd --timeout 10m --stuck-after 1m': {skip: 'waits out a minute of --stuck-after on the stuck demo (test/cli/status.test.ts)'},
   // The demo's rollouts are under way: progressing is exit 4.
   'kubectl ds-rollout status -A': {exit: 4},
-  'kubectl ds-rollout step fluentd -n kube-system --dry-run': {before: 'kubectl ds-rollout pause fluentd -n kube-system'},
-  'kubectl ds-rollout step fluentd --canary 2 --on-failure undo -y': {skip: 'a whole gated rollout with its bakes (test/cli/gated.test.ts)'},
+  'kubectl ds-rollout step fluentd -n kube-system --dry-run\nkubectl ds-rollout step fluentd -n kube-system --canary 2 --dry-run': {
+    before: 'kubectl ds-rollout pause fluentd -n kube-system',
+  },
   'kubectl ds-rollout abort fluentd -n kube-system --yes': {skip: 'needs a gated rollout under way (test/cli/gated-abort.test.ts)'},
   'kubectl ds-rollout abort fluentd -n kube-system --max-unavailable 3 --yes': {skip: 'needs a gated rollout under way (test/cli/gated-abort.test.ts)'},
   'kubectl ds-rollout promote fluentd -n kube-system --yes': {skip: 'needs a gated rollout waiting for approval (test/cli/gated.test.ts)'},

@@ -1,6 +1,7 @@
 // The gated record stays under 4 KiB at 15,000 nodes whatever the flags (issue 26): generated strategies, long
-// --canary-nodes lists and label selectors among them, many waves, and up to 200 gate failures with long names,
-// planned by planGatedStages and written by formatGatedRecord as the rollout writes them.
+// --canary-nodes lists and label selectors among them, many waves, up to 200 gate failures with long names, and
+// (issue 31) every stage node troubled at the stage's start and long gate readings, planned by planGatedStages and
+// written by formatGatedRecord as the rollout writes them.
 import fc from 'fast-check';
 import {expect, test} from 'vitest';
 import {
@@ -9,8 +10,10 @@ import {
   type GatedRecord,
   type GatedStrategy,
   formatGatedRecord,
+  nodeBaselineOf,
   planGatedStages,
   recordedFailures,
+  recordedReadings,
   startRecordTooLarge,
 } from '../../src/core/index.js';
 import {newDaemonSet, newNodes, newPod, newRevision} from '../helpers/builders.js';
@@ -63,7 +66,18 @@ const failures = fc.integer({min: 0, max: 200}).map((count) =>
 );
 
 // A strategy whose record would not fit (about 40 waves, or a long --canary-nodes list or selector) is refused with
-// a clear message before anything is written; every other one stays under 4 KiB with any failures.
+// a clear message before anything is written; every other one stays under 4 KiB with any failures, its stage's
+// troubled nodes and its gates' readings.
+const troubledAtStart = nodeBaselineOf(0, names);
+const readings = recordedReadings(
+  ['pod', 'node', 'neighbour', 'metric', 'metric', 'metric'].map((gate, i) => ({
+    gate: gate as 'pod',
+    name: `gate-${i}-${'n'.repeat(200)}`,
+    value: 'v'.repeat(500),
+    bound: 'b'.repeat(500),
+    verdict: 'inconclusive' as const,
+  })),
+);
 test('the record of any strategy on 15,000 nodes, with any failures, stays under 4 KiB or is refused at its start', {timeout: 300_000}, () => {
   fc.assert(
     fc.property(
@@ -90,8 +104,11 @@ test('the record of any strategy on 15,000 nodes, with any failures, stays under
           progressDeadlineMs: chosen.progressDeadlineMs,
           onFailure: chosen.onFailure,
           ...(maxUnavailable !== undefined ? {maxUnavailable} : {}),
+          nodesTroubledAtStart: {...troubledAtStart, stage: stages.length - 1},
+          readings,
         };
-        const refusal = startRecordTooLarge({...record, phase: 'rolling', stage: 0, failures: [], bakeUntil: undefined});
+        const {nodesTroubledAtStart: _troubled, readings: _readings, ...started} = record;
+        const refusal = startRecordTooLarge({...started, phase: 'rolling', stage: 0, failures: [], bakeUntil: undefined});
         if (refusal !== undefined) {
           expect(refusal).toMatch(/--canary-selector\), or use fewer waves$/);
           return;

@@ -130,6 +130,29 @@ describe('header', () => {
     expect(text(vm.header.lines)).toContain('gated rollout: stage 1/3 canary, baking, 4m10s left');
   });
 
+  test('a gated rollout with readings: a gates panel under the gauges, the body shorter by as much', () => {
+    const input = inputOf(states.demo!, {paused: {by: 'ds-rollout', maxUnavailable: 2, maxSurge: 0}});
+    const readings = [
+      {gate: 'pod' as const, name: 'pods', value: '0 of 1 new pods failing', bound: '0 (restarts at most 0)', verdict: 'pass' as const},
+      {gate: 'node' as const, name: 'nodes', value: '1 of 1 in trouble', bound: '0', verdict: 'fail' as const},
+      {gate: 'neighbour' as const, name: 'neighbours', value: "0 of 1 on the stage's nodes, 0 of 18 elsewhere", bound: 'at most 0', verdict: 'pass' as const},
+    ];
+    const gated = {stage: 1, stages: 2, name: 'canary', phase: 'failed' as const, failures: []};
+    const without = toDashboardViewModel({...input, plan: {...input.plan, gated}}, ui(), {columns: 120, rows: 40}, NOW);
+    const vm = toDashboardViewModel({...input, plan: {...input.plan, gated: {...gated, readings}}}, ui(), {columns: 120, rows: 40}, NOW);
+    expect(without.gates).toBeUndefined();
+    expect(vm.gates!.lines.map(lineText)).toEqual([
+      'Gates of stage 1/2 canary',
+      '  pass pods        0 of 1 new pods failing  (bound 0 (restarts at most 0))',
+      '  FAIL nodes       1 of 1 in trouble  (bound 0)',
+      "  pass neighbours  0 of 1 on the stage's nodes, 0 of 18 elsewhere  (bound at most 0)",
+    ]);
+    expect(vm.bodyHeight).toBe(without.bodyHeight - 4);
+    expect(vm.gates!.lines.find((line) => lineText(line).includes('FAIL'))!.some((s) => s.token === 'error')).toBe(true);
+    // A minimal screen has no room for it.
+    expect(toDashboardViewModel({...input, plan: {...input.plan, gated: {...gated, readings}}}, ui(), {columns: 50, rows: 12}, NOW).gates).toBeUndefined();
+  });
+
   test('reconnecting: in the header and the status line', () => {
     const vm = toDashboardViewModel(inputOf(states.demo!, {connection: 'reconnecting'}), ui(), {columns: 160, rows: 48}, NOW);
     expect(text(vm.header.lines)).toContain('◌ reconnecting…');

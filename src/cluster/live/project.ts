@@ -34,9 +34,14 @@ function pick(source: unknown, keys: readonly string[]): Json {
  * The Ready condition of a status's conditions. A value of the wrong type is kept as it is, here and below, so
  * that decoding names it: what is dropped is never read, what is kept is checked.
  */
+/** Conditions kept only when True: a node in trouble (the node gate reads them; healthy nodes keep none). */
+const TROUBLE_CONDITIONS: ReadonlySet<unknown> = new Set(['NetworkUnavailable', 'MemoryPressure', 'DiskPressure', 'PIDPressure']);
+
 function readyCondition(conditions: unknown): unknown {
   if (!Array.isArray(conditions)) return conditions;
-  return conditions.filter((c) => isObject(c) && c['type'] === 'Ready').map((c) => pick(c, ['type', 'status', 'reason', 'lastTransitionTime']));
+  return conditions
+    .filter((c) => isObject(c) && (c['type'] === 'Ready' || (TROUBLE_CONDITIONS.has(c['type']) && c['status'] === 'True')))
+    .map((c) => pick(c as Json, ['type', 'status', 'reason', 'lastTransitionTime']));
 }
 
 /** `out[key] = slim(source[key])` when the source has a value there. */

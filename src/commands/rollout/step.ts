@@ -13,10 +13,10 @@ export default class Step extends BaseCommand {
   static override description = `Waits until it is available; asks first (else --yes). Exit 0 landed (available), 3 failed.`;
 
   static override examples = [
-    {description: 'Show the next wave of a paused rollout, change nothing', command: 'kubectl ds-rollout step fluentd -n kube-system --dry-run'},
     {
-      description: 'A gated rollout: 2 canary nodes first, rolled back if a gate fails',
-      command: 'kubectl ds-rollout step fluentd --canary 2 --on-failure undo -y',
+      // One example of two commands: the help stays within one screen.
+      description: "Show the next wave; then a gated rollout's plan, 2 canary nodes first",
+      command: ['kubectl ds-rollout step fluentd -n kube-system --dry-run', 'kubectl ds-rollout step fluentd -n kube-system --canary 2 --dry-run'].join('\n'),
     },
   ];
 

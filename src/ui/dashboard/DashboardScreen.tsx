@@ -4,6 +4,7 @@ import {Box} from 'ink';
 import {memo} from 'react';
 import {BudgetGauges} from './BudgetGauges.js';
 import {Footer} from './Footer.js';
+import {GatesPanel} from './GatesPanel.js';
 import {Header} from './Header.js';
 import {HelpOverlay} from './HelpOverlay.js';
 import {NodeDetail} from './NodeDetail.js';
@@ -48,6 +49,7 @@ function Screen({vm, theme}: DashboardScreenProps) {
     <Box flexDirection="column" width={vm.columns} height={vm.height}>
       <Header header={vm.header} theme={theme} />
       <BudgetGauges gauges={vm.gauges} theme={theme} />
+      {vm.gates ? <GatesPanel gates={vm.gates} theme={theme} /> : null}
       <Box height={vm.bodyHeight} flexShrink={0}>
         <Body vm={vm} theme={theme} />
       </Box>

@@ -33,7 +33,9 @@ export interface DashboardLayout {
   readonly height: number;
   readonly headerLines: number;
   readonly gaugeLines: number;
-  /** Lines between the gauges and the status line. */
+  /** The gates panel's lines (a gated rollout with readings; none on a minimal screen). */
+  readonly gateLines: number;
+  /** Lines between the gauges (and the gates panel) and the status line. */
   readonly bodyHeight: number;
   /** Side by side (full) or stacked. */
   readonly split: boolean;
@@ -56,9 +58,13 @@ export interface LayoutInput {
   readonly showDiff: boolean;
   readonly expanded: boolean;
   readonly help: boolean;
+  /** Lines the gates panel would take (title and one per gate); 0: no panel. */
+  readonly gateLines?: number;
 }
 
 const MIN_ROWS = 8;
+/** The body keeps at least this many lines when the gates panel is shown. */
+const MIN_BODY_FOR_GATES = 6;
 const MIN_COLUMNS = 40;
 
 export function computeLayout(size: TerminalSize, input: LayoutInput): DashboardLayout {
@@ -68,8 +74,9 @@ export function computeLayout(size: TerminalSize, input: LayoutInput): Dashboard
   const height = rows - 1;
   const headerLines = level === 'minimal' ? 1 : 2;
   const gaugeLines = level === 'minimal' ? 1 : 2;
-  const bodyHeight = Math.max(1, height - headerLines - gaugeLines - 2);
-  const base = {level, columns, height, headerLines, gaugeLines, bodyHeight};
+  const gateLines = level === 'minimal' ? 0 : Math.min(input.gateLines ?? 0, Math.max(0, height - headerLines - gaugeLines - 2 - MIN_BODY_FOR_GATES));
+  const bodyHeight = Math.max(1, height - headerLines - gaugeLines - gateLines - 2);
+  const base = {level, columns, height, headerLines, gaugeLines, gateLines, bodyHeight};
   const historyFor = (paneHeight: number) => Math.max(1, Math.min(input.revisionCount || 1, Math.floor((paneHeight - 1) / 3), 8));
 
   const takeover = input.help ? 'help' : input.expanded ? 'detail' : input.showDiff && level === 'minimal' ? 'revisions' : 'none';

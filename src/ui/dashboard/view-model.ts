@@ -2,7 +2,7 @@
 // interaction state for a given terminal size. Pure and synchronous; the components only lay it out.
 // Only what is visible is materialised (the list window, the grid rows), so a 5,000-node plan stays cheap
 // to build and to compare.
-import {compareRevisions, higherRevision, type NodePlan, type Revision, type RolloutPlan} from '../../core/index.js';
+import {compareRevisions, type GatedProgress, higherRevision, type NodePlan, type Revision, type RolloutPlan} from '../../core/index.js';
 import {formatCount, formatDuration} from '../../output/format.js';
 import type {DashboardState} from './dashboard-state.js';
 import type {Connection, PausedInfo, RevisionEntry, RolloutVerdict, StepPreview} from './feed.js';
@@ -103,6 +103,8 @@ export interface DashboardViewModel {
   readonly takeover: DashboardLayout['takeover'];
   readonly header: {readonly lines: readonly Line[]; readonly paused: boolean; readonly connection: Connection};
   readonly gauges: {readonly items: readonly GaugeVm[]; readonly eta: string; readonly lines: readonly Line[]};
+  /** The gates panel: each gate's reading for the stage under way (a gated rollout that has written them). */
+  readonly gates?: {readonly lines: readonly Line[]};
   readonly nodes?: NodePaneVm;
   readonly detail?: TextPaneVm & {readonly node?: string};
   readonly revisions?: RevisionPaneVm;
@@ -128,6 +130,7 @@ export function toDashboardViewModel(input: DashboardInput, ui: DashboardState, 
     showDiff: ui.showDiff || ui.confirm?.action === 'undo',
     expanded: ui.expanded,
     help: ui.mode === 'help',
+    gateLines: gatesPanelLines(plan.gated, Number.POSITIVE_INFINITY).length,
   });
 
   const filtered = ui.filter.trim() === '' ? plan.nodes : plan.nodes.filter((node) => nodeMatchesFilter(node, ui.filter, plan));
@@ -148,6 +151,7 @@ export function toDashboardViewModel(input: DashboardInput, ui: DashboardState, 
     takeover: layout.takeover,
     header: {lines: header, paused: input.paused !== undefined, connection: input.connection},
     gauges,
+    ...(layout.gateLines > 0 ? {gates: {lines: gatesPanelLines(plan.gated, layout.columns).slice(0, layout.gateLines)}} : {}),
     ...(layout.nodes.height > 0 ? {nodes: nodePane(plan, filtered, cursor, selectedNode, ui, layout)} : {}),
     ...(layout.detail ? {detail: detailPane(input, revisions, selectedNode, layout.detail.width, layout.detail.height, layout.takeover === 'detail')} : {}),
     ...(layout.revisions ? {revisions: revisionPane(input, ordered, ui, revisionCursor, layout, now)} : {}),
@@ -162,6 +166,34 @@ export function toDashboardViewModel(input: DashboardInput, ui: DashboardState, 
     },
   };
   return vm;
+}
+
+// ----------------------------------------------------------------------------------------------------------------
+// Gates
+
+const VERDICT_MARKS = {pass: ['ok', 'pass'], fail: ['error', 'FAIL'], inconclusive: ['warn', '??'], pending: ['muted', '...']} as const;
+
+/**
+ * The gates panel of a gated rollout: a title naming the stage, then one line per gate (its verdict, name, value
+ * and bound), cut to `columns`. Empty without readings (no gated rollout, or none judged yet).
+ */
+export function gatesPanelLines(gated: GatedProgress | undefined, columns: number): Line[] {
+  const readings = gated?.readings ?? [];
+  if (!gated || readings.length === 0) return [];
+  const nameWidth = Math.max(...readings.map((r) => width(r.name)));
+  const fitTo = (line: Line) => (Number.isFinite(columns) ? fitLine(line, columns) : line);
+  return [
+    fitTo([seg(`Gates of stage ${gated.stage}/${gated.stages} ${gated.name}`, 'title')]),
+    ...readings.map((reading) => {
+      const [token, mark] = VERDICT_MARKS[reading.verdict];
+      return fitTo([
+        seg(`  ${mark.padEnd(4)} `, token),
+        seg(`${reading.name.padEnd(nameWidth)}  `, 'text'),
+        seg(reading.value, reading.verdict === 'fail' ? 'error' : 'text'),
+        seg(`  (bound ${reading.bound})`, 'muted'),
+      ]);
+    }),
+  ];
 }
 
 // ----------------------------------------------------------------------------------------------------------------

@@ -45,7 +45,7 @@ export default class SimStart extends BaseCommand {
     'fail-image': Flags.string({summary: 'Pods whose image contains this text fail.', helpValue: 'TEXT'}),
     'fail-node': Flags.string({summary: 'Pods on this node fail to start.', helpValue: 'NODE'}),
     'fail-mode': Flags.string({
-      summary: 'crash, image-pull, never-ready or errors.',
+      summary: 'crash, image-pull, never-ready, errors, node modes.',
       default: 'crash',
       helpValue: 'MODE',
     }),
