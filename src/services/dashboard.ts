@@ -19,7 +19,7 @@ import {
   validateDaemonSet,
 } from '../core/index.js';
 import {type DsRolloutError, InputError} from '../errors.js';
-import type {NeighbourPods} from './gated-rollout.js';
+import type {PodsFollow} from '../cluster/live/pod-watch.js';
 import type {EventSink} from './rollout-events.js';
 import type {
   ActionHandler,
@@ -251,7 +251,7 @@ export interface ActionServices {
   /** Where promote and abort record the gated rollout's Events (docs/gated/detached.md). */
   readonly events?: EventSink;
   /** The cluster's pods for promote's neighbour gate (as `ds-rollout promote`); without it, the namespace's. */
-  readonly neighbours?: () => NeighbourPods;
+  readonly neighbours?: () => PodsFollow;
 }
 
 /** The dashboard's keys, wired to the same services as `ds-rollout step`, `pause`, `resume` and `undo`. */

@@ -9,6 +9,7 @@
 import {DeadlineClock} from '../clock.js';
 import type {DaemonSetRef} from '../cluster/cluster-source.js';
 import {Follower} from '../cluster/live/follower.js';
+import type {PodsFollow} from '../cluster/live/pod-watch.js';
 import {
   type ClusterState,
   type Revision,
@@ -103,14 +104,7 @@ export interface GatedOptions {
    * Follows every pod of the cluster for the neighbour gate (live: cluster/live/pod-watch.ts), started when the
    * first stage does. Absent, or refused (no RBAC to list pods cluster-wide): the gate sees the DaemonSet's namespace.
    */
-  readonly neighbours?: () => NeighbourPods;
-}
-
-/** The cluster's pods for the neighbour gate (see GatedOptions.neighbours). */
-export interface NeighbourPods {
-  readonly ready: Promise<void>;
-  pods(): readonly Pod[];
-  stop(): void;
+  readonly neighbours?: () => PodsFollow;
 }
 
 /** What the node and neighbour gates compare with: taken when a stage starts (in memory; the record keeps the nodes). */
@@ -167,7 +161,7 @@ class GatedRollout {
   private baseline: StageBaseline | undefined;
   /** Each gate's reading on the last state judged (written with the next record). */
   private readings: readonly GateReading[] = [];
-  private neighbours: NeighbourPods | undefined;
+  private neighbours: PodsFollow | undefined;
   /** Why the neighbour gate sees only the DaemonSet's namespace (the cluster's pods could not be listed). */
   private neighbourScope: string | undefined;
 
