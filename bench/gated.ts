@@ -7,8 +7,9 @@ import {mkdtemp, rm} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import type {DaemonSet} from '../src/core/index.js';
-import {RealClock, type SimulatedCluster, startSimulatedCluster} from '../src/sim/index.js';
+import type {SimulatedCluster} from '../src/sim/index.js';
 import {report, runChild} from './report.js';
+import {startAgentCluster} from './sim.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const ROLLOUT = join(ROOT, 'bin', 'kubectl-ds_rollout');
@@ -33,13 +34,7 @@ function reads(cluster: SimulatedCluster): {outside: number; clock: number; watc
 }
 
 export async function benchGated(nodes = 2000): Promise<void> {
-  const cluster = await startSimulatedCluster({
-    clock: new RealClock({speed: 20}),
-    agents: true,
-    scenario: 'large',
-    scenarioOptions: {nodes},
-    kubelet: {startDelayMs: 2000, stopDelayMs: 500},
-  });
+  const cluster = await startAgentCluster(nodes, 20);
   const dir = await mkdtemp(join(tmpdir(), 'ds-rollout-bench-'));
   try {
     const kubeconfig = join(dir, 'kubeconfig');

@@ -6,22 +6,15 @@ import {spawn} from 'node:child_process';
 import {mkdtemp, rm} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {RealClock, startSimulatedCluster} from '../src/sim/index.js';
 import {report} from './report.js';
-import {startRollingUpdate} from './sim.js';
+import {startAgentCluster, startRollingUpdate} from './sim.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const ROLLOUT = join(ROOT, 'bin', 'kubectl-ds_rollout');
 const TIME = '/usr/bin/time';
 
 export async function benchWatch(nodes = 2000): Promise<void> {
-  const cluster = await startSimulatedCluster({
-    clock: new RealClock({speed: 50}),
-    agents: true,
-    scenario: 'large',
-    scenarioOptions: {nodes},
-    kubelet: {startDelayMs: 2000, stopDelayMs: 500},
-  });
+  const cluster = await startAgentCluster(nodes, 50);
   const dir = await mkdtemp(join(tmpdir(), 'ds-rollout-bench-'));
   try {
     const kubeconfig = join(dir, 'kubeconfig');
