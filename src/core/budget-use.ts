@@ -1,7 +1,7 @@
 // Which nodes use the rolling update's budget, and why: the one home of that rule. The count is the controller's
 // own (RollingUpdateTally's classes and countsAgainstBudget, docs/design/reconcile.md §8.3 and §8.4); the reasons explain each
 // node in the controller's terms. ds-plan, status, the dashboard and step all read it from here.
-import {isNodeReady, isStuckTerminating, podProblem, podProblemAt} from './availability.js';
+import {isNodeReady, isPodStarting, isStuckTerminating, podProblem, podProblemAt} from './availability.js';
 import type {DaemonPod, NodeSlot} from './daemon-pods.js';
 import {countsAgainstBudget, type NodeUpdateClass, tallyEntryFor} from './rolling-update.js';
 import type {Node} from './types.js';
@@ -78,24 +78,33 @@ export function explainBudgetUse(cls: NodeUpdateClass, before: NodeSlot, node: N
       return newPodUse(cls.newPod, ready, notReady, now);
     case 'old-only': {
       if (cls.oldAvailable) return undefined;
+      // An old pod still coming up (the controller's replacement made before the template changed again) clears
+      // by itself, like a new one: starting, or Ready and waiting out minReadySeconds.
+      const waiting = cls.oldPod.ready && ready ? minReadyWait(cls.oldPod, 'old', now) : undefined;
+      if (waiting) return waiting;
       const problem = podProblem(cls.oldPod.pod);
       return {
         reason: `old pod ${cls.oldPod.name} is not ${cls.oldPod.ready ? 'available' : 'ready'}${problem ? ` (${problem})` : ''}${notReady}`,
-        settling: false,
+        settling: isPodStarting(cls.oldPod.pod, node, now),
       };
     }
   }
 }
 
+/** A Ready pod waiting out minReadySeconds: it becomes available by itself, at a known time. */
+function minReadyWait(pod: DaemonPod, age: 'old' | 'new', now: number): Omit<BudgetUse, 'node'> | undefined {
+  if (pod.availableAt === undefined || !Number.isFinite(pod.availableAt)) return undefined;
+  return {
+    reason: `${age} pod ${pod.name} is ready, available in ${Math.max(1, Math.ceil((pod.availableAt - now) / 1000))}s (minReadySeconds)`,
+    settling: true,
+    availableAt: pod.availableAt,
+  };
+}
+
 function newPodUse(pod: DaemonPod, nodeReady: boolean, notReady: string, now: number): Omit<BudgetUse, 'node'> {
   if (pod.planned) return {reason: `no daemon pod yet: the controller creates one${notReady}`, settling: nodeReady};
-  if (pod.ready && pod.availableAt !== undefined) {
-    return {
-      reason: `new pod ${pod.name} is ready, available in ${Math.max(1, Math.ceil((pod.availableAt - now) / 1000))}s (minReadySeconds)`,
-      settling: true,
-      availableAt: pod.availableAt,
-    };
-  }
+  const waiting = pod.ready ? minReadyWait(pod, 'new', now) : undefined;
+  if (waiting) return waiting;
   const problem = podProblemAt(pod.pod, now);
   return {
     reason: `new pod ${pod.name} is not ${pod.ready ? 'available' : 'ready'}${problem ? ` (${problem})` : ''}${notReady}`,

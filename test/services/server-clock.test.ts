@@ -61,7 +61,8 @@ describe('the session clock follows the server through a watch', () => {
       stuckAfterMs: 60_000,
       tickMs: 100,
       onReport: (report) => {
-        if (report.observedGeneration === 2 && report.status.updatedNumberScheduled === 6) clockWhenAllUpdated ??= session.clock.now();
+        // The pods' own events, not the DaemonSet's status (its watch may deliver first): all six updated pods seen.
+        if (report.observedGeneration === 2 && report.counts.updated === 6) clockWhenAllUpdated ??= session.clock.now();
         // The first report came from the lists; now let ten simulated minutes pass at once.
         if (rolled) return;
         rolled = true;
