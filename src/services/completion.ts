@@ -2,7 +2,7 @@
 // one short try per lookup (no retries), so a slow or absent cluster costs the shell a second, not thirty.
 import {type KubeClient, type KubeconfigList, connectLiveCluster, kubeconfigNames} from '../cluster/live/index.js';
 import {kubeconfigOptions, type SourceOptions} from '../cluster/open-source.js';
-import type {Candidate, ClusterChoice} from '../completion/words.js';
+import type {Candidate, ClusterChoice} from '../cli/completion/words.js';
 import {compareRevisions, type Revision} from '../core/index.js';
 
 /** Per lookup; the completion's own deadline (complete.ts) bounds the whole. */

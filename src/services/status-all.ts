@@ -1,11 +1,11 @@
 // `ds-rollout status -A` (and `-n NS` without NAME): every DaemonSet in scope at a glance, from one list of each
 // resource however many DaemonSets there are, each judged by core's rollout report (the same function as `status NAME`).
 // Followed live, the same pure evaluation runs again on every change the watches report.
-import {type Clock, stopwatch} from '../clock.js';
+import {type Clock, stopwatch} from '../platform/clock.js';
 import type {ClusterObjects} from '../cluster/cluster-source.js';
 import {type ControllerRevision, jsonText, type Pod, type Revision, type RolloutStatusReport} from '../core/index.js';
-import {ClusterUnreachableError, type DsRolloutError} from '../errors.js';
-import type {FollowObjectsHandlers, Session} from '../session.js';
+import {ClusterUnreachableError, type DsRolloutError} from '../platform/errors.js';
+import type {FollowObjectsHandlers, Session} from '../cluster/session.js';
 import {rolloutStatusOf, STATUS_EXIT} from './status.js';
 
 /** A row's verdict: the report's, or `invalid` for a DaemonSet the API server would not admit (nothing can roll it). */

@@ -2,7 +2,7 @@
 // node) read once or followed through the watches. The watch loop only re-evaluates the same pure function on every
 // change the watches report.
 import {manifestNamespace, readManifestObjects} from './plan.js';
-import {type Clock, stopwatch} from '../clock.js';
+import {type Clock, stopwatch} from '../platform/clock.js';
 import type {ClusterObjectsSource, DaemonSetRef} from '../cluster/cluster-source.js';
 import {type Follow, Follower} from '../cluster/live/follower.js';
 import {
@@ -17,8 +17,8 @@ import {
   rolloutReport,
   validateDaemonSet,
 } from '../core/index.js';
-import {ClusterUnreachableError, EXIT_OK, EXIT_PAUSED, EXIT_PROGRESSING, EXIT_STUCK, InputError, UsageError} from '../errors.js';
-import type {Session} from '../session.js';
+import {ClusterUnreachableError, EXIT_OK, EXIT_PAUSED, EXIT_PROGRESSING, EXIT_STUCK, InputError, UsageError} from '../platform/errors.js';
+import type {Session} from '../cluster/session.js';
 
 export type {NodeStatus, NodeStatusState, RolloutStatusReport, RolloutVerdict} from '../core/index.js';
 export {kubectlStatusMessage} from '../core/index.js';

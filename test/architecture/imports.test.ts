@@ -33,10 +33,10 @@ describe('src/core is pure', () => {
 
 describe('imports point inward', () => {
   const allowed: Record<string, string[]> = {
-    cluster: ['core', 'errors.ts', 'cluster', 'clock.ts'],
-    sim: ['core', 'errors.ts', 'sim', 'cluster'],
+    cluster: ['core', 'platform', 'cluster'],
+    sim: ['core', 'platform', 'sim', 'cluster'],
     output: ['core', 'output'],
-    ui: ['core', 'output', 'ui', 'clock.ts'],
+    ui: ['core', 'output', 'ui', 'platform'],
   };
   const files = sources(SRC).filter((f) => layer(f) in allowed);
   test.each(files.map((f) => ({file: relative(SRC, f), path: f})))('$file', ({path}) => {
@@ -74,16 +74,16 @@ describe('commands import only @oclif/core at the top (heavy modules lazily, ins
   });
 });
 
-describe('one clock: outside src/sim, src/cluster and src/clock.ts nothing reads the wall clock', () => {
-  const files = sources(SRC).filter((f) => !['sim', 'cluster', 'clock.ts'].includes(layer(f)));
+describe('one clock: outside src/sim, src/cluster and src/platform/clock.ts nothing reads the wall clock', () => {
+  const files = sources(SRC).filter((f) => !['sim', 'cluster'].includes(layer(f)) && relative(SRC, f) !== 'platform/clock.ts');
   test.each(files.map((f) => ({file: relative(SRC, f), path: f})))('$file', ({path}) => {
     expect(readFileSync(path, 'utf8')).not.toMatch(/Date\.now\b|new Date\(\)|performance\.now\(/);
   });
 });
 
-describe('one door: commands and services reach a live cluster through the Session (src/session.ts)', () => {
+describe('one door: commands and services reach a live cluster through the Session (src/cluster/session.ts)', () => {
   // Shell completion looks names up before any command runs, one short try each, from a kubeconfig choice of its own.
-  const files = sources(SRC).filter((f) => !['cluster', 'session.ts'].includes(layer(f)) && relative(SRC, f) !== 'services/completion.ts');
+  const files = sources(SRC).filter((f) => layer(f) !== 'cluster' && relative(SRC, f) !== 'services/completion.ts');
   test.each(files.map((f) => ({file: relative(SRC, f), path: f})))('$file', ({path}) => {
     // openLiveCluster/connectLiveCluster build a second connection beside the session's, with a clock of its own.
     expect(readFileSync(path, 'utf8')).not.toMatch(/\b(openLiveCluster|connectLiveCluster|stepClusterOf)\b/);
@@ -91,7 +91,7 @@ describe('one door: commands and services reach a live cluster through the Sessi
 });
 
 describe('the gated and detach command modules do not import each other both ways', () => {
-  const importsOf = (file: string) => [...readFileSync(join(SRC, file), 'utf8').matchAll(/(?:from|import\()\s*'(\.\/[^']+)'/g)].map((m) => m[1]!);
+  const importsOf = (file: string) => [...readFileSync(join(SRC, 'cli', file), 'utf8').matchAll(/(?:from|import\()\s*'(\.\/[^']+)'/g)].map((m) => m[1]!);
   test('detach-command may use gated-command; gated-command never imports detach-command', () => {
     expect(importsOf('gated-command.ts')).not.toContain('./detach-command.js');
   });

@@ -3,12 +3,12 @@
 import {join} from 'node:path';
 import {PassThrough} from 'node:stream';
 import {afterAll, afterEach, beforeAll, describe, expect, test, vi} from 'vitest';
-import {clockFrom, fixedClock} from '../../src/clock.js';
-import {liveClock, liveSession} from '../../src/session.js';
+import {clockFrom, fixedClock} from '../../src/platform/clock.js';
+import {liveClock, liveSession} from '../../src/cluster/session.js';
 import {connectLiveCluster} from '../../src/cluster/live/index.js';
 import type {ClusterState, DaemonSet, Pod} from '../../src/core/index.js';
-import {InputError, NotFoundError} from '../../src/errors.js';
-import {dashboardService, shouldStartInk} from '../../src/dashboard-app.js';
+import {InputError, NotFoundError} from '../../src/platform/errors.js';
+import {dashboardService, shouldStartInk} from '../../src/cli/dashboard-app.js';
 import {clusterActions, createPlanFeed, type FollowHandlers} from '../../src/services/dashboard.js';
 import type {DashboardSnapshot} from '../../src/ui/dashboard/feed.js';
 import {NOW, readyCondition} from '../helpers/builders.js';

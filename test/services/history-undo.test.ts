@@ -1,7 +1,7 @@
 // History and undo against the simulated cluster: kubectl's revision rules and rollback choice, the preview
 // (restarts from the plan, the renumbering), the single patch, the change-cause on the reused revision, and a conflict retried.
 import {afterEach, describe, expect, test} from 'vitest';
-import {fixedClock} from '../../src/clock.js';
+import {fixedClock} from '../../src/platform/clock.js';
 import {connectLiveCluster, type FollowHandlers} from '../../src/cluster/live/index.js';
 import type {ControllerRevision, DaemonSet} from '../../src/core/index.js';
 import {controlledRevisions, findRevision, historyService} from '../../src/services/history.js';

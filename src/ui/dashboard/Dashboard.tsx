@@ -3,7 +3,7 @@
 // from the feed are coalesced, and a view model equal to the previous one is not handed to React at all.
 import {Text, useApp, useInput, useStdout} from 'ink';
 import {useEffect, useMemo, useReducer, useRef, useState} from 'react';
-import {localNow} from '../../clock.js';
+import {localNow} from '../../platform/clock.js';
 import {deepEqualJson, type Revision} from '../../core/index.js';
 import {type DashboardAction, dashboardReducer, type DashboardState, initialDashboardState} from './dashboard-state.js';
 import {DashboardScreen} from './DashboardScreen.js';

@@ -37,7 +37,7 @@ async function lookup(wanted: Exclude<Wanted, {kind: 'files'}>): Promise<readonl
 }
 
 async function lookupNames(wanted: Exclude<Wanted, {kind: 'files' | 'fixed'}>): Promise<readonly Candidate[]> {
-  const names = await import('../services/completion.js');
+  const names = await import('../../services/completion.js');
   switch (wanted.kind) {
     case 'kubeconfig':
       return names.kubeconfigEntryNames(wanted.cluster, wanted.list);
