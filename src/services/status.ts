@@ -26,6 +26,17 @@ export {kubectlStatusMessage} from '../core/index.js';
 /** Exit codes of `ds-rollout status` (documented in its --help and docs/commands/status.md). */
 export const STATUS_EXIT: Readonly<Record<RolloutVerdict, number>> = {complete: EXIT_OK, stuck: EXIT_STUCK, progressing: EXIT_PROGRESSING, paused: EXIT_PAUSED};
 
+/** A row's verdict: the report's, or `invalid` for a DaemonSet the API server would not admit (nothing can roll it). */
+export type RowVerdict = RolloutStatusReport['verdict'] | 'invalid';
+
+// Worst first: what needs a change, then what needs a person (paused), then what is still moving.
+const SEVERITY: Readonly<Record<RowVerdict, number>> = {invalid: 4, stuck: 3, paused: 2, progressing: 1, complete: 0};
+
+/** The worst of several verdicts (complete for none). */
+export function worstVerdict<V extends RowVerdict>(verdicts: readonly V[]): V | 'complete' {
+  return verdicts.reduce<V | 'complete'>((worst, verdict) => (SEVERITY[verdict] > SEVERITY[worst] ? verdict : worst), 'complete');
+}
+
 /** The core's rollout report, for a DaemonSet the API server would admit (else an input error naming it). */
 export function rolloutStatusOf(state: ClusterState, now: number, planned?: RolloutPlan): RolloutStatusReport {
   const ds = state.daemonSet;
@@ -199,7 +210,6 @@ export async function runStatusOfEach(
     if (each.watch && run.exitCode !== EXIT_OK) return {reports, exitCode};
   }
   if (!each.watch && reports.length > 1) {
-    const {worstVerdict} = await import('./status-all.js');
     exitCode = STATUS_EXIT[worstVerdict(reports.map((report) => report.verdict))];
   }
   return {reports, exitCode};
