@@ -31,8 +31,8 @@ import type {
   SnapshotListener,
   StepPreview,
   UndoRequest,
-} from '../ui/dashboard/feed.js';
-import {toRevisionEntries} from '../ui/dashboard/revision-entries.js';
+} from './dashboard/feed.js';
+import {toRevisionEntries} from './dashboard/revision-entries.js';
 import {rolloutStatusOf} from './status.js';
 import type {StepSession} from './step.js';
 

@@ -10,7 +10,7 @@ import type {ClusterState, DaemonSet, Pod} from '../../src/core/index.js';
 import {InputError, NotFoundError} from '../../src/platform/errors.js';
 import {dashboardService, shouldStartInk} from '../../src/cli/dashboard-app.js';
 import {clusterActions, createPlanFeed, type FollowHandlers} from '../../src/services/dashboard.js';
-import type {DashboardSnapshot} from '../../src/ui/dashboard/feed.js';
+import type {DashboardSnapshot} from '../../src/services/dashboard/feed.js';
 import {NOW, readyCondition} from '../helpers/builders.js';
 import {startFreezableProxy} from '../helpers/freezable-proxy.js';
 import {afterClusterHeader} from '../helpers/run-cli.js';

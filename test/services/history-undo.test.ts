@@ -6,7 +6,7 @@ import {connectLiveCluster, type FollowHandlers} from '../../src/cluster/live/in
 import type {ControllerRevision, DaemonSet} from '../../src/core/index.js';
 import {controlledRevisions, findRevision, historyService} from '../../src/services/history.js';
 import {applyUndo, previewUndo, undoTarget} from '../../src/services/undo.js';
-import {toRevisionEntries} from '../../src/ui/dashboard/revision-entries.js';
+import {toRevisionEntries} from '../../src/services/dashboard/revision-entries.js';
 import {START, startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
 
 const FLUENTD = {namespace: 'kube-system', name: 'fluentd'};

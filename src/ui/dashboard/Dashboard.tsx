@@ -7,7 +7,7 @@ import {localNow} from '../../platform/clock.js';
 import {deepEqualJson, type Revision} from '../../core/index.js';
 import {type DashboardAction, dashboardReducer, type DashboardState, initialDashboardState} from './dashboard-state.js';
 import {DashboardScreen} from './DashboardScreen.js';
-import type {ActionHandler, ActionOutcome, DashboardSnapshot, PlanFeed, RevisionEntry} from './feed.js';
+import type {ActionHandler, ActionOutcome, DashboardSnapshot, PlanFeed, RevisionEntry} from '../../services/dashboard/feed.js';
 import {keyToAction} from './key-bindings.js';
 import type {TerminalSize} from './layout.js';
 import {observedPace, type ProgressSample, recordProgress} from './pace.js';
