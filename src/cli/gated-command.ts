@@ -1,6 +1,7 @@
 // What `step --canary ...`, `promote` and `abort` share: the gated strategy from flags and a strategy file, the
 // gated rollout service run against a live cluster, its progress printed. Loaded lazily by those commands.
 import {
+  canarySizeOf,
   type CanarySpec,
   type DaemonSet,
   type GatedStrategy,
@@ -46,10 +47,8 @@ const DEFAULT_PROGRESS_DEADLINE_MS = 10 * 60_000;
 
 function canaryOf(flags: GatedFlagValues): CanarySpec | undefined {
   if (flags.canary !== undefined) {
-    const text = flags.canary.trim();
-    if (/^\d+$/.test(text) && Number(text) >= 1) return {kind: 'count', count: Number(text)};
-    const percent = /^(\d+)%$/.exec(text);
-    if (percent && Number(percent[1]) >= 1 && Number(percent[1]) <= 100) return {kind: 'percent', percent: Number(percent[1])};
+    const size = canarySizeOf(flags.canary);
+    if (size) return size;
     throw new UsageError(`invalid --canary "${flags.canary}": want a node count (2) or a percentage (10%)`);
   }
   if (flags['canary-nodes'] !== undefined) {

@@ -398,6 +398,20 @@ const STRATEGY_KEYS = [
   'prometheus',
 ] as const;
 
+/**
+ * The canary's size as text, `--canary` and a strategy file's `canary:` alike: a node count (`2`, at least 1) or a
+ * percentage of the nodes that run the daemon (`10%`, 1 to 100); undefined for anything else.
+ */
+export function canarySizeOf(text: string): CanarySpec | undefined {
+  const trimmed = text.trim();
+  if (/^\d+$/.test(trimmed)) {
+    const count = Number(trimmed);
+    return count >= 1 && count <= INT32_MAX ? {kind: 'count', count} : undefined;
+  }
+  const percent = percentText(trimmed);
+  return percent === undefined ? undefined : {kind: 'percent', percent};
+}
+
 function percentText(value: unknown): number | undefined {
   const match = typeof value === 'string' ? /^(\d+)%$/.exec(value.trim()) : null;
   const percent = match ? Number(match[1]) : Number.NaN;
@@ -436,9 +450,9 @@ export function strategyFromDocument(doc: unknown, duration: (text: string) => n
         return problem(['canary'], 'canary: want a node count of at least 1, a percentage, {nodes: [...]} or {selector: ...}');
       out.canary = {kind: 'count', count: canary};
     } else if (typeof canary === 'string') {
-      const percent = percentText(canary);
-      if (percent === undefined) return problem(['canary'], `canary: "${canary}" is not a node count or a percentage between 1% and 100%`);
-      out.canary = {kind: 'percent', percent};
+      const size = canarySizeOf(canary);
+      if (size === undefined) return problem(['canary'], `canary: "${canary}" is not a node count or a percentage between 1% and 100%`);
+      out.canary = size;
     } else if (typeof canary === 'object' && canary !== null && !Array.isArray(canary)) {
       const spec = canary as Record<string, unknown>;
       if (Array.isArray(spec['nodes']) && spec['nodes'].length > 0 && spec['nodes'].every((n) => typeof n === 'string' && n !== '')) {

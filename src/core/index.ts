@@ -138,6 +138,7 @@ export {
 export {
   type AbortResult,
   type CanarySpec,
+  canarySizeOf,
   type GatedEvent,
   type GatedRecord,
   type GatedResult,
