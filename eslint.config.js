@@ -1,14 +1,20 @@
-// Lint rules of the house. Besides the usual correctness rules, it holds the architecture's import
-// direction (architecture.md): the core imports nothing outside itself, other layers enter the core only
-// through src/core/index.ts, output and ui import no services, commands, cluster or sim.
+// Lint rules of the house. Besides the usual correctness rules, it holds the layer order of architecture.md, lowest
+// first: core (imports nothing outside itself), platform (nothing of the project), cluster, sim, output, services,
+// ui, cli, commands, and the entry point. A layer imports only layers below it; other layers enter the core only
+// through src/core/index.ts; services never import ui, and ui takes only the services' types.
+// test/architecture/imports.test.ts checks the same order on every import, lazy and type-only ones included, and
+// that no import cycle exists.
 import js from '@eslint/js';
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 // Relative paths only: '@oclif/core/help' is a package, not src/core.
 const coreOnlyThroughIndex = {regex: '^\\.\\.?/(.*/)?core/(?!index\\.js$)', message: 'Enter the core through src/core/index.ts.'};
-const noServices = {group: ['**/services/*', '**/commands/*'], message: 'Imports point inward: no services or commands here.'};
-const noClusterAccess = {group: ['**/cluster/*', '**/sim/*'], message: 'Imports point inward: output and ui render; they do not reach the cluster.'};
+const above = (layers, where) => ({
+  group: layers.map((layer) => `**/${layer}/*`),
+  message: `Imports point down the layers: ${where} imports no ${layers.join(', ')}.`,
+});
+const layerRules = (...patterns) => ({'no-restricted-imports': ['error', {patterns: [coreOnlyThroughIndex, ...patterns]}]});
 
 export default tseslint.config(
   {ignores: ['dist/**', 'dist-sea/**', 'dist-release/**', 'node_modules/**', 'coverage/**', 'test/fixtures/**', 'oclif.manifest.json']},
@@ -68,14 +74,27 @@ export default tseslint.config(
       ],
     },
   },
-  {files: ['src/output/**', 'src/ui/**'], rules: {'no-restricted-imports': ['error', {patterns: [coreOnlyThroughIndex, noServices, noClusterAccess]}]}},
   {
-    files: ['src/cluster/**', 'src/sim/**'],
+    files: ['src/platform/**'],
+    rules: {'no-restricted-imports': ['error', {patterns: [{regex: '^\\.\\./', message: 'src/platform imports nothing of the project.'}]}]},
+  },
+  {files: ['src/cluster/**'], rules: layerRules(above(['sim', 'output', 'services', 'ui', 'cli', 'commands'], 'src/cluster'))},
+  {files: ['src/sim/**'], rules: layerRules(above(['output', 'services', 'ui', 'cli', 'commands'], 'src/sim'))},
+  {files: ['src/output/**'], rules: layerRules(above(['cluster', 'sim', 'services', 'ui', 'cli', 'commands'], 'src/output (renderers)'))},
+  {files: ['src/services/**'], rules: layerRules(above(['ui', 'cli', 'commands'], 'src/services'))},
+  {
+    files: ['src/ui/**'],
     rules: {
-      'no-restricted-imports': ['error', {patterns: [coreOnlyThroughIndex, noServices, {group: ['**/output/*', '**/ui/*'], message: 'Imports point inward.'}]}],
+      ...layerRules(above(['cluster', 'sim', 'cli', 'commands'], 'src/ui (renderers)')),
+      // The dashboard renders what the dashboard service returns: its types, never its code.
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {patterns: [{group: ['**/services/*'], allowTypeImports: true, message: 'src/ui imports only the types of services.'}]},
+      ],
     },
   },
-  {files: ['src/services/**', 'src/commands/**', 'src/*.ts'], rules: {'no-restricted-imports': ['error', {patterns: [coreOnlyThroughIndex]}]}},
+  {files: ['src/cli/**'], rules: layerRules(above(['commands'], 'src/cli'))},
+  {files: ['src/commands/**', 'src/*.ts'], rules: layerRules()},
   // Tests reach into parsed JSON documents freely.
   {files: ['test/**', 'bench/**', 'scripts/**', 'build/**'], rules: {'@typescript-eslint/no-explicit-any': 'off'}},
 );

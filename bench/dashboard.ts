@@ -2,12 +2,12 @@
 // rendered to a string), the time from a pushed plan and from a changed cluster state to the frame written to the
 // terminal, and the CPU used while nothing happens. Targets (issue 6): a frame within 50 ms, idle CPU near zero.
 import {EventEmitter} from 'node:events';
-import {clockFrom} from '../src/clock.js';
+import {clockFrom} from '../src/platform/clock.js';
 import {planRollout, rolloutReport, type ClusterState, type Pod} from '../src/core/index.js';
 import {createPlanFeed, type FollowHandlers} from '../src/services/dashboard.js';
 import {initialDashboardState} from '../src/ui/dashboard/dashboard-state.js';
-import type {DashboardSnapshot, PlanFeed, SnapshotListener} from '../src/ui/dashboard/feed.js';
-import {toRevisionEntries} from '../src/ui/dashboard/revision-entries.js';
+import type {DashboardSnapshot, PlanFeed, SnapshotListener} from '../src/services/dashboard/feed.js';
+import {toRevisionEntries} from '../src/services/dashboard/revision-entries.js';
 import {diffRevisionTemplates} from '../src/ui/dashboard/revision-diff.js';
 import {DEFAULT_THEME} from '../src/ui/dashboard/theme.js';
 import {toDashboardViewModel} from '../src/ui/dashboard/view-model.js';

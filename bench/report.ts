@@ -47,7 +47,7 @@ export async function pairedMedians(commands: readonly (() => Promise<ChildRun>)
 }
 
 /**
- * The median of each phase over runs of a command with DS_ROLLOUT_TIMINGS=1 (src/timings.ts), as
+ * The median of each phase over runs of a command with DS_ROLLOUT_TIMINGS=1 (src/platform/timings.ts), as
  * `start-up 60 ms, read 380 ms, ...`.
  */
 export async function phaseBreakdown(run: () => Promise<ChildRun>, runs: number): Promise<string> {

@@ -34,7 +34,7 @@ async function dashboardFrame(): Promise<string> {
     Promise.all([
       import('../src/ui/dashboard/DashboardScreen.js'),
       import('../src/ui/dashboard/dashboard-state.js'),
-      import('../src/ui/dashboard/revision-entries.js'),
+      import('../src/services/dashboard/revision-entries.js'),
       import('../src/ui/dashboard/revision-diff.js'),
       import('../src/ui/dashboard/theme.js'),
       import('../src/ui/dashboard/view-model.js'),

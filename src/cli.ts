@@ -23,10 +23,10 @@ import Status from './commands/rollout/status.js';
 import Step from './commands/rollout/step.js';
 import Undo from './commands/rollout/undo.js';
 import Version from './commands/rollout/version.js';
-import {DsRolloutError, UsageError} from './errors.js';
-import {truncate} from './flags.js';
-import KubectlHelp from './help.js';
-import {nearest} from './suggest.js';
+import {DsRolloutError, UsageError} from './platform/errors.js';
+import {truncate} from './cli/flags.js';
+import KubectlHelp from './cli/help.js';
+import {nearest} from './cli/suggest.js';
 
 /** Command ids as oclif names them (topic:command); the same set oclif.manifest.json lists. */
 export const COMMANDS: Readonly<Record<string, Command.Class>> = {
@@ -75,7 +75,7 @@ export async function runPlugin(plugin: PluginName, args: readonly string[], inf
   process.env.KUBECTL_DS_INVOKED_AS ??= 'kubectl';
   try {
     if (args[0] === '__complete') {
-      const {complete} = await import('./completion/complete.js');
+      const {complete} = await import('./cli/completion/complete.js');
       await complete(plugin, args.slice(1), COMMANDS);
       return;
     }

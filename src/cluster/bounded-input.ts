@@ -5,7 +5,7 @@
 import {spawnSync} from 'node:child_process';
 import {closeSync, createReadStream, openSync, readFileSync, readSync, type Stats, statSync} from 'node:fs';
 import {describeDocumentProblem, documentProblem, MAX_DOCUMENT_DEPTH} from '../core/index.js';
-import {ClusterUnreachableError, InputError} from '../errors.js';
+import {ClusterUnreachableError, InputError} from '../platform/errors.js';
 
 const MiB = 2 ** 20;
 

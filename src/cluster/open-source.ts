@@ -1,5 +1,5 @@
 // Chooses the ClusterSource for a command's flags and resolves the namespace the way kubectl does.
-import {UsageError} from '../errors.js';
+import {UsageError} from '../platform/errors.js';
 import type {ClusterSource} from './cluster-source.js';
 import type {LiveCluster} from './live/index.js';
 import type {SnapshotClusterSource} from './snapshot/snapshot-source.js';
@@ -15,7 +15,7 @@ export interface SourceOptions {
   readonly kubeconfig?: string;
   /** `--request-timeout` in ms (live mode); 0 or undefined: none. */
   readonly 'request-timeout'?: number;
-  // kubectl's connection flags (flags.ts connectionFlags).
+  // kubectl's connection flags (src/cli/flags.ts connectionFlags).
   readonly cluster?: string;
   readonly user?: string;
   readonly server?: string;

@@ -1,8 +1,8 @@
 // `kubectl ds-plan NAME`: parse flags, call the plan service, render. Only @oclif/core and the flag/base modules
 // (which import nothing else) load at start-up; everything else is imported inside run() to keep --help fast.
 import * as Flags from '@oclif/core/flags';
-import {BaseCommand} from '../base-command.js';
-import {clusterFlags, durationFlag, filenameFlag, isDocumentFormat, kubeVersionFlag, nowFlag, optionalDaemonSetArg, outputFlag} from '../flags.js';
+import {BaseCommand} from '../cli/base-command.js';
+import {clusterFlags, durationFlag, filenameFlag, isDocumentFormat, kubeVersionFlag, nowFlag, optionalDaemonSetArg, outputFlag} from '../cli/flags.js';
 
 export default class Plan extends BaseCommand {
   static override summary = 'Preview what the DaemonSet controller does next, wave by wave.';
@@ -43,10 +43,10 @@ export default class Plan extends BaseCommand {
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Plan);
     if (flags.filename === '-' && flags.snapshot === '-') {
-      const {UsageError} = await import('../errors.js');
+      const {UsageError} = await import('../platform/errors.js');
       throw new UsageError('-f - and --snapshot - cannot both read stdin');
     }
-    const [{openSession}, service] = await Promise.all([import('../session.js'), import('../services/plan.js')]);
+    const [{openSession}, service] = await Promise.all([import('../cluster/session.js'), import('../services/plan.js')]);
     const manifest = flags.filename === undefined ? undefined : await service.readManifest(flags.filename, args.name);
     const session = await openSession(manifest ? {...flags, namespace: service.manifestNamespace(manifest, flags.namespace)} : flags);
     const ref = manifest

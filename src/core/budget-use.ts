@@ -4,35 +4,8 @@
 import {isNodeReady, isPodStarting, isStuckTerminating, podProblem, podProblemAt} from './availability.js';
 import type {DaemonPod, NodeSlot} from './daemon-pods.js';
 import {countsAgainstBudget, type NodeUpdateClass, tallyEntryFor} from './rolling-update.js';
-import type {Node} from './types.js';
+import type {BudgetInUse, BudgetUse, Node} from './types.js';
 import {formatList} from './words.js';
-
-/** A node the rolling update counts against its budget, and whether it can be expected to clear by itself. */
-export interface BudgetUse {
-  readonly node: string;
-  readonly reason: string;
-  /** True when the node is on its way to an available pod (starting, minReadySeconds, a deletion finishing). */
-  readonly settling: boolean;
-  /** For a ready pod waiting out minReadySeconds: when it becomes available (server clock, epoch ms). */
-  readonly availableAt?: number;
-}
-
-/** One budget: its size and the nodes the controller counts against it. */
-export interface BudgetCount {
-  /** The budget scaled against the nodes that should run the daemon (the recorded one while paused). */
-  readonly limit: number;
-  /** How many nodes the controller counts against it now. */
-  readonly used: number;
-  /** Those nodes, by name. */
-  readonly nodes: readonly BudgetUse[];
-}
-
-/** Both budgets, counted as the rolling update counts them; `spends` is the one it spends (maxSurge when above zero). */
-export interface BudgetInUse {
-  readonly spends: 'maxUnavailable' | 'maxSurge';
-  readonly maxUnavailable: BudgetCount;
-  readonly maxSurge: BudgetCount;
-}
 
 /** Every node the rolling update counts against each budget, at `now`. */
 export function budgetInUse(slots: readonly NodeSlot[], budgets: {readonly maxUnavailable: number; readonly maxSurge: number}, now: number): BudgetInUse {

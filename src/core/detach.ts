@@ -5,6 +5,7 @@
 import {DRIVEN_GATED_PHASES, type GatedEvent, describeGateFailure, gatedRecordOf} from './gates.js';
 import {computeTemplateHash} from './revisions.js';
 import type {Revision} from './revision-number.js';
+import {formatRfc3339} from './rfc3339.js';
 import type {DaemonSet} from './types.js';
 
 /** The image the release packaging builds from the repository's Dockerfile; `--image` replaces it. */
@@ -401,7 +402,7 @@ export function kubernetesEvent(input: {
   readonly host: string;
 }): Manifest {
   const {daemonSet, event, now, sequence} = input;
-  const time = new Date(Math.floor(now / 1000) * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+  const time = formatRfc3339(now);
   const message = event.message.length > MAX_MESSAGE ? `${event.message.slice(0, MAX_MESSAGE - 3)}...` : event.message;
   return {
     apiVersion: 'v1',

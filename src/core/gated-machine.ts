@@ -5,21 +5,12 @@
 // revisions fixed when it starts: its origin (what the nodes ran) and its release (what the template held); a
 // template that is neither means someone else changed it, and the rollout reads as superseded.
 import {detachedJobOf, isDetachedJobOf} from './detach.js';
-import {
-  FINISHED_GATED_PHASES,
-  GATED_ROLLOUT_ANNOTATION,
-  type GatedPhase,
-  type GatedProgress,
-  type GatedRecord,
-  type RolloutOrigin,
-  describeGateFailure,
-  gatedRecordOf,
-} from './gates.js';
+import {FINISHED_GATED_PHASES, GATED_ROLLOUT_ANNOTATION, type GatedRecord, type RolloutOrigin, describeGateFailure, gatedRecordOf} from './gates.js';
 import {claimObjects} from './claim.js';
 import {CONTROLLER_REVISION_HASH_LABEL} from './pod-template.js';
 import {computeTemplateHash, controlledRevisions, revisionHash, revisionMatchesTemplate, templateOfRevision} from './revisions.js';
 import type {Revision} from './revision-number.js';
-import type {ClusterState, ControllerRevision, DaemonSet} from './types.js';
+import type {ClusterState, ControllerRevision, DaemonSet, GatedPhase, GatedProgress} from './types.js';
 
 /** What can be asked of a DaemonSet that has (or had) a gated rollout. */
 export type GatedCommand = 'gated-step' | 'promote' | 'abort' | 'resume' | 'resume-force' | 'pause' | 'undo' | 'step';

@@ -6,7 +6,7 @@ import {nodeShouldRunDaemonPod} from './eligibility.js';
 import {isPodReady} from './availability.js';
 import {waveLanding} from './step-wave.js';
 import {jsonText, restoreExactRevisions, type Revision} from './revision-number.js';
-import type {ClusterState, DaemonSet, IntOrString, Node} from './types.js';
+import type {ClusterState, DaemonSet, GatedPhase, GateFailure, GateReading, IntOrString, Node, StrategyPath, StrategyProblem} from './types.js';
 import type {StepEvent} from './step-wave.js';
 import {metricsFromDocument, prometheusFromDocument, type MetricQuery, type PrometheusTarget} from './metric-gate.js';
 
@@ -68,22 +68,6 @@ export interface GatedStageRecord {
   readonly approve: boolean;
 }
 
-/**
- * `aborting`: on its way back to the revision it started from (a rerun of abort continues); `abandoned`: ended by
- * `resume --force` or by the DaemonSet no longer being paused before it completed.
- */
-export type GatedPhase =
-  | 'rolling'
-  | 'baking'
-  | 'awaiting-approval'
-  | 'failed'
-  | 'aborting'
-  | 'complete'
-  | 'aborted'
-  | 'abandoned'
-  /** Someone else changed the template (neither the release nor, during an abort, the origin). */
-  | 'superseded';
-
 /** Phases after which nothing is left to do: a new gated rollout may start. */
 export const FINISHED_GATED_PHASES: ReadonlySet<GatedPhase> = new Set(['complete', 'aborted', 'abandoned', 'superseded']);
 
@@ -101,27 +85,6 @@ export interface RolloutOrigin {
 
 /** The most failures a record keeps (the rest are counted): the gate may fail on every node of a large stage. */
 export const MAX_RECORDED_FAILURES = 5;
-
-/** Which gate judged: the new revision's pods, their nodes, other workloads' pods on them, or a metric query. */
-export type GateKind = 'pod' | 'node' | 'neighbour' | 'metric';
-
-export interface GateFailure {
-  readonly pod: string;
-  readonly node: string;
-  readonly reason: string;
-  /** Absent in records written before there were other gates: the pod gate. */
-  readonly gate?: GateKind;
-}
-
-/** One gate's current value against its bound, as status, the dashboard and the record show it. */
-export interface GateReading {
-  readonly gate: GateKind;
-  /** The gate's name as the user knows it: `pods`, `nodes`, `neighbours`, or a metric query's name. */
-  readonly name: string;
-  readonly value: string;
-  readonly bound: string;
-  readonly verdict: 'pass' | 'fail' | 'inconclusive' | 'pending';
-}
 
 /** The annotation's content: everything a rerun needs to continue where the last run stopped. */
 export interface GatedRecord {
@@ -414,32 +377,8 @@ export function gatedRecordBody(record: GatedRecord): Record<string, unknown> {
   return {metadata: {annotations: {[GATED_ROLLOUT_ANNOTATION]: formatGatedRecord(record)}}};
 }
 
-/** What status, ds-plan and the dashboard show: the stage, the phase and, while baking, the time left. */
-export interface GatedProgress {
-  readonly stage: number;
-  readonly stages: number;
-  readonly name: string;
-  readonly phase: GatedPhase;
-  /** While baking: seconds left on the server's clock. */
-  readonly bakeLeftSeconds?: number;
-  readonly failures: readonly GateFailure[];
-  /** Each gate's last reading as the record has it (absent: none written yet). */
-  readonly readings?: readonly GateReading[];
-  /** The Job driving it (`--detach`), when the DaemonSet names one for this rollout's template. */
-  readonly job?: string;
-  /** `superseded`: the template someone else set, by revision number (or by hash before its revision exists). */
-  readonly supersededBy?: {readonly revision: Revision} | {readonly hash: string};
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // The strategy file
-
-export type StrategyPath = readonly (string | number)[];
-
-export interface StrategyProblem {
-  readonly path: StrategyPath;
-  readonly message: string;
-}
 
 /** The largest int32: the API's restartCount, and a timer's longest wait in ms. */
 const INT32_MAX = 2 ** 31 - 1;
@@ -458,6 +397,20 @@ const STRATEGY_KEYS = [
   'metrics',
   'prometheus',
 ] as const;
+
+/**
+ * The canary's size as text, `--canary` and a strategy file's `canary:` alike: a node count (`2`, at least 1) or a
+ * percentage of the nodes that run the daemon (`10%`, 1 to 100); undefined for anything else.
+ */
+export function canarySizeOf(text: string): CanarySpec | undefined {
+  const trimmed = text.trim();
+  if (/^\d+$/.test(trimmed)) {
+    const count = Number(trimmed);
+    return count >= 1 && count <= INT32_MAX ? {kind: 'count', count} : undefined;
+  }
+  const percent = percentText(trimmed);
+  return percent === undefined ? undefined : {kind: 'percent', percent};
+}
 
 function percentText(value: unknown): number | undefined {
   const match = typeof value === 'string' ? /^(\d+)%$/.exec(value.trim()) : null;
@@ -497,9 +450,9 @@ export function strategyFromDocument(doc: unknown, duration: (text: string) => n
         return problem(['canary'], 'canary: want a node count of at least 1, a percentage, {nodes: [...]} or {selector: ...}');
       out.canary = {kind: 'count', count: canary};
     } else if (typeof canary === 'string') {
-      const percent = percentText(canary);
-      if (percent === undefined) return problem(['canary'], `canary: "${canary}" is not a node count or a percentage between 1% and 100%`);
-      out.canary = {kind: 'percent', percent};
+      const size = canarySizeOf(canary);
+      if (size === undefined) return problem(['canary'], `canary: "${canary}" is not a node count or a percentage between 1% and 100%`);
+      out.canary = size;
     } else if (typeof canary === 'object' && canary !== null && !Array.isArray(canary)) {
       const spec = canary as Record<string, unknown>;
       if (Array.isArray(spec['nodes']) && spec['nodes'].length > 0 && spec['nodes'].every((n) => typeof n === 'string' && n !== '')) {

@@ -117,18 +117,7 @@ export {
   waveLanding,
 } from './step-wave.js';
 export {type UpdateWarning, type UpdateWarningKind, updateWarnings} from './update-warnings.js';
-export {
-  type BudgetCount,
-  type BudgetHold,
-  type BudgetInUse,
-  type BudgetUse,
-  budgetHold,
-  budgetInUse,
-  budgetWayForward,
-  heldUnits,
-  holdBlocks,
-  holdWords,
-} from './budget-use.js';
+export {type BudgetHold, budgetHold, budgetInUse, budgetWayForward, heldUnits, holdBlocks, holdWords} from './budget-use.js';
 export {type BackoffEntry} from './manage.js';
 export {MinHeap} from './min-heap.js';
 export {type ControllerMinor, dumpKubeVersion, formatMinor, modelledMinor, NEWEST_MODELLED_MINOR, OLDEST_MODELLED_MINOR, parseMinor} from './versions.js';
@@ -149,9 +138,8 @@ export {
 export {
   type AbortResult,
   type CanarySpec,
+  canarySizeOf,
   type GatedEvent,
-  type GatedPhase,
-  type GatedProgress,
   type GatedRecord,
   type GatedResult,
   type GatedRecordState,
@@ -166,10 +154,7 @@ export {
   startRecordTooLarge,
   resolveGatedStage,
   resolveGatedStages,
-  type GateFailure,
   type GateInput,
-  type GateKind,
-  type GateReading,
   type GateVerdict,
   type OnFailure,
   GATED_ROLLOUT_ANNOTATION,
@@ -179,8 +164,6 @@ export {
   gatedRecordOf,
   judgeGate,
   planGatedStages,
-  type StrategyPath,
-  type StrategyProblem,
   strategyFromDocument,
   strategyLine,
 } from './gates.js';

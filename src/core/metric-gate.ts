@@ -2,7 +2,7 @@
 // the query's text for a stage, the answer of Prometheus's /api/v1/query read into a value (or "no data", or an
 // error), and a breach judged over time on the clock the caller passes (the server's, as bakes are). The service
 // (services/metric-gate.ts) asks Prometheus; this module decides.
-import type {GateFailure, GateReading, StrategyPath, StrategyProblem} from './gates.js';
+import type {GateFailure, GateReading, StrategyPath, StrategyProblem} from './types.js';
 
 /** What an answer without a value, or a failed query, counts as: a breach, a pass, or nothing (the last verdict stands). */
 export type Inconclusive = 'fail' | 'pass' | 'ignore';

@@ -5,10 +5,9 @@
 // failures and each gate's reading out.
 import {isPodReady} from './availability.js';
 import {claimObjects} from './claim.js';
-import {type GateFailure, type GateReading} from './gates.js';
 import {labelSelectorMatches, parseLabelSelector} from './selectors.js';
 import {waveLanding} from './step-wave.js';
-import type {ClusterState, Node, Pod} from './types.js';
+import type {ClusterState, GateFailure, GateReading, Node, Pod} from './types.js';
 
 /** The node lifecycle controller's taints (and the kubelet's condition taints) that say a node is in trouble. */
 export const NODE_TROUBLE_TAINTS: readonly string[] = [

@@ -11,7 +11,7 @@ import {CONTROLLER_REVISION_HASH_LABEL} from './pod-template.js';
 import type {ReconcileEngine} from './engine.js';
 import {pausedInfoOf, unpausedWarning} from './pause.js';
 import {gatedProgressOf, gatedWayForward} from './gated-machine.js';
-import type {GatedProgress} from './gates.js';
+import type {GatedProgress} from './types.js';
 import {classifyNodeForUpdate, countsAgainstBudget} from './rolling-update.js';
 import {MinHeap} from './min-heap.js';
 import {currentRevisionOf} from './revisions.js';

@@ -3,7 +3,7 @@
 // state as the paused controller leaves it after its own manage pass. Also: how the nodes of a wave stand while
 // their replacements start (waveLanding), and the template identity a step must not see change under it.
 import {allowsSurge, rolloutBudgets, validateRollingUpdate} from './budgets.js';
-import {type BudgetHold, type BudgetUse, budgetHold, explainBudgetUse, holdBlocks, holdsUntilReady} from './budget-use.js';
+import {type BudgetHold, budgetHold, explainBudgetUse, holdBlocks, holdsUntilReady} from './budget-use.js';
 import {byName, type NodeSlot, isDaemonPodAvailable} from './daemon-pods.js';
 import {type PausedStrategy, pauseStateOf, withStrategy} from './pause.js';
 import {podProblem} from './availability.js';
@@ -12,7 +12,7 @@ import {computeTemplateHash} from './revisions.js';
 import {RollingUpdateTally, tallyEntryFor} from './rolling-update.js';
 import {labelSelectorMatches} from './selectors.js';
 import {engineFor, prepareReconcile} from './sync.js';
-import type {ClusterState, DaemonSet, IntOrString, LabelSelector, PodDeletion} from './types.js';
+import type {BudgetUse, ClusterState, DaemonSet, IntOrString, LabelSelector, PodDeletion} from './types.js';
 
 export interface StepWaveOptions {
   /** The instant availability is judged at (the server's clock), epoch ms. */

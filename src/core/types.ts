@@ -2,8 +2,6 @@
 // Inputs are subsets of the Kubernetes JSON objects with the API's own field names, so objects read
 // from the API or from `kubectl get -o yaml` can be passed in as they are. Times are RFC3339 strings
 // (as on the wire); the core's own clock is a number of milliseconds since the epoch, always a parameter.
-import type {GatedProgress} from './gates.js';
-import type {BudgetInUse} from './budget-use.js';
 import type {Revision} from './revision-number.js';
 
 export type Labels = Readonly<Record<string, string>>;
@@ -450,4 +448,96 @@ export interface PlanTiming {
   readonly podStart: TimingEstimate;
   /** Deletion to gone of an old pod. */
   readonly podDeletion: TimingEstimate;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Shapes the plan and the gated rollout share (gates.ts and budget-use.ts decide them; types.ts imports neither)
+
+/**
+ * `aborting`: on its way back to the revision it started from (a rerun of abort continues); `abandoned`: ended by
+ * `resume --force` or by the DaemonSet no longer being paused before it completed.
+ */
+export type GatedPhase =
+  | 'rolling'
+  | 'baking'
+  | 'awaiting-approval'
+  | 'failed'
+  | 'aborting'
+  | 'complete'
+  | 'aborted'
+  | 'abandoned'
+  /** Someone else changed the template (neither the release nor, during an abort, the origin). */
+  | 'superseded';
+
+/** Which gate judged: the new revision's pods, their nodes, other workloads' pods on them, or a metric query. */
+export type GateKind = 'pod' | 'node' | 'neighbour' | 'metric';
+
+export interface GateFailure {
+  readonly pod: string;
+  readonly node: string;
+  readonly reason: string;
+  /** Absent in records written before there were other gates: the pod gate. */
+  readonly gate?: GateKind;
+}
+
+/** One gate's current value against its bound, as status, the dashboard and the record show it. */
+export interface GateReading {
+  readonly gate: GateKind;
+  /** The gate's name as the user knows it: `pods`, `nodes`, `neighbours`, or a metric query's name. */
+  readonly name: string;
+  readonly value: string;
+  readonly bound: string;
+  readonly verdict: 'pass' | 'fail' | 'inconclusive' | 'pending';
+}
+
+/** What status, ds-plan and the dashboard show: the stage, the phase and, while baking, the time left. */
+export interface GatedProgress {
+  readonly stage: number;
+  readonly stages: number;
+  readonly name: string;
+  readonly phase: GatedPhase;
+  /** While baking: seconds left on the server's clock. */
+  readonly bakeLeftSeconds?: number;
+  readonly failures: readonly GateFailure[];
+  /** Each gate's last reading as the record has it (absent: none written yet). */
+  readonly readings?: readonly GateReading[];
+  /** The Job driving it (`--detach`), when the DaemonSet names one for this rollout's template. */
+  readonly job?: string;
+  /** `superseded`: the template someone else set, by revision number (or by hash before its revision exists). */
+  readonly supersededBy?: {readonly revision: Revision} | {readonly hash: string};
+}
+
+/** Where in a strategy file a problem is: keys and list indexes. */
+export type StrategyPath = readonly (string | number)[];
+
+export interface StrategyProblem {
+  readonly path: StrategyPath;
+  readonly message: string;
+}
+
+/** A node the rolling update counts against its budget, and whether it can be expected to clear by itself. */
+export interface BudgetUse {
+  readonly node: string;
+  readonly reason: string;
+  /** True when the node is on its way to an available pod (starting, minReadySeconds, a deletion finishing). */
+  readonly settling: boolean;
+  /** For a ready pod waiting out minReadySeconds: when it becomes available (server clock, epoch ms). */
+  readonly availableAt?: number;
+}
+
+/** One budget: its size and the nodes the controller counts against it. */
+export interface BudgetCount {
+  /** The budget scaled against the nodes that should run the daemon (the recorded one while paused). */
+  readonly limit: number;
+  /** How many nodes the controller counts against it now. */
+  readonly used: number;
+  /** Those nodes, by name. */
+  readonly nodes: readonly BudgetUse[];
+}
+
+/** Both budgets, counted as the rolling update counts them; `spends` is the one it spends (maxSurge when above zero). */
+export interface BudgetInUse {
+  readonly spends: 'maxUnavailable' | 'maxSurge';
+  readonly maxUnavailable: BudgetCount;
+  readonly maxSurge: BudgetCount;
 }

@@ -24,11 +24,6 @@ export function formatDuration(seconds: number): string {
   return small > 0 ? `${big}${bigName}${small}${smallName}` : `${big}${bigName}`;
 }
 
-/** Which cluster a command acts on, as headers and prompts name it: `context prod-eu (https://10.0.0.1:6443)`. */
-export function clusterLabel(cluster: {readonly context: string; readonly server: string}): string {
-  return `context ${cluster.context || '(none)'} (${cluster.server})`;
-}
-
 /** The first line of a live command's text output: which cluster it read (the session's label). */
 export function clusterHeader(label: string): string {
   return `Cluster: ${label}\n`;

@@ -2,7 +2,6 @@
 // one short try per lookup (no retries), so a slow or absent cluster costs the shell a second, not thirty.
 import {type KubeClient, type KubeconfigList, connectLiveCluster, kubeconfigNames} from '../cluster/live/index.js';
 import {kubeconfigOptions, type SourceOptions} from '../cluster/open-source.js';
-import type {Candidate, ClusterChoice} from '../completion/words.js';
 import {compareRevisions, type Revision} from '../core/index.js';
 
 /** Per lookup; the completion's own deadline (complete.ts) bounds the whole. */
@@ -12,13 +11,8 @@ interface NamedList {
   readonly items?: ReadonlyArray<{readonly metadata?: {readonly name?: string}}>;
 }
 
-/** The typed flags in the kubeconfig resolver's terms, as the commands read them. */
-function kubeconfigOf(choice: ClusterChoice) {
-  return kubeconfigOptions(choice as SourceOptions);
-}
-
-function connect(choice: ClusterChoice): {client: KubeClient; namespace: string} {
-  const live = connectLiveCluster({...kubeconfigOf(choice), timeoutMs: TIMEOUT_MS, attempts: 1});
+function connect(choice: SourceOptions): {client: KubeClient; namespace: string} {
+  const live = connectLiveCluster({...kubeconfigOptions(choice), timeoutMs: TIMEOUT_MS, attempts: 1});
   return {client: live.client, namespace: live.namespace};
 }
 
@@ -28,23 +22,23 @@ async function names(client: KubeClient, path: string, resource: string, namespa
 }
 
 /** The kubeconfig's context, cluster or user names, from the file `--kubeconfig` names if typed. */
-export function kubeconfigEntryNames(choice: ClusterChoice, list: KubeconfigList): Candidate[] {
-  return kubeconfigNames(kubeconfigOf(choice), list).map((value) => ({value}));
+export function kubeconfigEntryNames(choice: SourceOptions, list: KubeconfigList): string[] {
+  return kubeconfigNames(kubeconfigOptions(choice), list);
 }
 
-export async function namespaceNames(choice: ClusterChoice): Promise<Candidate[]> {
+export async function namespaceNames(choice: SourceOptions): Promise<string[]> {
   const {client} = connect(choice);
-  return (await names(client, '/api/v1/namespaces', 'namespaces')).map((value) => ({value}));
+  return names(client, '/api/v1/namespaces', 'namespaces');
 }
 
-export async function daemonSetNames(choice: ClusterChoice): Promise<Candidate[]> {
+export async function daemonSetNames(choice: SourceOptions): Promise<string[]> {
   const {client, namespace} = connect(choice);
-  return (await names(client, `/apis/apps/v1/namespaces/${encodeURIComponent(namespace)}/daemonsets`, 'daemonsets', namespace)).map((value) => ({value}));
+  return names(client, `/apis/apps/v1/namespaces/${encodeURIComponent(namespace)}/daemonsets`, 'daemonsets', namespace);
 }
 
-export async function nodeNames(choice: ClusterChoice): Promise<Candidate[]> {
+export async function nodeNames(choice: SourceOptions): Promise<string[]> {
   const {client} = connect(choice);
-  return (await names(client, '/api/v1/nodes', 'nodes')).map((value) => ({value}));
+  return names(client, '/api/v1/nodes', 'nodes');
 }
 
 interface RevisionList {
@@ -55,7 +49,7 @@ interface RevisionList {
 }
 
 /** The revision numbers of one DaemonSet's ControllerRevisions (those it owns), newest first. */
-export async function revisionNumbers(choice: ClusterChoice, daemonSet: string): Promise<Candidate[]> {
+export async function revisionNumbers(choice: SourceOptions, daemonSet: string): Promise<string[]> {
   const {client, namespace} = connect(choice);
   const path = `/apis/apps/v1/namespaces/${encodeURIComponent(namespace)}/controllerrevisions`;
   const list = await client.get<RevisionList>(path, {verb: 'list', resource: 'controllerrevisions', namespace}, {query: {limit: 500}});
@@ -65,5 +59,5 @@ export async function revisionNumbers(choice: ClusterChoice, daemonSet: string):
   return owned
     .flatMap((item) => (typeof item.revision === 'number' || typeof item.revision === 'bigint' ? [item.revision] : []))
     .sort((a, b) => compareRevisions(b, a))
-    .map((revision) => ({value: String(revision)}));
+    .map((revision) => String(revision));
 }

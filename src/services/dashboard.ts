@@ -1,7 +1,7 @@
 // `ds-rollout dashboard`'s use cases: the plan feed (cluster states from the session's watches, each one planned
 // with the core) and the actions the dashboard's keys run (the same services as the commands). Wiring them to a
-// terminal, or to `status`'s output without one, is src/dashboard-app.ts's (the composition root).
-import type {Clock} from '../clock.js';
+// terminal, or to `status`'s output without one, is src/cli/dashboard-app.ts's (the composition root).
+import type {Clock} from '../platform/clock.js';
 import type {ClusterSource, DaemonSetRef} from '../cluster/cluster-source.js';
 import type {ClusterWriter} from '../cluster/cluster-writer.js';
 import {type Follow, Follower} from '../cluster/live/follower.js';
@@ -18,7 +18,7 @@ import {
   planStepWave,
   validateDaemonSet,
 } from '../core/index.js';
-import {type DsRolloutError, InputError} from '../errors.js';
+import {type DsRolloutError, InputError} from '../platform/errors.js';
 import type {PodsFollow} from '../cluster/live/pod-watch.js';
 import type {EventSink} from './rollout-events.js';
 import type {
@@ -31,8 +31,8 @@ import type {
   SnapshotListener,
   StepPreview,
   UndoRequest,
-} from '../ui/dashboard/feed.js';
-import {toRevisionEntries} from '../ui/dashboard/revision-entries.js';
+} from './dashboard/feed.js';
+import {toRevisionEntries} from './dashboard/revision-entries.js';
 import {rolloutStatusOf} from './status.js';
 import type {StepSession} from './step.js';
 

@@ -18,7 +18,7 @@ import {
   jobOwnerReference,
   pausedStrategyOf,
 } from '../core/index.js';
-import {ClusterForbiddenError, ConflictError, InputError} from '../errors.js';
+import {ClusterForbiddenError, ConflictError, InputError} from '../platform/errors.js';
 import {describeRef} from './pause.js';
 
 export interface DetachCluster {

@@ -6,7 +6,7 @@
 // the one watched view of the cluster (cluster/live/follower.ts), shared with the step: a LIST happens only when
 // the watch starts or restarts. Abort brings every node back to the revision the rollout started from, within the
 // budget; until it has, the record says `aborting` and a second abort continues it.
-import {DeadlineClock} from '../clock.js';
+import {DeadlineClock} from '../platform/clock.js';
 import type {DaemonSetRef} from '../cluster/cluster-source.js';
 import {Follower} from '../cluster/live/follower.js';
 import type {PodsFollow} from '../cluster/live/pod-watch.js';
@@ -58,7 +58,7 @@ import {
   templateLabelHashOf,
   templateRevisionOf,
 } from '../core/index.js';
-import {DsRolloutError, InputError, RolloutStuckError} from '../errors.js';
+import {DsRolloutError, InputError, RolloutStuckError} from '../platform/errors.js';
 import {controlledRevisions, revisionHash} from './history.js';
 import {MetricGate, type PrometheusOpener, prometheusOpener} from './metric-gate.js';
 import {describeRef} from './pause.js';

@@ -15,9 +15,9 @@ import {
   revisionMatchesTemplate,
   templateOfRevision,
 } from '../core/index.js';
-import {InputError} from '../errors.js';
+import {InputError} from '../platform/errors.js';
 import type {HistoryReport, RevisionEntry} from '../output/history-text.js';
-import type {Session} from '../session.js';
+import type {Session} from '../cluster/session.js';
 
 export type {HistoryReport, RevisionEntry};
 

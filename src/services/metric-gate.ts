@@ -17,7 +17,7 @@ import {
   readMetricAnswer,
   templateMetricQuery,
 } from '../core/index.js';
-import {InputError} from '../errors.js';
+import {InputError} from '../platform/errors.js';
 
 /** Runs one PromQL instant query; resolves with Prometheus's JSON answer (an error answer too), rejects when none came. */
 export type PrometheusQuery = (promql: string, signal: AbortSignal) => Promise<unknown>;

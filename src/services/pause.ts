@@ -1,6 +1,6 @@
 // `ds-rollout pause`: record the RollingUpdate settings and switch the DaemonSet to OnDelete, in one patch made
 // against the resourceVersion it was decided on. No oclif here; the command renders the result.
-import type {Clock} from '../clock.js';
+import type {Clock} from '../platform/clock.js';
 import type {DaemonSetRef} from '../cluster/cluster-source.js';
 import type {ClusterWriter, DryRunMode} from '../cluster/cluster-writer.js';
 import {
@@ -14,7 +14,7 @@ import {
   pauseDecision,
   settledGatedRecord,
 } from '../core/index.js';
-import {InputError} from '../errors.js';
+import {InputError} from '../platform/errors.js';
 
 /** What pause needs of a session: a writer, and the server's clock (asked when the patch is built: pausedAt). */
 export interface PauseSession {

@@ -2,7 +2,7 @@
 // -f, plan the rollout of a new version of the DaemonSet instead, with the diff and the warnings a person wants
 // before applying it. No oclif here; the command turns thrown errors into exit codes.
 import {checkDocumentShape, isStackOverflow, MAX_MANIFEST_BYTES, readBoundedFile, readBoundedStream, tooDeepMessage} from '../cluster/bounded-input.js';
-import type {Clock} from '../clock.js';
+import type {Clock} from '../platform/clock.js';
 import type {ClusterSource, DaemonSetRef} from '../cluster/cluster-source.js';
 import {
   type ClusterState,
@@ -25,9 +25,9 @@ import {
   validateDaemonSet,
   validateDaemonSetUpdate,
 } from '../core/index.js';
-import {ClusterForbiddenError, InputError, NotFoundError, UsageError} from '../errors.js';
+import {ClusterForbiddenError, InputError, NotFoundError, UsageError} from '../platform/errors.js';
 import {controlledRevisions, revisionHash} from './history.js';
-import {markPhase} from '../timings.js';
+import {markPhase} from '../platform/timings.js';
 
 export interface PlanOptions {
   readonly source: ClusterSource;

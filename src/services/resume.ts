@@ -14,7 +14,7 @@ import {
   resumeDecision,
   settledGatedRecord,
 } from '../core/index.js';
-import {InputError} from '../errors.js';
+import {InputError} from '../platform/errors.js';
 import {describeRef, wrongStateMessage} from './pause.js';
 
 /** What resume needs of a session: a writer. */

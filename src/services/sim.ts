@@ -4,7 +4,7 @@ import {mkdtemp, readdir, readFile, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {readSnapshot} from '../cluster/snapshot/index.js';
-import {InputError, UsageError} from '../errors.js';
+import {InputError, UsageError} from '../platform/errors.js';
 import {
   type ExecImage,
   parseExecImage,

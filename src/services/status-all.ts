@@ -1,15 +1,12 @@
 // `ds-rollout status -A` (and `-n NS` without NAME): every DaemonSet in scope at a glance, from one list of each
 // resource however many DaemonSets there are, each judged by core's rollout report (the same function as `status NAME`).
 // Followed live, the same pure evaluation runs again on every change the watches report.
-import {type Clock, stopwatch} from '../clock.js';
+import {type Clock, stopwatch} from '../platform/clock.js';
 import type {ClusterObjects} from '../cluster/cluster-source.js';
 import {type ControllerRevision, jsonText, type Pod, type Revision, type RolloutStatusReport} from '../core/index.js';
-import {ClusterUnreachableError, type DsRolloutError} from '../errors.js';
-import type {FollowObjectsHandlers, Session} from '../session.js';
-import {rolloutStatusOf, STATUS_EXIT} from './status.js';
-
-/** A row's verdict: the report's, or `invalid` for a DaemonSet the API server would not admit (nothing can roll it). */
-export type RowVerdict = RolloutStatusReport['verdict'] | 'invalid';
+import {ClusterUnreachableError, type DsRolloutError} from '../platform/errors.js';
+import type {FollowObjectsHandlers, Session} from '../cluster/session.js';
+import {rolloutStatusOf, type RowVerdict, STATUS_EXIT, worstVerdict} from './status.js';
 
 export interface DaemonSetStatusSummary {
   readonly daemonSet: {readonly namespace: string; readonly name: string};
@@ -37,14 +34,6 @@ export interface StatusListReport {
   /** The worst verdict of all (complete when there is no DaemonSet). */
   readonly verdict: RowVerdict;
   readonly items: readonly DaemonSetStatusSummary[];
-}
-
-// Worst first: what needs a change, then what needs a person (paused), then what is still moving.
-const SEVERITY: Readonly<Record<RowVerdict, number>> = {invalid: 4, stuck: 3, paused: 2, progressing: 1, complete: 0};
-
-/** The worst of several verdicts (complete for none). */
-export function worstVerdict<V extends RowVerdict>(verdicts: readonly V[]): V | 'complete' {
-  return verdicts.reduce<V | 'complete'>((worst, verdict) => (SEVERITY[verdict] > SEVERITY[worst] ? verdict : worst), 'complete');
 }
 
 /** The exit code of a list: the worst verdict's, as `status NAME` documents them (invalid counts as stuck). */

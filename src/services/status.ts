@@ -2,7 +2,7 @@
 // node) read once or followed through the watches. The watch loop only re-evaluates the same pure function on every
 // change the watches report.
 import {manifestNamespace, readManifestObjects} from './plan.js';
-import {type Clock, stopwatch} from '../clock.js';
+import {type Clock, stopwatch} from '../platform/clock.js';
 import type {ClusterObjectsSource, DaemonSetRef} from '../cluster/cluster-source.js';
 import {type Follow, Follower} from '../cluster/live/follower.js';
 import {
@@ -17,14 +17,25 @@ import {
   rolloutReport,
   validateDaemonSet,
 } from '../core/index.js';
-import {ClusterUnreachableError, EXIT_OK, EXIT_PAUSED, EXIT_PROGRESSING, EXIT_STUCK, InputError, UsageError} from '../errors.js';
-import type {Session} from '../session.js';
+import {ClusterUnreachableError, EXIT_OK, EXIT_PAUSED, EXIT_PROGRESSING, EXIT_STUCK, InputError, UsageError} from '../platform/errors.js';
+import type {Session} from '../cluster/session.js';
 
 export type {NodeStatus, NodeStatusState, RolloutStatusReport, RolloutVerdict} from '../core/index.js';
 export {kubectlStatusMessage} from '../core/index.js';
 
 /** Exit codes of `ds-rollout status` (documented in its --help and docs/commands/status.md). */
 export const STATUS_EXIT: Readonly<Record<RolloutVerdict, number>> = {complete: EXIT_OK, stuck: EXIT_STUCK, progressing: EXIT_PROGRESSING, paused: EXIT_PAUSED};
+
+/** A row's verdict: the report's, or `invalid` for a DaemonSet the API server would not admit (nothing can roll it). */
+export type RowVerdict = RolloutStatusReport['verdict'] | 'invalid';
+
+// Worst first: what needs a change, then what needs a person (paused), then what is still moving.
+const SEVERITY: Readonly<Record<RowVerdict, number>> = {invalid: 4, stuck: 3, paused: 2, progressing: 1, complete: 0};
+
+/** The worst of several verdicts (complete for none). */
+export function worstVerdict<V extends RowVerdict>(verdicts: readonly V[]): V | 'complete' {
+  return verdicts.reduce<V | 'complete'>((worst, verdict) => (SEVERITY[verdict] > SEVERITY[worst] ? verdict : worst), 'complete');
+}
 
 /** The core's rollout report, for a DaemonSet the API server would admit (else an input error naming it). */
 export function rolloutStatusOf(state: ClusterState, now: number, planned?: RolloutPlan): RolloutStatusReport {
@@ -199,7 +210,6 @@ export async function runStatusOfEach(
     if (each.watch && run.exitCode !== EXIT_OK) return {reports, exitCode};
   }
   if (!each.watch && reports.length > 1) {
-    const {worstVerdict} = await import('./status-all.js');
     exitCode = STATUS_EXIT[worstVerdict(reports.map((report) => report.verdict))];
   }
   return {reports, exitCode};

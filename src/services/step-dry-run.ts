@@ -4,7 +4,7 @@
 import type {DaemonSetRef} from '../cluster/cluster-source.js';
 import type {ClusterWriter} from '../cluster/cluster-writer.js';
 import {pauseStateOf, resumeBody} from '../core/index.js';
-import type {StepResult} from './step.js';
+import type {StepResult} from './step/types.js';
 
 export interface ServerDryRun {
   /** Pod deletions the server accepted. */

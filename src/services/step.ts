@@ -2,7 +2,7 @@
 // DaemonSet, refuse when another step holds the step lease, run the plugin's waves (step/waves.ts) or one
 // controller wave (step/controller-wave.ts), and give the lease back. Every wait follows the cluster through the
 // one follower, so a cluster that stops answering ends the step with exit 2, not a wait to --timeout.
-import {ClusterUnreachableError, InputError} from '../errors.js';
+import {ClusterUnreachableError, InputError} from '../platform/errors.js';
 import {formatInvalid, gatedRefusalReason, templateKeyOf, validateDaemonSet} from '../core/index.js';
 import {type ServerDryRun, sendServerDryRun} from './step-dry-run.js';
 import {runControllerWave} from './step/controller-wave.js';

@@ -17,8 +17,8 @@ import {
   revisionMatchesTemplate,
   validateDaemonSet,
 } from '../core/index.js';
-import {InputError} from '../errors.js';
-import type {Session} from '../session.js';
+import {InputError} from '../platform/errors.js';
+import type {Session} from '../cluster/session.js';
 import type {UndoView} from '../output/undo-text.js';
 import {asStoredUpdate} from './plan.js';
 import {CHANGE_CAUSE_ANNOTATION, controlledRevisions, revisionHash, revisionTemplate} from './history.js';

@@ -29,7 +29,7 @@ export async function serverVersion(options: {
 }): Promise<ServerVersion | {readonly warning: string}> {
   try {
     // One try, as kubectl version makes: a cluster that is not there (connection refused) is said at once, not retried.
-    const {openLiveSession} = await import('../session.js');
+    const {openLiveSession} = await import('../cluster/session.js');
     const session = await openLiveSession({...options, attempts: 1}, 'version');
     try {
       return await session.live.client.get<ServerVersion>('/version', {verb: 'get', resource: 'version'});

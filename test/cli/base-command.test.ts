@@ -1,10 +1,10 @@
 // The one error printer: every failure becomes one line and the contract's exit code.
 import {Errors} from '@oclif/core';
 import {describe, expect, test} from 'vitest';
-import {describeFailure, joinTypeAndName, normalizeArgv} from '../../src/base-command.js';
-import {ClusterUnreachableError, InputError, NotFoundError, UsageError} from '../../src/errors.js';
-import {dryRunFlag, parseDaemonSetName, parseOutputFormat, parseRfc3339} from '../../src/flags.js';
-import {nearest} from '../../src/suggest.js';
+import {describeFailure, joinTypeAndName, normalizeArgv} from '../../src/cli/base-command.js';
+import {ClusterUnreachableError, InputError, NotFoundError, UsageError} from '../../src/platform/errors.js';
+import {dryRunFlag, parseDaemonSetName, parseOutputFormat, parseRfc3339} from '../../src/cli/flags.js';
+import {nearest} from '../../src/cli/suggest.js';
 
 const HELP = 'kubectl ds-plan';
 

@@ -1,10 +1,10 @@
 // The plan service with a fake ClusterSource: no build, no files.
 import {describe, expect, test} from 'vitest';
-import {fixedClock} from '../../src/clock.js';
+import {fixedClock} from '../../src/platform/clock.js';
 import type {ClusterSource} from '../../src/cluster/cluster-source.js';
 import {renderManifestPreamble} from '../../src/output/manifest-text.js';
 import {planDaemonSet, planService, planUpdate} from '../../src/services/plan.js';
-import {ClusterForbiddenError, InputError, NotFoundError} from '../../src/errors.js';
+import {ClusterForbiddenError, InputError, NotFoundError} from '../../src/platform/errors.js';
 import type {ClusterState, DaemonSet} from '../../src/core/types.js';
 import {NOW, newDaemonSet, newNode, newPod, newRevision} from '../helpers/builders.js';
 

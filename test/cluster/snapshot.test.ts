@@ -6,7 +6,7 @@ import {dump} from 'js-yaml';
 import {afterAll, beforeAll, describe, expect, test} from 'vitest';
 import {compareRevisions} from '../../src/core/index.js';
 import {parseSnapshot, SnapshotClusterSource, STDIN_NAME} from '../../src/cluster/snapshot/index.js';
-import {InputError, NotFoundError, UsageError} from '../../src/errors.js';
+import {InputError, NotFoundError, UsageError} from '../../src/platform/errors.js';
 import {newDaemonSet, newNode, newPod, newRevision} from '../helpers/builders.js';
 
 const ds = newDaemonSet('fluentd');

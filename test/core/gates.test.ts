@@ -2,6 +2,7 @@
 // strategy document's validation with the line of each problem.
 import {describe, expect, test} from 'vitest';
 import {
+  canarySizeOf,
   type GatedRecord,
   type GatedStrategy,
   effectiveGatedRecord,
@@ -285,5 +286,28 @@ test('the README example strategy file is valid', async () => {
       maxNeighbourFailures: 0,
       neighbourSelector: 'app notin (batch)',
     },
+  });
+});
+
+describe('the canary size: one grammar for --canary and a strategy file', () => {
+  test.each([
+    ['2', {kind: 'count', count: 2}],
+    [' 10% ', {kind: 'percent', percent: 10}],
+    ['100%', {kind: 'percent', percent: 100}],
+    ['0', undefined],
+    ['0%', undefined],
+    ['101%', undefined],
+    ['2.5', undefined],
+    ['ten', undefined],
+    ['99999999999', undefined],
+  ])('%j', (text, size) => {
+    expect(canarySizeOf(text)).toEqual(size);
+  });
+
+  test('a strategy file reads the same text the flag does', () => {
+    const duration = () => 0;
+    expect(strategyFromDocument({canary: '10%'}, duration)).toEqual({strategy: {canary: {kind: 'percent', percent: 10}}});
+    expect(strategyFromDocument({canary: '3'}, duration)).toEqual({strategy: {canary: {kind: 'count', count: 3}}});
+    expect(strategyFromDocument({canary: '0%'}, duration)).toMatchObject({problem: {path: ['canary']}});
   });
 });

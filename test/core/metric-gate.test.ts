@@ -13,7 +13,7 @@ import {
   strategyLine,
   templateMetricQuery,
 } from '../../src/core/index.js';
-import {parseDuration} from '../../src/flags.js';
+import {parseDuration} from '../../src/cli/flags.js';
 
 const duration = (text: string) => parseDuration(text, 'duration');
 

@@ -1,7 +1,7 @@
 // The gated-rollout service tests' starting point, on a simulated cluster whose clock the test drives: the DaemonSet
 // `agent` (v1) available on every node, paused by ds-rollout, its template changed to v2 (the release) and the
 // controller's new revision written. Nothing has rolled yet.
-import {clockFrom} from '../../src/clock.js';
+import {clockFrom} from '../../src/platform/clock.js';
 import {expect} from 'vitest';
 import {connectLiveCluster, type LiveCluster} from '../../src/cluster/live/index.js';
 import type {DaemonSet, GatedStrategy} from '../../src/core/index.js';

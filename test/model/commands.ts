@@ -12,11 +12,11 @@ import {
   gatedViewOf,
   gatedRefusalReason,
 } from '../../src/core/index.js';
-import {clockFrom} from '../../src/clock.js';
+import {clockFrom} from '../../src/platform/clock.js';
 import type {DaemonSetRef} from '../../src/cluster/cluster-source.js';
 import {connectLiveCluster, type LiveCluster} from '../../src/cluster/live/index.js';
-import {DsRolloutError} from '../../src/errors.js';
-import {gatedRefusal} from '../../src/gated-command.js';
+import {DsRolloutError} from '../../src/platform/errors.js';
+import {gatedRefusal} from '../../src/cli/gated-command.js';
 import {abortGatedRollout, runGatedRollout} from '../../src/services/gated-rollout.js';
 import {pauseDaemonSet} from '../../src/services/pause.js';
 import {planDaemonSet} from '../../src/services/plan.js';
@@ -24,7 +24,7 @@ import {resumeDaemonSet} from '../../src/services/resume.js';
 import {statusService} from '../../src/services/status.js';
 import {stepService} from '../../src/services/step.js';
 import {applyUndo, previewUndo} from '../../src/services/undo.js';
-import {type LiveSession, liveSession, sessionOf} from '../../src/session.js';
+import {type LiveSession, liveSession, sessionOf} from '../../src/cluster/session.js';
 import {toDashboardViewModel} from '../../src/ui/dashboard/view-model.js';
 import {initialDashboardState} from '../../src/ui/dashboard/dashboard-state.js';
 

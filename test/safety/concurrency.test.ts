@@ -3,7 +3,7 @@
 // wave smaller, never larger. The DELETE delay makes each window observable.
 import {afterEach, expect, test, vi} from 'vitest';
 import type {StepEvent} from '../../src/core/index.js';
-import {RolloutStuckError} from '../../src/errors.js';
+import {RolloutStuckError} from '../../src/platform/errors.js';
 import {type StepOptions, stepDaemonSet} from '../../src/services/step.js';
 import {NAME, NAMESPACE, REF, type RolloutSim, startRolloutSim, Witness} from './rollout-sim.js';
 

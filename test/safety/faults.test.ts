@@ -3,7 +3,7 @@
 // and a step without faults finishes the job from whatever was left.
 import {afterEach, expect, test} from 'vitest';
 import {PAUSED_STRATEGY_ANNOTATION, type StepEvent} from '../../src/core/index.js';
-import {DsRolloutError} from '../../src/errors.js';
+import {DsRolloutError} from '../../src/platform/errors.js';
 import {stepDaemonSet} from '../../src/services/step.js';
 import {REF, type RolloutSim, startRolloutSim, Witness} from './rollout-sim.js';
 

@@ -7,8 +7,8 @@ import {connectLiveCluster, type LiveCluster} from '../../src/cluster/live/index
 import type {DaemonSet, IntOrString, Node, Pod} from '../../src/core/index.js';
 import {nodeShouldRunDaemonPod} from '../../src/core/index.js';
 import {pauseDaemonSet} from '../../src/services/pause.js';
-import {liveClock} from '../../src/session.js';
-import {liveSession, type LiveSession} from '../../src/session.js';
+import {liveClock} from '../../src/cluster/session.js';
+import {liveSession, type LiveSession} from '../../src/cluster/session.js';
 import {makeNode} from '../../src/sim/index.js';
 import {ROOT} from '../helpers/run-cli.js';
 import {startTestCluster, type TestCluster, type TestClusterOptions} from '../helpers/sim-cluster.js';

@@ -1,6 +1,6 @@
 // The dashboard's promote and abort keys record the gated rollout's Events as the CLI does (one helper,
 // services/rollout-events.ts): in-process through the dashboard's actions against the simulated cluster.
-import {clockFrom} from '../../src/clock.js';
+import {clockFrom} from '../../src/platform/clock.js';
 import {afterEach, expect, test, vi} from 'vitest';
 import {liveEventSink} from '../../src/cluster/live/objects.js';
 import {clusterActions} from '../../src/services/dashboard.js';

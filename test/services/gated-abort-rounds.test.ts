@@ -5,7 +5,7 @@
 import {afterAll, beforeAll, expect, test, vi} from 'vitest';
 import type {GatedEvent, GatedRecord, Pod} from '../../src/core/index.js';
 import {abortGatedRollout, runGatedRollout} from '../../src/services/gated-rollout.js';
-import {liveSession} from '../../src/session.js';
+import {liveSession} from '../../src/cluster/session.js';
 import {canaryThenApprove, type PausedRelease, REF, startPausedRelease} from '../helpers/paused-release.js';
 
 vi.setConfig({testTimeout: 300_000, hookTimeout: 300_000});

@@ -5,7 +5,7 @@
 import {afterAll, beforeAll, expect, test, vi} from 'vitest';
 import type {DaemonSet, GatedEvent, GatedRecord} from '../../src/core/index.js';
 import {abortGatedRollout, runGatedRollout} from '../../src/services/gated-rollout.js';
-import {liveSession} from '../../src/session.js';
+import {liveSession} from '../../src/cluster/session.js';
 import {canaryThenApprove, type PausedRelease, REF, startPausedRelease} from '../helpers/paused-release.js';
 
 vi.setConfig({testTimeout: 600_000, hookTimeout: 600_000});

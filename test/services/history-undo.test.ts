@@ -1,12 +1,12 @@
 // History and undo against the simulated cluster: kubectl's revision rules and rollback choice, the preview
 // (restarts from the plan, the renumbering), the single patch, the change-cause on the reused revision, and a conflict retried.
 import {afterEach, describe, expect, test} from 'vitest';
-import {fixedClock} from '../../src/clock.js';
+import {fixedClock} from '../../src/platform/clock.js';
 import {connectLiveCluster, type FollowHandlers} from '../../src/cluster/live/index.js';
 import type {ControllerRevision, DaemonSet} from '../../src/core/index.js';
 import {controlledRevisions, findRevision, historyService} from '../../src/services/history.js';
 import {applyUndo, previewUndo, undoTarget} from '../../src/services/undo.js';
-import {toRevisionEntries} from '../../src/ui/dashboard/revision-entries.js';
+import {toRevisionEntries} from '../../src/services/dashboard/revision-entries.js';
 import {START, startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
 
 const FLUENTD = {namespace: 'kube-system', name: 'fluentd'};

@@ -2,9 +2,9 @@
 // resourceVersion as precondition; the template (so every pod) is untouched.
 import {afterEach, describe, expect, test, vi} from 'vitest';
 import {PAUSED_STRATEGY_ANNOTATION, type DaemonSet} from '../../src/core/index.js';
-import {InputError} from '../../src/errors.js';
+import {InputError} from '../../src/platform/errors.js';
 import {pauseDaemonSet} from '../../src/services/pause.js';
-import {liveClock} from '../../src/session.js';
+import {liveClock} from '../../src/cluster/session.js';
 import {resumeDaemonSet} from '../../src/services/resume.js';
 import {NAME, NAMESPACE, REF, type RolloutSim, startRolloutSim} from '../safety/rollout-sim.js';
 

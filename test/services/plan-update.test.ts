@@ -1,9 +1,9 @@
 // ds-plan -f: the manifest planned over the live cluster, with the warnings worth reading before applying it.
 import {afterEach, describe, expect, test} from 'vitest';
-import {fixedClock} from '../../src/clock.js';
+import {fixedClock} from '../../src/platform/clock.js';
 import {connectLiveCluster} from '../../src/cluster/live/index.js';
 import type {DaemonSet, PodSpec} from '../../src/core/index.js';
-import {InputError} from '../../src/errors.js';
+import {InputError} from '../../src/platform/errors.js';
 import {asStoredUpdate, manifestNamespace, planUpdate} from '../../src/services/plan.js';
 import {START, startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
 

@@ -11,7 +11,7 @@ import type {DaemonSet} from '../../src/core/index.js';
 import {historyService} from '../../src/services/history.js';
 import {readStatusList} from '../../src/services/status-all.js';
 import {statusService, watchStatus} from '../../src/services/status.js';
-import {liveSession} from '../../src/session.js';
+import {liveSession} from '../../src/cluster/session.js';
 import {START, startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
 
 const FLUENTD = {namespace: 'kube-system', name: 'fluentd'};

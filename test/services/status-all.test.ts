@@ -4,7 +4,7 @@ import {afterEach, describe, expect, test} from 'vitest';
 import {connectLiveCluster} from '../../src/cluster/live/index.js';
 import type {DaemonSet} from '../../src/core/index.js';
 import {readStatusList, runStatusList, statusListExit} from '../../src/services/status-all.js';
-import {liveSession} from '../../src/session.js';
+import {liveSession} from '../../src/cluster/session.js';
 import {startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
 
 let t: TestCluster | undefined;

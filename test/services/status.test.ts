@@ -1,11 +1,11 @@
 // The status service against the simulated cluster (through the live adapter): kubectl's message, the verdict
 // (complete / progressing / stuck) and the per-node reasons, once and while following watches.
 import {afterEach, describe, expect, test} from 'vitest';
-import {clockFrom, fixedClock} from '../../src/clock.js';
+import {clockFrom, fixedClock} from '../../src/platform/clock.js';
 import {connectLiveCluster} from '../../src/cluster/live/index.js';
 import type {DaemonSet} from '../../src/core/index.js';
 import {kubectlStatusMessage, rolloutStatusOf, statusService, watchStatus} from '../../src/services/status.js';
-import {liveClock} from '../../src/session.js';
+import {liveClock} from '../../src/cluster/session.js';
 import {START, startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
 
 const FLUENTD = {namespace: 'kube-system', name: 'fluentd'};

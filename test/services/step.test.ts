@@ -8,7 +8,7 @@ import {
   type DaemonSet,
   type StepEvent,
 } from '../../src/core/index.js';
-import {InputError, RolloutStuckError, UsageError} from '../../src/errors.js';
+import {InputError, RolloutStuckError, UsageError} from '../../src/platform/errors.js';
 import {type StepOptions, stepDaemonSet} from '../../src/services/step.js';
 import {NAME, NAMESPACE, REF, type RolloutSim, startRolloutSim, Witness} from '../safety/rollout-sim.js';
 

@@ -1,6 +1,6 @@
 // The rehearsal check shared by the demo dump test and the real 1.20 dump: the snapshot plan, offline at the dump's
 // time, against the first plan of a rehearsal of the same dump, planned with the version the rehearsal serves.
-import {fixedClock} from '../../src/clock.js';
+import {fixedClock} from '../../src/platform/clock.js';
 import {expect} from 'vitest';
 import {SnapshotClusterSource, type SnapshotObjects} from '../../src/cluster/snapshot/index.js';
 import {type ClusterState, type DaemonSet, type Node, type Pod, parseMinor, planRollout, type RolloutPlan} from '../../src/core/index.js';

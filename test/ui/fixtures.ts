@@ -13,8 +13,8 @@ import {
 import {ManualClock} from '../../src/sim/clock.js';
 import {loadScenario, type ScenarioName} from '../../src/sim/scenarios.js';
 import {Store} from '../../src/sim/store.js';
-import type {ActionHandler, ActionOutcome, DashboardSnapshot, PlanFeed, SnapshotListener, UndoRequest} from '../../src/ui/dashboard/feed.js';
-import {toRevisionEntries} from '../../src/ui/dashboard/revision-entries.js';
+import type {ActionHandler, ActionOutcome, DashboardSnapshot, PlanFeed, SnapshotListener, UndoRequest} from '../../src/services/dashboard/feed.js';
+import {toRevisionEntries} from '../../src/services/dashboard/revision-entries.js';
 import type {DashboardContext} from '../../src/ui/dashboard/view-model.js';
 import {newDaemonSet, newNode, newPod, newRevision, NOW, withTaints} from '../helpers/builders.js';
 

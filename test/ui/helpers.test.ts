@@ -2,7 +2,7 @@
 import {describe, expect, test} from 'vitest';
 import {observedPace, type ProgressSample, recordProgress} from '../../src/ui/dashboard/pace.js';
 import {diffRevisionTemplates, compactImages} from '../../src/ui/dashboard/revision-diff.js';
-import {toRevisionEntries} from '../../src/ui/dashboard/revision-entries.js';
+import {toRevisionEntries} from '../../src/services/dashboard/revision-entries.js';
 import {fit, fitLine, lineText, mergeSegments, seg, truncate, wrapLine} from '../../src/ui/dashboard/text.js';
 import {DEFAULT_THEME, themeFor} from '../../src/ui/dashboard/theme.js';
 import {handMadeState} from './fixtures.js';

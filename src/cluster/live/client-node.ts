@@ -4,7 +4,15 @@
 // auth-provider headers (credentials.ts). The simulated cluster's kubelets (`sim kubelets`) are another program
 // against the API server and keep client-node's typed clients, over this same transport (TransportKubeConfig).
 import {KubeConfig} from '@kubernetes/client-node';
-import type {Credentials} from './credentials.js';
+import type {Agent} from 'node:http';
+
+/**
+ * What the kubelets' KubeConfig takes from the plugin's transport: credentials.ts's Credentials, as the consumer
+ * declares it, so that this module imports nothing of the transport that imports it (dynamically) back.
+ */
+export interface TransportSource {
+  transport(): Promise<{readonly agent: Agent; readonly headers: Readonly<Record<string, string | string[]>>}>;
+}
 
 export {CoordinationV1Api, CoreV1Api, KubeConfig} from '@kubernetes/client-node';
 
@@ -16,7 +24,7 @@ type FetchInit = Awaited<ReturnType<KubeConfig['applyToFetchOptions']>>;
  */
 export class TransportKubeConfig extends KubeConfig {
   constructor(
-    private readonly credentials: Credentials,
+    private readonly credentials: TransportSource,
     server: string,
   ) {
     super();

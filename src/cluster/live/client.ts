@@ -6,7 +6,7 @@ import {setMaxListeners} from 'node:events';
 import {Agent as HttpAgent, type AgentOptions as HttpAgentOptions, type ClientRequest, type IncomingMessage, request as httpRequest} from 'node:http';
 import {Agent as HttpsAgent, type AgentOptions as HttpsAgentOptions, request as httpsRequest} from 'node:https';
 import type {Credentials, Transport} from './credentials.js';
-import {ClusterError, DsRolloutError} from '../../errors.js';
+import {ClusterError, DsRolloutError} from '../../platform/errors.js';
 import {AnswerTooLargeError, errorFromCredentials, errorFromResponse, errorFromTransport, isExpired, type RequestDescription} from './errors.js';
 import {formatBytes, MAX_ANSWER_BYTES} from '../bounded-input.js';
 import {ListItemSplitter} from './list-stream.js';

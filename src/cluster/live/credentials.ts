@@ -8,7 +8,7 @@ import {Agent as HttpsAgent} from 'node:https';
 import {BlockList, isIP} from 'node:net';
 import {createPrivateKey, X509Certificate} from 'node:crypto';
 import {createSecureContext, type SecureContext} from 'node:tls';
-import {ClusterForbiddenError, DsRolloutError, InputError} from '../../errors.js';
+import {ClusterForbiddenError, DsRolloutError, InputError} from '../../platform/errors.js';
 import {MAX_CREDENTIAL_BYTES, readBoundedFileSync} from '../bounded-input.js';
 import {type ExecCredential, runCredentialCommand, runExecPlugin} from './exec-credential.js';
 import {describeOrigin} from './kubeconfig-merge.js';

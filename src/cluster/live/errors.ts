@@ -1,6 +1,14 @@
 // The one place where what the API server (or the network) said becomes the project's errors
-// (src/errors.ts): each message is one line that names the server, or the verb and resource refused.
-import {ClusterError, ClusterForbiddenError, ClusterUnreachableError, ConflictError, type DsRolloutError, InputError, NotFoundError} from '../../errors.js';
+// (src/platform/errors.ts): each message is one line that names the server, or the verb and resource refused.
+import {
+  ClusterError,
+  ClusterForbiddenError,
+  ClusterUnreachableError,
+  ConflictError,
+  type DsRolloutError,
+  InputError,
+  NotFoundError,
+} from '../../platform/errors.js';
 
 /** An answer (or one object in a list or watch) past MAX_ANSWER_BYTES: the client names the server and the request. */
 export class AnswerTooLargeError extends ClusterError {

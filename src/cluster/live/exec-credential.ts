@@ -3,7 +3,7 @@
 // token shows the token in "…is not valid JSON"): here a plugin gets the request timeout, its failures name it and
 // quote the first line of its stderr only, and nothing it printed on stdout ever appears in a message.
 import {spawn} from 'node:child_process';
-import {ClusterForbiddenError, InputError} from '../../errors.js';
+import {ClusterForbiddenError, InputError} from '../../platform/errors.js';
 import {parseRfc3339Time} from '../../core/index.js';
 import {formatBytes, formatMs, MAX_CREDENTIAL_BYTES} from '../bounded-input.js';
 import type {ClusterInfo, ExecConfig} from './kubeconfig.js';

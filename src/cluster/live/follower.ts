@@ -3,7 +3,7 @@
 // frozen) and answers "wait until". `step`, `status --watch` and the dashboard feed all follow through it. No
 // client library here, so services can hold one without loading the live adapter.
 import type {ClusterState} from '../../core/index.js';
-import type {ClusterUnreachableError, DsRolloutError} from '../../errors.js';
+import type {ClusterUnreachableError, DsRolloutError} from '../../platform/errors.js';
 
 export type Connection = 'live' | 'reconnecting';
 

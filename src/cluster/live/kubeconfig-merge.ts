@@ -8,7 +8,7 @@
 import {existsSync} from 'node:fs';
 import {delimiter, dirname, isAbsolute, join, sep} from 'node:path';
 import {load} from 'js-yaml';
-import {DsRolloutError, InputError} from '../../errors.js';
+import {DsRolloutError, InputError} from '../../platform/errors.js';
 import {checkDocumentShape, MAX_KUBECONFIG_BYTES, readBoundedFileSync} from '../bounded-input.js';
 
 /** Where an entry was read: the file and its key (`clusters[2].cluster`), for messages. */

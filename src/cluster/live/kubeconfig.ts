@@ -7,7 +7,7 @@
 import {existsSync} from 'node:fs';
 import {homedir} from 'node:os';
 import {join} from 'node:path';
-import {InputError, withoutUrlUserinfo} from '../../errors.js';
+import {InputError, withoutUrlUserinfo} from '../../platform/errors.js';
 import {MAX_CREDENTIAL_BYTES, readBoundedFileSync} from '../bounded-input.js';
 import {describeOrigin, type KubeconfigData, kubeconfigFiles, loadKubeconfigFile, loadKubeconfigList, type Origin, type RawMap} from './kubeconfig-merge.js';
 

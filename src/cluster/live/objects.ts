@@ -2,7 +2,7 @@
 // roles, ConfigMap, Job) and the Events it records on the DaemonSet. Created, never updated: an object that exists
 // already is reported as such (a second `--detach` of the same rollout finds its Job).
 import type {DaemonSet, Manifest} from '../../core/index.js';
-import {ConflictError, NotFoundError} from '../../errors.js';
+import {ConflictError, NotFoundError} from '../../platform/errors.js';
 import type {KubeClient} from './client.js';
 import {describe} from './paths.js';
 

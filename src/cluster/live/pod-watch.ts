@@ -2,7 +2,7 @@
 // rollout judges (docs/gated/gates.md says why one cluster-wide watch rather than one per stage node). Started only
 // by a gated rollout that steps, stopped with it.
 import type {Pod} from '../../core/index.js';
-import type {DsRolloutError} from '../../errors.js';
+import type {DsRolloutError} from '../../platform/errors.js';
 import type {KubeClient} from './client.js';
 import {DEFAULT_PAGE_SIZE} from './live-source.js';
 import {describe, podsPath} from './paths.js';

@@ -3,7 +3,7 @@
 // Node images, pod volumes, env and probes, managedFields: none of them matter to a DaemonSet rollout, and they are
 // dropped before decoding, unread. (A snapshot's objects are checked whole: it is input, as a manifest is.)
 import {type ControllerRevision, type DaemonSet, type DecodedKind, decodeObject, type Node, type Pod, summarizeFieldErrors} from '../../core/index.js';
-import {ClusterError} from '../../errors.js';
+import {ClusterError} from '../../platform/errors.js';
 
 type Json = Record<string, unknown>;
 

@@ -2,9 +2,9 @@
 // connection). Every layer that tries again uses it, and no layer retries what another already retried: the
 // client retries reads, the step retries its writes from a fresh decision, the follower counts failed
 // reconnections. So a dead or frozen cluster is reported after at most RETRY_ATTEMPTS tries of one request.
-import {ClusterUnreachableError} from '../../errors.js';
+import {ClusterUnreachableError} from '../../platform/errors.js';
 import {ApiStatusError, NoAnswerError} from './errors.js';
-import {sleep} from '../../clock.js';
+import {sleep} from '../../platform/clock.js';
 
 /** Tries of one request (the first included) before the failure is reported. */
 export const RETRY_ATTEMPTS = 4;
@@ -36,7 +36,7 @@ export function worthRetrying(error: unknown): boolean {
   return isTransient(error) && !(typeof error === 'object' && error !== null && exhausted.has(error));
 }
 
-// The one sleep (src/clock.ts). It keeps the process alive: a command whose only work left is the next try must
+// The one sleep (src/platform/clock.ts). It keeps the process alive: a command whose only work left is the next try must
 // not exit (Node's code 13).
 export {sleep};
 

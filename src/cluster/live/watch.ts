@@ -7,8 +7,8 @@
 // (client.ts), as every other request. Collaborators (list, watch, delay) are injected the way client-go's ListWatch
 // takes them, so retry and re-list paths are tested without sleeping.
 import type {ControllerRevision, DaemonSet, Node, ObjectMeta, Pod} from '../../core/index.js';
-import {ClusterUnreachableError, type DsRolloutError, NotFoundError} from '../../errors.js';
-import {sleep} from '../../clock.js';
+import {ClusterUnreachableError, type DsRolloutError, NotFoundError} from '../../platform/errors.js';
+import {sleep} from '../../platform/clock.js';
 import type {ClusterObjects, DaemonSetRef} from '../cluster-source.js';
 import type {KubeClient, ListResult} from './client.js';
 import {errorFromResponse, isExpired, NoAnswerError, type RequestDescription} from './errors.js';

@@ -1,7 +1,7 @@
 // Writes to a live cluster with optimistic concurrency: every DaemonSet patch carries the resourceVersion it
 // was computed from, and a 409 means "read again, decide again", never "send the same thing again".
 import {type ControllerRevision, type DaemonSet, DS_ROLLOUT_FIELD_MANAGER} from '../../core/index.js';
-import {ConflictError} from '../../errors.js';
+import {ConflictError} from '../../platform/errors.js';
 import type {DaemonSetRef} from '../cluster-source.js';
 import type {ClusterWriter, DaemonSetPatch, PatchResult, PodPreconditions, WriteOptions} from '../cluster-writer.js';
 import type {KubeClient} from './client.js';

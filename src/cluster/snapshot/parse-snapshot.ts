@@ -1,7 +1,7 @@
 // Turns what `kubectl get nodes,pods,daemonsets,controllerrevisions -A -o yaml|json` prints into typed objects.
 // Accepts a List (or any *List) with items, a multi-document YAML stream, or single objects; other kinds are ignored.
 import {type InputObject, isDecodedKind, readStoredObjects, restoreExactRevisions, type StoredObjects} from '../../core/index.js';
-import {InputError} from '../../errors.js';
+import {InputError} from '../../platform/errors.js';
 import {checkDocumentShape, isStackOverflow, tooDeepMessage} from '../bounded-input.js';
 
 export type SnapshotObjects = StoredObjects;

@@ -1,6 +1,6 @@
 // Offline ClusterSource over a snapshot file: nothing is contacted.
 import {type ClusterState, type DaemonSet, dumpKubeVersion, type ObjectMeta} from '../../core/index.js';
-import {NotFoundError, UsageError} from '../../errors.js';
+import {NotFoundError, UsageError} from '../../platform/errors.js';
 import {MAX_SNAPSHOT_BYTES, readBoundedFile, readBoundedStream} from '../bounded-input.js';
 import type {ClusterObjects, ClusterObjectsSource, ClusterSource, DaemonSetRef} from '../cluster-source.js';
 import {parseSnapshot, type SnapshotObjects} from './parse-snapshot.js';

@@ -1,7 +1,7 @@
 // `kubectl ds-rollout abort NAME`: roll a gated rollout back by hand. Heavy modules load inside run().
 import * as Flags from '@oclif/core/flags';
-import {BaseCommand} from '../../base-command.js';
-import {daemonSetArg, dryRunFlag, durationFlag, intOrPercentFlag, liveClusterFlags, outputFlag} from '../../flags.js';
+import {BaseCommand} from '../../cli/base-command.js';
+import {daemonSetArg, dryRunFlag, durationFlag, intOrPercentFlag, liveClusterFlags, outputFlag} from '../../cli/flags.js';
 
 export default class Abort extends BaseCommand {
   static override summary = 'Roll a gated rollout back onto the revision it started from.';
@@ -26,7 +26,7 @@ export default class Abort extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Abort);
-    const {confirmGated, runGatedCommand} = await import('../../gated-command.js');
+    const {confirmGated, runGatedCommand} = await import('../../cli/gated-command.js');
     const run = {mode: 'abort', name: args.name, flags} as const;
     await confirmGated(run);
     await runGatedCommand(run);

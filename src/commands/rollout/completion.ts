@@ -1,6 +1,6 @@
 // `kubectl ds-rollout completion bash|zsh|fish`: a completion script for the two binaries run directly.
 import * as Args from '@oclif/core/args';
-import {BaseCommand} from '../../base-command.js';
+import {BaseCommand} from '../../cli/base-command.js';
 
 export default class Completion extends BaseCommand {
   static override summary = 'Print a completion script for the plugin binaries.';

@@ -2,8 +2,8 @@
 // Only @oclif/core and the flag modules load at start-up; the service loads the cluster client, and Ink only when
 // it will draw.
 import * as Flags from '@oclif/core/flags';
-import {BaseCommand} from '../../base-command.js';
-import {clusterFlags, daemonSetArg, outputFlagOf} from '../../flags.js';
+import {BaseCommand} from '../../cli/base-command.js';
+import {clusterFlags, daemonSetArg, outputFlagOf} from '../../cli/flags.js';
 
 export default class Dashboard extends BaseCommand {
   static override summary = 'Watch and drive a DaemonSet rollout on one screen.';
@@ -33,7 +33,7 @@ export default class Dashboard extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Dashboard);
-    const {dashboardService} = await import('../../dashboard-app.js');
+    const {dashboardService} = await import('../../cli/dashboard-app.js');
     process.exitCode = await dashboardService({
       ...flags,
       // -o offers only these three here.

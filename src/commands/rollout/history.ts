@@ -1,6 +1,6 @@
 // `kubectl ds-rollout history NAME`: parse flags, call the history service, render. Heavy modules load inside run().
-import {BaseCommand} from '../../base-command.js';
-import {clusterFlags, isDocumentFormat, nowFlag, optionalDaemonSetArg, outputFlag, revisionFlag} from '../../flags.js';
+import {BaseCommand} from '../../cli/base-command.js';
+import {clusterFlags, isDocumentFormat, nowFlag, optionalDaemonSetArg, outputFlag, revisionFlag} from '../../cli/flags.js';
 import type {Revision} from '../../core/index.js';
 
 export default class History extends BaseCommand {
@@ -28,12 +28,12 @@ export default class History extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(History);
-    const {UsageError} = await import('../../errors.js');
+    const {UsageError} = await import('../../platform/errors.js');
     if (flags.diff !== undefined && flags.diff.length !== 2) throw new UsageError('--diff takes two revisions: --diff A B');
     if (flags.diff !== undefined && flags.revision !== undefined) throw new UsageError('--revision and --diff cannot be used together');
 
     const [{openSession}, history, {colorEnabled}] = await Promise.all([
-      import('../../session.js'),
+      import('../../cluster/session.js'),
       import('../../services/history.js'),
       import('../../output/color.js'),
     ]);

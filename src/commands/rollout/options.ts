@@ -1,7 +1,7 @@
 // `kubectl ds-rollout options`: the connection flags every command takes, as `kubectl options` lists kubectl's
 // global flags. Each command's --help leaves them out and points here.
-import {BaseCommand} from '../../base-command.js';
-import {liveClusterFlags, snapshotFlag} from '../../flags.js';
+import {BaseCommand} from '../../cli/base-command.js';
+import {liveClusterFlags, snapshotFlag} from '../../cli/flags.js';
 
 export default class Options extends BaseCommand {
   static override summary = 'List the connection flags every command takes.';
@@ -15,7 +15,7 @@ export default class Options extends BaseCommand {
 
   async run(): Promise<void> {
     await this.parse(Options);
-    const {renderFlags} = await import('../../help.js');
+    const {renderFlags} = await import('../../cli/help.js');
     const flags = Object.entries({...liveClusterFlags, snapshot: snapshotFlag});
     process.stdout.write(`The following flags can be passed to any command that contacts a cluster:\n\n${renderFlags(flags)}\n`);
   }

@@ -1,6 +1,6 @@
 // `kubectl ds-rollout pause NAME`: parse flags, call the pause service, print. Heavy modules load inside run().
-import {BaseCommand} from '../../base-command.js';
-import {daemonSetArg, dryRunFlag, isDocumentFormat, liveClusterFlags, outputFlag} from '../../flags.js';
+import {BaseCommand} from '../../cli/base-command.js';
+import {daemonSetArg, dryRunFlag, isDocumentFormat, liveClusterFlags, outputFlag} from '../../cli/flags.js';
 
 export default class Pause extends BaseCommand {
   static override summary = 'Pause a rollout: no pod is replaced until step or resume.';
@@ -28,7 +28,7 @@ export default class Pause extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Pause);
-    const [{openLiveSession}, {pauseDaemonSet}] = await Promise.all([import('../../session.js'), import('../../services/pause.js')]);
+    const [{openLiveSession}, {pauseDaemonSet}] = await Promise.all([import('../../cluster/session.js'), import('../../services/pause.js')]);
     const session = await openLiveSession(flags, 'pause');
     const result = await pauseDaemonSet(session, {
       ref: {namespace: session.namespace, name: args.name},
@@ -36,7 +36,7 @@ export default class Pause extends BaseCommand {
     });
     if (result.outcome === 'already-paused') {
       // kubectl rollout pause of a paused Deployment: an error naming the resource, exit 1.
-      const [{InputError}, {alreadyPausedMessage}] = await Promise.all([import('../../errors.js'), import('../../services/pause.js')]);
+      const [{InputError}, {alreadyPausedMessage}] = await Promise.all([import('../../platform/errors.js'), import('../../services/pause.js')]);
       throw new InputError(alreadyPausedMessage(result.daemonSet));
     }
     if (flags.output === 'text') {

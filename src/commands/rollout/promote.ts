@@ -1,8 +1,8 @@
 // `kubectl ds-rollout promote NAME`: continue a gated rollout stopped for approval. Heavy modules load inside run().
 import * as Flags from '@oclif/core/flags';
-import {BaseCommand} from '../../base-command.js';
-import {daemonSetArg, dryRunFlag, durationFlag, liveClusterFlags, outputFlag} from '../../flags.js';
-import {detachFlags} from '../../detach-flags.js';
+import {BaseCommand} from '../../cli/base-command.js';
+import {daemonSetArg, dryRunFlag, durationFlag, liveClusterFlags, outputFlag} from '../../cli/flags.js';
+import {detachFlags} from '../../cli/detach-flags.js';
 
 export default class Promote extends BaseCommand {
   static override summary = 'Continue a gated rollout that waits for approval.';
@@ -25,14 +25,14 @@ export default class Promote extends BaseCommand {
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Promote);
     if (flags.detach) {
-      const {runDetachCommand} = await import('../../detach-command.js');
+      const {runDetachCommand} = await import('../../cli/detach-command.js');
       // Asked here (or --yes), as promote without --detach; the Job has no terminal, so it always gets --yes.
-      await (await import('../../gated-command.js')).confirmGated({mode: 'promote', name: args.name, flags});
+      await (await import('../../cli/gated-command.js')).confirmGated({mode: 'promote', name: args.name, flags});
       return runDetachCommand({command: 'promote', name: args.name, argv: this.argv, version: this.config.version, yes: true, flags});
     }
-    const {confirmGated, runGatedCommand} = await import('../../gated-command.js');
+    const {confirmGated, runGatedCommand} = await import('../../cli/gated-command.js');
     const run = {mode: 'promote', name: args.name, flags} as const;
     await confirmGated(run);
-    await (await import('../../detach-command.js')).runDetachedDriver(flags, args.name, (session) => runGatedCommand(run, session), 'promote');
+    await (await import('../../cli/detach-command.js')).runDetachedDriver(flags, args.name, (session) => runGatedCommand(run, session), 'promote');
   }
 }

@@ -1,7 +1,7 @@
 // `kubectl ds-rollout resume NAME`: parse flags, call the resume service, print. Heavy modules load inside run().
 import * as Flags from '@oclif/core/flags';
-import {BaseCommand} from '../../base-command.js';
-import {daemonSetArg, dryRunFlag, isDocumentFormat, intOrPercentFlag, liveClusterFlags, outputFlag} from '../../flags.js';
+import {BaseCommand} from '../../cli/base-command.js';
+import {daemonSetArg, dryRunFlag, isDocumentFormat, intOrPercentFlag, liveClusterFlags, outputFlag} from '../../cli/flags.js';
 
 export default class Resume extends BaseCommand {
   static override summary = 'Resume a paused rollout: restore its RollingUpdate settings.';
@@ -33,14 +33,14 @@ export default class Resume extends BaseCommand {
     const {args, flags} = await this.parse(Resume);
     const maxUnavailable = flags['max-unavailable'];
     if (!flags.force && (maxUnavailable !== undefined || flags['max-surge'] !== undefined)) {
-      const {UsageError} = await import('../../errors.js');
+      const {UsageError} = await import('../../platform/errors.js');
       throw new UsageError('--max-unavailable and --max-surge replace the recorded strategy only with --force');
     }
     if (flags.force && maxUnavailable === undefined && flags['max-surge'] !== undefined) {
-      const {UsageError} = await import('../../errors.js');
+      const {UsageError} = await import('../../platform/errors.js');
       throw new UsageError('--force needs the strategy to resume with: --max-unavailable N [--max-surge M]');
     }
-    const [{openLiveSession}, {resumeDaemonSet}] = await Promise.all([import('../../session.js'), import('../../services/resume.js')]);
+    const [{openLiveSession}, {resumeDaemonSet}] = await Promise.all([import('../../cluster/session.js'), import('../../services/resume.js')]);
     const session = await openLiveSession(flags, 'resume');
     const result = await resumeDaemonSet(session, {
       ref: {namespace: session.namespace, name: args.name},

@@ -1,8 +1,8 @@
 // `kubectl ds-rollout status NAME`: parse flags, call the status service (once, or following watches), render,
 // exit with the verdict's code. Heavy modules load inside run().
 import * as Flags from '@oclif/core/flags';
-import {BaseCommand} from '../../base-command.js';
-import {clusterFlags, durationFlag, nowFlag, optionalDaemonSetArg, outputFlagOf} from '../../flags.js';
+import {BaseCommand} from '../../cli/base-command.js';
+import {clusterFlags, durationFlag, nowFlag, optionalDaemonSetArg, outputFlagOf} from '../../cli/flags.js';
 
 export default class Status extends BaseCommand {
   static override summary = 'Where a rollout stands, node by node, and whether it can finish.';
@@ -40,12 +40,12 @@ export default class Status extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Status);
-    const {kind, watch} = (await import('../../status-request.js')).statusRequest(args.name, flags);
+    const {kind, watch} = (await import('../../cli/status-request.js')).statusRequest(args.name, flags);
     const [{openSession}, {colorEnabled}, {clusterHeader}, {StatusOutput}, status] = await Promise.all([
-      import('../../session.js'),
+      import('../../cluster/session.js'),
       import('../../output/color.js'),
       import('../../output/format.js'),
-      import('../../status-output.js'),
+      import('../../cli/status-output.js'),
       import('../../services/status.js'),
     ]);
     const session = await openSession(flags);

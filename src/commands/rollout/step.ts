@@ -1,11 +1,11 @@
 // `kubectl ds-rollout step NAME`: parse flags, confirm on a terminal, run the step service, print its progress.
 // Heavy modules load inside run().
 import * as Flags from '@oclif/core/flags';
-import {BaseCommand} from '../../base-command.js';
-import {daemonSetArg, dryRunFlag, isDocumentFormat, durationFlag, intOrPercentFlag, liveClusterFlags, outputFlag} from '../../flags.js';
-import {gatedFlags} from '../../gated-flags.js';
-import {detachFlags} from '../../detach-flags.js';
-import type {LiveSession} from '../../session.js';
+import {BaseCommand} from '../../cli/base-command.js';
+import {daemonSetArg, dryRunFlag, isDocumentFormat, durationFlag, intOrPercentFlag, liveClusterFlags, outputFlag} from '../../cli/flags.js';
+import {gatedFlags} from '../../cli/gated-flags.js';
+import {detachFlags} from '../../cli/detach-flags.js';
+import type {LiveSession} from '../../cluster/session.js';
 
 export default class Step extends BaseCommand {
   static override summary = 'Replace the next wave of old pods of a paused DaemonSet.';
@@ -44,18 +44,18 @@ export default class Step extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Step);
-    const request = (await import('../../step-request.js')).stepRequest(flags, process.stdin.isTTY === true);
+    const request = (await import('../../cli/step-request.js')).stepRequest(flags, process.stdin.isTTY === true);
     if (request.kind === 'gated-detached') {
-      const {runDetachCommand} = await import('../../detach-command.js');
+      const {runDetachCommand} = await import('../../cli/detach-command.js');
       return runDetachCommand({command: 'step', name: args.name, argv: this.argv, version: this.config.version, yes: true, flags});
     }
     if (request.kind === 'gated') {
-      const {runGatedCommand} = await import('../../gated-command.js');
+      const {runGatedCommand} = await import('../../cli/gated-command.js');
       const drive = (session?: LiveSession) => runGatedCommand({mode: 'step', name: args.name, flags}, session);
-      return (await import('../../detach-command.js')).runDetachedDriver(flags, args.name, drive, 'step');
+      return (await import('../../cli/detach-command.js')).runDetachedDriver(flags, args.name, drive, 'step');
     }
     const [{openLiveSession}, step, view, {colorEnabled}] = await Promise.all([
-      import('../../session.js'),
+      import('../../cluster/session.js'),
       import('../../services/step.js'),
       import('../../output/step-text.js'),
       import('../../output/color.js'),
@@ -66,7 +66,7 @@ export default class Step extends BaseCommand {
     const out = flags.output === 'text' ? process.stdout : process.stderr;
     const color = colorEnabled(out.isTTY, process.env);
     // The first Ctrl-C stops at a safe point (with --controller: after pausing again); a second one exits now.
-    const interrupt = (await import('../../interrupt.js')).stopAtSafePoint(out);
+    const interrupt = (await import('../../cli/interrupt.js')).stopAtSafePoint(out);
     try {
       const {result, serverDryRun} = await step.stepService(session, {
         ref,

@@ -1,7 +1,7 @@
 // `kubectl ds-rollout undo NAME`: parse flags, preview with the undo service, confirm, apply. Heavy modules load inside run().
 import * as Flags from '@oclif/core/flags';
-import {BaseCommand} from '../../base-command.js';
-import {daemonSetArg, dryRunFlag, isDocumentFormat, liveClusterFlags, nowFlag, outputFlag, revisionFlag} from '../../flags.js';
+import {BaseCommand} from '../../cli/base-command.js';
+import {daemonSetArg, dryRunFlag, isDocumentFormat, liveClusterFlags, nowFlag, outputFlag, revisionFlag} from '../../cli/flags.js';
 
 export default class Undo extends BaseCommand {
   static override summary = 'Roll back to an earlier revision, showing first what changes.';
@@ -29,16 +29,16 @@ export default class Undo extends BaseCommand {
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Undo);
     const [{openLiveSession}, undo, {colorEnabled}, view, errors] = await Promise.all([
-      import('../../session.js'),
+      import('../../cluster/session.js'),
       import('../../services/undo.js'),
       import('../../output/color.js'),
       import('../../output/undo-text.js'),
-      import('../../errors.js'),
+      import('../../platform/errors.js'),
     ]);
     const session = await openLiveSession(flags, 'undo');
     const ref = {namespace: session.namespace, name: args.name};
     const preview = await undo.previewUndo(session, {ref, toRevision: flags['to-revision']});
-    const refusal = (await import('../../gated-command.js')).gatedRefusal(preview.daemonSet, ref, 'undo');
+    const refusal = (await import('../../cli/gated-command.js')).gatedRefusal(preview.daemonSet, ref, 'undo');
     if (refusal) throw refusal;
     const color = colorEnabled(process.stdout.isTTY, process.env);
     const json = flags.output !== 'text';

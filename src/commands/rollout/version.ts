@@ -1,7 +1,7 @@
 // `kubectl ds-rollout version`: this plugin's version, and the API server's when one answers quickly.
 import * as Flags from '@oclif/core/flags';
-import {BaseCommand} from '../../base-command.js';
-import {contextFlag, kubeconfigFlag, requestTimeoutFlagDefaulting} from '../../flags.js';
+import {BaseCommand} from '../../cli/base-command.js';
+import {contextFlag, kubeconfigFlag, requestTimeoutFlagDefaulting} from '../../cli/flags.js';
 
 export default class Version extends BaseCommand {
   static override summary = "Print the plugin's version, and the cluster's.";

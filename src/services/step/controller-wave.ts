@@ -20,8 +20,8 @@ import {
   waveLanding,
   withStrategy,
 } from '../../core/index.js';
-import {ClusterUnreachableError, ConflictError, InputError, NotFoundError, RolloutStuckError} from '../../errors.js';
-import {earliest, stopwatch} from '../../clock.js';
+import {ClusterUnreachableError, ConflictError, InputError, NotFoundError, RolloutStuckError} from '../../platform/errors.js';
+import {earliest, stopwatch} from '../../platform/clock.js';
 import {describeRef, rfc3339} from '../pause.js';
 import {stepsSoFar, type StepRun} from './run.js';
 import type {StepResult} from './types.js';

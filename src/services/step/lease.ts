@@ -2,10 +2,10 @@
 // (with --force: from anyone) just before the first change, renew it while the step runs, give it back at the
 // end. Times are the server's clock; the renewal pace too, so a cluster whose clock runs fast sees it renewed.
 import {hostname, userInfo} from 'node:os';
-import type {DeadlineClock} from '../../clock.js';
+import type {DeadlineClock} from '../../platform/clock.js';
 import type {DaemonSetRef} from '../../cluster/cluster-source.js';
 import {type DaemonSet, leaseExpiresAt, sameHolder, STEP_LEASE_SECONDS, type StepEvent, type StepLease, stepLeaseBody, stepLeaseOf} from '../../core/index.js';
-import {StepInProgressError} from '../../errors.js';
+import {StepInProgressError} from '../../platform/errors.js';
 import {describeRef, rfc3339} from '../pause.js';
 import type {StepHolder, StepSession} from './types.js';
 

@@ -1,7 +1,7 @@
 // What one `step` run carries from wave to wave, and the plumbing both kinds of wave use: fresh reads, the wave
 // decided on a state, the checks that stop a step (resumed, new template, lease taken over, Ctrl-C), writes tried
 // again under the one retry policy, the bookkeeping, and the one follower every wait goes through.
-import {DeadlineClock} from '../../clock.js';
+import {DeadlineClock} from '../../platform/clock.js';
 import type {DaemonSetRef} from '../../cluster/cluster-source.js';
 import {Follower, type UntilOptions, withRetries} from '../../cluster/live/index.js';
 import {
@@ -19,7 +19,7 @@ import {
   type TemplateKey,
   templateKeyOf,
 } from '../../core/index.js';
-import {DsRolloutError, RolloutStuckError} from '../../errors.js';
+import {DsRolloutError, RolloutStuckError} from '../../platform/errors.js';
 import {describeRef, rfc3339} from '../pause.js';
 import {StepLeaseHolder, thisProcess} from './lease.js';
 import type {ConfirmRequest, StepOptions, StepResult, StepSession, WaveReport} from './types.js';

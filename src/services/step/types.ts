@@ -1,9 +1,9 @@
 // What a step takes and gives back: the options of the use case (services/step.ts) and its result. It acts through
 // the command's live Session: its reads, writes, watches and the one clock every rule is judged on.
 import type {DaemonSetRef} from '../../cluster/cluster-source.js';
-import type {DeadlineClock} from '../../clock.js';
+import type {DeadlineClock} from '../../platform/clock.js';
 import type {Follower} from '../../cluster/live/index.js';
-import type {LiveSession} from '../../session.js';
+import type {LiveSession} from '../../cluster/session.js';
 import type {IntOrString, LabelSelector, NodeLanding, StepBudget, StepDeletion, StepEvent, StepLease, StepWave} from '../../core/index.js';
 
 /** What a step uses of the command's live session: reads, writes with preconditions, watches, the server's clock. */

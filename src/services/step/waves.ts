@@ -3,9 +3,9 @@
 // and only pods of the wave first shown are ever deleted, so a change in the cluster can make a wave smaller,
 // never larger. Nothing here touches the strategy: killed at any moment, the DaemonSet stays paused.
 import {type ClusterState, type StepWave, type WaveLanding, waveLanding} from '../../core/index.js';
-import {ConflictError, NotFoundError, RolloutStuckError} from '../../errors.js';
+import {ConflictError, NotFoundError, RolloutStuckError} from '../../platform/errors.js';
 import {RETRY_ATTEMPTS} from '../../cluster/live/index.js';
-import {earliest, stopwatch} from '../../clock.js';
+import {earliest, stopwatch} from '../../platform/clock.js';
 import {message, type StepRun} from './run.js';
 import type {StepResult, WaveReport} from './types.js';
 import {describeLanding, formatMs, stuckError, whyKept, withProgress} from './words.js';

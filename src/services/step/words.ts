@@ -10,7 +10,7 @@ import {
   type StepProblem,
   type StepWave,
 } from '../../core/index.js';
-import {DsRolloutError, InputError, RolloutStuckError, UsageError} from '../../errors.js';
+import {DsRolloutError, InputError, RolloutStuckError, UsageError} from '../../platform/errors.js';
 import {formatDuration} from '../../output/format.js';
 import {describeRef} from '../pause.js';
 

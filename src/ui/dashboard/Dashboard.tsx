@@ -3,11 +3,11 @@
 // from the feed are coalesced, and a view model equal to the previous one is not handed to React at all.
 import {Text, useApp, useInput, useStdout} from 'ink';
 import {useEffect, useMemo, useReducer, useRef, useState} from 'react';
-import {localNow} from '../../clock.js';
+import {localNow} from '../../platform/clock.js';
 import {deepEqualJson, type Revision} from '../../core/index.js';
 import {type DashboardAction, dashboardReducer, type DashboardState, initialDashboardState} from './dashboard-state.js';
 import {DashboardScreen} from './DashboardScreen.js';
-import type {ActionHandler, ActionOutcome, DashboardSnapshot, PlanFeed, RevisionEntry} from './feed.js';
+import type {ActionHandler, ActionOutcome, DashboardSnapshot, PlanFeed, RevisionEntry} from '../../services/dashboard/feed.js';
 import {keyToAction} from './key-bindings.js';
 import type {TerminalSize} from './layout.js';
 import {observedPace, type ProgressSample, recordProgress} from './pace.js';

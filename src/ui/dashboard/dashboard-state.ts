@@ -1,7 +1,7 @@
 // Interaction state of the dashboard and its reducer: selection, filter, panes, confirmation prompts and action
 // results. Pure: no clock (times arrive in actions), no I/O (the container runs the actions the state asks for).
 import type {Revision} from '../../core/index.js';
-import type {ActionKind} from './feed.js';
+import type {ActionKind} from '../../services/dashboard/feed.js';
 
 export type InputMode = 'normal' | 'filter' | 'confirm' | 'help';
 export type Focus = 'nodes' | 'revisions';

@@ -2,7 +2,7 @@
 // same form as `ds-rollout history` and `undo` print it (images first, then the template as sorted YAML).
 import type {PodTemplateSpec} from '../../core/index.js';
 import {templateDiffLines} from '../../output/revision-diff.js';
-import type {RevisionEntry} from './feed.js';
+import type {RevisionEntry} from '../../services/dashboard/feed.js';
 
 /** `fluent/fluentd:v1.17.0`, or `name=image, name=image` when there are several containers. */
 export function compactImages(template: PodTemplateSpec | undefined): string {

@@ -5,7 +5,7 @@
 import {compareRevisions, type GatedProgress, higherRevision, type NodePlan, type Revision, type RolloutPlan} from '../../core/index.js';
 import {formatCount, formatDuration} from '../../output/format.js';
 import type {DashboardState} from './dashboard-state.js';
-import type {Connection, PausedInfo, RevisionEntry, RolloutVerdict, StepPreview} from './feed.js';
+import type {Connection, PausedInfo, RevisionEntry, RolloutVerdict, StepPreview} from '../../services/dashboard/feed.js';
 import {KEY_HELP} from './key-bindings.js';
 import {computeLayout, type CompactionLevel, type DashboardLayout, type TerminalSize} from './layout.js';
 import {

@@ -11,7 +11,7 @@ import {connectLiveCluster} from '../../../src/cluster/live/index.js';
 import {resolveKubeconfig} from '../../../src/cluster/live/kubeconfig.js';
 import type {ClusterState, ControllerRevision, DaemonSet, Node, Pod} from '../../../src/core/index.js';
 import {planRollout} from '../../../src/core/index.js';
-import {ClusterForbiddenError, ClusterUnreachableError, InputError, NotFoundError} from '../../../src/errors.js';
+import {ClusterForbiddenError, ClusterUnreachableError, InputError, NotFoundError} from '../../../src/platform/errors.js';
 import {START, startTestCluster, type TestCluster} from '../../helpers/sim-cluster.js';
 
 const REF = {namespace: 'kube-system', name: 'fluentd'};

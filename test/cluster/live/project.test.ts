@@ -1,7 +1,7 @@
 // The slim copies of what a server answers: decoded as a client's Go types would be, managedFields reduced.
 import {describe, expect, test} from 'vitest';
 import {projectDaemonSet, projectPod} from '../../../src/cluster/live/project.js';
-import {ClusterError} from '../../../src/errors.js';
+import {ClusterError} from '../../../src/platform/errors.js';
 import {newDaemonSet, newPod} from '../../helpers/builders.js';
 
 const ds = newDaemonSet('fluentd');

@@ -3,7 +3,7 @@
 import {describe, expect, test} from 'vitest';
 import {ApiStatusError} from '../../../src/cluster/live/errors.js';
 import {isTransient, RETRY_ATTEMPTS, retryDelayMs, withRetries, worthRetrying} from '../../../src/cluster/live/retry.js';
-import {ClusterForbiddenError, ClusterUnreachableError, ConflictError} from '../../../src/errors.js';
+import {ClusterForbiddenError, ClusterUnreachableError, ConflictError} from '../../../src/platform/errors.js';
 
 const overloaded = () => new ApiStatusError('the server refused to list pods in namespace default: too many requests (HTTP 429)', 429, 'TooManyRequests');
 

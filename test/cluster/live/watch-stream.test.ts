@@ -15,7 +15,7 @@ import {describe as request} from '../../../src/cluster/live/paths.js';
 import {clientWatch, Reflector} from '../../../src/cluster/live/watch.js';
 import {type WatchEventType, WatchEventSplitter} from '../../../src/cluster/live/watch-stream.js';
 import type {ObjectMeta} from '../../../src/core/index.js';
-import {ClusterForbiddenError, type DsRolloutError} from '../../../src/errors.js';
+import {ClusterForbiddenError, type DsRolloutError} from '../../../src/platform/errors.js';
 
 type Event = [WatchEventType, unknown];
 

@@ -10,7 +10,7 @@ import {ApiStatusError} from '../../../src/cluster/live/errors.js';
 import {connectLiveCluster, Follower} from '../../../src/cluster/live/index.js';
 import {Reflector, type StartWatch, type WatchEventType} from '../../../src/cluster/live/watch.js';
 import type {ClusterState, ObjectMeta} from '../../../src/core/index.js';
-import {ClusterForbiddenError, ClusterUnreachableError, type DsRolloutError} from '../../../src/errors.js';
+import {ClusterForbiddenError, ClusterUnreachableError, type DsRolloutError} from '../../../src/platform/errors.js';
 import {RETRY_ATTEMPTS} from '../../../src/cluster/live/retry.js';
 import {startTestCluster, type TestCluster} from '../../helpers/sim-cluster.js';
 

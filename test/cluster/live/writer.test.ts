@@ -3,7 +3,7 @@
 import {afterAll, beforeAll, describe, expect, test} from 'vitest';
 import {connectLiveCluster, type LiveCluster} from '../../../src/cluster/live/index.js';
 import type {DaemonSet, Pod} from '../../../src/core/index.js';
-import {ConflictError} from '../../../src/errors.js';
+import {ConflictError} from '../../../src/platform/errors.js';
 import {startTestCluster, type TestCluster} from '../../helpers/sim-cluster.js';
 
 const REF = {namespace: 'kube-system', name: 'fluentd'};

@@ -1,9 +1,9 @@
 // `kubectl ds-rollout sim kubelets`: plays the kubelets of N nodes against any API server (e.g. a real
 // kube-apiserver with no nodes of its own) until Ctrl-C.
 import * as Flags from '@oclif/core/flags';
-import {BaseCommand} from '../../../base-command.js';
-import {connectionFlags, contextFlag, integerFlagDefaulting, kubeconfigFlag} from '../../../flags.js';
-import {InputError} from '../../../errors.js';
+import {BaseCommand} from '../../../cli/base-command.js';
+import {connectionFlags, contextFlag, integerFlagDefaulting, kubeconfigFlag} from '../../../cli/flags.js';
+import {InputError} from '../../../platform/errors.js';
 
 export default class SimKubelets extends BaseCommand {
   static override summary = 'Play the kubelets of N nodes against any API server, until Ctrl-C.';

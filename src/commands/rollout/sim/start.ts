@@ -1,8 +1,8 @@
 // `kubectl ds-rollout sim start`: runs a simulated cluster in the foreground until Ctrl-C, or (--detach) in a
 // process of its own, returning once the API serves.
 import * as Flags from '@oclif/core/flags';
-import {BaseCommand} from '../../../base-command.js';
-import {integerFlag} from '../../../flags.js';
+import {BaseCommand} from '../../../cli/base-command.js';
+import {integerFlag} from '../../../cli/flags.js';
 
 export default class SimStart extends BaseCommand {
   static override summary = 'Run a simulated cluster, in the foreground or detached.';
@@ -60,7 +60,7 @@ export default class SimStart extends BaseCommand {
     const {flags} = await this.parse(SimStart);
     const detachedName = process.env[DETACHED_NAME];
     if (flags.name !== undefined && !flags.detach && detachedName === undefined) {
-      throw new (await import('../../../errors.js')).UsageError('--name names a cluster started with --detach, for sim stop');
+      throw new (await import('../../../platform/errors.js')).UsageError('--name names a cluster started with --detach, for sim stop');
     }
     if (flags.detach && detachedName === undefined) {
       await this.detach(flags.name ?? (flags.snapshot !== undefined ? 'snapshot' : (flags.scenario ?? 'demo')), flags.snapshot);
@@ -130,7 +130,7 @@ export default class SimStart extends BaseCommand {
       import('node:child_process'),
       import('node:fs'),
       import('../../../services/sim.js'),
-      import('../../../errors.js'),
+      import('../../../platform/errors.js'),
     ]);
     sim.checkSimName(name);
     if (snapshot === '-') throw new UsageError('--detach cannot read --snapshot from stdin: save the dump to a file and name it');

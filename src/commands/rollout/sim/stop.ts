@@ -1,6 +1,6 @@
 // `kubectl ds-rollout sim stop [NAME|PORT]`: stops a simulated cluster that `sim start --detach` started.
 import * as Args from '@oclif/core/args';
-import {BaseCommand} from '../../../base-command.js';
+import {BaseCommand} from '../../../cli/base-command.js';
 
 export default class SimStop extends BaseCommand {
   static override summary = 'Stop a simulated cluster started with sim start --detach.';

@@ -1,9 +1,9 @@
 // The dashboard's composition root: opens the session, wires the plan feed and the key actions (services/dashboard.ts)
 // to Ink in a terminal, or, anywhere else, runs `status`'s service and prints its output (once, or streamed with
 // --watch). Ink, React and the UI load only when a terminal will show them.
-import {clusterActions, createPlanFeed, READ_ONLY_ACTIONS} from './services/dashboard.js';
-import {runStatus} from './services/status.js';
-import {InputError} from './errors.js';
+import {clusterActions, createPlanFeed, READ_ONLY_ACTIONS} from '../services/dashboard.js';
+import {runStatus} from '../services/status.js';
+import {InputError} from '../platform/errors.js';
 
 export interface DashboardOptions {
   readonly name: string;
@@ -38,9 +38,9 @@ export async function dashboardService(options: DashboardOptions): Promise<numbe
 async function plainStatus(options: DashboardOptions): Promise<number> {
   if (options.watch && options.snapshot !== undefined) throw new InputError('--watch follows a live cluster; it cannot be used with --snapshot');
   const [{openSession}, {colorEnabled}, {clusterHeader}, {StatusOutput}] = await Promise.all([
-    import('./session.js'),
-    import('./output/color.js'),
-    import('./output/format.js'),
+    import('../cluster/session.js'),
+    import('../output/color.js'),
+    import('../output/format.js'),
     import('./status-output.js'),
   ]);
   const session = await openSession(options);
@@ -60,7 +60,7 @@ const ENTER_ALTERNATE_SCREEN = '\u001B[?1049h\u001B[H';
 const LEAVE_ALTERNATE_SCREEN = '\u001B[?1049l';
 
 async function interactiveDashboard(options: DashboardOptions): Promise<number> {
-  const {openSession} = await import('./session.js');
+  const {openSession} = await import('../cluster/session.js');
   const session = await openSession(options);
   const {source, namespace, live} = session;
   const ref = {namespace, name: options.name};
@@ -78,12 +78,12 @@ async function interactiveDashboard(options: DashboardOptions): Promise<number> 
   const [{render}, {default: React}, {Dashboard}, {themeFor}] = await Promise.all([
     import('ink'),
     import('react'),
-    import('./ui/dashboard/Dashboard.js'),
-    import('./ui/dashboard/theme.js'),
+    import('../ui/dashboard/Dashboard.js'),
+    import('../ui/dashboard/theme.js'),
   ]);
   const readonly = options.readonly || live === undefined;
   const closing = new AbortController();
-  const podWatch = readonly ? undefined : await import('./cluster/live/pod-watch.js');
+  const podWatch = readonly ? undefined : await import('../cluster/live/pod-watch.js');
   const actions = readonly
     ? READ_ONLY_ACTIONS
     : clusterActions({
@@ -94,7 +94,7 @@ async function interactiveDashboard(options: DashboardOptions): Promise<number> 
         session: {source, live: live!, writer: live!.writer, clock: session.clock},
         follow: session.follow(ref),
         signal: closing.signal,
-        events: (await import('./cluster/live/objects.js')).liveEventSink(live!),
+        events: (await import('../cluster/live/objects.js')).liveEventSink(live!),
         ...(podWatch ? {neighbours: () => podWatch.followAllPods(live!.client)} : {}),
       });
   const context = {name: options.name, namespace, kubeContext: live?.context ?? `snapshot ${options.snapshot}`, ...(live ? {server: live.server} : {})};

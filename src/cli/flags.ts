@@ -3,10 +3,10 @@
 import * as Args from '@oclif/core/args';
 import * as Flags from '@oclif/core/flags';
 // Type only (erased): the document formats are output's; nothing of output loads with this file.
-import type {DocumentFormat} from './output/document.js';
+import type {DocumentFormat} from '../output/document.js';
 // Type only: the flags load with every command, --help included, and the core (a large chunk) loads only when a
 // flag that needs it is parsed.
-import type {Revision} from './core/index.js';
+import type {Revision} from '../core/index.js';
 
 /** A bad argument or flag value: one line, exit 1 (base-command prints anything with an exitCode as it is). */
 class ArgumentError extends Error {
@@ -16,7 +16,7 @@ class ArgumentError extends Error {
 /** Milliseconds since the epoch for an RFC3339 time (a real date: 2024-02-30 is refused); throws with a one-line reason otherwise. */
 export async function parseRfc3339(input: string, flag = '--now'): Promise<number> {
   // Loaded here, not at the top: this file is imported by every command before it runs.
-  const {parseRfc3339Time} = await import('./core/index.js');
+  const {parseRfc3339Time} = await import('../core/index.js');
   const ms = parseRfc3339Time(input);
   if (ms === undefined) throw new Error(`invalid ${flag} "${input}": want an RFC3339 time such as 2026-11-21T12:00:00Z`);
   return ms;
@@ -76,7 +76,7 @@ export function parseInteger(input: string, flag: string, min: number, max: numb
 
 /** A revision number (an int64 on the API server, exact past 2^53), refused naming the flag. */
 export async function parseRevision(input: string, flag: string, min: number): Promise<Revision> {
-  const {INT64_MAX, revisionFromDigits} = await import('./core/index.js');
+  const {INT64_MAX, revisionFromDigits} = await import('../core/index.js');
   const text = input.trim();
   const value = revisionFromDigits(text);
   if (value === undefined || value < min || value > INT64_MAX) {

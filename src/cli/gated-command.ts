@@ -1,6 +1,7 @@
 // What `step --canary ...`, `promote` and `abort` share: the gated strategy from flags and a strategy file, the
 // gated rollout service run against a live cluster, its progress printed. Loaded lazily by those commands.
 import {
+  canarySizeOf,
   type CanarySpec,
   type DaemonSet,
   type GatedStrategy,
@@ -12,11 +13,11 @@ import {
   prometheusTargetOf,
   strategyFromDocument,
   strategyLine,
-} from './core/index.js';
-import {InputError, UsageError} from './errors.js';
+} from '../core/index.js';
+import {InputError, UsageError} from '../platform/errors.js';
 import {isDocumentFormat, type OutputFormat, parseDuration} from './flags.js';
 import {stopAtSafePoint} from './interrupt.js';
-import type {LiveSession} from './session.js';
+import type {LiveSession} from '../cluster/session.js';
 
 export interface GatedFlagValues {
   readonly canary?: string | undefined;
@@ -46,10 +47,8 @@ const DEFAULT_PROGRESS_DEADLINE_MS = 10 * 60_000;
 
 function canaryOf(flags: GatedFlagValues): CanarySpec | undefined {
   if (flags.canary !== undefined) {
-    const text = flags.canary.trim();
-    if (/^\d+$/.test(text) && Number(text) >= 1) return {kind: 'count', count: Number(text)};
-    const percent = /^(\d+)%$/.exec(text);
-    if (percent && Number(percent[1]) >= 1 && Number(percent[1]) <= 100) return {kind: 'percent', percent: Number(percent[1])};
+    const size = canarySizeOf(flags.canary);
+    if (size) return size;
     throw new UsageError(`invalid --canary "${flags.canary}": want a node count (2) or a percentage (10%)`);
   }
   if (flags['canary-nodes'] !== undefined) {
@@ -125,7 +124,7 @@ function metricGateOf(flags: GatedFlagValues, file: Partial<GatedStrategy>): Pic
 export async function gatedStrategyOf(flags: GatedFlagValues): Promise<GatedStrategy> {
   let file: Partial<GatedStrategy> = {};
   if (flags.strategy !== undefined) {
-    const {checkDocumentShape, isStackOverflow, MAX_MANIFEST_BYTES, readBoundedFile, tooDeepMessage} = await import('./cluster/bounded-input.js');
+    const {checkDocumentShape, isStackOverflow, MAX_MANIFEST_BYTES, readBoundedFile, tooDeepMessage} = await import('../cluster/bounded-input.js');
     const text = await readBoundedFile(flags.strategy, {what: `--strategy file "${flags.strategy}"`, maxBytes: MAX_MANIFEST_BYTES});
     const {load} = await import('js-yaml');
     let doc: unknown;
@@ -197,9 +196,9 @@ export async function confirmGated(run: GatedRun): Promise<void> {
   }
   // As every prompt: the namespace and the cluster it acts on (docs/conventions.md), from the kubeconfig, before any request.
   const [{kubeconfigOptions}, {resolveKubeconfig}, {clusterLabel}] = await Promise.all([
-    import('./cluster/open-source.js'),
-    import('./cluster/live/kubeconfig.js'),
-    import('./output/format.js'),
+    import('../cluster/open-source.js'),
+    import('../cluster/live/kubeconfig.js'),
+    import('../cluster/session.js'),
   ]);
   const config = resolveKubeconfig(kubeconfigOptions(run.flags));
   const {createInterface} = await import('node:readline/promises');
@@ -219,11 +218,11 @@ export async function confirmGated(run: GatedRun): Promise<void> {
  */
 export async function runGatedCommand(run: GatedRun, opened?: LiveSession): Promise<void> {
   const [{openLiveSession}, gated, view, {colorEnabled}, {renderDocument}] = await Promise.all([
-    import('./session.js'),
-    import('./services/gated-rollout.js'),
-    import('./output/gated-text.js'),
-    import('./output/color.js'),
-    import('./output/document.js'),
+    import('../cluster/session.js'),
+    import('../services/gated-rollout.js'),
+    import('../output/gated-text.js'),
+    import('../output/color.js'),
+    import('../output/document.js'),
   ]);
   const strategy = run.mode === 'step' ? await gatedStrategyOf(run.flags) : undefined;
   // The one door every command opens: the cluster kubectl would act on, its clock, its writer.
@@ -239,10 +238,10 @@ export async function runGatedCommand(run: GatedRun, opened?: LiveSession): Prom
   const killAfter = Number(process.env['DS_ROLLOUT_TEST_KILL_AFTER_RECORD_WRITES'] ?? 0);
   let writes = 0;
   // Every stage transition and gate failure is also an Event on the DaemonSet (docs/gated/detached.md); a dry run records none.
-  const events = await import('./services/rollout-events.js');
-  const podWatch = await import('./cluster/live/pod-watch.js');
+  const events = await import('../services/rollout-events.js');
+  const podWatch = await import('../cluster/live/pod-watch.js');
   const recorded = events.gatedRunEvents(
-    new events.RolloutEventRecorder((await import('./cluster/live/objects.js')).liveEventSink(live), ref, (line) => process.stderr.write(`${line}\n`)),
+    new events.RolloutEventRecorder((await import('../cluster/live/objects.js')).liveEventSink(live), ref, (line) => process.stderr.write(`${line}\n`)),
     run.mode,
   );
   if (run.mode !== 'step') {
@@ -261,7 +260,7 @@ export async function runGatedCommand(run: GatedRun, opened?: LiveSession): Prom
       if (dryRun === 'none') recorded.progress(event);
     },
     signal: interrupt.signal,
-    prometheus: (await import('./services/metric-gate.js')).prometheusOpener(live.client, run.flags['request-timeout']),
+    prometheus: (await import('../services/metric-gate.js')).prometheusOpener(live.client, run.flags['request-timeout']),
     // The neighbour gate follows every pod of the cluster (one LIST and one WATCH), from the first stage on.
     neighbours: () => podWatch.followAllPods(live.client),
     onTransition: () => {

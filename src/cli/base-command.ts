@@ -1,14 +1,14 @@
-// The one place errors are printed. Services and adapters throw typed errors (src/errors.ts); this turns any of
+// The one place errors are printed. Services and adapters throw typed errors (src/platform/errors.ts); this turns any of
 // them, and oclif's own parse errors, into ONE stderr line and the contract's exit code, with stdout left empty.
 // Lives outside src/commands so that oclif does not take it for a command. Imports nothing but @oclif/core and the
 // dependency-free colour helpers.
 import {Command} from '@oclif/core/command';
 import type * as Interfaces from '@oclif/core/interfaces';
 import {type DaemonSetArgMark, FALSE_WORDS, isDaemonSetType, notDaemonSetTypeError, TRUE_WORDS} from './flags.js';
-import {withoutUrlUserinfo} from './errors.js';
-import {cutLongWords, escapeControlCharacters, markOwnStyles, stripAnsi} from './output/color.js';
+import {withoutUrlUserinfo} from '../platform/errors.js';
+import {cutLongWords, escapeControlCharacters, markOwnStyles, stripAnsi} from '../output/color.js';
 import {nearest} from './suggest.js';
-import {markPhase, timingsLine} from './timings.js';
+import {markPhase, timingsLine} from '../platform/timings.js';
 
 interface FailureLike {
   readonly message?: unknown;

@@ -1,8 +1,8 @@
 // What `status` writes, and the dashboard without a terminal (one printer, so the two cannot drift): text names the
 // cluster first, kubectl's line and the verdict as they change, the report, the -A table; documents once at the end.
-import type {RolloutStatusReport} from './core/index.js';
+import type {RolloutStatusReport} from '../core/index.js';
 import {isDocumentFormat, type OutputFormat} from './flags.js';
-import type {StatusListView} from './output/status-list-text.js';
+import type {StatusListView} from '../output/status-list-text.js';
 
 /** What `status` writes: text names the cluster first, once there is something to show (an error leaves stdout empty). */
 export class StatusOutput {
@@ -36,14 +36,14 @@ export class StatusOutput {
   /** Kubectl's line and the verdict as they change (text only). */
   async progress(): Promise<((report: RolloutStatusReport) => void) | undefined> {
     if (!this.text) return undefined;
-    const {renderStatusProgress} = await import('./output/status-text.js');
+    const {renderStatusProgress} = await import('../output/status-text.js');
     return (report) => this.write(renderStatusProgress(report, {color: this.color}));
   }
 
   async report(report: RolloutStatusReport, options: {watch: boolean; allNodes: boolean}): Promise<void> {
     if (!this.text) return;
     if (options.watch) this.write('\n');
-    const {renderStatusText} = await import('./output/status-text.js');
+    const {renderStatusText} = await import('../output/status-text.js');
     this.write(
       renderStatusText(report, {
         color: this.color,
@@ -73,14 +73,14 @@ export class StatusOutput {
   }
 
   private async listRenderer(wide: boolean): Promise<(report: StatusListView) => string> {
-    const {renderStatusListText} = await import('./output/status-list-text.js');
+    const {renderStatusListText} = await import('../output/status-list-text.js');
     return (report) => renderStatusListText(report, {color: this.color, wide, width: this.width});
   }
 
   /** The document (-o json|yaml|name|jsonpath), and why a watch ended short, on stderr. */
   async finish(document: {readonly kind: string} | undefined, failure: string | undefined): Promise<void> {
     if (document !== undefined && isDocumentFormat(this.format)) {
-      this.io.stdout.write(await (await import('./output/document.js')).renderDocument(document, this.format));
+      this.io.stdout.write(await (await import('../output/document.js')).renderDocument(document, this.format));
     }
     if (failure !== undefined) this.io.stderr?.write(`error: ${failure}\n`);
   }

@@ -3,15 +3,19 @@
 // judged on, the label prompts and headers print, and close(). Services take (session, options) and return typed
 // results; commands parse flags, open a session, call a service, render. The client library loads only for a live
 // cluster.
-import {type Clock, fixedClock, localClock, serverClock} from './clock.js';
-import type {ClusterObjects, ClusterObjectsSource, ClusterSource, DaemonSetRef} from './cluster/cluster-source.js';
-import type {ClusterWriter} from './cluster/cluster-writer.js';
-import type {Follow, FollowHandlers} from './cluster/live/follower.js';
-import type {LiveCluster} from './cluster/live/index.js';
-import {chooseDaemonSet, openClusterSource, openLiveCluster, type OpenedSource, type SourceOptions} from './cluster/open-source.js';
-import type {SnapshotClusterSource} from './cluster/snapshot/snapshot-source.js';
-import type {DsRolloutError} from './errors.js';
-import {clusterLabel} from './output/format.js';
+import {type Clock, fixedClock, localClock, serverClock} from '../platform/clock.js';
+import type {ClusterObjects, ClusterObjectsSource, ClusterSource, DaemonSetRef} from './cluster-source.js';
+import type {ClusterWriter} from './cluster-writer.js';
+import type {Follow, FollowHandlers} from './live/follower.js';
+import type {LiveCluster} from './live/index.js';
+import {chooseDaemonSet, openClusterSource, openLiveCluster, type OpenedSource, type SourceOptions} from './open-source.js';
+import type {SnapshotClusterSource} from './snapshot/snapshot-source.js';
+import type {DsRolloutError} from '../platform/errors.js';
+
+/** Which cluster a command acts on, as headers and prompts name it: `context prod-eu (https://10.0.0.1:6443)`. */
+export function clusterLabel(cluster: {readonly context: string; readonly server: string}): string {
+  return `context ${cluster.context || '(none)'} (${cluster.server})`;
+}
 
 /** Handlers for following every DaemonSet of a scope (status -A). */
 export interface FollowObjectsHandlers extends Omit<FollowHandlers, 'onState'> {

@@ -1,6 +1,7 @@
 // The two seams between the dashboard and the world. The container subscribes to a PlanFeed (snapshots of the
 // planned rollout) and calls an ActionHandler (the same services as `ds-rollout step|pause|resume|undo`).
-// Tests pass fakes; the dashboard service wires the live cluster.
+// Tests pass fakes; the dashboard service wires the live cluster. They are the service's typed results, so they live
+// here, below the ui that renders them (services never import src/ui; ui imports these types only).
 import type {PodTemplateSpec, Revision, RolloutPlan, RolloutVerdict as CoreVerdict} from '../../core/index.js';
 
 /** One ControllerRevision of the DaemonSet, as the revision pane shows it. */

@@ -1,7 +1,7 @@
 // What a `status` command line asks for, decided from its arguments alone (pure): one DaemonSet, the ones a
 // selector or manifest names (in turn), or the table of a namespace; and whether to follow. kubectl's refusals
 // in its words; each contradiction is one UsageError line, before anything connects.
-import {UsageError} from './errors.js';
+import {UsageError} from '../platform/errors.js';
 
 export interface StatusFlags {
   readonly 'all-namespaces': boolean;

@@ -1,7 +1,7 @@
 // Which word is being completed, from the words before it and the real command classes (no cluster).
 import {describe, expect, test} from 'vitest';
-import {COMMANDS} from '../../src/cli.js';
-import {renderCompletion, wantedCompletion} from '../../src/completion/words.js';
+import {COMMANDS} from '../../../src/cli.js';
+import {renderCompletion, wantedCompletion} from '../../../src/cli/completion/words.js';
 
 const want = (plugin: string, words: string[], toComplete: string) => wantedCompletion(plugin, words, toComplete, COMMANDS);
 const values = (wanted: ReturnType<typeof want>) => (wanted.kind === 'fixed' ? wanted.candidates.map((c) => c.value) : wanted.kind);

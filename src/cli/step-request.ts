@@ -1,8 +1,8 @@
 // What a `step` command line asks for, decided from its flags alone (pure: no cluster, no terminal I/O): a gated
 // rollout run here or detached into the cluster, or plugin/controller waves with their node scope and whether to
 // ask before each. Every contradiction is one UsageError line, before anything connects.
-import {type LabelSelector, parseLabelSelector} from './core/index.js';
-import {UsageError} from './errors.js';
+import {type LabelSelector, parseLabelSelector} from '../core/index.js';
+import {UsageError} from '../platform/errors.js';
 import {isGated} from './gated-flags.js';
 
 export interface StepFlags {

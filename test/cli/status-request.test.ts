@@ -1,8 +1,8 @@
 // What `status`'s arguments ask for, decided without a cluster: one, each of a selection, or the table; whether
 // it follows; and kubectl's refusals, one usage line each.
 import {expect, test} from 'vitest';
-import {UsageError} from '../../src/errors.js';
-import {type StatusFlags, statusRequest} from '../../src/status-request.js';
+import {UsageError} from '../../src/platform/errors.js';
+import {type StatusFlags, statusRequest} from '../../src/cli/status-request.js';
 
 const NONE: StatusFlags = {'all-namespaces': false};
 

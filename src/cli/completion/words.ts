@@ -1,7 +1,7 @@
 // What the word under the cursor is, from the words before it and the commands' own flag definitions:
 // a subcommand, a flag name, a flag's value or the DaemonSet argument. Pure: no cluster, no files.
 import type {Command} from '@oclif/core/command';
-import type {KubeconfigList} from '../cluster/live/index.js';
+import type {KubeconfigList} from '../../cluster/live/index.js';
 import {connectionFlags, type FlagValues, isDaemonSetType, TRUE_WORDS} from '../flags.js';
 
 /** Cobra's directives, which `kubectl __complete` relays to the shell (a bit set). */

@@ -39,7 +39,7 @@ export const gatedFlags = {
   'prometheus-ca-file': Flags.string({summary: "The CA of --prometheus-url's certificate.", helpValue: 'FILE'}),
 };
 
-// Listed under their own heading in --help (src/help.ts), so each summary need not say "gated rollout".
+// Listed under their own heading in --help (src/cli/help.ts), so each summary need not say "gated rollout".
 for (const flag of Object.values(gatedFlags)) Object.assign(flag, {helpGroup: 'Gated rollout'});
 // `step --help` stays one screen: the metric gate's flags are described in docs/gated/metric-gate.md instead
 // (completion, which offers what help shows, leaves them out too).

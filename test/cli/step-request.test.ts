@@ -1,9 +1,9 @@
 // What `step`'s flags ask for, decided without a cluster: the gated and detached forms, the contradictions (one
 // usage line each), the node scope, and whether to ask; and the line a server dry run adds.
 import {describe, expect, test} from 'vitest';
-import {UsageError} from '../../src/errors.js';
+import {UsageError} from '../../src/platform/errors.js';
 import {renderServerDryRun} from '../../src/output/step-text.js';
-import {type StepFlags, stepRequest} from '../../src/step-request.js';
+import {type StepFlags, stepRequest} from '../../src/cli/step-request.js';
 
 const BASE: StepFlags = {controller: false, 'dry-run': 'none', yes: true};
 

@@ -1,12 +1,12 @@
 // What `step ... --detach` and `promote --detach` share: the gated rollout handed to a Job (services/detach.ts),
 // its manifests printed for a dry run, or a line naming the Job. Loaded lazily by those commands.
 import {readFile} from 'node:fs/promises';
-import {DsRolloutError, InputError} from './errors.js';
+import {DsRolloutError, InputError} from '../platform/errors.js';
 import {isDocumentFormat, type OutputFormat} from './flags.js';
-import type {SourceOptions} from './cluster/open-source.js';
-import type {DetachCluster} from './services/detach.js';
+import type {SourceOptions} from '../cluster/open-source.js';
+import type {DetachCluster} from '../services/detach.js';
 import type {GatedFlagValues} from './gated-command.js';
-import type {LiveSession} from './session.js';
+import type {LiveSession} from '../cluster/session.js';
 
 export interface DetachRun {
   readonly command: 'step' | 'promote';
@@ -26,7 +26,11 @@ export interface DetachRun {
 }
 
 export async function runDetachCommand(run: DetachRun): Promise<void> {
-  const [{openLiveSession}, {detachRollout}, core] = await Promise.all([import('./session.js'), import('./services/detach.js'), import('./core/index.js')]);
+  const [{openLiveSession}, {detachRollout}, core] = await Promise.all([
+    import('../cluster/session.js'),
+    import('../services/detach.js'),
+    import('../core/index.js'),
+  ]);
   // The Job would fail on a strategy file or flags that do not parse: refused here, with the cluster untouched.
   if (run.command === 'step') await (await import('./gated-command.js')).gatedStrategyOf(run.flags);
   let strategy: string | undefined;
@@ -82,8 +86,8 @@ export async function runDetachCommand(run: DetachRun): Promise<void> {
       }
     }
     if (dryRun === undefined) {
-      const {RolloutEventRecorder} = await import('./services/rollout-events.js');
-      const recorder = new RolloutEventRecorder((await import('./cluster/live/objects.js')).liveEventSink(live), ref, (line) =>
+      const {RolloutEventRecorder} = await import('../services/rollout-events.js');
+      const recorder = new RolloutEventRecorder((await import('../cluster/live/objects.js')).liveEventSink(live), ref, (line) =>
         process.stderr.write(`${line}\n`),
       );
       recorder.record({kind: 'detached', job: result.job, created: result.created});
@@ -95,7 +99,7 @@ export async function runDetachCommand(run: DetachRun): Promise<void> {
 }
 
 async function detachClusterOf({live}: Pick<LiveSession, 'live'>): Promise<Omit<DetachCluster, 'writer'>> {
-  const objects = await import('./cluster/live/objects.js');
+  const objects = await import('../cluster/live/objects.js');
   return {
     readDaemonSet: (r) => live.source.readDaemonSet(r),
     create: (manifest, options) => objects.createObject(live.client, manifest, options),
@@ -124,18 +128,18 @@ export async function runDetachedDriver(
   drive: (session?: LiveSession) => Promise<void>,
   purpose: 'step' | 'promote',
 ): Promise<void> {
-  const core = await import('./core/index.js');
+  const core = await import('../core/index.js');
   const template = process.env[core.DETACHED_TEMPLATE_ENV];
   if (template === undefined || template === '') return drive();
   const job = process.env[core.DETACHED_JOB_ENV];
-  const {openLiveSession} = await import('./session.js');
+  const {openLiveSession} = await import('../cluster/session.js');
   const session = await openLiveSession(flags, purpose);
   const {live} = session;
   const ref = {namespace: session.namespace, name};
   const endOf = async () => core.detachedRolloutEnd(await live.source.readDaemonSet(ref), template);
   const failJob = async (message: string): Promise<string> => {
     if (job === undefined || job === '') return message;
-    const {failDetachedJob} = await import('./services/detach.js');
+    const {failDetachedJob} = await import('../services/detach.js');
     await failDetachedJob(await detachClusterOf(session), session.namespace, job);
     return `${message}; Job ${job} fails`;
   };

@@ -2,6 +2,7 @@
 // kubectl_complete-ds_rollout executable) and what `ds-rollout completion bash|zsh|fish` scripts run.
 // Prints cobra's format; on any error, or after the deadline, only the directive: nothing on stderr.
 import type {Command} from '@oclif/core/command';
+import type {SourceOptions} from '../../cluster/open-source.js';
 import {type Candidate, Directive, renderCompletion, type Wanted, wantedCompletion} from './words.js';
 
 /** The whole completion's limit, lookups included: a shell must not hang on an unreachable cluster. */
@@ -37,17 +38,23 @@ async function lookup(wanted: Exclude<Wanted, {kind: 'files'}>): Promise<readonl
 }
 
 async function lookupNames(wanted: Exclude<Wanted, {kind: 'files' | 'fixed'}>): Promise<readonly Candidate[]> {
-  const names = await import('../services/completion.js');
+  return (await namesOf(wanted)).map((value) => ({value}));
+}
+
+async function namesOf(wanted: Exclude<Wanted, {kind: 'files' | 'fixed'}>): Promise<readonly string[]> {
+  const names = await import('../../services/completion.js');
+  // The flags typed so far, by flag name: the kubeconfig resolver's options, as the commands read them.
+  const cluster = wanted.cluster as SourceOptions;
   switch (wanted.kind) {
     case 'kubeconfig':
-      return names.kubeconfigEntryNames(wanted.cluster, wanted.list);
+      return names.kubeconfigEntryNames(cluster, wanted.list);
     case 'namespaces':
-      return names.namespaceNames(wanted.cluster);
+      return names.namespaceNames(cluster);
     case 'daemonsets':
-      return names.daemonSetNames(wanted.cluster);
+      return names.daemonSetNames(cluster);
     case 'revisions':
-      return names.revisionNumbers(wanted.cluster, wanted.daemonSet);
+      return names.revisionNumbers(cluster, wanted.daemonSet);
     case 'nodes':
-      return names.nodeNames(wanted.cluster);
+      return names.nodeNames(cluster);
   }
 }
