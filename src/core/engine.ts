@@ -92,11 +92,9 @@ export class ReconcileEngine {
     for (const index of this.dirty) {
       const slot = this.slots[index]!;
       if (slot.exists) {
-        const decision = podsShouldBeOnNode(slot.eligibility, slot.pods.length > 0, slot.pods, {
-          surge: this.settings.surge,
-          now,
-          ...(this.backoff.has(slot.name) ? {backoff: this.backoff.get(slot.name)!} : {}),
-        });
+        const backoff = this.backoff.size > 0 ? this.backoff.get(slot.name) : undefined;
+        const surge = this.settings.surge;
+        const decision = podsShouldBeOnNode(slot.eligibility, slot.pods.length > 0, slot.pods, backoff ? {surge, now, backoff} : {surge, now});
         this.manageDecisions[index] = decision;
         if (decision.create || decision.delete.length > 0 || decision.requeueAfterMs !== undefined) this.manageActive.add(index);
         else this.manageActive.delete(index);
