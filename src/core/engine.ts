@@ -10,6 +10,8 @@ import {decideBefore121, type RollingUpdateDecision, RollingUpdateTally, tallyEn
 import {type ControllerMinor, hasSurge, NEWEST_MODELLED_MINOR} from './versions.js';
 import type {DaemonSet, NodeEligibility, Pod, PodCreation, PodDeletion, RolloutBudgets} from './types.js';
 
+const NO_INDEXES: readonly number[] = [];
+
 /** upstream: pkg/controller/daemon/daemon_controller.go BurstReplicas, the cap of one syncNodes call. */
 export const BURST_REPLICAS = 250;
 
@@ -61,6 +63,7 @@ export class ReconcileEngine {
   readonly desired: number;
   private plannedCount = 0;
   private plannedTemplate: Pod | undefined;
+  private plannedView: DaemonPod | undefined;
 
   constructor(
     private readonly settings: EngineSettings,
@@ -92,11 +95,9 @@ export class ReconcileEngine {
     for (const index of this.dirty) {
       const slot = this.slots[index]!;
       if (slot.exists) {
-        const decision = podsShouldBeOnNode(slot.eligibility, slot.pods.length > 0, slot.pods, {
-          surge: this.settings.surge,
-          now,
-          ...(this.backoff.has(slot.name) ? {backoff: this.backoff.get(slot.name)!} : {}),
-        });
+        const backoff = this.backoff.size > 0 ? this.backoff.get(slot.name) : undefined;
+        const surge = this.settings.surge;
+        const decision = podsShouldBeOnNode(slot.eligibility, slot.pods.length > 0, slot.pods, backoff ? {surge, now, backoff} : {surge, now});
         this.manageDecisions[index] = decision;
         if (decision.create || decision.delete.length > 0 || decision.requeueAfterMs !== undefined) this.manageActive.add(index);
         else this.manageActive.delete(index);
@@ -126,7 +127,8 @@ export class ReconcileEngine {
     const deletes: (PodToDelete & {index: number})[] = [];
     const failedPodNodes: string[] = [];
     let requeueAfterMs: number | undefined;
-    for (const index of [...this.manageActive].sort((a, b) => a - b)) {
+    const active = this.manageActive.size === 0 ? NO_INDEXES : [...this.manageActive].sort((a, b) => a - b);
+    for (const index of active) {
       const decision = this.manageDecisions[index]!;
       const slot = this.slots[index]!;
       if (decision.create) creates.push(index);
@@ -220,7 +222,20 @@ export class ReconcileEngine {
       spec: {...template.spec, nodeName},
       status: {phase: 'Pending'},
     };
-    return toDaemonPod(pod, this.settings.target, true);
+    // Every stand-in reads the same as the first (same labels, Pending, not ready): only the pod and its name differ.
+    this.plannedView ??= toDaemonPod(pod, this.settings.target, true);
+    const view = this.plannedView;
+    return {
+      pod,
+      name: pod.metadata.name,
+      hashMatches: view.hashMatches,
+      updated: view.updated,
+      terminating: view.terminating,
+      phase: view.phase,
+      ready: view.ready,
+      availableAt: view.availableAt,
+      planned: true,
+    };
   }
 
   /** Replaces one pod of a node (e.g. a planned pod that became ready) and marks the node for re-evaluation. */

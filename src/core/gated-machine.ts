@@ -246,43 +246,9 @@ export function gatedDecision(ds: DaemonSet, command: GatedCommand, context: Dec
       if (view.phase === 'rolling' || view.phase === 'baking') return {kind: 'continue', view};
       return {kind: 'refuse', exitCode: 3, message: stoppedText(view, context)};
     case 'promote':
-      if (view?.phase === 'awaiting-approval') return {kind: 'promote', view};
-      if (view?.phase === 'failed' || view?.phase === 'aborting') {
-        return {kind: 'refuse', exitCode: 3, message: stoppedText(view, context)};
-      }
-      if (view?.underWay) {
-        return {
-          kind: 'refuse',
-          exitCode: 1,
-          message: `${ds_} has no gated rollout waiting for approval (${stageText(view)}, ${view.phase}): ${gatedWayForward(view.phase, context.ref)}`,
-        };
-      }
-      if (view?.phase === 'superseded') {
-        return {
-          kind: 'refuse',
-          exitCode: 1,
-          message: `${ds_} has no gated rollout waiting for approval: its last one was superseded by ${templateName(view, context)}; ${gatedWayForward('superseded', context.ref)}`,
-        };
-      }
-      return {kind: 'refuse', exitCode: 1, message: `${ds_} has no gated rollout waiting for approval`};
+      return promoteDecision(view, ds_, context);
     case 'abort':
-      if (view?.underWay) return {kind: 'abort', view};
-      if (view?.phase === 'aborted') {
-        if (view.record.from?.template === undefined || view.record.from.template === view.template) return {kind: 'already-aborted', view};
-        return {
-          kind: 'refuse',
-          exitCode: 1,
-          message: `${ds_}'s gated rollout was aborted, and its template has changed since to ${templateName(view, context)}: abort rolls back only its own release; nothing was changed ('kubectl ds-rollout undo' rolls back that change)`,
-        };
-      }
-      if (view?.phase === 'superseded') {
-        return {
-          kind: 'refuse',
-          exitCode: 1,
-          message: `${ds_}'s gated rollout was superseded: its template was changed to ${templateName(view, context)} by someone else, and abort rolls back only its own release; nothing was changed ('kubectl ds-rollout undo' rolls back that change)`,
-        };
-      }
-      return {kind: 'refuse', exitCode: 1, message: `${ds_} has no gated rollout to abort${view ? ` (its last one is ${view.phase})` : ''}`};
+      return abortDecision(view, ds_, context);
     case 'resume-force':
       return view?.underWay ? {kind: 'abandon', view} : view ? {kind: 'free', view} : {kind: 'free'};
     case 'pause':
@@ -300,6 +266,50 @@ export function gatedDecision(ds: DaemonSet, command: GatedCommand, context: Dec
       }
       return view ? {kind: 'free', view} : {kind: 'free'};
   }
+}
+
+/** `promote` moves on only a gated rollout that waits for approval; otherwise it says what the rollout waits for. */
+function promoteDecision(view: GatedView | undefined, ds_: string, context: DecisionContext): GatedDecision {
+  if (view?.phase === 'awaiting-approval') return {kind: 'promote', view};
+  if (view?.phase === 'failed' || view?.phase === 'aborting') {
+    return {kind: 'refuse', exitCode: 3, message: stoppedText(view, context)};
+  }
+  if (view?.underWay) {
+    return {
+      kind: 'refuse',
+      exitCode: 1,
+      message: `${ds_} has no gated rollout waiting for approval (${stageText(view)}, ${view.phase}): ${gatedWayForward(view.phase, context.ref)}`,
+    };
+  }
+  if (view?.phase === 'superseded') {
+    return {
+      kind: 'refuse',
+      exitCode: 1,
+      message: `${ds_} has no gated rollout waiting for approval: its last one was superseded by ${templateName(view, context)}; ${gatedWayForward('superseded', context.ref)}`,
+    };
+  }
+  return {kind: 'refuse', exitCode: 1, message: `${ds_} has no gated rollout waiting for approval`};
+}
+
+/** `abort` rolls back only a gated rollout's own release, never a change someone made since. */
+function abortDecision(view: GatedView | undefined, ds_: string, context: DecisionContext): GatedDecision {
+  if (view?.underWay) return {kind: 'abort', view};
+  if (view?.phase === 'aborted') {
+    if (view.record.from?.template === undefined || view.record.from.template === view.template) return {kind: 'already-aborted', view};
+    return {
+      kind: 'refuse',
+      exitCode: 1,
+      message: `${ds_}'s gated rollout was aborted, and its template has changed since to ${templateName(view, context)}: abort rolls back only its own release; nothing was changed ('kubectl ds-rollout undo' rolls back that change)`,
+    };
+  }
+  if (view?.phase === 'superseded') {
+    return {
+      kind: 'refuse',
+      exitCode: 1,
+      message: `${ds_}'s gated rollout was superseded: its template was changed to ${templateName(view, context)} by someone else, and abort rolls back only its own release; nothing was changed ('kubectl ds-rollout undo' rolls back that change)`,
+    };
+  }
+  return {kind: 'refuse', exitCode: 1, message: `${ds_} has no gated rollout to abort${view ? ` (its last one is ${view.phase})` : ''}`};
 }
 
 /** Why a plain `step` or an `undo` is refused while a gated rollout is under way (undefined: it is not). */

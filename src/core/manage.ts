@@ -83,12 +83,14 @@ export function podsShouldBeOnNode(eligibility: NodeEligibility, hasEntry: boole
     let create = false;
     if (!ctx.surge) {
       // Pods are already in the controller's order, so the first running pod is the oldest and survives.
-      for (const pod of running.slice(1)) toDelete.push({pod, reason: 'surplus'});
+      for (let i = 1; i < running.length; i++) toDelete.push({pod: running[i]!, reason: 'surplus'});
     } else if (running.length === 0) {
       create = shouldRun;
     } else if (running.length > 1) {
       pruneSurge(running, ctx.now, toDelete);
     }
+    // The common case, one running pod and nothing to do, allocates no decision: this runs for every touched node.
+    if (!create && toDelete.length === 0 && requeueAfterMs === undefined && !(backoffChanged && backoff)) return NOTHING;
     return {
       create,
       delete: toDelete,

@@ -185,12 +185,14 @@ export class RollingUpdateTally {
     this.counts[bucket] = this.counts[bucket]! + sign;
   }
 
+  /** Adds (sign 1) or removes (sign -1) a node's index in one candidate set, when `on`; a method, not a closure per call. */
+  private toggle(set: OrderedIndexSet, index: number, on: boolean, sign: 1 | -1): void {
+    if (!on) return;
+    if (sign > 0) set.add(index);
+    else set.remove(index);
+  }
+
   private account(index: number, {cls, shouldRun, nodeExists}: TallyEntry, sign: 1 | -1): void {
-    const toggle = (set: OrderedIndexSet, on: boolean): void => {
-      if (!on) return;
-      if (sign > 0) set.add(index);
-      else set.remove(index);
-    };
     switch (cls.kind) {
       case 'not-ok':
         this.bump(Bucket.NotOk, sign);
@@ -206,18 +208,18 @@ export class RollingUpdateTally {
         this.bump(Bucket.Both, sign);
         if (cls.oldAvailable) this.bump(Bucket.Available, sign);
         if (!cls.newAvailable) this.bump(Bucket.BothNewUnavailable, sign);
-        toggle(this.replaceable, cls.newAvailable);
+        this.toggle(this.replaceable, index, cls.newAvailable, sign);
         return;
       case 'old-only':
         if (!nodeExists) this.bump(Bucket.OldOnlyMissingNode, sign);
         if (cls.oldAvailable) {
           this.bump(Bucket.Available, sign);
-          toggle(this.availableOld, true);
-          toggle(shouldRun ? this.surgeCandidates : this.notEligibleOld, true);
+          this.toggle(this.availableOld, index, true, sign);
+          this.toggle(shouldRun ? this.surgeCandidates : this.notEligibleOld, index, true, sign);
         } else {
           this.bump(Bucket.OldUnavailable, sign);
-          toggle(this.unavailableOld, true);
-          toggle(shouldRun ? this.replaceNow : this.retireUnavailable, true);
+          this.toggle(this.unavailableOld, index, true, sign);
+          this.toggle(shouldRun ? this.replaceNow : this.retireUnavailable, index, true, sign);
         }
         return;
     }

@@ -180,6 +180,44 @@ function describe(token: Token): string {
   return token.kind === 'end' ? 'end of input' : `"${token.text}"`;
 }
 
+/** The parser's position in a selector's tokens, and how it reports an error. */
+interface Cursor {
+  peek(): Token;
+  next(): Token;
+  fail(what: string): never;
+}
+
+// upstream: staging/src/k8s.io/apimachinery/pkg/labels/selector.go Parser.parseValues
+// The parenthesised value set of `in`/`notin`: at least one value, each a valid label value, duplicates dropped.
+function parseValues(cursor: Cursor, op: string): string[] {
+  const {peek, next, fail} = cursor;
+  const open = next();
+  if (!(open.kind === 'op' && open.text === '(')) fail(`expected "(" after "${op}", found ${describe(open)}`);
+  const values: string[] = [];
+  const first = peek();
+  if (first.kind === 'op' && first.text === ')') fail(`operator ${op} needs at least one value`);
+  // An empty slot such as `(a,)` stands for the empty value, as in apimachinery.
+  let expectValue = true;
+  for (;;) {
+    const t = next();
+    if (t.kind === 'id' && expectValue) {
+      values.push(t.text);
+      expectValue = false;
+    } else if (t.kind === 'op' && t.text === ',') {
+      if (expectValue) values.push('');
+      expectValue = true;
+    } else if (t.kind === 'op' && t.text === ')') {
+      if (expectValue) values.push('');
+      break;
+    } else {
+      fail(`expected a value, "," or ")", found ${describe(t)}`);
+    }
+  }
+  const unique = [...new Set(values)];
+  for (const v of unique) if (!isValidLabelValue(v)) fail(`invalid label value "${v}"`);
+  return unique;
+}
+
 /**
  * Parses the string form (`a=b`, `a==b`, `a!=b`, `a in (x,y)`, `a notin (x)`, `a`, `!a`, comma-separated)
  * into a LabelSelector. `=`/`==` become matchLabels (an expression `In` when the key repeats); the rest
@@ -216,30 +254,7 @@ export function parseLabelSelector(text: string): LabelSelector {
         matchExpressions.push({key, operator: 'Exists'});
       } else if (op.kind === 'id' && (op.text === 'in' || op.text === 'notin')) {
         next();
-        const open = next();
-        if (!(open.kind === 'op' && open.text === '(')) fail(`expected "(" after "${op.text}", found ${describe(open)}`);
-        const values: string[] = [];
-        const first = peek();
-        if (first.kind === 'op' && first.text === ')') fail(`operator ${op.text} needs at least one value`);
-        // An empty slot such as `(a,)` stands for the empty value, as in apimachinery.
-        let expectValue = true;
-        for (;;) {
-          const t = next();
-          if (t.kind === 'id' && expectValue) {
-            values.push(t.text);
-            expectValue = false;
-          } else if (t.kind === 'op' && t.text === ',') {
-            if (expectValue) values.push('');
-            expectValue = true;
-          } else if (t.kind === 'op' && t.text === ')') {
-            if (expectValue) values.push('');
-            break;
-          } else {
-            fail(`expected a value, "," or ")", found ${describe(t)}`);
-          }
-        }
-        const unique = [...new Set(values)];
-        for (const v of unique) if (!isValidLabelValue(v)) fail(`invalid label value "${v}"`);
+        const unique = parseValues({peek, next, fail}, op.text);
         matchExpressions.push({key, operator: op.text === 'in' ? 'In' : 'NotIn', values: unique});
       } else if (op.kind === 'op' && (op.text === '=' || op.text === '==' || op.text === '!=')) {
         next();

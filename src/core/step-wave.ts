@@ -9,10 +9,10 @@ import {type PausedStrategy, pauseStateOf, withStrategy} from './pause.js';
 import {podProblem} from './availability.js';
 import {templateGeneration} from './pod-template.js';
 import {computeTemplateHash} from './revisions.js';
-import {RollingUpdateTally, tallyEntryFor} from './rolling-update.js';
+import {type RollingUpdateDecision, RollingUpdateTally, tallyEntryFor} from './rolling-update.js';
 import {labelSelectorMatches} from './selectors.js';
 import {engineFor, prepareReconcile} from './sync.js';
-import type {BudgetUse, ClusterState, DaemonSet, IntOrString, LabelSelector, PodDeletion} from './types.js';
+import type {BudgetUse, ClusterState, DaemonSet, IntOrString, LabelSelector, Node, PodDeletion} from './types.js';
 
 export interface StepWaveOptions {
   /** The instant availability is judged at (the server's clock), epoch ms. */
@@ -138,17 +138,7 @@ export function planStepWave(state: ClusterState, options: StepWaveOptions): Ste
     const unknown = options.nodes.filter((name) => !nodesByName.has(name));
     if (unknown.length > 0) return {ok: false, problem: {kind: 'unknown-nodes', nodes: unknown}};
   }
-  const wanted = options.nodes ? new Set(options.nodes) : undefined;
-  const selector = options.selector;
-  const restricted = wanted !== undefined || selector !== undefined;
-  const inScope = engine.slots.map((slot) => {
-    if (wanted && !wanted.has(slot.name)) return false;
-    if (selector) {
-      const node = nodesByName.get(slot.name);
-      return node !== undefined && labelSelectorMatches(selector, node.metadata.labels);
-    }
-    return true;
-  });
+  const {restricted, inScope} = scopeOf(engine.slots, nodesByName, options);
 
   const tally = new RollingUpdateTally(engine.slots.length);
   engine.slots.forEach((slot, index) => tally.set(index, tallyEntryFor(slot, options.now)));
@@ -171,21 +161,7 @@ export function planStepWave(state: ClusterState, options: StepWaveOptions): Ste
     if (cls.kind === 'old-only' && cls.oldAvailable && !deleted.has(index)) waiting.push(slot.name);
   });
 
-  const deletions: StepDeletion[] = decision.delete.map((d) => {
-    const meta = d.pod.pod.metadata;
-    const entry = tally.entry(d.index)!;
-    return {
-      pod: d.pod.name,
-      node: engine.slots[d.index]!.name,
-      reason: d.reason,
-      ...(meta.uid ? {uid: meta.uid} : {}),
-      ...(meta.resourceVersion ? {resourceVersion: meta.resourceVersion} : {}),
-      available: isDaemonPodAvailable(d.pod, options.now),
-      replaced: entry.shouldRun,
-      staysTerminating: holdsUntilReady(nodesByName.get(engine.slots[d.index]!.name)),
-    };
-  });
-  deletions.sort((a, b) => (a.node < b.node ? -1 : a.node > b.node ? 1 : 0));
+  const deletions = stepDeletions(decision, tally, engine.slots, nodesByName, options.now);
 
   const nodeOf = (name: string) => nodesByName.get(name);
   const hold = budgetHold(unavailable, nodeOf, scaled.budgets.maxUnavailable);
@@ -207,6 +183,56 @@ export function planStepWave(state: ClusterState, options: StepWaveOptions): Ste
       template: templateKeyOf(ds),
     },
   };
+}
+
+/** The nodes a restricted step may touch (`--nodes`, `--selector`), index by index; every node when unrestricted. */
+function scopeOf(
+  slots: readonly {readonly name: string}[],
+  nodesByName: ReadonlyMap<string, Node>,
+  options: StepWaveOptions,
+): {restricted: boolean; inScope: boolean[]} {
+  const wanted = options.nodes ? new Set(options.nodes) : undefined;
+  const selector = options.selector;
+  const restricted = wanted !== undefined || selector !== undefined;
+  const inScope = slots.map((slot) => {
+    if (wanted && !wanted.has(slot.name)) return false;
+    if (selector) {
+      const node = nodesByName.get(slot.name);
+      return node !== undefined && labelSelectorMatches(selector, node.metadata.labels);
+    }
+    return true;
+  });
+
+  return {restricted, inScope};
+}
+
+// upstream: pkg/controller/daemon/daemon_controller.go syncNodes (the deletions one sync issues, with the
+// preconditions of each: uid and resourceVersion)
+// The wave's deletions in node name order, each with what the step shows of it: whether the pod was available,
+// whether a new pod replaces it, and whether it stays terminating on a node that is not Ready.
+function stepDeletions(
+  decision: RollingUpdateDecision,
+  tally: RollingUpdateTally,
+  slots: readonly {readonly name: string}[],
+  nodesByName: ReadonlyMap<string, Node>,
+  now: number,
+): StepDeletion[] {
+  const deletions: StepDeletion[] = decision.delete.map((d) => {
+    const meta = d.pod.pod.metadata;
+    const entry = tally.entry(d.index)!;
+    return {
+      pod: d.pod.name,
+      node: slots[d.index]!.name,
+      reason: d.reason,
+      ...(meta.uid ? {uid: meta.uid} : {}),
+      ...(meta.resourceVersion ? {resourceVersion: meta.resourceVersion} : {}),
+      available: isDaemonPodAvailable(d.pod, now),
+      replaced: entry.shouldRun,
+      staysTerminating: holdsUntilReady(nodesByName.get(slots[d.index]!.name)),
+    };
+  });
+  deletions.sort((a, b) => (a.node < b.node ? -1 : a.node > b.node ? 1 : 0));
+  return deletions;
 }
 
 /**
