@@ -41,14 +41,13 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** A ControllerRevision whose revision was read as a number. A list's items may leave out their kind; no other kind has a top-level `revision`. */
+function hasNumberRevision(value: unknown): value is Record<string, unknown> & {revision: number} {
+  return isRecord(value) && (value['kind'] === 'ControllerRevision' || value['kind'] === undefined) && typeof value['revision'] === 'number';
+}
+
 function isRoundedRevision(value: unknown): value is Record<string, unknown> & {revision: number} {
-  // A list's items may leave out their kind; no other kind has a top-level `revision`.
-  return (
-    isRecord(value) &&
-    (value['kind'] === 'ControllerRevision' || value['kind'] === undefined) &&
-    typeof value['revision'] === 'number' &&
-    !Number.isSafeInteger(value['revision'])
-  );
+  return hasNumberRevision(value) && !Number.isSafeInteger(value.revision);
 }
 
 /**
@@ -58,8 +57,11 @@ function isRoundedRevision(value: unknown): value is Record<string, unknown> & {
  * they round to the value read; a revision left rounded is refused by the decoder as before. Mutates `objects`.
  */
 export function restoreExactRevisions(objects: readonly unknown[], text: string): void {
-  markNonIntegerRevisions(objects, text);
-  const rounded = objects.filter(isRoundedRevision);
+  // Pods and nodes (nearly all of a large read) have no revision: their text is not scanned at all.
+  const withRevision = objects.filter(hasNumberRevision);
+  if (withRevision.length === 0) return;
+  markNonIntegerRevisions(withRevision, text);
+  const rounded = withRevision.filter(isRoundedRevision);
   if (rounded.length === 0) return;
   const written: string[] = [];
   for (const match of text.matchAll(LONG_REVISION)) if (!Number.isSafeInteger(Number(match[1]))) written.push(match[1]!);
@@ -96,6 +98,11 @@ function startsYamlKey(text: string, at: number): boolean {
   return /^[ \t]*(?:-[ \t]+)*$/.test(before) || /[{,][ \t]*$/.test(before);
 }
 
+// What can be next to a bare `revision` that is a YAML key (startsYamlKey, NUMBER_AFTER_KEY): checked first, so
+// that a dump's thousands of `controller-revision-hash` labels cost one comparison each.
+const BEFORE_YAML_KEY: ReadonlySet<string | undefined> = new Set([undefined, '\n', ' ', '\t', '{', ',']);
+const AFTER_YAML_KEY: ReadonlySet<string | undefined> = new Set([' ', '\t', ':']);
+
 /** Every `revision` key's number written with a fraction or an exponent, in the text's order. */
 function nonIntegerRevisionLiterals(text: string): string[] {
   const found: string[] = [];
@@ -107,7 +114,7 @@ function nonIntegerRevisionLiterals(text: string): string[] {
       // A JSON key, not `\"revision\"` within a string.
       if (text[end] !== '"' || text[at - 2] === '\\') continue;
       end++;
-    } else if (!startsYamlKey(text, at)) continue;
+    } else if (!BEFORE_YAML_KEY.has(text[at - 1]) || !AFTER_YAML_KEY.has(text[end]) || !startsYamlKey(text, at)) continue;
     const literal = NUMBER_AFTER_KEY.exec(text.slice(end, end + 80))?.[1];
     if (literal !== undefined && /[.eE]/.test(literal)) found.push(literal);
   }
@@ -121,9 +128,8 @@ function markNonIntegerRevisions(objects: readonly unknown[], text: string): voi
   let next = 0;
   for (const object of objects) {
     if (next === literals.length) return;
-    if (!isRecord(object) || (object['kind'] !== 'ControllerRevision' && object['kind'] !== undefined)) continue;
-    if (typeof object['revision'] !== 'number' || object['revision'] !== Number(literals[next])) continue;
-    object['revision'] = {[NON_INTEGER_TEXT]: literals[next++]!} satisfies NonIntegerNumber;
+    if (!hasNumberRevision(object) || object.revision !== Number(literals[next])) continue;
+    (object as Record<string, unknown>)['revision'] = {[NON_INTEGER_TEXT]: literals[next++]!} satisfies NonIntegerNumber;
   }
 }
 
