@@ -1,7 +1,7 @@
 // Live mode end to end: `kubectl-ds_plan` against a 5,000-node simulated cluster, side by side with
 // `kubectl get pods,nodes -o json` against the same cluster (targets, issue 4: no slower than kubectl, at most
 // five API requests), against the floor of issue 14 (the same four requests sent by curl in parallel, their
-// answers JSON.parse-d in one `node`; target within 1.5x), with the phases of the plan's own run
+// answers JSON.parse-d in one `node`; goal of issue 29: within 1.2x), with the phases of the plan's own run
 // (src/timings.ts), and the plan's peak memory with 50,000 pods (target < 400 MB), measured on the child.
 // The cluster runs in this process, so children are run asynchronously (a blocking spawn would starve it).
 import {execFileSync} from 'node:child_process';

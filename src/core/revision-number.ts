@@ -98,23 +98,21 @@ function startsYamlKey(text: string, at: number): boolean {
   return /^[ \t]*(?:-[ \t]+)*$/.test(before) || /[{,][ \t]*$/.test(before);
 }
 
-// What can be next to a bare `revision` that is a YAML key (startsYamlKey, NUMBER_AFTER_KEY): checked first, so
-// that a dump's thousands of `controller-revision-hash` labels cost one comparison each.
-const BEFORE_YAML_KEY: ReadonlySet<string | undefined> = new Set([undefined, '\n', ' ', '\t', '{', ',']);
-const AFTER_YAML_KEY: ReadonlySet<string | undefined> = new Set([' ', '\t', ':']);
+// Where a `revision` key may be: the word, a closing quote for JSON, then its colon. A dump's
+// `controller-revision-hash` label per pod is passed over inside the expression's own search, which skips
+// through a 50 MB text several times faster than a loop of indexOf calls stopping at every label.
+const KEY_CANDIDATE = /revision"?[ \t]*:/g;
 
 /** Every `revision` key's number written with a fraction or an exponent, in the text's order. */
 function nonIntegerRevisionLiterals(text: string): string[] {
   const found: string[] = [];
-  const key = 'revision';
-  // indexOf, not a pattern over the whole text: a large dump has a `controller-revision-hash` label per pod.
-  for (let at = text.indexOf(key); at >= 0; at = text.indexOf(key, at + key.length)) {
-    let end = at + key.length;
+  for (const {index: at} of text.matchAll(KEY_CANDIDATE)) {
+    let end = at + 'revision'.length;
     if (text[at - 1] === '"') {
       // A JSON key, not `\"revision\"` within a string.
       if (text[end] !== '"' || text[at - 2] === '\\') continue;
       end++;
-    } else if (!BEFORE_YAML_KEY.has(text[at - 1]) || !AFTER_YAML_KEY.has(text[end]) || !startsYamlKey(text, at)) continue;
+    } else if (!startsYamlKey(text, at)) continue;
     const literal = NUMBER_AFTER_KEY.exec(text.slice(end, end + 80))?.[1];
     if (literal !== undefined && /[.eE]/.test(literal)) found.push(literal);
   }
