@@ -6,6 +6,19 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/**
+ * Another build of the project to time in the same rounds (DS_ROLLOUT_BENCH_BASELINE: a checkout with `npm run build`
+ * done, e.g. a `git worktree` of an older commit): same-minute figures of two versions on a shared machine.
+ */
+export function baselineCheckout(): string | undefined {
+  return process.env['DS_ROLLOUT_BENCH_BASELINE'] || undefined;
+}
+
+/** `(goal 1.2x: ok)` or `(goal 1.2x: OVER)`: a ratio beside its goal. */
+export function verdict(ratio: number, goal: number): string {
+  return `(goal ${goal}x: ${ratio <= goal ? 'ok' : 'OVER'})`;
+}
+
 export function report(line: string): void {
   process.stdout.write(`${line}\n`);
 }

@@ -31,19 +31,34 @@ const inkWithoutDevtools = {
   },
 };
 
-/** A plugin that replaces `from` with `to` in the module `filter` matches; the build fails once `from` is gone. */
-function rewriteSource(name, filter, from, to) {
+/** A plugin that makes each [from, to] replacement in the module `filter` matches; the build fails once a `from` is gone. */
+function rewriteSource(name, filter, ...replacements) {
   return {
     name,
     setup(esbuild) {
       esbuild.onLoad({filter}, ({path}) => {
-        const source = readFileSync(path, 'utf8');
-        const rewritten = source.replace(from, to);
-        if (rewritten === source) throw new Error(`${name}: ${JSON.stringify(from)} is no longer in ${path}`);
-        return {contents: rewritten, loader: 'js'};
+        let source = readFileSync(path, 'utf8');
+        for (const [from, to] of replacements) {
+          if (!source.includes(from)) throw new Error(`${name}: ${JSON.stringify(from)} is no longer in ${path}`);
+          source = source.replace(from, to);
+        }
+        return {contents: source, loader: 'js'};
       });
     },
   };
+}
+
+/**
+ * A require of one of Node's modules, made when a property of it is first read. oclif requires three at import
+ * that only some runs use: child_process (the Windows shell's name), readline (a flag read from piped stdin) and
+ * perf_hooks (oclif's own debug timings). Each costs Node some of its internal modules to compile before --help
+ * prints; required on first use instead, they cost nothing to a run that does not use them.
+ */
+function lazyRequire(variable, module) {
+  return [
+    `const ${variable} = require("${module}");`,
+    `let ${variable}_loaded; const ${variable} = new Proxy({}, {get: (_, key) => (${variable}_loaded ??= require("${module}"))[key]});`,
+  ];
 }
 
 // oclif asks whether it runs under WSL with a dynamic import, at every start: one more file to load, after the
@@ -51,19 +66,17 @@ function rewriteSource(name, filter, from, to) {
 const oclifWslStatic = rewriteSource(
   'oclif-wsl-static',
   /[\\/]@oclif[\\/]core[\\/]lib[\\/]util[\\/]os\.js$/,
-  "(await import('wsl-utils')).isWsl",
-  "require('is-wsl').default",
+  ["(await import('wsl-utils')).isWsl", "require('is-wsl').default"],
+  lazyRequire('node_child_process_1', 'node:child_process'),
 );
 
 // oclif sorts the command list with localeCompare at every start, and the first localeCompare of a process loads
 // ICU's collation (~7 ms, a tenth of Node's own start-up). Command ids are lower-case ASCII words and colons, which
 // code point order sorts the same way.
-const oclifSortWithoutIcu = rewriteSource(
-  'oclif-sort-without-icu',
-  /[\\/]@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin\.js$/,
+const oclifSortWithoutIcu = rewriteSource('oclif-sort-without-icu', /[\\/]@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin\.js$/, [
   '.sort((a, b) => a.id.localeCompare(b.id))',
   '.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))',
-);
+]);
 
 // oclif's help measures every word it wraps with string-width 4, which runs a large emoji regular expression over
 // each one. Printable ASCII (no escape sequence, no control character, no emoji) is one column a character: the
@@ -119,6 +132,17 @@ export * from './generated/YGEnums.js';
   },
 };
 
+const oclifParseLazyReadline = rewriteSource(
+  'oclif-parse-lazy-readline',
+  /[\\/]@oclif[\\/]core[\\/]lib[\\/]parser[\\/]parse\.js$/,
+  lazyRequire('node_readline_1', 'node:readline'),
+);
+const oclifLazyPerfHooks = rewriteSource(
+  'oclif-lazy-perf-hooks',
+  /[\\/]@oclif[\\/]core[\\/]lib[\\/]performance\.js$/,
+  lazyRequire('node_perf_hooks_1', 'node:perf_hooks'),
+);
+
 // The single executable's require() loads only Node's built-ins, and warns on the first try at anything else.
 // The optional modules that dependencies probe for in try/catch (oclif: typescript, for development only; ws:
 // native speed-ups; node-fetch: encoding) are absent from it on purpose: they fail here the way a missing package fails.
@@ -170,6 +194,18 @@ const clientNodeWithoutSideEffects = {
   },
 };
 
+// The rewrites both bundles share.
+const shared = [
+  clientNodeWithoutSideEffects,
+  inkWithoutDevtools,
+  oclifUnusedLeftOut,
+  oclifWslStatic,
+  oclifSortWithoutIcu,
+  stringWidthAsciiFirst,
+  oclifParseLazyReadline,
+  oclifLazyPerfHooks,
+];
+
 const common = {
   // Less to parse at every start. Identifiers are not shortened: errors are named after their classes, and
   // esbuild's keepNames would instead wrap every inner function in a call that names it, each time it is created.
@@ -203,7 +239,7 @@ if (!sea) {
     chunkNames: 'chunks/[name]-[hash]',
     format: 'esm',
     splitting: true,
-    plugins: [clientNodeWithoutSideEffects, inkWithoutDevtools, oclifUnusedLeftOut, oclifWslStatic, oclifSortWithoutIcu, stringWidthAsciiFirst],
+    plugins: shared,
     // client-node's CommonJS dependencies `require()` Node's built-ins, which ESM has no `require` for.
     banner: {js: "import {createRequire as __dsCreateRequire} from 'node:module'; const require = __dsCreateRequire(import.meta.url);"},
   });
@@ -218,15 +254,6 @@ if (sea) {
     outfile: 'dist-sea/main.cjs',
     format: 'cjs',
     external: [],
-    plugins: [
-      clientNodeWithoutSideEffects,
-      inkWithoutDevtools,
-      oclifUnusedLeftOut,
-      oclifWslStatic,
-      oclifSortWithoutIcu,
-      stringWidthAsciiFirst,
-      yogaWithoutAwait,
-      optionalModulesAbsent,
-    ],
+    plugins: [...shared, yogaWithoutAwait, optionalModulesAbsent],
   });
 }
