@@ -178,6 +178,7 @@ export {
   gatedRecordBody,
   gatedRecordOf,
   judgeGate,
+  LOST_READY,
   planGatedStages,
   type StrategyPath,
   type StrategyProblem,
