@@ -3,6 +3,8 @@
 # TLS and RBAC. Usage: up.sh STATE_DIR [BIN_DIR]. Writes STATE_DIR/kubeconfig with contexts
 # `admin` (client certificate in system:masters, current), `viewer` (token, read-only) and `nobody`
 # (token, no rights), and STATE_DIR/pids (what down.sh stops). Prints the kubeconfig path.
+# NODE_MONITOR_GRACE_PERIOD (default 40s, upstream's): how long a node may go without renewing its
+# Lease before the node lifecycle controller marks it Ready=Unknown and taints it unreachable.
 set -euo pipefail
 STATE=$(mkdir -p "$1" && cd "$1" && pwd)
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -82,10 +84,18 @@ for i in $(seq 1 120); do
 done
 k get --raw /readyz >/dev/null
 log "kube-controller-manager on $KCM_PORT, kube-scheduler on $SCHED_PORT"
+# The node lifecycle controller (pkg/controller/nodelifecycle) looks at every node each --node-monitor-period
+# (5s) and takes one whose Lease and Ready heartbeat are both older than --node-monitor-grace-period as
+# Ready=Unknown, then taints it node.kubernetes.io/unreachable. Upstream's 40s makes the node gate's e2e wait
+# 40-45s for a node its kubelet stopped reporting; a suite that breaks a node sets a shorter grace period
+# (and its kubelet agent renews the Leases as often, a quarter of it, as a kubelet does), while the others
+# keep 40s: a controller that a test freezes (SIGSTOP) would otherwise find every Lease old when it wakes.
+# (--pod-eviction-timeout only applies without taint-based eviction, on by default in 1.20.)
 start kube-controller-manager "$BIN/kube-controller-manager" --kubeconfig "$KC" \
   --authentication-kubeconfig "$KC" --authorization-kubeconfig "$KC" --leader-elect=false \
   --port 0 --bind-address 127.0.0.1 --secure-port "$KCM_PORT" --cert-dir "$STATE/pki" \
-  --service-account-private-key-file pki/sa.key --root-ca-file pki/ca.crt --controllers '*'
+  --service-account-private-key-file pki/sa.key --root-ca-file pki/ca.crt --controllers '*' \
+  --node-monitor-grace-period "${NODE_MONITOR_GRACE_PERIOD:-40s}"
 start kube-scheduler "$BIN/kube-scheduler" --kubeconfig "$KC" \
   --authentication-kubeconfig "$KC" --authorization-kubeconfig "$KC" --leader-elect=false \
   --port 0 --bind-address 127.0.0.1 --secure-port "$SCHED_PORT" --cert-dir "$STATE/pki"

@@ -385,3 +385,10 @@ export const optionalDaemonSetArg = Args.string({
   parse: async (input) => parseDaemonSetName(input),
 });
 Object.assign(optionalDaemonSetArg, {daemonSetName: true} satisfies DaemonSetArgMark);
+
+/** How the simulated kubelets fail pods (`sim start`, `sim kubelets`): services/sim.ts failureRules reads them. */
+export const failureFlags = {
+  'fail-image': Flags.string({summary: 'Pods whose image contains this text fail.', helpValue: 'TEXT'}),
+  'fail-node': Flags.string({summary: 'Pods on this node fail to start.', helpValue: 'NODE'}),
+  'fail-mode': Flags.string({summary: 'crash, image-pull, never-ready, errors, node modes.', default: 'crash', helpValue: 'MODE'}),
+};

@@ -307,6 +307,9 @@ export interface GateVerdict {
   readonly seenReady: readonly string[];
 }
 
+/** The pod gate's reason for a new pod that was Ready and is not any more. */
+export const LOST_READY = 'lost Ready after being Ready';
+
 const FAILING_WAITS: ReadonlySet<string> = new Set(['CrashLoopBackOff', 'ImagePullBackOff', 'ErrImagePull']);
 
 /**
@@ -333,7 +336,7 @@ export function judgeGate(input: GateInput): GateVerdict {
     const fail = (reason: string) => failures.push({pod: pod.metadata.name, node: node.node, reason});
     if (waiting) fail(restarts > 0 ? `${waiting} (${restarts} restarts)` : waiting);
     else if (restarts > input.maxRestarts) fail(`${restarts} container restarts (--max-restarts ${input.maxRestarts})`);
-    else if (!ready && seen.has(uid)) fail('lost Ready after being Ready');
+    else if (!ready && seen.has(uid)) fail(LOST_READY);
     else if (!ready && Number.isFinite(created) && input.now - created > input.progressDeadlineMs) {
       const phase = pod.status?.phase === 'Pending' || pod.status?.phase === undefined ? 'Pending' : 'not Ready';
       fail(`${phase} past the progress deadline`);

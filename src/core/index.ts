@@ -163,6 +163,7 @@ export {
   gatedRecordBody,
   gatedRecordOf,
   judgeGate,
+  LOST_READY,
   planGatedStages,
   strategyFromDocument,
   strategyLine,

@@ -39,6 +39,7 @@ import {
   gatedRecordBody,
   gatedRecordOf,
   judgeGate,
+  LOST_READY,
   judgeNeighbourGate,
   judgeNodeGate,
   neighbourBaselineOf,
@@ -551,12 +552,14 @@ class GatedRollout {
   }
 
   /**
-   * Neighbours alone failed the stage: their watch runs apart from the nodes', so a node that turned NotReady (its
-   * pods marked not Ready after it) may not show yet. One fresh read of the cluster names the node's trouble
-   * first, when there is one: the node gate's failure is the cause, the neighbours' the effect.
+   * Neighbours, or new pods that lost Ready, alone failed the stage: a node that turned NotReady or Unknown marks
+   * its pods not Ready after it (the node lifecycle controller does), and the neighbours' watch runs apart from the
+   * nodes', so the node's own change may not show yet. One fresh read of the cluster names the node's trouble
+   * first, when there is one: the node gate's failure is the cause, the pods' the effect.
    */
   private async withNodeTrouble(stage: GatedStage, failures: readonly GateFailure[]): Promise<readonly GateFailure[]> {
-    if (!failures.every((f) => f.gate === 'neighbour')) return failures;
+    const effect = (f: GateFailure) => f.gate === 'neighbour' || ((f.gate ?? 'pod') === 'pod' && f.reason === LOST_READY);
+    if (!failures.every(effect)) return failures;
     const state = await this.session.source.readState(this.ref);
     const troubledBefore = this.baseline?.troubled ?? new Set<string>();
     const node = judgeNodeGate({state, ...(stage.nodes ? {nodes: stage.nodes} : {}), now: this.clock.now(), troubledBefore});

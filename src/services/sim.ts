@@ -13,6 +13,7 @@ import {
   startSimulatedCluster,
   StatusError,
   type FailureMode,
+  type FailureRule,
   type ScenarioName,
   type SimulatedCluster,
 } from '../sim/index.js';
@@ -48,6 +49,15 @@ export interface RunningSim {
 
 const FAILURE_MODES: readonly FailureMode[] = ['crash', 'image-pull', 'never-ready', 'errors', 'node-not-ready', 'network-unavailable', 'break-neighbours'];
 
+/** The failure rule of --fail-image, --fail-node and --fail-mode (default crash), as `sim start` and `sim kubelets` take them. */
+export function failureRules(options: Pick<SimStartOptions, 'failImage' | 'failNode' | 'failMode'>): FailureRule[] {
+  const mode = (options.failMode ?? 'crash') as FailureMode;
+  if (!FAILURE_MODES.includes(mode)) throw new InputError(`invalid --fail-mode "${options.failMode}" (have: ${FAILURE_MODES.join(', ')})`);
+  return options.failImage !== undefined || options.failNode !== undefined
+    ? [{...(options.failImage !== undefined ? {image: options.failImage} : {}), ...(options.failNode !== undefined ? {node: options.failNode} : {}), mode}]
+    : [];
+}
+
 export async function startSim(options: SimStartOptions): Promise<RunningSim> {
   if (!(SCENARIOS as readonly string[]).includes(options.scenario)) {
     throw new InputError(`unknown scenario "${options.scenario}" (have: ${SCENARIOS.join(', ')})`);
@@ -58,12 +68,7 @@ export async function startSim(options: SimStartOptions): Promise<RunningSim> {
   }
   if (options.snapshot !== undefined && options.nodes !== undefined)
     throw new UsageError('--nodes and --snapshot cannot be combined: the snapshot has its own nodes');
-  const mode = (options.failMode ?? 'crash') as FailureMode;
-  if (!FAILURE_MODES.includes(mode)) throw new InputError(`invalid --fail-mode "${options.failMode}" (have: ${FAILURE_MODES.join(', ')})`);
-  const failures =
-    options.failImage !== undefined || options.failNode !== undefined
-      ? [{...(options.failImage !== undefined ? {image: options.failImage} : {}), ...(options.failNode !== undefined ? {node: options.failNode} : {}), mode}]
-      : [];
+  const failures = failureRules(options);
 
   let images: ExecImage[];
   try {

@@ -1,12 +1,29 @@
 // The simulated kubelets as an agent against any API server over HTTP (a real kube-apiserver has no
 // kubelets of its own): registers nodes, renews their leases in kube-node-lease, runs pods the
 // scheduler bound to them to Running and Ready after a delay, finishes graceful deletions, and fails
-// pods by the same rules as the in-process kubelets (failureFor/startedPodStatus, one model).
+// pods by the same rules as the in-process kubelets (failureFor/startedPodStatus, one model). A pod of a
+// node-breaking failure mode is Ready and breaks its node until it is deleted, as in the simulated cluster:
+// `node-not-ready` stops the node's lease renewals, so the cluster's node lifecycle controller marks it Unknown
+// and taints it unreachable; `network-unavailable` reports NetworkUnavailable=True (the controller adds the
+// taint); `break-neighbours` makes the other workloads' pods on the node lose Ready and restart.
 // A test can hold pod transitions and release them one step at a time, so that each controller sync
 // starts from a state that holds still.
 import type {CoordinationV1Api, CoreV1Api, KubeConfig, V1Pod} from '@kubernetes/client-node';
 import type {Pod} from '../core/index.js';
-import {exitedPodStatus, failureFor, podCondition, podProblemState, startedPodStatus, type FailureRule} from './kubelet.js';
+import {
+  breaksNeighbour,
+  brokenNeighbourStatus,
+  exitedPodStatus,
+  failureFor,
+  networkCondition,
+  nodeBreakingMode,
+  type NodeBreakingMode,
+  podCondition,
+  podProblemState,
+  startedPodStatus,
+  startFailure,
+  type FailureRule,
+} from './kubelet.js';
 import {type ExecImage, type ExecPod, ExecRunner, type RunningProcess} from './exec-image.js';
 
 export interface KubeletAgentOptions {
@@ -18,6 +35,11 @@ export interface KubeletAgentOptions {
   /** How often pods are listed (default 250 ms). */
   readonly pollMs?: number;
   readonly failures?: readonly FailureRule[];
+  /**
+   * The nodes' Lease duration (default 40 s, the kubelet's); they are renewed every quarter of it, as the kubelet
+   * does. A control plane whose --node-monitor-grace-period is shorter than 40 s wants it as short.
+   */
+  readonly leaseDurationSeconds?: number;
   readonly labels?: Readonly<Record<string, string>>;
   /** Called with an error of a background renewal or pod transition (the agent keeps going). */
   readonly onError?: (error: unknown) => void;
@@ -54,6 +76,8 @@ export class KubeletAgent {
   private lastError: unknown;
   private leases = true;
   private exec: ExecRunner | undefined;
+  /** Pods breaking their node (by uid): what they broke, undone once they are deleted or gone. */
+  private readonly breakers = new Map<string, {readonly node: string; readonly mode: NodeBreakingMode; readonly neighbours: V1Pod[]}>();
 
   constructor(
     private readonly kubeConfig: KubeConfig,
@@ -89,7 +113,7 @@ export class KubeletAgent {
     }
     for (const name of this.options.nodes) await this.registerNode(name);
     await this.renewLeases();
-    this.leaseTimer = setInterval(() => void this.renewLeases().catch((e) => this.failed(e)), 10_000);
+    this.leaseTimer = setInterval(() => void this.renewLeases().catch((e) => this.failed(e)), this.leaseDurationSeconds() * 250);
     this.timer = setInterval(() => void this.tick().catch((e) => this.failed(e)), this.options.pollMs ?? 250);
   }
 
@@ -134,7 +158,10 @@ export class KubeletAgent {
 
   /** What would happen now if released (read fresh from the server). */
   async due(): Promise<PendingTransition[]> {
-    const pods = await this.listPods();
+    return this.transitions(await this.listPods());
+  }
+
+  private transitions(pods: readonly V1Pod[]): PendingTransition[] {
     return pods.flatMap((pod) => {
       const t = this.transitionFor(pod);
       return t ? [t] : [];
@@ -157,6 +184,15 @@ export class KubeletAgent {
     return this.lastError;
   }
 
+  private leaseDurationSeconds(): number {
+    return this.options.leaseDurationSeconds ?? 40;
+  }
+
+  /** A node whose kubelet stopped reporting (a `node-not-ready` pod runs there): no lease renewal, no status. */
+  private silenced(node: string): boolean {
+    return [...this.breakers.values()].some((b) => b.node === node && b.mode === 'node-not-ready');
+  }
+
   private async registerNode(name: string): Promise<void> {
     const body = {
       apiVersion: 'v1',
@@ -172,11 +208,11 @@ export class KubeletAgent {
     await this.postNodeStatus(name);
   }
 
-  private async postNodeStatus(name: string): Promise<void> {
+  private async postNodeStatus(name: string, network?: boolean): Promise<void> {
     // The node lifecycle controller writes the same object (taints, annotations): retry on conflict.
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.replaceNodeStatus(name);
+        await this.replaceNodeStatus(name, network);
         return;
       } catch (error) {
         if ((error as {code?: number}).code !== 409 || attempt >= 10) throw error;
@@ -184,7 +220,7 @@ export class KubeletAgent {
     }
   }
 
-  private async replaceNodeStatus(name: string): Promise<void> {
+  private async replaceNodeStatus(name: string, network: boolean | undefined): Promise<void> {
     const node = await this.core.readNodeStatus({name});
     const now = new Date();
     node.status = {
@@ -193,6 +229,8 @@ export class KubeletAgent {
       allocatable: {cpu: '4', memory: '8Gi', pods: '110'},
       conditions: [
         {type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: now, lastTransitionTime: now},
+        // Reported only while a pod breaks it, and once after (its network back).
+        ...(network === undefined ? [] : [{...networkCondition(network), lastHeartbeatTime: now, lastTransitionTime: now}]),
       ],
       addresses: [
         {type: 'InternalIP', address: '127.0.0.1'},
@@ -215,28 +253,31 @@ export class KubeletAgent {
   }
 
   private async renewLeases(): Promise<void> {
-    if (!this.leases) return;
-    const namespace = 'kube-node-lease';
     for (const name of this.options.nodes) {
-      const spec = {holderIdentity: name, leaseDurationSeconds: 40, renewTime: new MicroTime()};
+      if (!this.leases) return;
+      if (!this.silenced(name)) await this.renewLease(name);
+    }
+  }
+
+  private async renewLease(name: string): Promise<void> {
+    const namespace = 'kube-node-lease';
+    const spec = {holderIdentity: name, leaseDurationSeconds: this.leaseDurationSeconds(), renewTime: new MicroTime()};
+    try {
+      const lease = await this.coordination.readNamespacedLease({name, namespace});
+      const acquired = lease.spec?.acquireTime;
+      lease.spec = {...lease.spec, ...spec, ...(acquired ? {acquireTime: new MicroTime(acquired)} : {})};
+      await this.coordination.replaceNamespacedLease({name, namespace, body: lease});
+    } catch (error) {
+      if ((error as {code?: number}).code !== 404) throw error;
       try {
-        const lease = await this.coordination.readNamespacedLease({name, namespace});
-        const acquired = lease.spec?.acquireTime;
-        lease.spec = {...lease.spec, ...spec, ...(acquired ? {acquireTime: new MicroTime(acquired)} : {})};
-        await this.coordination.replaceNamespacedLease({name, namespace, body: lease});
-      } catch (error) {
-        if ((error as {code?: number}).code !== 404) throw error;
-        try {
-          await this.coordination.createNamespacedLease({
-            namespace,
-            body: {apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: {name, namespace}, spec},
-          });
-        } catch (createError) {
-          // A server without the Lease API (the simulated cluster): node status alone says the node is alive.
-          if ((createError as {code?: number}).code !== 404) throw createError;
-          this.leases = false;
-          return;
-        }
+        await this.coordination.createNamespacedLease({
+          namespace,
+          body: {apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: {name, namespace}, spec},
+        });
+      } catch (createError) {
+        // A server without the Lease API (the simulated cluster): node status alone says the node is alive.
+        if ((createError as {code?: number}).code !== 404) throw createError;
+        this.leases = false;
       }
     }
   }
@@ -267,9 +308,13 @@ export class KubeletAgent {
     this.running = true;
     try {
       const now = Date.now();
-      const due = await this.due();
-      const live = new Set(due.map((t) => `${t.kind}/${t.uid}`));
-      for (const key of this.dueSince.keys()) if (!live.has(key)) this.dueSince.delete(key);
+      const pods = await this.listPods();
+      // A breaking pod being deleted, or gone, no longer breaks its node (held or not: it is not a pod transition).
+      const live = new Set(pods.filter((p) => !p.metadata?.deletionTimestamp).map((p) => p.metadata?.uid));
+      for (const uid of [...this.breakers.keys()]) if (!live.has(uid)) await this.repairNode(uid);
+      const due = this.transitions(pods);
+      const dueNow = new Set(due.map((t) => `${t.kind}/${t.uid}`));
+      for (const key of this.dueSince.keys()) if (!dueNow.has(key)) this.dueSince.delete(key);
       this.pending = due;
       if (this.held) return;
       for (const t of due) {
@@ -281,6 +326,56 @@ export class KubeletAgent {
       }
     } finally {
       this.running = false;
+    }
+  }
+
+  /** A Ready pod that breaks its node (a bad node agent): the node, or the other pods on it, go bad. */
+  private async breakNode(pod: V1Pod, node: string, mode: NodeBreakingMode): Promise<void> {
+    const neighbours: V1Pod[] = [];
+    this.breakers.set(pod.metadata?.uid ?? '', {node, mode, neighbours});
+    if (mode === 'network-unavailable') await this.postNodeStatus(node, true);
+    if (mode !== 'break-neighbours') return;
+    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    for (const other of await this.listPods()) {
+      if (other.spec?.nodeName !== node || !breaksNeighbour(pod as unknown as Pod, other as unknown as Pod)) continue;
+      neighbours.push(other);
+      await this.patchPodStatus(other, (status) => brokenNeighbourStatus(status, now));
+    }
+  }
+
+  /** The breaking pod is gone: its node recovers (status and lease posted at once), the pods it broke are Ready again. */
+  private async repairNode(uid: string): Promise<void> {
+    const broken = this.breakers.get(uid);
+    if (!broken) return;
+    this.breakers.delete(uid);
+    if (broken.mode === 'node-not-ready' && !this.silenced(broken.node)) {
+      await this.postNodeStatus(broken.node);
+      if (this.leases) await this.renewLease(broken.node);
+    } else if (broken.mode === 'network-unavailable') {
+      await this.postNodeStatus(broken.node, false);
+    } else {
+      const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+      for (const other of broken.neighbours) await this.patchPodStatus(other, (status) => readyAgainStatus(status, now));
+    }
+  }
+
+  /** Replaces a pod's status with `change` of the current one (the same pod by uid; gone: nothing). */
+  private async patchPodStatus(pod: V1Pod, change: (status: unknown) => Record<string, unknown>): Promise<void> {
+    const name = pod.metadata?.name ?? '';
+    const namespace = pod.metadata?.namespace ?? 'default';
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const current = await this.core.readNamespacedPodStatus({name, namespace});
+        if (current.metadata?.uid !== pod.metadata?.uid || current.metadata?.deletionTimestamp) return;
+        // As JSON (times as the strings client-node sends as they are), changed, sent back whole.
+        current.status = change(JSON.parse(JSON.stringify(current.status ?? {}))) as V1Pod['status'];
+        await this.core.replaceNamespacedPodStatus({name, namespace, body: current});
+        return;
+      } catch (error) {
+        const code = (error as {code?: number}).code;
+        if (code === 404) return;
+        if (code !== 409 || attempt >= 10) throw error;
+      }
     }
   }
 
@@ -298,13 +393,12 @@ export class KubeletAgent {
       }
       const pod = await this.core.readNamespacedPodStatus({name: t.name, namespace: t.namespace});
       if (pod.metadata?.uid !== t.uid || pod.metadata?.deletionTimestamp) return;
-      const started = startedPodStatus(
-        pod as unknown as Pod,
-        failureFor(this.options.failures ?? [], pod as unknown as Pod),
-        new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-      );
+      const failure = failureFor(this.options.failures ?? [], pod as unknown as Pod);
+      const started = startedPodStatus(pod as unknown as Pod, startFailure(failure), new Date().toISOString().replace(/\.\d+Z$/, 'Z'));
       pod.status = {...pod.status, ...(withDates(started) as V1Pod['status'])};
       await this.core.replaceNamespacedPodStatus({name: t.name, namespace: t.namespace, body: pod});
+      const breaking = nodeBreakingMode(failure);
+      if (breaking) await this.breakNode(pod, t.node, breaking);
       // Running first, then the process: its exit (however soon) is the last status written.
       const exec = this.exec?.imageFor((pod.spec?.containers ?? []).map((c) => c.image));
       if (exec && !this.exec!.has(t.uid)) {
@@ -328,6 +422,20 @@ export class KubeletAgent {
       if (code !== 404 && code !== 409) throw error;
     }
   }
+}
+
+/** A neighbour a breaking pod broke, its node whole again: Ready, its containers ready. */
+function readyAgainStatus(status: unknown, now: string): Record<string, unknown> {
+  const s = (status ?? {}) as {conditions?: {type: string}[]; containerStatuses?: {ready?: boolean}[]};
+  return {
+    ...s,
+    conditions: [
+      ...(s.conditions ?? []).filter((c) => c.type !== 'Ready' && c.type !== 'ContainersReady'),
+      {type: 'ContainersReady', status: 'True', lastTransitionTime: now},
+      {type: 'Ready', status: 'True', lastTransitionTime: now},
+    ],
+    containerStatuses: (s.containerStatuses ?? []).map((c) => ({...c, ready: true})),
+  };
 }
 
 const TIME_FIELDS = new Set(['lastTransitionTime', 'startTime', 'startedAt', 'lastProbeTime']);

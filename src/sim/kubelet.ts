@@ -21,6 +21,23 @@ export type FailureMode = 'crash' | 'image-pull' | 'never-ready' | 'errors' | No
 export type NodeBreakingMode = 'node-not-ready' | 'network-unavailable' | 'break-neighbours';
 const NODE_BREAKING: ReadonlySet<string> = new Set<NodeBreakingMode>(['node-not-ready', 'network-unavailable', 'break-neighbours']);
 
+/** How a pod of `failure` breaks its node, when it does (its own pod is then Ready). */
+export function nodeBreakingMode(failure: FailureMode | undefined): NodeBreakingMode | undefined {
+  return failure !== undefined && NODE_BREAKING.has(failure) ? (failure as NodeBreakingMode) : undefined;
+}
+
+/** The failure a pod of `failure` starts with (startedPodStatus): none for `errors` and the node-breaking modes, Ready like a healthy pod. */
+export function startFailure(failure: FailureMode | undefined): FailureMode | undefined {
+  return failure === 'errors' || nodeBreakingMode(failure) !== undefined ? undefined : failure;
+}
+
+/** The condition the network plugin reports on a node, and whether the network is unavailable. */
+export function networkCondition(unavailable: boolean): Omit<NodeCondition, 'lastTransitionTime'> {
+  return unavailable
+    ? {type: 'NetworkUnavailable', status: 'True', reason: 'NoRouteCreated', message: 'the network plugin is not ready'}
+    : {type: 'NetworkUnavailable', status: 'False', reason: 'RouteCreated', message: 'the network plugin is ready'};
+}
+
 export const NETWORK_UNAVAILABLE_TAINT: Taint = {key: 'node.kubernetes.io/network-unavailable', effect: 'NoSchedule'};
 
 export interface FailureRule {
@@ -261,9 +278,8 @@ export class SimulatedKubelets {
     const image = exec?.imageFor(pod.spec.containers.map((c) => c.image));
     const startedAt = formatTimestamp(this.clock.now());
     const failure = image ? undefined : failureFor(this.failures, pod);
-    const breaking = failure !== undefined && NODE_BREAKING.has(failure) ? (failure as NodeBreakingMode) : undefined;
-    // An `errors` pod, like a node-breaking one, starts and is Ready like a healthy one.
-    const started = startedPodStatus(pod, breaking || failure === 'errors' ? undefined : failure, startedAt);
+    const breaking = nodeBreakingMode(failure);
+    const started = startedPodStatus(pod, startFailure(failure), startedAt);
     this.tryWrite(() => this.store.patchStatus('pods', namespace, name, (status) => ({...((status ?? {}) as object), ...started})));
     if (breaking && pod.spec.nodeName) this.breakNode(pod, pod.spec.nodeName, breaking);
     if (exec === undefined || image === undefined || exec.has(uid)) return;
@@ -289,25 +305,12 @@ export class SimulatedKubelets {
     if (mode === 'node-not-ready') this.tryWrite(() => this.setNodeReady(node, false));
     else if (mode === 'network-unavailable') this.tryWrite(() => this.setNetworkUnavailable(node, true));
     else {
-      const owner = pod.metadata.ownerReferences?.find((o) => o.controller)?.uid;
       for (const other of this.store.podsOnNode(node)) {
-        if (other.metadata.uid === pod.metadata.uid || other.metadata.deletionTimestamp) continue;
-        if (owner !== undefined && other.metadata.ownerReferences?.some((o) => o.uid === owner)) continue;
-        if (other.status?.phase !== 'Running') continue;
+        if (!breaksNeighbour(pod, other)) continue;
         this.tryWrite(() =>
-          this.store.patchStatus('pods', other.metadata.namespace, other.metadata.name, (status) => {
-            const s = (status ?? {}) as {conditions?: PodCondition[]; containerStatuses?: {restartCount?: number; ready?: boolean}[]};
-            const now = formatTimestamp(this.clock.now());
-            return {
-              ...s,
-              conditions: [
-                ...(s.conditions ?? []).filter((c) => c.type !== 'Ready' && c.type !== 'ContainersReady'),
-                {type: 'ContainersReady', status: 'False', reason: 'ContainersNotReady', lastTransitionTime: now},
-                {type: 'Ready', status: 'False', reason: 'ContainersNotReady', lastTransitionTime: now},
-              ],
-              containerStatuses: (s.containerStatuses ?? []).map((c) => ({...c, ready: false, restartCount: (c.restartCount ?? 0) + 1})),
-            };
-          }),
+          this.store.patchStatus('pods', other.metadata.namespace, other.metadata.name, (status) =>
+            brokenNeighbourStatus(status, formatTimestamp(this.clock.now())),
+          ),
         );
       }
     }
@@ -346,12 +349,7 @@ export class SimulatedKubelets {
 
   /** What the network plugin would report: NetworkUnavailable, and the taint that goes with it. */
   setNetworkUnavailable(name: string, unavailable: boolean): void {
-    this.setNodeCondition(
-      name,
-      unavailable
-        ? {type: 'NetworkUnavailable', status: 'True', reason: 'NoRouteCreated', message: 'the network plugin is not ready'}
-        : {type: 'NetworkUnavailable', status: 'False', reason: 'RouteCreated', message: 'the network plugin is ready'},
-    );
+    this.setNodeCondition(name, networkCondition(unavailable));
     this.store.modify('nodes', undefined, name, (n) => {
       const node = n as Node;
       const taints = (node.spec?.taints ?? []).filter((t) => t.key !== NETWORK_UNAVAILABLE_TAINT.key);
@@ -409,6 +407,27 @@ export class SimulatedKubelets {
       if (!isNotFound(error) && !isConflict(error)) throw error;
     }
   }
+}
+
+/** Whether a neighbour-breaking `pod` breaks `other`: another running pod on its node, not of its own workload. */
+export function breaksNeighbour(pod: Pod, other: Pod): boolean {
+  if (other.metadata.uid === pod.metadata.uid || other.metadata.deletionTimestamp || other.status?.phase !== 'Running') return false;
+  const owner = pod.metadata.ownerReferences?.find((o) => o.controller)?.uid;
+  return !(owner !== undefined && other.metadata.ownerReferences?.some((o) => o.uid === owner));
+}
+
+/** A broken neighbour's status, merged from its `status`: not Ready, each container restarted once more. */
+export function brokenNeighbourStatus(status: unknown, now: string): Record<string, unknown> {
+  const s = (status ?? {}) as {conditions?: PodCondition[]; containerStatuses?: {restartCount?: number; ready?: boolean}[]};
+  return {
+    ...s,
+    conditions: [
+      ...(s.conditions ?? []).filter((c) => c.type !== 'Ready' && c.type !== 'ContainersReady'),
+      {type: 'ContainersReady', status: 'False', reason: 'ContainersNotReady', lastTransitionTime: now},
+      {type: 'Ready', status: 'False', reason: 'ContainersNotReady', lastTransitionTime: now},
+    ],
+    containerStatuses: (s.containerStatuses ?? []).map((c) => ({...c, ready: false, restartCount: (c.restartCount ?? 0) + 1})),
+  };
 }
 
 /** The first failure rule that matches the pod (node and image both, when given). */

@@ -46,6 +46,15 @@ describe('ds-rollout sim kubelets', () => {
     expect(r.stderr).toContain('--nodes must be at least 1');
   });
 
+  it('refuses an unknown --fail-mode with one line and exit 1, naming the modes', async () => {
+    const r = await runCli(['sim', 'kubelets', '--fail-image', 'bad', '--fail-mode', 'melt'], {bin: 'bin/kubectl-ds_rollout'});
+    expect({code: r.code, stdout: r.stdout, stderr: r.stderr}).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'error: invalid --fail-mode "melt" (have: crash, image-pull, never-ready, errors, node-not-ready, network-unavailable, break-neighbours)\n',
+    });
+  });
+
   it('refuses an --exec-image without a command with one line and exit 1', async () => {
     const r = await runCli(['sim', 'kubelets', '--exec-image', 'ds-rollout:e2e'], {bin: 'bin/kubectl-ds_rollout'});
     expect({code: r.code, stdout: r.stdout, stderr: r.stderr}).toEqual({

@@ -39,7 +39,15 @@ export interface AuditEvent {
 }
 
 export async function startControlPlane(
-  agentOptions: Omit<KubeletAgentOptions, 'nodes' | 'exec'> & {nodes: number; execImages?: readonly ExecImage[]},
+  agentOptions: Omit<KubeletAgentOptions, 'nodes' | 'exec' | 'leaseDurationSeconds'> & {
+    nodes: number;
+    execImages?: readonly ExecImage[];
+    /**
+     * kube-controller-manager's --node-monitor-grace-period, and the agent's Lease duration (renewed every quarter
+     * of it): how soon the node lifecycle controller takes a node that stopped reporting as Unknown. Default 40.
+     */
+    nodeGraceSeconds?: number;
+  },
 ): Promise<ControlPlane> {
   const bin = execFileSync(join(SCRIPTS, 'build.sh'), {encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit']})
     .trim()
@@ -53,14 +61,19 @@ export async function startControlPlane(
     rmSync(state, {recursive: true, force: true});
   };
   try {
-    const kubeconfig = execFileSync(join(SCRIPTS, 'up.sh'), [state, bin], {encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit']})
+    const {execImages, nodeGraceSeconds, ...kubeletOptions} = agentOptions;
+    const grace = nodeGraceSeconds === undefined ? {} : {NODE_MONITOR_GRACE_PERIOD: `${nodeGraceSeconds}s`};
+    const kubeconfig = execFileSync(join(SCRIPTS, 'up.sh'), [state, bin], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: {...process.env, ...grace},
+    })
       .trim()
       .split('\n')
       .at(-1)!;
     const kc = new KubeConfig();
     kc.loadFromFile(kubeconfig);
     const nodes = Array.from({length: agentOptions.nodes}, (_, i) => `node-${String(i + 1).padStart(2, '0')}`);
-    const {execImages, ...kubeletOptions} = agentOptions;
     // Pods of these images run as local processes that reach the API server as pods do (sim kubelets --exec-image).
     const server = new URL(kc.getCurrentCluster()!.server);
     const exec = execImages
@@ -72,7 +85,12 @@ export async function startControlPlane(
           dir: join(state, 'exec'),
         }
       : undefined;
-    agent = new KubeletAgent(kc, {...kubeletOptions, nodes, ...(exec ? {exec} : {})});
+    agent = new KubeletAgent(kc, {
+      ...kubeletOptions,
+      nodes,
+      ...(exec ? {exec} : {}),
+      ...(nodeGraceSeconds !== undefined ? {leaseDurationSeconds: nodeGraceSeconds} : {}),
+    });
     await agent.start();
     const env = {
       ...process.env,
@@ -134,6 +152,13 @@ spec:
       terminationGracePeriodSeconds: 30
       containers: [{name: agent, image: "${image}"}]
 `;
+}
+
+/** The node a daemon pod is for: its binding, or before the scheduler binds it, the DaemonSet controller's node affinity. */
+export function daemonPodNode(pod: V1Pod): string | undefined {
+  return (
+    pod.spec?.nodeName ?? pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms[0]?.matchFields?.[0]?.values?.[0]
+  );
 }
 
 export interface List<T> {

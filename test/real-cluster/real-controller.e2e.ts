@@ -11,6 +11,7 @@ import {
   agentManifest,
   applyAgent,
   budgetWitness,
+  daemonPodNode,
   eventually,
   kubectlJson,
   type List,
@@ -249,12 +250,7 @@ describe('on a real 1.20.2 control plane', () => {
     const nodesOn = async (suffix: string) =>
       (await json<List<V1Pod>>(['get', 'pods', '-l', 'app=agent'])).items
         .filter((p) => !p.metadata?.deletionTimestamp && p.spec?.containers[0]?.image?.endsWith(suffix))
-        // A pod not yet bound by the scheduler names its node in the affinity the DaemonSet controller gave it.
-        .map(
-          (p) =>
-            p.spec?.nodeName ??
-            p.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms[0]?.matchFields?.[0]?.values?.[0],
-        )
+        .map(daemonPodNode)
         .sort();
     expect((await cp.kubectl(['ds-rollout', 'pause', 'agent'])).code).toBe(0);
     expect((await cp.kubectl(['set', 'image', 'daemonset/agent', 'agent=registry.example/agent:broken'])).code).toBe(0);

@@ -2,13 +2,13 @@
 // kube-apiserver with no nodes of its own) until Ctrl-C.
 import * as Flags from '@oclif/core/flags';
 import {BaseCommand} from '../../../cli/base-command.js';
-import {connectionFlags, contextFlag, integerFlagDefaulting, kubeconfigFlag} from '../../../cli/flags.js';
+import {connectionFlags, contextFlag, failureFlags, integerFlagDefaulting, kubeconfigFlag} from '../../../cli/flags.js';
 import {InputError} from '../../../platform/errors.js';
 
 export default class SimKubelets extends BaseCommand {
   static override summary = 'Play the kubelets of N nodes against any API server, until Ctrl-C.';
 
-  static override description = `Registers nodes sim-node-1..N (Ready, with capacity), renews their leases, runs the pods bound to them to Running and Ready after a delay and finishes their graceful deletions. It binds nothing: the cluster's scheduler does. Pods whose image contains --fail-image crash. Pods of an --exec-image image run COMMAND here, with a service account token and in-cluster env; its exit is the container's.`;
+  static override description = `Registers nodes sim-node-1..N (Ready, with capacity), renews their leases, runs the pods bound to them to Running and Ready after a delay and finishes their graceful deletions. It binds nothing: the cluster's scheduler does. Pods whose image contains --fail-image (or on --fail-node) fail as --fail-mode says (crash by default; node-not-ready stops the node's lease renewals while the pod runs, so the cluster's node lifecycle controller marks the node Unknown and taints it). Pods of an --exec-image image run COMMAND here, with a service account token and in-cluster env; its exit is the container's.`;
 
   static override examples = [
     {
@@ -25,7 +25,7 @@ export default class SimKubelets extends BaseCommand {
     prefix: Flags.string({summary: 'Node name prefix.', default: 'sim-node-', helpValue: 'TEXT'}),
     'start-delay': integerFlagDefaulting('start-delay', {summary: 'Milliseconds from binding to Ready.', default: 1000, helpValue: 'MS', min: 0}),
     'stop-delay': integerFlagDefaulting('stop-delay', {summary: 'Milliseconds a deleted pod takes to stop.', default: 500, helpValue: 'MS', min: 0}),
-    'fail-image': Flags.string({summary: 'Pods whose image contains this text crash.', helpValue: 'TEXT'}),
+    ...failureFlags,
     'exec-image': Flags.string({
       summary: 'Pods of IMAGE run COMMAND here as their container. Repeatable.',
       helpValue: 'IMAGE=COMMAND',
@@ -41,6 +41,12 @@ export default class SimKubelets extends BaseCommand {
     const {TransportKubeConfig} = await import('../../../cluster/live/client-node.js');
     const {KubeletAgent} = await import('../../../sim/kubelet-agent.js');
     const {kubeconfigOptions} = await import('../../../cluster/open-source.js');
+    const {failureRules} = await import('../../../services/sim.js');
+    const failures = failureRules({
+      ...(flags['fail-image'] !== undefined ? {failImage: flags['fail-image']} : {}),
+      ...(flags['fail-node'] !== undefined ? {failNode: flags['fail-node']} : {}),
+      failMode: flags['fail-mode'],
+    });
     const resolved = resolveKubeconfig(kubeconfigOptions(flags));
     const nodes = Array.from({length: flags.nodes}, (_, i) => `${flags.prefix}${i + 1}`);
     let exec;
@@ -71,7 +77,7 @@ export default class SimKubelets extends BaseCommand {
       startDelayMs: flags['start-delay'],
       stopDelayMs: flags['stop-delay'],
       onError: (error) => this.logToStderr(`kubelets: ${String((error as Error).message ?? error).split('\n')[0]}`),
-      ...(flags['fail-image'] !== undefined ? {failures: [{image: flags['fail-image'], mode: 'crash' as const}]} : {}),
+      failures,
       ...(exec ? {exec} : {}),
     });
     this.log(`Playing the kubelets of ${nodes.length} nodes (${nodes[0]}..${nodes.at(-1)}) on ${resolved.server} (context ${resolved.context})`);

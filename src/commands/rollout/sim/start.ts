@@ -2,7 +2,7 @@
 // process of its own, returning once the API serves.
 import * as Flags from '@oclif/core/flags';
 import {BaseCommand} from '../../../cli/base-command.js';
-import {integerFlag} from '../../../cli/flags.js';
+import {failureFlags, integerFlag} from '../../../cli/flags.js';
 
 export default class SimStart extends BaseCommand {
   static override summary = 'Run a simulated cluster, in the foreground or detached.';
@@ -42,13 +42,7 @@ export default class SimStart extends BaseCommand {
     }),
     detach: Flags.boolean({char: 'd', summary: 'Run in the background; return once it serves.'}),
     name: Flags.string({summary: 'Name for sim stop (default: the scenario).', helpValue: 'NAME'}),
-    'fail-image': Flags.string({summary: 'Pods whose image contains this text fail.', helpValue: 'TEXT'}),
-    'fail-node': Flags.string({summary: 'Pods on this node fail to start.', helpValue: 'NODE'}),
-    'fail-mode': Flags.string({
-      summary: 'crash, image-pull, never-ready, errors, node modes.',
-      default: 'crash',
-      helpValue: 'MODE',
-    }),
+    ...failureFlags,
     'exec-image': Flags.string({
       summary: 'Pods of IMAGE run COMMAND here (repeatable; default: this plugin).',
       helpValue: 'IMAGE=COMMAND',
