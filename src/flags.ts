@@ -385,3 +385,23 @@ export const optionalDaemonSetArg = Args.string({
   parse: async (input) => parseDaemonSetName(input),
 });
 Object.assign(optionalDaemonSetArg, {daemonSetName: true} satisfies DaemonSetArgMark);
+
+/**
+ * `--contexts A,B,'prod-*'` and `--all-contexts`: the fleet view, NAME on every cluster named, in one table (see
+ * src/cluster/fleet.ts for how names and patterns select contexts).
+ */
+export const fleetFlags = {
+  contexts: Flags.string({
+    summary: "Ask these kubeconfig contexts at once, one row each (comma-separated; * and ? match names: 'prod-*').",
+    helpValue: 'CONTEXTS',
+    multiple: true,
+    delimiter: ',',
+    exclusive: ['all-contexts'],
+  }),
+  'all-contexts': Flags.boolean({summary: 'Ask every context of the kubeconfig at once, one row each.', exclusive: ['contexts']}),
+};
+
+/** Whether a command line asks for the fleet view. */
+export function isFleet(flags: {readonly contexts?: readonly string[] | undefined; readonly 'all-contexts'?: boolean | undefined}): boolean {
+  return flags.contexts !== undefined || flags['all-contexts'] === true;
+}

@@ -2,7 +2,18 @@
 // (which import nothing else) load at start-up; everything else is imported inside run() to keep --help fast.
 import * as Flags from '@oclif/core/flags';
 import {BaseCommand} from '../base-command.js';
-import {clusterFlags, durationFlag, filenameFlag, isDocumentFormat, kubeVersionFlag, nowFlag, optionalDaemonSetArg, outputFlag} from '../flags.js';
+import {
+  clusterFlags,
+  durationFlag,
+  filenameFlag,
+  fleetFlags,
+  isDocumentFormat,
+  isFleet,
+  kubeVersionFlag,
+  nowFlag,
+  optionalDaemonSetArg,
+  outputFlag,
+} from '../flags.js';
 
 export default class Plan extends BaseCommand {
   static override summary = 'Preview what the DaemonSet controller does next, wave by wave.';
@@ -20,6 +31,7 @@ export default class Plan extends BaseCommand {
       command: 'kubectl get nodes,pods,ds,controllerrevisions -A -o yaml > cluster.yaml\nkubectl ds-plan fluentd -n kube-system --snapshot cluster.yaml',
     },
     {description: 'Fail a CI job when the rollout would not converge', command: 'kubectl ds-plan fluentd -n kube-system -o json | jq -e .converges'},
+    {description: 'Where the rollout stands on every cluster of the kubeconfig', command: 'kubectl ds-plan fluentd -n kube-system --all-contexts'},
   ];
 
   static override args = {
@@ -28,6 +40,7 @@ export default class Plan extends BaseCommand {
 
   static override flags = {
     ...clusterFlags,
+    ...fleetFlags,
     filename: filenameFlag,
     now: nowFlag,
     'kube-version': kubeVersionFlag,
@@ -42,6 +55,7 @@ export default class Plan extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Plan);
+    if (isFleet(flags)) return (await import('../fleet-command.js')).planFleet(args.name, flags, this.helpCommand());
     if (flags.filename === '-' && flags.snapshot === '-') {
       const {UsageError} = await import('../errors.js');
       throw new UsageError('-f - and --snapshot - cannot both read stdin');

@@ -2,17 +2,18 @@
 // exit with the verdict's code. Heavy modules load inside run().
 import * as Flags from '@oclif/core/flags';
 import {BaseCommand} from '../../base-command.js';
-import {clusterFlags, durationFlag, nowFlag, optionalDaemonSetArg, outputFlagOf} from '../../flags.js';
+import {clusterFlags, durationFlag, fleetFlags, isFleet, nowFlag, optionalDaemonSetArg, outputFlagOf} from '../../flags.js';
 
 export default class Status extends BaseCommand {
   static override summary = 'Where a rollout stands, node by node, and whether it can finish.';
 
-  static override description = `Prints what \`kubectl rollout status\` prints, then the verdict (complete, progressing, paused or stuck) and every node with its state and why (above 40 nodes, counts per state), following watches until the rollout ends; --watch=false looks once. Without NAME, one row per DaemonSet of the namespace (-A: of all), at once; -w follows the table. Exit 0 complete, 1 bad input, 2 cluster unreachable, 3 stuck, 4 still progressing, 5 paused.`;
+  static override description = `Prints what \`kubectl rollout status\` prints, then the verdict (complete, progressing, paused or stuck) and every node with its state and why (above 40 nodes, counts per state), following watches until the rollout ends; --watch=false looks once. Without NAME, one row per DaemonSet of the namespace (-A: of all), at once; -w follows the table. --contexts/--all-contexts look once at NAME on each cluster named, one row each, exiting with the worst cluster's code. Exit 0 complete, 1 bad input, 2 cluster unreachable, 3 stuck, 4 still progressing, 5 paused.`;
 
   static override examples = [
     {description: 'Follow the rollout until it completes, and why each node is not done', command: 'kubectl ds-rollout status ds/fluentd -n kube-system'},
     {description: 'In CI: wait up to 10 minutes, fail once stuck for a minute', command: 'kubectl ds-rollout status fluentd --timeout 10m --stuck-after 1m'},
     {description: 'Every DaemonSet of the cluster at a glance', command: 'kubectl ds-rollout status -A'},
+    {description: 'The same DaemonSet on every production cluster, one row each', command: "kubectl ds-rollout status fluentd -n kube-system --contexts 'prod-*'"},
   ];
 
   static override args = {
@@ -21,6 +22,7 @@ export default class Status extends BaseCommand {
 
   static override flags = {
     ...clusterFlags,
+    ...fleetFlags,
     'all-namespaces': Flags.boolean({char: 'A', summary: 'Every DaemonSet of every namespace.'}),
     selector: Flags.string({char: 'l', summary: 'The DaemonSets matching this selector, in turn.', helpValue: 'SELECTOR'}),
     filename: Flags.string({char: 'f', summary: 'The DaemonSets a manifest names (- for stdin), in turn.', helpValue: 'FILE'}),
@@ -40,6 +42,7 @@ export default class Status extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Status);
+    if (isFleet(flags)) return (await import('../../fleet-command.js')).statusFleet(args.name, flags, this.helpCommand());
     const {kind, watch} = (await import('../../status-request.js')).statusRequest(args.name, flags);
     const [{openSession}, {colorEnabled}, {clusterHeader}, {StatusOutput}, status] = await Promise.all([
       import('../../session.js'),
