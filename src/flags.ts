@@ -392,13 +392,13 @@ Object.assign(optionalDaemonSetArg, {daemonSetName: true} satisfies DaemonSetArg
  */
 export const fleetFlags = {
   contexts: Flags.string({
-    summary: "Ask these kubeconfig contexts at once, one row each (comma-separated; * and ? match names: 'prod-*').",
+    summary: "These contexts, a row each ('prod-*' matches).",
     helpValue: 'CONTEXTS',
     multiple: true,
     delimiter: ',',
     exclusive: ['all-contexts'],
   }),
-  'all-contexts': Flags.boolean({summary: 'Ask every context of the kubeconfig at once, one row each.', exclusive: ['contexts']}),
+  'all-contexts': Flags.boolean({summary: 'Every context of the kubeconfig, a row each.', exclusive: ['contexts']}),
 };
 
 /** Whether a command line asks for the fleet view. */

@@ -95,7 +95,8 @@ export interface HistoryFleetFlags extends FleetCommandFlags {
 
 /** `history NAME --contexts ...`: each cluster's revisions, the current one's images and pods. */
 export async function historyFleet(name: string | undefined, flags: HistoryFleetFlags, usage: string): Promise<void> {
-  if (flags.revision !== undefined || flags.diff !== undefined) throw new UsageError('--revision and --diff read one cluster: they cannot be used with --contexts');
+  if (flags.revision !== undefined || flags.diff !== undefined)
+    throw new UsageError('--revision and --diff read one cluster: they cannot be used with --contexts');
   const daemonSet = requireName(name, usage);
   const [{fleetHistory}, {renderHistoryFleetText}] = await Promise.all([import('./services/fleet.js'), import('./output/fleet-text.js')]);
   const results = await fleetHistory(await openFleet(flags), {name: daemonSet});

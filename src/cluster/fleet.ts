@@ -26,7 +26,10 @@ export function isContextPattern(word: string): boolean {
 }
 
 function patternRegExp(pattern: string): RegExp {
-  const body = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const body = pattern
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${body}$`);
 }
 
@@ -75,7 +78,10 @@ export async function openFleetClusters(options: SourceOptions, selection: Fleet
   const contexts = selectContexts([...kubeconfig.contexts.keys()], selection);
   return contexts.map((context): FleetMember => {
     try {
-      return {context, cluster: connectLiveCluster({...flags, context, timeoutMs, ...(options.attempts === undefined ? {} : {attempts: options.attempts})}, kubeconfig)};
+      return {
+        context,
+        cluster: connectLiveCluster({...flags, context, timeoutMs, ...(options.attempts === undefined ? {} : {attempts: options.attempts})}, kubeconfig),
+      };
     } catch (error) {
       if (error instanceof DsRolloutError) return {context, error};
       throw error;

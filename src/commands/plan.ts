@@ -18,7 +18,7 @@ import {
 export default class Plan extends BaseCommand {
   static override summary = 'Preview what the DaemonSet controller does next, wave by wave.';
 
-  static override description = `Applies the upstream DaemonSet controller's own rules (eligibility, budgets, rolling update) to a DaemonSet, its nodes, pods and revisions: where the rollout stands, what one controller sync does next, the waves to completion and what blocks them. Nothing is changed. Live by default; -f plans a new manifest (its diff and warnings); --snapshot reads a kubectl dump offline. Exit 0 for a plan, 1 for bad input, 2 when the cluster cannot be reached.`;
+  static override description = `Applies the upstream DaemonSet controller's own rules (eligibility, budgets, rolling update) to a DaemonSet, its nodes, pods and revisions: where the rollout stands, what one controller sync does next, the waves to completion and what blocks them. Nothing is changed. Live by default (--contexts: several clusters, a row each); -f plans a new manifest (its diff and warnings); --snapshot reads a kubectl dump offline. Exit 0 for a plan, 1 for bad input, 2 when the cluster cannot be reached.`;
 
   static override examples = [
     {description: "The rollout in progress on the current context's cluster", command: 'kubectl ds-plan fluentd -n kube-system'},
@@ -31,7 +31,6 @@ export default class Plan extends BaseCommand {
       command: 'kubectl get nodes,pods,ds,controllerrevisions -A -o yaml > cluster.yaml\nkubectl ds-plan fluentd -n kube-system --snapshot cluster.yaml',
     },
     {description: 'Fail a CI job when the rollout would not converge', command: 'kubectl ds-plan fluentd -n kube-system -o json | jq -e .converges'},
-    {description: 'Where the rollout stands on every cluster of the kubeconfig', command: 'kubectl ds-plan fluentd -n kube-system --all-contexts'},
   ];
 
   static override args = {

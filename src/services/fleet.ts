@@ -2,7 +2,17 @@
 // clusters at a time, each on its own session (its own connection, clock and --request-timeout). A cluster that
 // cannot be reached, forbids the read or lacks the DaemonSet is that context's result, never the command's end;
 // the exit code is the worst context's, by the ranking below.
-import {ClusterError, ClusterForbiddenError, ClusterUnreachableError, DsRolloutError, EXIT_INPUT, EXIT_OK, InputError, NotFoundError, withoutUrlUserinfo} from '../errors.js';
+import {
+  ClusterError,
+  ClusterForbiddenError,
+  ClusterUnreachableError,
+  DsRolloutError,
+  EXIT_INPUT,
+  EXIT_OK,
+  InputError,
+  NotFoundError,
+  withoutUrlUserinfo,
+} from '../errors.js';
 import type {HistoryReport} from '../output/history-text.js';
 import type {ContextFailure, ContextResult, FleetFailureReason} from '../output/fleet-text.js';
 import type {RolloutPlan, RolloutStatusReport} from '../core/index.js';

@@ -3,6 +3,7 @@
 // user may read nothing (RBAC: forbidden) and one pointing at a closed port (unreachable). Every cluster is a row,
 // none ends the command; the exit code is the worst cluster's; the last line counts them.
 import {createServer} from 'node:net';
+import {existsSync} from 'node:fs';
 import {writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
 import {dump, load} from 'js-yaml';
@@ -31,12 +32,12 @@ async function closedPort(): Promise<number> {
 }
 
 /** One kubeconfig holding a context per `name: cluster` (each cluster's own entries, renamed), current-context the first. */
-function fleetKubeconfig(members: ReadonlyArray<readonly [string, TestCluster, {token?: string; server?: string}?]>): string {
+function fleetKubeconfig(members: ReadonlyArray<readonly [string, TestCluster, {user?: Record<string, unknown>; server?: string}?]>): string {
   const merged: Kubeconfig = {clusters: [], users: [], contexts: []};
   for (const [name, t, override] of members) {
     const one = load(t.cluster.kubeconfigYaml({context: name, namespace: 'kube-system'})) as Kubeconfig;
     merged.clusters.push({name, cluster: {...one.clusters[0]!.cluster, ...(override?.server ? {server: override.server} : {})}});
-    merged.users.push({name, user: override?.token ? {token: override.token} : one.users[0]!.user});
+    merged.users.push({name, user: override?.user ?? one.users[0]!.user});
     merged.contexts.push(...one.contexts);
   }
   return dump({apiVersion: 'v1', kind: 'Config', ...merged, 'current-context': members[0]![0]});
@@ -49,6 +50,7 @@ describe('the fleet view: three clusters, a forbidding user and a closed port in
   let kubeconfig: string;
   let down: string;
   let viewerToken: string;
+  let marker: string;
   const run = (...args: string[]): Promise<CliResult> => runCli([...args, '--kubeconfig', kubeconfig, ...NOW], ROLLOUT);
 
   beforeAll(async () => {
@@ -60,6 +62,7 @@ describe('the fleet view: three clusters, a forbidding user and a closed port in
     ]);
     down = `https://127.0.0.1:${await closedPort()}`;
     viewerToken = east.cluster.issueToken('viewer');
+    marker = join(staging.dir, 'exec-ran');
     kubeconfig = join(staging.dir, 'fleet-kubeconfig');
     await writeFile(
       kubeconfig,
@@ -68,8 +71,10 @@ describe('the fleet view: three clusters, a forbidding user and a closed port in
         ['prod-east', east],
         ['prod-west', west],
         // A user without system:masters: the simulated API server lets it read nothing (403).
-        ['prod-viewer', east, {token: viewerToken}],
+        ['prod-viewer', east, {user: {token: viewerToken}}],
         ['prod-down', staging, {server: down}],
+        // A credential plugin that leaves a mark and fails: run only when its context is asked.
+        ['qa-exec', staging, {user: {exec: {apiVersion: 'client.authentication.k8s.io/v1', command: 'sh', args: ['-c', `touch '${marker}'; exit 1`]}}}],
       ]),
       {mode: 0o600},
     );
@@ -77,6 +82,12 @@ describe('the fleet view: three clusters, a forbidding user and a closed port in
 
   afterAll(async () => {
     await Promise.all([staging, east, west].map((t) => t?.stop()));
+  });
+
+  test('--contexts resolves only the contexts asked: no other credential plugin runs', async () => {
+    const result = await run('status', 'fluentd', '--contexts', 'staging,prod-*', '-o', 'json');
+    expect(result.code).toBe(2);
+    expect(existsSync(marker)).toBe(false);
   });
 
   test('status --all-contexts: one row per cluster, the worst exit code (unreachable: 2), the count line', async () => {
@@ -92,8 +103,11 @@ describe('the fleet view: three clusters, a forbidding user and a closed port in
       expect.stringMatching(/^prod-viewer +forbidden +- +- +forbidden: cannot get daemonsets/),
       expect.stringMatching(new RegExp(`^prod-down +unreachable +- +- +.*${down.replace(/\./g, '\\.')}`)),
     ]);
-    expect(lines[6]).toBe('5 clusters: 1 complete, 1 progressing, 1 not found, 1 forbidden, 1 unreachable');
-    expect(lines).toHaveLength(7);
+    // Asked, the plugin runs, fails, and its context is a row like any other.
+    expect(lines[6]).toMatch(/^qa-exec +forbidden +- +- +.*sh.* failed \(exit status 1\)/);
+    expect(existsSync(marker)).toBe(true);
+    expect(lines[7]).toBe('6 clusters: 1 complete, 1 progressing, 1 not found, 2 forbidden, 1 unreachable');
+    expect(lines).toHaveLength(8);
   });
 
   test("--contexts takes names and patterns in the order given; the exit code is the worst cluster's", async () => {
@@ -114,7 +128,10 @@ describe('the fleet view: three clusters, a forbidding user and a closed port in
       kind: string;
       exitCode: number;
       summary: {clusters: number; counts: Record<string, number>};
-      contexts: Record<string, {server?: string; state: string; exitCode: number; result?: {kind: string; verdict: string}; error?: {reason: string; message: string}}>;
+      contexts: Record<
+        string,
+        {server?: string; state: string; exitCode: number; result?: {kind: string; verdict: string}; error?: {reason: string; message: string}}
+      >;
     };
     expect([document.kind, document.exitCode]).toEqual(['DaemonSetRolloutStatusFleet', 2]);
     expect(Object.keys(document.contexts)).toEqual(['staging', 'prod-east', 'prod-west', 'prod-viewer', 'prod-down']);
@@ -154,9 +171,15 @@ describe('the fleet view: three clusters, a forbidding user and a closed port in
     const before = [staging, east, west].map((t) => t.cluster.requestLog.count);
     const cases: Array<[string[], string]> = [
       [['status', 'fluentd', '--contexts', 'nope'], 'error: context "nope" does not exist in the kubeconfig'],
-      [['status', 'fluentd', '--contexts', 'qa-*'], 'error: --contexts pattern "qa-*" matches no context of the kubeconfig'],
-      [['status', '--all-contexts'], "error: --contexts and --all-contexts need NAME (the DaemonSet to ask every cluster for); see 'kubectl ds-rollout status --help'"],
-      [['status', 'fluentd', '--all-contexts', '--context', 'staging'], expect.stringMatching(/^error: --context overrides one context; it cannot be used with --contexts/) as never],
+      [['status', 'fluentd', '--contexts', 'dev-*'], 'error: --contexts pattern "dev-*" matches no context of the kubeconfig'],
+      [
+        ['status', '--all-contexts'],
+        "error: --contexts and --all-contexts need NAME (the DaemonSet to ask every cluster for); see 'kubectl ds-rollout status --help'",
+      ],
+      [
+        ['status', 'fluentd', '--all-contexts', '--context', 'staging'],
+        expect.stringMatching(/^error: --context overrides one context; it cannot be used with --contexts/) as never,
+      ],
       [['status', 'fluentd', '--all-contexts', '-w'], 'error: --contexts looks once at every cluster: drop -w (or use --watch=false)'],
       [['history', 'fluentd', '--all-contexts', '--revision', '1'], 'error: --revision and --diff read one cluster: they cannot be used with --contexts'],
     ];
@@ -166,5 +189,4 @@ describe('the fleet view: three clusters, a forbidding user and a closed port in
     });
     expect([staging, east, west].map((t) => t.cluster.requestLog.count)).toEqual(before);
   });
-
 });

@@ -7,13 +7,12 @@ import {clusterFlags, durationFlag, fleetFlags, isFleet, nowFlag, optionalDaemon
 export default class Status extends BaseCommand {
   static override summary = 'Where a rollout stands, node by node, and whether it can finish.';
 
-  static override description = `Prints what \`kubectl rollout status\` prints, then the verdict (complete, progressing, paused or stuck) and every node with its state and why (above 40 nodes, counts per state), following watches until the rollout ends; --watch=false looks once. Without NAME, one row per DaemonSet of the namespace (-A: of all), at once; -w follows the table. --contexts/--all-contexts look once at NAME on each cluster named, one row each, exiting with the worst cluster's code. Exit 0 complete, 1 bad input, 2 cluster unreachable, 3 stuck, 4 still progressing, 5 paused.`;
+  static override description = `Prints what \`kubectl rollout status\` prints, then the verdict (complete, progressing, paused or stuck) and every node with its state and why (above 40 nodes, counts per state), following watches until the rollout ends; --watch=false looks once. Without NAME, one row per DaemonSet of the namespace (-A: of all), at once; -w follows the table. --contexts: NAME on several clusters at once, a row each. Exit 0 complete, 1 bad input, 2 cluster unreachable, 3 stuck, 4 still progressing, 5 paused.`;
 
   static override examples = [
     {description: 'Follow the rollout until it completes, and why each node is not done', command: 'kubectl ds-rollout status ds/fluentd -n kube-system'},
     {description: 'In CI: wait up to 10 minutes, fail once stuck for a minute', command: 'kubectl ds-rollout status fluentd --timeout 10m --stuck-after 1m'},
     {description: 'Every DaemonSet of the cluster at a glance', command: 'kubectl ds-rollout status -A'},
-    {description: 'The same DaemonSet on every production cluster, one row each', command: "kubectl ds-rollout status fluentd -n kube-system --contexts 'prod-*'"},
   ];
 
   static override args = {
