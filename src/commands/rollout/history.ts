@@ -12,7 +12,7 @@ export default class History extends BaseCommand {
     {description: 'The revisions, with images and pod counts', command: 'kubectl ds-rollout history fluentd -n kube-system'},
     {description: 'What revision 2 runs', command: 'kubectl ds-rollout history fluentd -n kube-system --revision 2'},
     {description: 'What changed from revision 1 to revision 2', command: 'kubectl ds-rollout history fluentd -n kube-system --diff 1 2'},
-    {description: 'Which revision each staging cluster runs', command: "kubectl ds-rollout history fluentd -n kube-system --contexts 'staging-*'"},
+    {description: 'Which revision every cluster of the kubeconfig runs', command: 'kubectl ds-rollout history fluentd -n kube-system --all-contexts'},
   ];
 
   static override args = {
