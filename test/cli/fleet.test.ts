@@ -121,6 +121,20 @@ describe('the fleet view: three clusters, a forbidding user and a closed port in
     expect(missing.code).toBe(1);
   });
 
+  test('each cluster has its own --request-timeout: a frozen one is an unreachable row, the others answer', async () => {
+    const thaw = east.cluster.delay({resource: 'daemonsets', ms: 5_000});
+    try {
+      const result = await run('status', 'fluentd', '--contexts', 'staging,prod-east', '--request-timeout', '300ms');
+      expect([result.code, result.stderr]).toEqual([2, '']);
+      const lines = result.stdout.trimEnd().split('\n');
+      expect(lines[1]).toMatch(/^staging +complete +1 +-$/);
+      expect(lines[2]).toMatch(/^prod-east +unreachable +- +- +\S/);
+      expect(lines[3]).toBe('2 clusters: 1 complete, 1 unreachable');
+    } finally {
+      thaw();
+    }
+  });
+
   test('-o json keys each result by context: the report, or the error with its reason', async () => {
     const result = await run('status', 'fluentd', '--contexts', 'staging,prod-*', '-o', 'json');
     expect(result.code).toBe(2);
