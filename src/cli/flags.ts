@@ -392,3 +392,23 @@ export const failureFlags = {
   'fail-node': Flags.string({summary: 'Pods on this node fail to start.', helpValue: 'NODE'}),
   'fail-mode': Flags.string({summary: 'crash, image-pull, never-ready, errors, node modes.', default: 'crash', helpValue: 'MODE'}),
 };
+
+/**
+ * `--contexts A,B,'prod-*'` and `--all-contexts`: the fleet view, NAME on every cluster named, in one table (see
+ * src/cluster/fleet.ts for how names and patterns select contexts).
+ */
+export const fleetFlags = {
+  contexts: Flags.string({
+    summary: "These contexts, a row each ('prod-*' matches).",
+    helpValue: 'CONTEXTS',
+    multiple: true,
+    delimiter: ',',
+    exclusive: ['all-contexts'],
+  }),
+  'all-contexts': Flags.boolean({summary: 'Every context of the kubeconfig, a row each.', exclusive: ['contexts']}),
+};
+
+/** Whether a command line asks for the fleet view. */
+export function isFleet(flags: {readonly contexts?: readonly string[] | undefined; readonly 'all-contexts'?: boolean | undefined}): boolean {
+  return flags.contexts !== undefined || flags['all-contexts'] === true;
+}

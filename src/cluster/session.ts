@@ -11,6 +11,7 @@ import type {LiveCluster} from './live/index.js';
 import {chooseDaemonSet, openClusterSource, openLiveCluster, type OpenedSource, type SourceOptions} from './open-source.js';
 import type {SnapshotClusterSource} from './snapshot/snapshot-source.js';
 import type {DsRolloutError} from '../platform/errors.js';
+import type {FleetSelection} from './fleet.js';
 
 /** Which cluster a command acts on, as headers and prompts name it: `context prod-eu (https://10.0.0.1:6443)`. */
 export function clusterLabel(cluster: {readonly context: string; readonly server: string}): string {
@@ -64,6 +65,16 @@ export async function openSession(options: SessionOptions): Promise<Session> {
 /** A live cluster only: commands that write (a snapshot cannot be changed). */
 export async function openLiveSession(options: SessionOptions, purpose: string): Promise<LiveSession> {
   return liveSession(await openLiveCluster(options, purpose), options.now);
+}
+
+/** One context of a fleet command: its own session (its own connection, clock and --request-timeout), or why it could not be opened. */
+export type FleetSession = {readonly context: string; readonly session: LiveSession} | {readonly context: string; readonly error: DsRolloutError};
+
+/** A session per context the selection names, from one read of the kubeconfig; no other context is read. */
+export async function openFleetSessions(options: SessionOptions, selection: FleetSelection): Promise<FleetSession[]> {
+  const {openFleetClusters} = await import('./fleet.js');
+  const members = await openFleetClusters(options, selection);
+  return members.map((member) => ('error' in member ? member : {context: member.context, session: liveSession(member.cluster, options.now)}));
 }
 
 /** The session of a connected live cluster (`now`: --now, or a clock of the caller's, as tests on a simulated clock). */

@@ -2,12 +2,23 @@
 // (which import nothing else) load at start-up; everything else is imported inside run() to keep --help fast.
 import * as Flags from '@oclif/core/flags';
 import {BaseCommand} from '../cli/base-command.js';
-import {clusterFlags, durationFlag, filenameFlag, isDocumentFormat, kubeVersionFlag, nowFlag, optionalDaemonSetArg, outputFlag} from '../cli/flags.js';
+import {
+  clusterFlags,
+  durationFlag,
+  filenameFlag,
+  fleetFlags,
+  isDocumentFormat,
+  isFleet,
+  kubeVersionFlag,
+  nowFlag,
+  optionalDaemonSetArg,
+  outputFlag,
+} from '../cli/flags.js';
 
 export default class Plan extends BaseCommand {
   static override summary = 'Preview what the DaemonSet controller does next, wave by wave.';
 
-  static override description = `Applies the upstream DaemonSet controller's own rules (eligibility, budgets, rolling update) to a DaemonSet, its nodes, pods and revisions: where the rollout stands, what one controller sync does next, the waves to completion and what blocks them. Nothing is changed. Live by default; -f plans a new manifest (its diff and warnings); --snapshot reads a kubectl dump offline. Exit 0 for a plan, 1 for bad input, 2 when the cluster cannot be reached.`;
+  static override description = `Applies the upstream DaemonSet controller's own rules (eligibility, budgets, rolling update) to a DaemonSet, its nodes, pods and revisions: where the rollout stands, what one controller sync does next, the waves to completion and what blocks them. Nothing is changed. Live by default (--contexts: several clusters, a row each); -f plans a new manifest (its diff and warnings); --snapshot reads a kubectl dump offline. Exit 0 for a plan, 1 for bad input, 2 when the cluster cannot be reached.`;
 
   static override examples = [
     {description: "The rollout in progress on the current context's cluster", command: 'kubectl ds-plan fluentd -n kube-system'},
@@ -28,6 +39,7 @@ export default class Plan extends BaseCommand {
 
   static override flags = {
     ...clusterFlags,
+    ...fleetFlags,
     filename: filenameFlag,
     now: nowFlag,
     'kube-version': kubeVersionFlag,
@@ -42,6 +54,7 @@ export default class Plan extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Plan);
+    if (isFleet(flags)) return (await import('../cli/fleet-command.js')).planFleet(args.name, flags, this.helpCommand());
     if (flags.filename === '-' && flags.snapshot === '-') {
       const {UsageError} = await import('../platform/errors.js');
       throw new UsageError('-f - and --snapshot - cannot both read stdin');

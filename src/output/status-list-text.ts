@@ -30,17 +30,20 @@ export interface StatusListTextOptions {
   readonly width?: number;
 }
 
-function tint(verdict: RowVerdict, c: Palette): (text: string) => string {
+/** A verdict's colour. */
+export function tint(verdict: RowVerdict, c: Palette): (text: string) => string {
   return verdict === 'complete' ? c.green : verdict === 'stuck' || verdict === 'invalid' ? c.red : verdict === 'paused' ? c.yellow : c.cyan;
 }
 
-function revisions(item: DaemonSetStatusSummary): string {
+/** `2`, or `1->2` while a rollout moves pods from one revision to the next. */
+export function revisions(item: Pick<DaemonSetStatusSummary, 'revisions'>): string {
   if (!item.revisions) return '-';
   const {current, update} = item.revisions;
   return current === update ? `${update}` : `${current}->${update}`;
 }
 
-function budget(item: DaemonSetStatusSummary): string {
+/** `1/1 unavailable`: the budget the rolling update spends and how much of it is used; `-` when none is. */
+export function budget(item: Pick<DaemonSetStatusSummary, 'budget'>): string {
   if (!item.budget) return '-';
   return `${item.budget.used}/${item.budget.limit} ${item.budget.spends === 'maxSurge' ? 'surge' : 'unavailable'}`;
 }
@@ -72,13 +75,20 @@ export function renderStatusListText(report: StatusListView, options: StatusList
     ...(options.wide ? [strategy(item), item.desired === undefined ? '-' : `${item.updated}/${item.desired}`] : []),
     item.blocker ?? '',
   ]);
-  // Cut only the last column, to what the others leave of the terminal.
+  return renderTableCuttingLast(header, rows, options.wide ? undefined : options.width);
+}
+
+/**
+ * A table whose last column (a blocker, an error) is cut to what the other columns leave of a terminal `width` wide
+ * (at least 20 characters; undefined: not cut, as in a pipe). One line per row, the table's text with its newline.
+ */
+export function renderTableCuttingLast(header: readonly string[], rows: readonly (readonly string[])[], width: number | undefined): string {
   const lines = renderTable(
     rows.map((row) => [...row.slice(0, -1), '']),
     {header: [...header.slice(0, -1), '']},
   );
   const used = Math.max(...lines.map(visibleLength)) + 2;
-  const room = options.width === undefined || options.wide ? undefined : Math.max(20, options.width - used);
+  const room = width === undefined ? undefined : Math.max(20, width - used);
   const full = renderTable(
     rows.map((row) => [...row.slice(0, -1), cut(row.at(-1)!, room)]),
     {header},

@@ -62,7 +62,7 @@ export function statusList(objects: ClusterObjects, now: number, namespace: stri
       const ref = {namespace: ns, name: daemonSet.metadata.name};
       try {
         const state = {daemonSet, nodes: objects.nodes, pods: pods.get(ns) ?? [], revisions: revisions.get(ns) ?? []};
-        return summarize(rolloutStatusOf(state, now));
+        return summarizeStatus(rolloutStatusOf(state, now));
       } catch (error) {
         return {daemonSet: ref, verdict: 'invalid', message: '', detail: (error as Error).message, blocker: (error as Error).message};
       }
@@ -72,7 +72,8 @@ export function statusList(objects: ClusterObjects, now: number, namespace: stri
   return {kind: 'DaemonSetRolloutStatusList', ...(namespace === undefined ? {} : {namespace}), verdict, items};
 }
 
-function summarize(report: RolloutStatusReport): DaemonSetStatusSummary {
+/** A DaemonSet's row: the verdict, revisions, budget use and first blocker of its report (also a fleet's row). */
+export function summarizeStatus(report: RolloutStatusReport): DaemonSetStatusSummary {
   const spends = report.budget.spends;
   const first = report.blockers[0]?.message ?? (report.verdict === 'stuck' || report.verdict === 'paused' ? report.detail : undefined);
   return {

@@ -50,6 +50,8 @@ const REVISION_FLAGS = new Set(['to-revision', 'revision']);
 /** The flags whose values are names in the kubeconfig, and the list each names. */
 const KUBECONFIG_LISTS = new Map<string, KubeconfigList>([
   ['context', 'contexts'],
+  // --contexts A,B,...: the list's last element.
+  ['contexts', 'contexts'],
   ['cluster', 'clusters'],
   ['user', 'users'],
 ]);
@@ -155,7 +157,10 @@ function flagValue(flag: FlagSpec, value: string, prefix: string, cluster: Clust
     );
   if (flag.helpValue !== undefined && FILE_HELP_VALUES.has(flag.helpValue)) return {kind: 'files'};
   const list = KUBECONFIG_LISTS.get(flag.name);
-  if (list) return {kind: 'kubeconfig', list, cluster, before: prefix};
+  if (list) {
+    const before = flag.multiple && value.includes(',') ? value.slice(0, value.lastIndexOf(',') + 1) : '';
+    return {kind: 'kubeconfig', list, cluster, before: `${prefix}${before}`};
+  }
   if (flag.name === 'namespace') return {kind: 'namespaces', cluster, before: prefix};
   if (REVISION_FLAGS.has(flag.name) && positional[0] !== undefined) return {kind: 'revisions', cluster, daemonSet: positional[0], before: prefix};
   if (flag.helpValue?.startsWith('NODE')) {

@@ -3,6 +3,7 @@ import type {DaemonSetRef} from '../cluster-source.js';
 import {KubeClient} from './client.js';
 import {Credentials} from './credentials.js';
 import {type KubeconfigOptions, resolveKubeconfig} from './kubeconfig.js';
+import type {KubeconfigData} from './kubeconfig-merge.js';
 import {LiveClusterSource} from './live-source.js';
 import {type ClusterObjectsWatchOptions, type ClusterWatch, type ClusterWatchOptions, watchClusterObjects, watchClusterState} from './watch.js';
 import {LiveClusterWriter} from './writer.js';
@@ -28,8 +29,9 @@ export interface LiveCluster {
   watchObjects(namespace: string | undefined, options: ClusterObjectsWatchOptions): ClusterWatch;
 }
 
-export function connectLiveCluster(options: ConnectOptions): LiveCluster {
-  const config = resolveKubeconfig(options);
+/** `kubeconfig`: one already loaded (a fleet's, read once for all its contexts); else the flags' is read. */
+export function connectLiveCluster(options: ConnectOptions, kubeconfig?: KubeconfigData): LiveCluster {
+  const config = resolveKubeconfig(options, kubeconfig);
   const credentials = new Credentials(config, options.timeoutMs ? {timeoutMs: options.timeoutMs} : {});
   const client = new KubeClient(credentials, config.server, config.context, {
     timeoutMs: options.timeoutMs,
@@ -49,7 +51,8 @@ export function connectLiveCluster(options: ConnectOptions): LiveCluster {
 
 export {KubeClient} from './client.js';
 export {Credentials} from './credentials.js';
-export {type KubeconfigList, kubeconfigNames, resolveKubeconfig} from './kubeconfig.js';
+export {type KubeconfigList, kubeconfigNames, loadKubeconfig, resolveKubeconfig} from './kubeconfig.js';
+export type {KubeconfigData} from './kubeconfig-merge.js';
 export {LiveClusterSource, DEFAULT_PAGE_SIZE} from './live-source.js';
 export {LiveClusterWriter} from './writer.js';
 export {Reflector, watchClusterState, type ClusterWatch, type ClusterWatchOptions} from './watch.js';

@@ -204,8 +204,13 @@ export function kubeconfigNames(options: Pick<KubeconfigOptions, 'kubeconfig'>, 
   return [...(loadData(options) ?? defaultData())[list].keys()];
 }
 
-export function resolveKubeconfig(options: KubeconfigOptions): ResolvedKubeconfig {
-  const data = loadData(options) ?? (options.server === undefined ? missingKubeconfigCheck() : undefined) ?? defaultData();
+/** The kubeconfig kubectl would load for these flags (read once: a fleet resolves each of its contexts from it). */
+export function loadKubeconfig(options: KubeconfigOptions): KubeconfigData {
+  return loadData(options) ?? (options.server === undefined ? missingKubeconfigCheck() : undefined) ?? defaultData();
+}
+
+/** The cluster, user and namespace of `options.context` (else the current one); `data`: a kubeconfig already loaded. */
+export function resolveKubeconfig(options: KubeconfigOptions, data: KubeconfigData = loadKubeconfig(options)): ResolvedKubeconfig {
   const contextName = options.context ?? data.currentContext ?? '';
   const contextEntry = contextName === '' ? undefined : data.contexts.get(contextName);
   if (options.context !== undefined && contextEntry === undefined) throw new InputError(`context "${options.context}" does not exist in the kubeconfig`);

@@ -1,6 +1,6 @@
 // `kubectl ds-rollout history NAME`: parse flags, call the history service, render. Heavy modules load inside run().
 import {BaseCommand} from '../../cli/base-command.js';
-import {clusterFlags, isDocumentFormat, nowFlag, optionalDaemonSetArg, outputFlag, revisionFlag} from '../../cli/flags.js';
+import {clusterFlags, fleetFlags, isDocumentFormat, isFleet, nowFlag, optionalDaemonSetArg, outputFlag, revisionFlag} from '../../cli/flags.js';
 import type {Revision} from '../../core/index.js';
 
 export default class History extends BaseCommand {
@@ -12,6 +12,7 @@ export default class History extends BaseCommand {
     {description: 'The revisions, with images and pod counts', command: 'kubectl ds-rollout history fluentd -n kube-system'},
     {description: 'What revision 2 runs', command: 'kubectl ds-rollout history fluentd -n kube-system --revision 2'},
     {description: 'What changed from revision 1 to revision 2', command: 'kubectl ds-rollout history fluentd -n kube-system --diff 1 2'},
+    {description: 'Which revision every cluster of the kubeconfig runs', command: 'kubectl ds-rollout history fluentd -n kube-system --all-contexts'},
   ];
 
   static override args = {
@@ -20,6 +21,7 @@ export default class History extends BaseCommand {
 
   static override flags = {
     ...clusterFlags,
+    ...fleetFlags,
     revision: revisionFlag('revision', {summary: "Print this revision's pod template.", min: 1})(),
     diff: revisionFlag('diff', {summary: 'The template diff from revision A to B.', helpValue: 'A B', min: 1})({multiple: true, delimiter: ','}),
     now: nowFlag,
@@ -28,6 +30,7 @@ export default class History extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(History);
+    if (isFleet(flags)) return (await import('../../cli/fleet-command.js')).historyFleet(args.name, flags, this.helpCommand());
     const {UsageError} = await import('../../platform/errors.js');
     if (flags.diff !== undefined && flags.diff.length !== 2) throw new UsageError('--diff takes two revisions: --diff A B');
     if (flags.diff !== undefined && flags.revision !== undefined) throw new UsageError('--revision and --diff cannot be used together');

@@ -2,12 +2,12 @@
 // exit with the verdict's code. Heavy modules load inside run().
 import * as Flags from '@oclif/core/flags';
 import {BaseCommand} from '../../cli/base-command.js';
-import {clusterFlags, durationFlag, nowFlag, optionalDaemonSetArg, outputFlagOf} from '../../cli/flags.js';
+import {clusterFlags, durationFlag, fleetFlags, isFleet, nowFlag, optionalDaemonSetArg, outputFlagOf} from '../../cli/flags.js';
 
 export default class Status extends BaseCommand {
   static override summary = 'Where a rollout stands, node by node, and whether it can finish.';
 
-  static override description = `Prints what \`kubectl rollout status\` prints, then the verdict (complete, progressing, paused or stuck) and every node with its state and why (above 40 nodes, counts per state), following watches until the rollout ends; --watch=false looks once. Without NAME, one row per DaemonSet of the namespace (-A: of all), at once; -w follows the table. Exit 0 complete, 1 bad input, 2 cluster unreachable, 3 stuck, 4 still progressing, 5 paused.`;
+  static override description = `Prints what \`kubectl rollout status\` prints, then the verdict (complete, progressing, paused or stuck) and every node with its state and why (above 40 nodes, counts per state), following watches until the rollout ends; --watch=false looks once. Without NAME, one row per DaemonSet of the namespace (-A: of all), at once; -w follows the table. --contexts: NAME on several clusters at once, a row each. Exit 0 complete, 1 bad input, 2 cluster unreachable, 3 stuck, 4 still progressing, 5 paused.`;
 
   static override examples = [
     {description: 'Follow the rollout until it completes, and why each node is not done', command: 'kubectl ds-rollout status ds/fluentd -n kube-system'},
@@ -21,6 +21,7 @@ export default class Status extends BaseCommand {
 
   static override flags = {
     ...clusterFlags,
+    ...fleetFlags,
     'all-namespaces': Flags.boolean({char: 'A', summary: 'Every DaemonSet of every namespace.'}),
     selector: Flags.string({char: 'l', summary: 'The DaemonSets matching this selector, in turn.', helpValue: 'SELECTOR'}),
     filename: Flags.string({char: 'f', summary: 'The DaemonSets a manifest names (- for stdin), in turn.', helpValue: 'FILE'}),
@@ -40,6 +41,7 @@ export default class Status extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Status);
+    if (isFleet(flags)) return (await import('../../cli/fleet-command.js')).statusFleet(args.name, flags, this.helpCommand());
     const {kind, watch} = (await import('../../cli/status-request.js')).statusRequest(args.name, flags);
     const [{openSession}, {colorEnabled}, {clusterHeader}, {StatusOutput}, status] = await Promise.all([
       import('../../cluster/session.js'),

@@ -97,6 +97,14 @@ describe('wantedCompletion', () => {
       before: '',
     });
     expect(want('rollout', ['status'], '--context=pr')).toEqual({kind: 'kubeconfig', list: 'contexts', cluster: {}, before: '--context='});
+    // --contexts takes a list: the names complete its last element.
+    expect(want('rollout', ['status', 'fluentd', '--contexts'], 'staging,pr')).toEqual({kind: 'kubeconfig', list: 'contexts', cluster: {}, before: 'staging,'});
+    expect(want('plan', ['fluentd'], '--contexts=staging,pr')).toEqual({
+      kind: 'kubeconfig',
+      list: 'contexts',
+      cluster: {},
+      before: '--contexts=staging,',
+    });
     expect(want('rollout', ['sim', 'kubelets', '--user'], '')).toMatchObject({kind: 'kubeconfig', list: 'users'});
   });
 

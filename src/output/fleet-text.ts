@@ -1,0 +1,166 @@
+// The fleet view for people and scripts: one table with a CONTEXT column (one line per cluster, the last column cut
+// to the terminal, so tens of clusters stay readable), a last line counting the clusters by state, and the document
+// that keys each context's result by its name. Pure: the service's results in, text or a document out.
+import type {RolloutPlan} from '../core/index.js';
+import {escapeControlCharacters, palette, type Palette} from './color.js';
+import {formatDuration} from './format.js';
+import type {HistoryReport} from './history-text.js';
+import {budget, renderTableCuttingLast, revisions, tint} from './status-list-text.js';
+
+/** Why a context has no result, as a script reads it. */
+export type FleetFailureReason = 'Unreachable' | 'Forbidden' | 'NotFound' | 'Invalid' | 'Error';
+
+export interface ContextFailure {
+  readonly reason: FleetFailureReason;
+  /** One line; never a credential (URLs lose their user and password). */
+  readonly message: string;
+}
+
+/** One context's outcome: its row's state (a verdict, or unreachable, forbidden, not found, ...) and its exit code. */
+export type ContextResult<T> = {
+  readonly context: string;
+  /** The API server, when the context resolved to one. */
+  readonly server?: string;
+  readonly state: string;
+  /** What the one-cluster command would have exited with. */
+  readonly exitCode: number;
+} & ({readonly result: T} | {readonly error: ContextFailure});
+
+export interface FleetTextOptions {
+  readonly color: boolean;
+  /** Terminal width: the last column is cut to fit (undefined: not cut, as in a pipe). */
+  readonly width?: number;
+  /** -o wide: each context's API server too. */
+  readonly wide?: boolean;
+}
+
+// Best first: the order the count line lists states in (others follow, as they first appear).
+const STATE_ORDER = ['complete', 'current', 'progressing', 'mixed', 'paused', 'stuck', 'invalid', 'not found', 'error', 'forbidden', 'unreachable'];
+
+/** The last line: `3 clusters: 2 complete, 1 unreachable`. */
+export function fleetCountLine(results: readonly Pick<ContextResult<unknown>, 'state'>[]): string {
+  const counts = new Map<string, number>();
+  for (const {state} of results) counts.set(state, (counts.get(state) ?? 0) + 1);
+  const rank = (state: string) => (STATE_ORDER.includes(state) ? STATE_ORDER.indexOf(state) : STATE_ORDER.length);
+  const parts = [...counts].sort(([a], [b]) => rank(a) - rank(b)).map(([state, count]) => `${count} ${state}`);
+  return `${results.length} ${results.length === 1 ? 'cluster' : 'clusters'}: ${parts.join(', ')}\n`;
+}
+
+function stateTint(state: string, c: Palette): (text: string) => string {
+  if (state === 'current') return c.green;
+  if (state === 'mixed') return c.cyan;
+  if (['complete', 'progressing', 'paused', 'stuck', 'invalid'].includes(state)) return tint(state as 'complete', c);
+  return c.red;
+}
+
+/** One context's cells before the last column; a failure's are dashes, its message goes last. */
+type Cells<T> = (result: T) => {readonly cells: readonly string[]; readonly last: string};
+
+function renderFleet<T>(header: readonly string[], results: readonly ContextResult<T>[], cells: Cells<T>, options: FleetTextOptions): string {
+  const c = palette(options.color);
+  const dashes = header.length - 3;
+  const rows = results.map((entry) => {
+    const {cells: middle, last} = 'result' in entry ? cells(entry.result) : {cells: Array<string>(dashes).fill('-'), last: entry.error.message};
+    const server = options.wide ? [entry.server ?? '-'] : [];
+    return [escapeControlCharacters(entry.context), stateTint(entry.state, c)(entry.state), ...middle, ...server, escapeControlCharacters(last)];
+  });
+  const columns = options.wide ? [...header.slice(0, -1), 'SERVER', header.at(-1)!] : header;
+  return renderTableCuttingLast(columns, rows, options.wide ? undefined : options.width) + fleetCountLine(results);
+}
+
+/** `status NAME --contexts`: verdict, revision, budget use and the first blocker of each cluster. */
+export function renderStatusFleetText(
+  results: readonly ContextResult<{readonly summary: Parameters<typeof budget>[0] & Parameters<typeof revisions>[0] & {readonly blocker?: string}}>[],
+  options: FleetTextOptions,
+): string {
+  return renderFleet(
+    ['CONTEXT', 'VERDICT', 'REVISION', 'BUDGET', 'BLOCKER'],
+    results,
+    ({summary}) => ({cells: [revisions(summary), budget(summary)], last: summary.blocker ?? ''}),
+    options,
+  );
+}
+
+type PlanView = Pick<RolloutPlan, 'revisions' | 'budget' | 'waves' | 'timing' | 'blockers' | 'complete'>;
+
+/** `ds-plan NAME --contexts`: each cluster's revision, budget use, waves left and time to complete, and what blocks it. */
+export function renderPlanFleetText(results: readonly ContextResult<PlanView>[], options: FleetTextOptions): string {
+  return renderFleet(
+    ['CONTEXT', 'VERDICT', 'REVISION', 'BUDGET', 'WAVES', 'ETA', 'BLOCKER'],
+    results,
+    (plan) => {
+      const spends = plan.budget.spends;
+      const summary = {
+        revisions: {current: plan.revisions.current.revision, update: plan.revisions.update.revision},
+        ...(plan.complete ? {} : {budget: {spends, used: plan.budget[spends].used, limit: plan.budget[spends].limit}}),
+      };
+      const eta = plan.timing?.etaSeconds;
+      return {
+        cells: [revisions(summary), budget(summary), String(plan.waves.length), eta === undefined ? '-' : formatDuration(eta)],
+        last: plan.blockers[0]?.message ?? '',
+      };
+    },
+    options,
+  );
+}
+
+/** `history NAME --contexts`: each cluster's current revision, how many it keeps, its pods on the current one, and its images. */
+export function renderHistoryFleetText(results: readonly ContextResult<HistoryReport>[], options: FleetTextOptions): string {
+  return renderFleet(
+    ['CONTEXT', 'STATE', 'REVISION', 'REVISIONS', 'PODS', 'IMAGES'],
+    results,
+    (report) => {
+      const current = report.revisions.find((entry) => entry.current);
+      const pods = report.revisions.reduce((sum, entry) => sum + entry.pods, 0);
+      return {
+        cells: [current === undefined ? '-' : String(current.revision), String(report.revisions.length), `${current?.pods ?? 0}/${pods}`],
+        last: current?.images.join(',') ?? '',
+      };
+    },
+    options,
+  );
+}
+
+/** Each context's entry of the fleet's document: its result or its error. */
+export interface FleetDocumentEntry<D> {
+  readonly server?: string;
+  readonly state: string;
+  readonly exitCode: number;
+  readonly result?: D;
+  readonly error?: ContextFailure;
+}
+
+export interface FleetDocument<D> {
+  readonly kind: string;
+  readonly daemonSet: {readonly name: string};
+  /** The worst context's exit code, which the command exits with. */
+  readonly exitCode: number;
+  /** How many clusters, and how many in each state (as the count line). */
+  readonly summary: {readonly clusters: number; readonly counts: Readonly<Record<string, number>>};
+  /** Keyed by context name, in the order asked. */
+  readonly contexts: Readonly<Record<string, FleetDocumentEntry<D>>>;
+}
+
+/** The fleet's document: each context's result (or its error) keyed by the context's name, the counts and the exit code. */
+export function fleetDocument<T, D>(
+  kind: string,
+  daemonSet: string,
+  results: readonly ContextResult<T>[],
+  exitCode: number,
+  document: (result: T) => D,
+): FleetDocument<D> {
+  const contexts = Object.fromEntries(
+    results.map((entry) => [
+      entry.context,
+      {
+        ...(entry.server === undefined ? {} : {server: entry.server}),
+        state: entry.state,
+        exitCode: entry.exitCode,
+        ...('result' in entry ? {result: document(entry.result)} : {error: entry.error}),
+      },
+    ]),
+  );
+  const counts: Record<string, number> = {};
+  for (const {state} of results) counts[state] = (counts[state] ?? 0) + 1;
+  return {kind, daemonSet: {name: daemonSet}, exitCode, summary: {clusters: results.length, counts}, contexts};
+}

@@ -1,0 +1,206 @@
+// The fleet view (`status`, `ds-plan` and `history` with --contexts / --all-contexts), BUILT CLI: three simulated
+// clusters in this process and ONE kubeconfig with a context each, as a fleet operator has, plus a context whose
+// user may read nothing (RBAC: forbidden) and one pointing at a closed port (unreachable). Every cluster is a row,
+// none ends the command; the exit code is the worst cluster's; the last line counts them.
+import {createServer} from 'node:net';
+import {existsSync} from 'node:fs';
+import {writeFile} from 'node:fs/promises';
+import {join} from 'node:path';
+import {dump, load} from 'js-yaml';
+import {afterAll, beforeAll, describe, expect, test, vi} from 'vitest';
+import {runCli, type CliResult} from '../helpers/run-cli.js';
+import {START, startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
+
+vi.setConfig({testTimeout: 30_000});
+
+const ROLLOUT = {bin: 'bin/kubectl-ds_rollout'};
+const NOW = ['--now', new Date(START).toISOString().replace('.000Z', 'Z')];
+
+interface Kubeconfig {
+  clusters: Array<{name: string; cluster: Record<string, unknown>}>;
+  users: Array<{name: string; user: Record<string, unknown>}>;
+  contexts: Array<{name: string; context: Record<string, unknown>}>;
+}
+
+/** A port nothing listens on: bound, then closed. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const {port} = server.address() as {port: number};
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** One kubeconfig holding a context per `name: cluster` (each cluster's own entries, renamed), current-context the first. */
+function fleetKubeconfig(members: ReadonlyArray<readonly [string, TestCluster, {user?: Record<string, unknown>; server?: string}?]>): string {
+  const merged: Kubeconfig = {clusters: [], users: [], contexts: []};
+  for (const [name, t, override] of members) {
+    const one = load(t.cluster.kubeconfigYaml({context: name, namespace: 'kube-system'})) as Kubeconfig;
+    merged.clusters.push({name, cluster: {...one.clusters[0]!.cluster, ...(override?.server ? {server: override.server} : {})}});
+    merged.users.push({name, user: override?.user ?? one.users[0]!.user});
+    merged.contexts.push(...one.contexts);
+  }
+  return dump({apiVersion: 'v1', kind: 'Config', ...merged, 'current-context': members[0]![0]});
+}
+
+describe('the fleet view: three clusters, a forbidding user and a closed port in one kubeconfig', () => {
+  let staging: TestCluster;
+  let east: TestCluster;
+  let west: TestCluster;
+  let kubeconfig: string;
+  let down: string;
+  let viewerToken: string;
+  let marker: string;
+  const run = (...args: string[]): Promise<CliResult> => runCli([...args, '--kubeconfig', kubeconfig, ...NOW], ROLLOUT);
+
+  beforeAll(async () => {
+    // staging: fluentd rolled out; prod-east: a rollout in progress; prod-west: no fluentd at all.
+    [staging, east, west] = await Promise.all([
+      startTestCluster({scenario: 'large', nodes: 3}),
+      startTestCluster({scenario: 'demo'}),
+      startTestCluster({scenario: 'empty', agents: false}),
+    ]);
+    down = `https://127.0.0.1:${await closedPort()}`;
+    viewerToken = east.cluster.issueToken('viewer');
+    marker = join(staging.dir, 'exec-ran');
+    kubeconfig = join(staging.dir, 'fleet-kubeconfig');
+    await writeFile(
+      kubeconfig,
+      fleetKubeconfig([
+        ['staging', staging],
+        ['prod-east', east],
+        ['prod-west', west],
+        // A user without system:masters: the simulated API server lets it read nothing (403).
+        ['prod-viewer', east, {user: {token: viewerToken}}],
+        ['prod-down', staging, {server: down}],
+        // A credential plugin that leaves a mark and fails: run only when its context is asked.
+        ['qa-exec', staging, {user: {exec: {apiVersion: 'client.authentication.k8s.io/v1', command: 'sh', args: ['-c', `touch '${marker}'; exit 1`]}}}],
+      ]),
+      {mode: 0o600},
+    );
+  });
+
+  afterAll(async () => {
+    await Promise.all([staging, east, west].map((t) => t?.stop()));
+  });
+
+  test('--contexts resolves only the contexts asked: no other credential plugin runs', async () => {
+    const result = await run('status', 'fluentd', '--contexts', 'staging,prod-*', '-o', 'json');
+    expect(result.code).toBe(2);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  test('status --all-contexts: one row per cluster, the worst exit code (unreachable: 2), the count line', async () => {
+    const result = await run('status', 'fluentd', '--all-contexts');
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(2);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^CONTEXT +VERDICT +REVISION +BUDGET +BLOCKER$/);
+    expect(lines.slice(1, 6)).toEqual([
+      expect.stringMatching(/^staging +complete +1 +- *$/),
+      expect.stringMatching(/^prod-east +progressing +1->2 +\d+\/\d+ (unavailable|surge)/),
+      expect.stringMatching(/^prod-west +not found +- +- +daemonset "fluentd" not found in namespace "kube-system"$/),
+      expect.stringMatching(/^prod-viewer +forbidden +- +- +forbidden: cannot get daemonsets/),
+      expect.stringMatching(new RegExp(`^prod-down +unreachable +- +- +.*${down.replace(/\./g, '\\.')}`)),
+    ]);
+    // Asked, the plugin runs, fails, and its context is a row like any other.
+    expect(lines[6]).toMatch(/^qa-exec +forbidden +- +- +.*sh.* failed \(exit status 1\)/);
+    expect(existsSync(marker)).toBe(true);
+    expect(lines[7]).toBe('6 clusters: 1 complete, 1 progressing, 1 not found, 2 forbidden, 1 unreachable');
+    expect(lines).toHaveLength(8);
+  });
+
+  test("--contexts takes names and patterns in the order given; the exit code is the worst cluster's", async () => {
+    const both = await run('status', 'fluentd', '--contexts', 'prod-e*,staging');
+    expect([both.code, both.stderr]).toEqual([4, '']);
+    expect(both.stdout.split('\n').map((line) => line.split(' ')[0])).toEqual(['CONTEXT', 'prod-east', 'staging', '2', '']);
+    expect(both.stdout).toMatch(/\n2 clusters: 1 complete, 1 progressing\n$/);
+    const one = await run('status', 'ds/fluentd', '--contexts', 'staging');
+    expect([one.code, one.stdout.trimEnd().split('\n').at(-1)]).toEqual([0, '1 cluster: 1 complete']);
+    const missing = await run('status', 'fluentd', '--contexts', 'staging,prod-west');
+    expect(missing.code).toBe(1);
+  });
+
+  test('each cluster has its own --request-timeout: a frozen one is an unreachable row, the others answer', async () => {
+    const thaw = east.cluster.delay({resource: 'daemonsets', ms: 5_000});
+    try {
+      const result = await run('status', 'fluentd', '--contexts', 'staging,prod-east', '--request-timeout', '300ms');
+      expect([result.code, result.stderr]).toEqual([2, '']);
+      const lines = result.stdout.trimEnd().split('\n');
+      expect(lines[1]).toMatch(/^staging +complete +1 +-$/);
+      expect(lines[2]).toMatch(/^prod-east +unreachable +- +- +\S/);
+      expect(lines[3]).toBe('2 clusters: 1 complete, 1 unreachable');
+    } finally {
+      thaw();
+    }
+  });
+
+  test('-o json keys each result by context: the report, or the error with its reason', async () => {
+    const result = await run('status', 'fluentd', '--contexts', 'staging,prod-*', '-o', 'json');
+    expect(result.code).toBe(2);
+    const document = JSON.parse(result.stdout) as {
+      kind: string;
+      exitCode: number;
+      summary: {clusters: number; counts: Record<string, number>};
+      contexts: Record<
+        string,
+        {server?: string; state: string; exitCode: number; result?: {kind: string; verdict: string}; error?: {reason: string; message: string}}
+      >;
+    };
+    expect([document.kind, document.exitCode]).toEqual(['DaemonSetRolloutStatusFleet', 2]);
+    expect(Object.keys(document.contexts)).toEqual(['staging', 'prod-east', 'prod-west', 'prod-viewer', 'prod-down']);
+    expect(document.summary).toEqual({clusters: 5, counts: {complete: 1, progressing: 1, 'not found': 1, forbidden: 1, unreachable: 1}});
+    expect(document.contexts['staging']).toMatchObject({server: staging.cluster.url, state: 'complete', exitCode: 0, result: {verdict: 'complete'}});
+    expect(document.contexts['prod-east']).toMatchObject({state: 'progressing', exitCode: 4, result: {kind: 'DaemonSetRolloutStatus', verdict: 'progressing'}});
+    expect(document.contexts['prod-west']).toMatchObject({exitCode: 1, error: {reason: 'NotFound'}});
+    expect(document.contexts['prod-viewer']).toMatchObject({exitCode: 2, error: {reason: 'Forbidden'}});
+    expect(document.contexts['prod-down']).toMatchObject({exitCode: 2, error: {reason: 'Unreachable'}});
+    // No credential in the output: the viewer's token and the admin's are in the kubeconfig only.
+    expect(result.stdout).not.toContain(viewerToken);
+  });
+
+  test('ds-plan and history take the same flags: one table each, a row per cluster', async () => {
+    const [plan, history] = await Promise.all([
+      runCli(['fluentd', '--contexts', 'staging,prod-east,prod-west', '--kubeconfig', kubeconfig, ...NOW]),
+      run('history', 'fluentd', '--contexts', 'staging,prod-east,prod-viewer'),
+    ]);
+    expect([plan.code, plan.stderr]).toEqual([1, '']);
+    const planLines = plan.stdout.trimEnd().split('\n');
+    expect(planLines[0]).toMatch(/^CONTEXT +VERDICT +REVISION +BUDGET +WAVES +ETA +BLOCKER$/);
+    expect(planLines[1]).toMatch(/^staging +complete +1 +- +0 +- *$/);
+    expect(planLines[2]).toMatch(/^prod-east +(progressing|stuck) +1->2 +\d+\/\d+ \w+ +\d+ /);
+    expect(planLines[3]).toMatch(/^prod-west +not found +- +- +- +- +daemonset "fluentd" not found/);
+    expect(planLines[4]).toMatch(/^3 clusters: 1 complete, 1 (progressing|stuck), 1 not found$/);
+
+    expect([history.code, history.stderr]).toEqual([2, '']);
+    const historyLines = history.stdout.trimEnd().split('\n');
+    expect(historyLines[0]).toMatch(/^CONTEXT +STATE +REVISION +REVISIONS +PODS +IMAGES$/);
+    expect(historyLines[1]).toMatch(/^staging +current +1 +1 +3\/3 +\S+$/);
+    expect(historyLines[2]).toMatch(/^prod-east +mixed +2 +2 +\d+\/\d+ +\S+$/);
+    expect(historyLines[3]).toMatch(/^prod-viewer +forbidden +- +- +- +forbidden: /);
+    expect(historyLines[4]).toBe('3 clusters: 1 current, 1 mixed, 1 forbidden');
+  });
+
+  test('bad input: one line, exit 1, no cluster asked', async () => {
+    const before = [staging, east, west].map((t) => t.cluster.requestLog.count);
+    const cases: Array<[string[], string]> = [
+      [['status', 'fluentd', '--contexts', 'nope'], 'error: context "nope" does not exist in the kubeconfig'],
+      [['status', 'fluentd', '--contexts', 'dev-*'], 'error: --contexts pattern "dev-*" matches no context of the kubeconfig'],
+      [
+        ['status', '--all-contexts'],
+        "error: --contexts and --all-contexts need NAME (the DaemonSet to ask every cluster for); see 'kubectl ds-rollout status --help'",
+      ],
+      [
+        ['status', 'fluentd', '--all-contexts', '--context', 'staging'],
+        expect.stringMatching(/^error: --context overrides one context; it cannot be used with --contexts/) as never,
+      ],
+      [['status', 'fluentd', '--all-contexts', '-w'], 'error: --contexts looks once at every cluster: drop -w (or use --watch=false)'],
+      [['history', 'fluentd', '--all-contexts', '--revision', '1'], 'error: --revision and --diff read one cluster: they cannot be used with --contexts'],
+    ];
+    const results = await Promise.all(cases.map(([args]) => run(...args)));
+    results.forEach((result, index) => {
+      expect([result.code, result.stdout, result.stderr.trimEnd()]).toEqual([1, '', cases[index]![1]]);
+    });
+    expect([staging, east, west].map((t) => t.cluster.requestLog.count)).toEqual(before);
+  });
+});
