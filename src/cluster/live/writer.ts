@@ -93,17 +93,15 @@ export class LiveClusterWriter implements ClusterWriter {
   }
 
   /**
-   * Sends a DaemonSet manifest with dryRun=All: as an update of `current` (its resourceVersion as precondition), or as
+   * Sends a DaemonSet manifest with dryRun=All: as an update of `current` (no resourceVersion precondition), or as
    * a create when there is none. Nothing is stored; the answer is the object as the server would store it (defaulted,
    * unknown fields dropped). A refusal (422) is the user's input error.
    */
   async dryRunDaemonSet(ref: DaemonSetRef, manifest: DaemonSet, current: DaemonSet | undefined): Promise<DaemonSet> {
-    const metadata = {
-      ...manifest.metadata,
-      name: ref.name,
-      namespace: ref.namespace,
-      ...(current?.metadata.resourceVersion === undefined ? {} : {resourceVersion: current.metadata.resourceVersion}),
-    };
+    // No resourceVersion: a dry run checks the manifest, not a race with the controller's status writes (a
+    // DaemonSet allows an unconditional update); the file's own, from `kubectl get -o yaml`, is stale by design.
+    const {resourceVersion: _stale, ...kept} = manifest.metadata;
+    const metadata = {...kept, name: ref.name, namespace: ref.namespace};
     const body = {...manifest, apiVersion: 'apps/v1', kind: 'DaemonSet', metadata};
     const query = {dryRun: 'All', fieldManager: 'ds-rollout'};
     const stored = current
