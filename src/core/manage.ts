@@ -56,6 +56,8 @@ export function podsShouldBeOnNode(eligibility: NodeEligibility, hasEntry: boole
 
   if (shouldContinueRunning) {
     if (!hasEntry) return NOTHING;
+    // The common case, one running pod and nothing to do, allocates nothing: this runs for every touched node.
+    if (pods.length === 1 && isRunning(pods[0]!)) return NOTHING;
     const toDelete: PodToDelete[] = [];
     const running: DaemonPod[] = [];
     let backoff = ctx.backoff;
@@ -89,7 +91,6 @@ export function podsShouldBeOnNode(eligibility: NodeEligibility, hasEntry: boole
     } else if (running.length > 1) {
       pruneSurge(running, ctx.now, toDelete);
     }
-    // The common case, one running pod and nothing to do, allocates no decision: this runs for every touched node.
     if (!create && toDelete.length === 0 && requeueAfterMs === undefined && !(backoffChanged && backoff)) return NOTHING;
     return {
       create,
@@ -104,6 +105,11 @@ export function podsShouldBeOnNode(eligibility: NodeEligibility, hasEntry: boole
     return {create: false, delete: pods.filter((pod) => !pod.terminating).map((pod) => ({pod, reason: 'not-eligible' as const}))};
   }
   return NOTHING;
+}
+
+/** Neither going nor done: a pod podsShouldBeOnNode counts as running. */
+function isRunning(pod: DaemonPod): boolean {
+  return !pod.terminating && pod.phase !== 'Failed' && pod.phase !== 'Succeeded';
 }
 
 // upstream: pkg/controller/daemon/daemon_controller.go podsShouldBeOnNode (surge branch)

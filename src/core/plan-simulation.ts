@@ -4,7 +4,7 @@
 // minReadySeconds, unless a host port is still taken by the node's other pod; pods that are not ready now stay
 // not ready; a pod deleted on a node that is not Ready stays, terminating; no node is in failed-pod backoff.
 import {isNodeReady, isPodStarting, isStuckTerminating} from './availability.js';
-import {byName, type DaemonPod} from './daemon-pods.js';
+import {byName, type DaemonPod, readyDaemonPod} from './daemon-pods.js';
 import type {EngineSync, ReconcileEngine} from './engine.js';
 import {MinHeap} from './min-heap.js';
 import type {PodTimings} from './timing.js';
@@ -140,14 +140,20 @@ class RolloutSimulation {
       // The controller looks again when the deleted pods are gone (their DELETED events), not at once.
       if (this.deletionMs > 0) this.events.push(this.t + this.deletionMs, SYNC_ONLY);
     }
-    const touched = new Set<number>();
-    for (const c of create) touched.add(this.engine.indexOf(c.node)!);
-    for (const d of del) touched.add(this.engine.indexOf(d.node)!);
     // Where the new pod needs the old one's host port, it starts only once that deletion has finished.
     const deletedOn = this.hostPorts && this.startMs > 0 ? new Set(del.map((d) => this.engine.indexOf(d.node)!)) : undefined;
     const waiting = this.hostPortWaiting.size > 0 ? [...this.hostPortWaiting] : NO_INDEXES;
-    for (const index of touched) this.startPodsOn(index, wave, deletedOn);
+    for (const index of this.touchedBy(create, del)) this.startPodsOn(index, wave, deletedOn);
     for (const index of waiting) this.startPodsOn(index, wave, deletedOn);
+  }
+
+  /** The nodes a wave touched, each once, creations first (most waves touch one node: no set then). */
+  private touchedBy(create: readonly PodCreation[], del: readonly PodDeletion[]): Iterable<number> {
+    if (create.length + del.length === 1) return [this.engine.indexOf((create[0] ?? del[0])!.node)!];
+    const touched = new Set<number>();
+    for (const c of create) touched.add(this.engine.indexOf(c.node)!);
+    for (const d of del) touched.add(this.engine.indexOf(d.node)!);
+    return touched;
   }
 
   /** A node the wave touched: its new pod turns Ready now, or podStart later (later still if it waits for a host port). */
@@ -176,7 +182,7 @@ class RolloutSimulation {
         continue;
       }
       const availableAt = this.minReadyMs === 0 ? Number.NEGATIVE_INFINITY : this.t + this.minReadyMs;
-      this.engine.replacePod(index, pod, {...pod, ready: true, phase: 'Running', availableAt});
+      this.engine.replacePod(index, pod, readyDaemonPod(pod, 'Running', availableAt));
       if (this.minReadyMs > 0) this.events.push(availableAt, index);
     }
   }
@@ -197,7 +203,7 @@ class RolloutSimulation {
         // A pod already starting is Ready podStart after its creation (or now, if that has passed).
         const readyAt = Math.max(now, Date.parse(pod.pod.metadata.creationTimestamp ?? '') + this.startMs || now);
         const availableAt = this.minReadyMs === 0 && readyAt === now ? Number.NEGATIVE_INFINITY : readyAt + this.minReadyMs;
-        engine.replacePod(index, pod, {...pod, ready: true, availableAt});
+        engine.replacePod(index, pod, readyDaemonPod(pod, pod.phase, availableAt));
         if (availableAt > now) this.events.push(availableAt, index);
         dropped = true;
       }
@@ -278,9 +284,10 @@ function issues(half: EngineSync['manage']): boolean {
 }
 
 /** Two halves of a sync's actions, together by node name (each half is already in node order, or nearly). */
-function byNode<T extends {readonly node: string}>(a: readonly T[], b: readonly T[]): T[] {
-  if (b.length === 0) return a.length < 2 ? [...a] : [...a].sort((x, y) => byName(x.node, y.node));
-  if (a.length === 0) return b.length < 2 ? [...b] : [...b].sort((x, y) => byName(x.node, y.node));
+function byNode<T extends {readonly node: string}>(a: readonly T[], b: readonly T[]): readonly T[] {
+  // A half's list is the engine's own, made for this sync and read-only: kept as it is when already in order.
+  if (b.length === 0) return a.length < 2 ? a : [...a].sort((x, y) => byName(x.node, y.node));
+  if (a.length === 0) return b.length < 2 ? b : [...b].sort((x, y) => byName(x.node, y.node));
   return [...a, ...b].sort((x, y) => byName(x.node, y.node));
 }
 

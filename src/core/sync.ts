@@ -3,7 +3,7 @@ import {allowsSurge, rolloutBudgets, unavailableCount} from './budgets.js';
 import {claimObjects} from './claim.js';
 import {type NodeSlot, type UpdateTarget, buildNodeSlots, updateTargetFor} from './daemon-pods.js';
 import {CONTROLLER_REVISION_HASH_LABEL} from './pod-template.js';
-import {type EngineSettings, type EngineSync, ReconcileEngine} from './engine.js';
+import {type EngineSettings, type EngineSync, NO_ACTIONS, ReconcileEngine} from './engine.js';
 import type {BackoffEntry} from './manage.js';
 import {type HistoryDecision, cleanupHistory, constructHistory} from './revisions.js';
 import {isEmptyLabelSelector} from './selectors.js';
@@ -125,8 +125,6 @@ export interface SyncResult {
   readonly requeueAfterMs?: number;
   readonly events: readonly CoreEvent[];
 }
-
-const NO_ACTIONS: SyncActions = {create: [], delete: []};
 
 export interface SyncGate {
   readonly skipped: 'selects-all' | 'being-deleted';
