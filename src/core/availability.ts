@@ -105,8 +105,10 @@ export const SCHEDULING_GRACE_MS = 30_000;
 export function podProblemAt(pod: Pod, now: number): string | undefined {
   const problem = podProblem(pod);
   if (problem !== undefined) return problem;
+  // The scheduler first: Date.parse is the costly part, and a plan asks this of every pod.
+  if (!isAwaitingScheduler(pod)) return undefined;
   const created = Date.parse(pod.metadata.creationTimestamp ?? '');
-  if (!isAwaitingScheduler(pod) || !(now - created >= SCHEDULING_GRACE_MS)) return undefined;
+  if (!(now - created >= SCHEDULING_GRACE_MS)) return undefined;
   return `not scheduled for ${Math.floor((now - created) / 1000)}s: is a scheduler running?`;
 }
 

@@ -10,8 +10,6 @@ import {decideBefore121, type RollingUpdateDecision, RollingUpdateTally, tallyEn
 import {type ControllerMinor, hasSurge, NEWEST_MODELLED_MINOR} from './versions.js';
 import type {DaemonSet, NodeEligibility, Pod, PodCreation, PodDeletion, RolloutBudgets} from './types.js';
 
-const NO_INDEXES: readonly number[] = [];
-
 /** A half-sync that issues nothing (shared: the lists are read-only). */
 export const NO_ACTIONS: {readonly create: readonly PodCreation[]; readonly delete: readonly PodDeletion[]} = {create: [], delete: []};
 
@@ -51,6 +49,16 @@ export interface EngineSync {
   readonly failedPodNodes: readonly string[];
 }
 
+/** Manage's half of a sync, and what it leaves for the caller. */
+interface ManageHalf {
+  readonly manage: EngineSync['manage'];
+  readonly failedPodNodes: readonly string[];
+  readonly requeueAfterMs: number | undefined;
+}
+
+/** Manage with no node to act on (the usual sync of a rolling update): nothing issued, nothing to share. */
+const IDLE_MANAGE: ManageHalf = {manage: NO_ACTIONS, failedPodNodes: [], requeueAfterMs: undefined};
+
 interface MutableSlot {
   readonly name: string;
   readonly exists: boolean;
@@ -64,7 +72,7 @@ export class ReconcileEngine {
   private readonly tally: RollingUpdateTally;
   private readonly manageDecisions: (NodeManageDecision | undefined)[];
   private readonly manageActive = new Set<number>();
-  private readonly dirty = new Set<number>();
+  private readonly dirty: DirtyNodes;
   private readonly backoff: Map<string, BackoffEntry>;
   readonly desired: number;
   private plannedCount = 0;
@@ -77,6 +85,7 @@ export class ReconcileEngine {
   ) {
     this.slots = slots.map((slot) => ({name: slot.name, exists: slot.node !== undefined, eligibility: slot.eligibility, pods: [...slot.pods]}));
     this.tally = new RollingUpdateTally(this.slots.length);
+    this.dirty = new DirtyNodes(this.slots.length);
     this.manageDecisions = new Array<NodeManageDecision | undefined>(this.slots.length);
     this.backoff = new Map(settings.backoff ?? []);
     let desired = 0;
@@ -98,12 +107,14 @@ export class ReconcileEngine {
   }
 
   private refresh(now: number): void {
-    for (const index of this.dirty) {
+    if (this.dirty.size === 0) return;
+    const surge = this.settings.surge;
+    const context = {surge, now};
+    for (const index of this.dirty.take()) {
       const slot = this.slots[index]!;
       if (slot.exists) {
         const backoff = this.backoff.size > 0 ? this.backoff.get(slot.name) : undefined;
-        const surge = this.settings.surge;
-        const decision = podsShouldBeOnNode(slot.eligibility, slot.pods.length > 0, slot.pods, backoff ? {surge, now, backoff} : {surge, now});
+        const decision = podsShouldBeOnNode(slot.eligibility, slot.pods.length > 0, slot.pods, backoff ? {surge, now, backoff} : context);
         this.manageDecisions[index] = decision;
         if (decision.create || decision.delete.length > 0 || decision.requeueAfterMs !== undefined) this.manageActive.add(index);
         else this.manageActive.delete(index);
@@ -116,7 +127,6 @@ export class ReconcileEngine {
       }
       this.tally.set(index, tallyEntryFor(slot, now));
     }
-    this.dirty.clear();
   }
 
   /** One sync at `now` in the observed model: manage's actions, then rollingUpdate on the state after them. */
@@ -128,22 +138,7 @@ export class ReconcileEngine {
     this.refresh(now);
     const burst = this.settings.burstReplicas ?? BURST_REPLICAS;
 
-    // manage: existing nodes in name order, then the vanished-node orphans (sorted after them).
-    const creates: number[] = [];
-    const deletes: (PodToDelete & {index: number})[] = [];
-    const failedPodNodes: string[] = [];
-    let requeueAfterMs: number | undefined;
-    const active = this.manageActive.size === 0 ? NO_INDEXES : [...this.manageActive].sort((a, b) => a - b);
-    for (const index of active) {
-      const decision = this.manageDecisions[index]!;
-      const slot = this.slots[index]!;
-      if (decision.create) creates.push(index);
-      for (const d of decision.delete) deletes.push({...d, index});
-      if (decision.backoff) this.backoff.set(slot.name, decision.backoff);
-      if (decision.delete.some((d) => d.reason === 'failed')) failedPodNodes.push(slot.name);
-      if (decision.requeueAfterMs !== undefined) requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, decision.requeueAfterMs);
-    }
-    const manage = creates.length + deletes.length > 0 ? this.apply(upTo(creates, burst), upTo(deletes, burst), now) : NO_ACTIONS;
+    const {manage, failedPodNodes, requeueAfterMs} = this.manageActive.size === 0 ? IDLE_MANAGE : this.manage(burst, now);
     const result: {-readonly [K in keyof EngineSync]: EngineSync[K]} = {manage, rollingUpdate: NO_ACTIONS, failedPodNodes};
     if (requeueAfterMs !== undefined) result.requeueAfterMs = requeueAfterMs;
     if (!this.settings.rollingUpdate) return result;
@@ -158,6 +153,26 @@ export class ReconcileEngine {
     else if (decision.create.length + decision.delete.length > 0)
       result.rollingUpdate = this.apply(upTo(decision.create, burst), upTo(decision.delete, burst), now);
     return result;
+  }
+
+  // upstream: pkg/controller/daemon/daemon_controller.go manage (podsShouldBeOnNode per node, then syncNodes)
+  // Existing nodes in name order, then the vanished-node orphans (sorted after them); each list capped at the burst.
+  private manage(burst: number, now: number): ManageHalf {
+    const creates: number[] = [];
+    const deletes: (PodToDelete & {index: number})[] = [];
+    const failedPodNodes: string[] = [];
+    let requeueAfterMs: number | undefined;
+    for (const index of [...this.manageActive].sort((a, b) => a - b)) {
+      const decision = this.manageDecisions[index]!;
+      const slot = this.slots[index]!;
+      if (decision.create) creates.push(index);
+      for (const d of decision.delete) deletes.push({...d, index});
+      if (decision.backoff) this.backoff.set(slot.name, decision.backoff);
+      if (decision.delete.some((d) => d.reason === 'failed')) failedPodNodes.push(slot.name);
+      if (decision.requeueAfterMs !== undefined) requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, decision.requeueAfterMs);
+    }
+    const manage = creates.length + deletes.length > 0 ? this.apply(upTo(creates, burst), upTo(deletes, burst), now) : NO_ACTIONS;
+    return {manage, failedPodNodes, requeueAfterMs};
   }
 
   /** The rollingUpdate decision for the current state without applying anything (for explanations). */
@@ -252,6 +267,34 @@ export class ReconcileEngine {
 
   backoffEntries(): ReadonlyMap<string, BackoffEntry> {
     return this.backoff;
+  }
+}
+
+/** The nodes to re-evaluate at the next refresh, each once; a list and a mark per node, as a sync touches one or two. */
+class DirtyNodes {
+  private readonly marked: Uint8Array;
+  private list: number[] = [];
+
+  constructor(capacity: number) {
+    this.marked = new Uint8Array(capacity);
+  }
+
+  get size(): number {
+    return this.list.length;
+  }
+
+  add(index: number): void {
+    if (this.marked[index]) return;
+    this.marked[index] = 1;
+    this.list.push(index);
+  }
+
+  /** The marked nodes, in the order they were marked; none is marked afterwards. */
+  take(): readonly number[] {
+    const taken = this.list;
+    this.list = [];
+    for (const index of taken) this.marked[index] = 0;
+    return taken;
   }
 }
 

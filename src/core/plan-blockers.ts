@@ -55,22 +55,22 @@ export function findBlockers(input: ReconcileInput, sim: SimulatedRollout, now: 
 function taintWarnings(input: ReconcileInput, sim: SimulatedRollout): Blocker[] {
   const warnings: Blocker[] = [];
   const byTaint = new Map<string, string[]>();
-  for (const slot of input.slots) {
+  input.slots.forEach((slot, index) => {
     const {taint} = slot.eligibility;
-    if (!slot.node || slot.eligibility.shouldRun || taint === undefined) continue;
-    const deleted = sim.deletedBy.get(slot.name);
+    if (!slot.node || slot.eligibility.shouldRun || taint === undefined) return;
+    const deleted = sim.deletedBy[index];
     if (slot.eligibility.shouldContinueRunning && deleted) {
       warnings.push({
         kind: 'node-loses-daemon',
         message: `${slot.name} loses its daemon pod: the rolling update deletes the old pod (${deleted.pod}, wave ${deleted.wave}) and the taint ${formatTaint(taint)} keeps a new one from being created`,
         nodes: [slot.name],
       });
-      continue;
+      return;
     }
     const list = byTaint.get(slot.eligibility.reason) ?? [];
     list.push(slot.name);
     byTaint.set(slot.eligibility.reason, list);
-  }
+  });
   for (const [reason, nodes] of byTaint) {
     warnings.push({
       kind: 'untolerated-taint',

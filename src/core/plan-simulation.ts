@@ -17,10 +17,10 @@ export interface SimulatedRollout {
   /** The first sync's actions, whether or not they change anything. */
   readonly nextSync: {readonly create: readonly PodCreation[]; readonly delete: readonly PodDeletion[]} | undefined;
   readonly waves: readonly Wave[];
-  /** The first wave (1-based) that touches each node. */
-  readonly waveOfNode: ReadonlyMap<string, number>;
-  /** The first deletion on each node, as `pod, wave N`. */
-  readonly deletedBy: ReadonlyMap<string, {readonly pod: string; readonly wave: number}>;
+  /** The first wave (1-based) that touches each node, by node index (as in the input's slots); 0 for none. */
+  readonly waveOfNode: ArrayLike<number>;
+  /** The first deletion on each node, as `pod, wave N`, by node index. */
+  readonly deletedBy: readonly ({readonly pod: string; readonly wave: number} | undefined)[];
   /** Nodes whose new pod waits for its old one to free a host port. */
   readonly hostPortWaiting: ReadonlySet<number>;
   readonly arbitrary: boolean;
@@ -68,8 +68,9 @@ class RolloutSimulation {
   /** Pods on nodes that are not Ready: deleting one does not make it go. */
   private readonly unconfirmed = new Map<string, {index: number; pod: DaemonPod}>();
   readonly waves: Wave[] = [];
-  readonly waveOfNode = new Map<string, number>();
-  readonly deletedBy = new Map<string, {pod: string; wave: number}>();
+  // By node index, not name: a plan records one entry per wave.
+  readonly waveOfNode: Int32Array;
+  readonly deletedBy: ({pod: string; wave: number} | undefined)[];
   readonly hostPortWaiting = new Set<number>();
   nextSync: SyncActions | undefined;
   arbitrary = false;
@@ -84,6 +85,8 @@ class RolloutSimulation {
     timings: PodTimings | undefined,
   ) {
     this.engine = engineFor(input, {backoffAcrossSyncs: false});
+    this.waveOfNode = new Int32Array(input.slots.length);
+    this.deletedBy = new Array<{pod: string; wave: number} | undefined>(input.slots.length);
     this.t = now;
     this.startMs = timings?.podStart.ms ?? 0;
     this.deletionMs = timings?.podDeletion.ms ?? 0;
@@ -134,7 +137,7 @@ class RolloutSimulation {
   recordWave({create, delete: del}: SyncActions): void {
     const wave = this.waves.length + 1;
     this.waves.push({create, delete: del, at: (this.t - this.now) / 1000});
-    for (const d of del) if (!this.deletedBy.has(d.node)) this.deletedBy.set(d.node, {pod: d.pod, wave});
+    for (const d of del) this.deletedBy[this.engine.indexOf(d.node)!] ??= {pod: d.pod, wave};
     if (del.length > 0) {
       this.lastDeletionAt = this.t;
       // The controller looks again when the deleted pods are gone (their DELETED events), not at once.
@@ -148,18 +151,17 @@ class RolloutSimulation {
   }
 
   /** The nodes a wave touched, each once, creations first (most waves touch one node: no set then). */
-  private touchedBy(create: readonly PodCreation[], del: readonly PodDeletion[]): Iterable<number> {
+  private touchedBy(create: readonly PodCreation[], del: readonly PodDeletion[]): readonly number[] {
     if (create.length + del.length === 1) return [this.engine.indexOf((create[0] ?? del[0])!.node)!];
     const touched = new Set<number>();
     for (const c of create) touched.add(this.engine.indexOf(c.node)!);
     for (const d of del) touched.add(this.engine.indexOf(d.node)!);
-    return touched;
+    return [...touched];
   }
 
   /** A node the wave touched: its new pod turns Ready now, or podStart later (later still if it waits for a host port). */
   private startPodsOn(index: number, wave: number, deletedOn: ReadonlySet<number> | undefined): void {
-    const name = this.engine.slots[index]!.name;
-    if (!this.waveOfNode.has(name)) this.waveOfNode.set(name, wave);
+    if (this.waveOfNode[index] === 0) this.waveOfNode[index] = wave;
     if (this.startMs === 0) {
       this.settlePlannedPods(index);
       return;

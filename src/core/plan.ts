@@ -110,8 +110,8 @@ function planNodes(input: ReconcileInput, sim: SimulatedRollout, now: number, bl
   const blockerOfNode = firstMessageByNode(blockers);
   const warningOfNode = firstMessageByNode(warnings);
   const nodes: NodePlan[] = [];
-  for (const slot of input.slots) {
-    if (!slot.node) continue;
+  input.slots.forEach((slot, index) => {
+    if (!slot.node) return;
     const plan: Mutable<NodePlan> = {
       name: slot.name,
       shouldRun: slot.eligibility.shouldRun,
@@ -124,10 +124,10 @@ function planNodes(input: ReconcileInput, sim: SimulatedRollout, now: number, bl
     if (blocker !== undefined) plan.blocker = blocker;
     const warning = warningOfNode.get(slot.name);
     if (warning !== undefined) plan.warning = warning;
-    const wave = sim.waveOfNode.get(slot.name);
-    if (wave !== undefined) plan.wave = wave;
+    const wave = sim.waveOfNode[index]!;
+    if (wave > 0) plan.wave = wave;
     nodes.push(plan);
-  }
+  });
   return nodes;
 }
 
@@ -196,13 +196,22 @@ function isConverged(pods: readonly DaemonPod[], now: number): boolean {
 }
 
 function nodeState(shouldRun: boolean, pods: readonly DaemonPod[], now: number): NodeRolloutState {
-  const live = pods.filter((pod) => !pod.terminating);
-  if (live.length === 0) return pods.length > 0 ? 'terminating' : shouldRun ? 'missing' : 'not-eligible';
+  // Counted, not filtered: this runs for every node of the plan.
+  let live = 0;
+  let fresh = 0;
+  let firstFresh: DaemonPod | undefined;
+  for (const pod of pods) {
+    if (pod.terminating) continue;
+    live++;
+    if (!pod.updated) continue;
+    fresh++;
+    firstFresh ??= pod;
+  }
+  if (live === 0) return pods.length > 0 ? 'terminating' : shouldRun ? 'missing' : 'not-eligible';
   if (!shouldRun) return 'misscheduled';
-  const fresh = live.filter((pod) => pod.updated);
-  if (fresh.length > 0 && fresh.length < live.length) return 'surging';
-  if (fresh.length === 0) return 'old';
-  return isDaemonPodAvailable(fresh[0]!, now) ? 'updated' : 'updating';
+  if (fresh > 0 && fresh < live) return 'surging';
+  if (firstFresh === undefined) return 'old';
+  return isDaemonPodAvailable(firstFresh, now) ? 'updated' : 'updating';
 }
 
 function summarisePod(pod: DaemonPod, now: number): PodSummary {

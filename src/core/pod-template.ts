@@ -84,7 +84,6 @@ export function newDaemonPod(ds: DaemonSet, nodeName: string, hash: string): Pod
 // upstream: pkg/controller/daemon/util/daemonset_util.go IsPodUpdated
 export function isPodUpdated(pod: Pod, hash: string, generation: number | undefined): boolean {
   const labels = pod.metadata.labels;
-  const hashMatches = hash.length > 0 && labels?.[CONTROLLER_REVISION_HASH_LABEL] === hash;
-  const generationMatches = generation !== undefined && labels?.[POD_TEMPLATE_GENERATION_LABEL] === String(generation);
-  return hashMatches || generationMatches;
+  if (hash.length > 0 && labels?.[CONTROLLER_REVISION_HASH_LABEL] === hash) return true;
+  return generation !== undefined && labels?.[POD_TEMPLATE_GENERATION_LABEL] === String(generation);
 }

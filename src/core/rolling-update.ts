@@ -96,6 +96,8 @@ export function tallyEntryFor(
   return {cls: classifyNodeForUpdate(slot.pods, now), shouldRun, nodeExists: slot.exists};
 }
 
+const NO_INDEXES: readonly number[] = [];
+
 /** A set of node indexes that can return its first k members in index (node name) order cheaply. */
 class OrderedIndexSet {
   private readonly member: Uint8Array;
@@ -115,9 +117,10 @@ class OrderedIndexSet {
     this.member[i] = 0;
     this.size--;
   }
-  first(k: number): number[] {
+  /** Read-only: the empty answer, the usual one, is shared. */
+  first(k: number): readonly number[] {
+    if (k <= 0 || this.size === 0) return NO_INDEXES;
     const out: number[] = [];
-    if (k <= 0 || this.size === 0) return out;
     const n = this.member.length;
     let i = this.low;
     while (i < n && !this.member[i]) i++;
@@ -125,7 +128,7 @@ class OrderedIndexSet {
     for (; i < n && out.length < k; i++) if (this.member[i]) out.push(i);
     return out;
   }
-  all(): number[] {
+  all(): readonly number[] {
     return this.first(this.size);
   }
 }
