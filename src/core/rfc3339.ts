@@ -54,5 +54,18 @@ export function isRfc3339Time(text: string): boolean {
 
 /** RFC3339 UTC in whole seconds, as the API server writes metav1.Time (`2026-11-21T12:00:00Z`). */
 export function formatRfc3339(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  const second = Math.floor(ms / 1000);
+  const day = Math.floor(second / 86_400);
+  // A plan stamps thousands of pods on the same few days: the date is formatted once per day, the time by hand.
+  if (lastDay?.day !== day) lastDay = {day, prefix: new Date(day * 86_400_000).toISOString().slice(0, 11)};
+  if (lastDay.prefix.length !== 11 || lastDay.prefix[10] !== 'T') return new Date(second * 1000).toISOString().replace('.000Z', 'Z');
+  const s = second - day * 86_400;
+  return `${lastDay.prefix}${twoDigits(Math.floor(s / 3600))}:${twoDigits(Math.floor(s / 60) % 60)}:${twoDigits(s % 60)}Z`;
+}
+
+/** The last day formatRfc3339 wrote (days since the epoch) and its `YYYY-MM-DDT`. */
+let lastDay: {readonly day: number; readonly prefix: string} | undefined;
+
+function twoDigits(n: number): string {
+  return n < 10 ? `0${n}` : String(n);
 }
