@@ -63,7 +63,8 @@ interface MutableSlot {
   readonly name: string;
   readonly exists: boolean;
   readonly eligibility: NodeEligibility;
-  pods: DaemonPod[];
+  /** Replaced, never changed in place: the engine starts on the input's own lists, copying none of them. */
+  pods: readonly DaemonPod[];
 }
 
 export class ReconcileEngine {
@@ -83,7 +84,7 @@ export class ReconcileEngine {
     private readonly settings: EngineSettings,
     slots: readonly NodeSlot[],
   ) {
-    this.slots = slots.map((slot) => ({name: slot.name, exists: slot.node !== undefined, eligibility: slot.eligibility, pods: [...slot.pods]}));
+    this.slots = slots.map((slot) => ({name: slot.name, exists: slot.node !== undefined, eligibility: slot.eligibility, pods: slot.pods}));
     this.tally = new RollingUpdateTally(this.slots.length);
     this.dirty = new DirtyNodes(this.slots.length);
     this.manageDecisions = new Array<NodeManageDecision | undefined>(this.slots.length);
@@ -203,8 +204,8 @@ export class ReconcileEngine {
     }
     for (const index of createIdx) {
       const slot = this.slots[index]!;
-      slot.pods.push(this.plannedPod(slot.name, now));
-      if (slot.pods.length > 1) slot.pods.sort(compareDaemonPods);
+      const planned = this.plannedPod(slot.name, now);
+      slot.pods = slot.pods.length === 0 ? [planned] : [...slot.pods, planned].sort(compareDaemonPods);
       this.dirty.add(index);
       create.push({node: slot.name});
     }

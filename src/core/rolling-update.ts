@@ -261,7 +261,7 @@ export class RollingUpdateTally {
     const picked = candidates ? candidates.slice(0, remaining) : this.availableOld.first(remaining);
     for (const index of picked) deletions.push(this.oldPodDeletion(index, 'outdated'));
     return {
-      create: [],
+      create: NO_INDEXES,
       delete: deletions,
       arbitraryChoice: remaining > 0 && remaining < candidateCount,
       numUnavailable,
@@ -279,7 +279,7 @@ export class RollingUpdateTally {
     const numSurge = c[Bucket.NotOk]! + c[Bucket.BothNewUnavailable]!;
     if (c[Bucket.OldOnlyMissingNode]! > 0) {
       return {
-        create: [],
+        create: NO_INDEXES,
         delete: [],
         error: 'a daemon pod is bound to a node that no longer exists',
         arbitraryChoice: false,
@@ -343,7 +343,7 @@ export function decideBefore121(slots: readonly LegacySlot[], maxUnavailable: nu
   const remaining = Math.max(0, Math.min(maxUnavailable - numUnavailable, availableOld.length));
   const picked = availableOld.slice(0, remaining);
   return {
-    create: [],
+    create: NO_INDEXES,
     delete: mergeByIndex(deletions, picked),
     arbitraryChoice: remaining > 0 && remaining < availableOld.length,
     numUnavailable,
