@@ -2,7 +2,7 @@
 // own (RollingUpdateTally's classes and countsAgainstBudget, docs/design/reconcile.md §8.3 and §8.4); the reasons explain each
 // node in the controller's terms. ds-plan, status, the dashboard and step all read it from here.
 import {isNodeReady, isPodStarting, isStuckTerminating, podProblem, podProblemAt} from './availability.js';
-import type {DaemonPod, NodeSlot} from './daemon-pods.js';
+import {type DaemonPod, isDaemonPodAvailable, type NodeSlot} from './daemon-pods.js';
 import {countsAgainstBudget, type NodeUpdateClass, tallyEntryFor} from './rolling-update.js';
 import type {BudgetInUse, BudgetUse, Node} from './types.js';
 import {formatList} from './words.js';
@@ -11,7 +11,11 @@ import {formatList} from './words.js';
 export function budgetInUse(slots: readonly NodeSlot[], budgets: {readonly maxUnavailable: number; readonly maxSurge: number}, now: number): BudgetInUse {
   const unavailable: BudgetUse[] = [];
   const surge: BudgetUse[] = [];
-  for (const slot of slots) {
+  // Indexed: a CLI run makes this pass cold, and a cold for-of allocates at every step.
+  for (let i = 0; i < slots.length; i++) {
+    const slot = slots[i]!;
+    // The usual node, one pod that is available and not going, uses neither budget: no class to build for it.
+    if (slot.pods.length === 1 && !slot.pods[0]!.terminating && isDaemonPodAvailable(slot.pods[0]!, now)) continue;
     const entry = tallyEntryFor({pods: slot.pods, exists: slot.node !== undefined, eligibility: slot.eligibility}, now);
     if (!entry) continue;
     const inUnavailable = countsAgainstBudget(entry.cls, false);

@@ -35,7 +35,9 @@ export function claimObjects<T extends {readonly metadata: ObjectMeta}>(ds: Daem
   const dsDeleting = !!ds.metadata.deletionTimestamp;
   const namespace = ds.metadata.namespace;
 
-  for (const obj of objects) {
+  // Indexed: a CLI run makes this pass cold, and a cold for-of allocates at every step.
+  for (let i = 0; i < objects.length; i++) {
+    const obj = objects[i]!;
     const matches = labelSelectorMatches(selector, obj.metadata.labels);
     const ref = getControllerOf(obj.metadata);
     if (ref !== undefined) {
@@ -63,7 +65,8 @@ export function claimObjects<T extends {readonly metadata: ObjectMeta}>(ds: Daem
 // upstream: pkg/controller/daemon/daemon_controller.go getNodesToDaemonPods
 export function getNodesToDaemonPods(daemonPods: readonly Pod[], options: {keepDeletedTerminal?: boolean} = {}): Map<string, Pod[]> {
   const byNode = new Map<string, Pod[]>();
-  for (const pod of daemonPods) {
+  for (let i = 0; i < daemonPods.length; i++) {
+    const pod = daemonPods[i]!;
     if (!options.keepDeletedTerminal && isPodTerminal(pod) && isPodTerminating(pod)) continue;
     const node = getTargetNodeName(pod);
     if (node === undefined) continue;

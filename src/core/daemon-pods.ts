@@ -103,7 +103,9 @@ export function buildNodeSlots(ds: DaemonSet, nodes: readonly Node[], daemonPods
   const slots: NodeSlot[] = [];
   const sortedNodes = [...nodes].sort((a, b) => byName(a.metadata.name, b.metadata.name));
   const known = new Set<string>();
-  for (const node of sortedNodes) {
+  // Indexed: a CLI run makes this pass cold, and a cold for-of allocates at every step.
+  for (let i = 0; i < sortedNodes.length; i++) {
+    const node = sortedNodes[i]!;
     const name = node.metadata.name;
     known.add(name);
     const pods = grouped.get(name);

@@ -84,8 +84,11 @@ function taintWarnings(input: ReconcileInput, sim: SimulatedRollout): Blocker[] 
 /** A pod terminating past any hope of going: its node is gone or not Ready, or its deletion is long overdue. */
 function stuckTerminating(input: ReconcileInput, now: number): Blocker[] {
   const warnings: Blocker[] = [];
-  for (const slot of input.slots) {
-    for (const pod of slot.pods) {
+  // Indexed: a CLI run makes this pass cold, and a cold for-of allocates at every step.
+  for (let i = 0; i < input.slots.length; i++) {
+    const slot = input.slots[i]!;
+    for (let j = 0; j < slot.pods.length; j++) {
+      const pod = slot.pods[j]!;
       if (!pod.terminating || !isStuckTerminating(pod.pod, slot.node, now)) continue;
       const why = !slot.node
         ? 'its node is gone'

@@ -93,8 +93,10 @@ class RolloutSimulation {
     this.minReadyMs = Math.max(0, input.target.minReadySeconds) * 1000;
     this.hostPorts = templateUsesHostPorts(input);
     input.slots.forEach((slot, index) => {
-      for (const pod of slot.pods)
-        if (pod.availableAt !== undefined && pod.availableAt > now && Number.isFinite(pod.availableAt)) this.events.push(pod.availableAt, index);
+      for (let i = 0; i < slot.pods.length; i++) {
+        const at = slot.pods[i]!.availableAt;
+        if (at !== undefined && at > now && Number.isFinite(at)) this.events.push(at, index);
+      }
       if (slot.node && !isNodeReady(slot.node)) for (const pod of slot.pods) if (!pod.terminating) this.unconfirmed.set(pod.name, {index, pod});
     });
   }
@@ -200,7 +202,10 @@ class RolloutSimulation {
     engine.slots.forEach((_, index) => {
       const node = this.input.slots[index]!.node;
       if (engine.removePods(index, (pod) => pod.terminating && !isStuckTerminating(pod.pod, node, now))) dropped = true;
-      for (const pod of engine.slots[index]!.pods) {
+      // The list as it was: replacing a pod below gives the node a new one.
+      const pods = engine.slots[index]!.pods;
+      for (let i = 0; i < pods.length; i++) {
+        const pod = pods[i]!;
         if (pod.planned || pod.ready || !isPodStarting(pod.pod, node, now)) continue;
         // A pod already starting is Ready podStart after its creation (or now, if that has passed).
         const readyAt = Math.max(now, Date.parse(pod.pod.metadata.creationTimestamp ?? '') + this.startMs || now);

@@ -200,7 +200,8 @@ function nodeState(shouldRun: boolean, pods: readonly DaemonPod[], now: number):
   let live = 0;
   let fresh = 0;
   let firstFresh: DaemonPod | undefined;
-  for (const pod of pods) {
+  for (let i = 0; i < pods.length; i++) {
+    const pod = pods[i]!;
     if (pod.terminating) continue;
     live++;
     if (!pod.updated) continue;

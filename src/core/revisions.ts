@@ -397,7 +397,8 @@ export function currentRevisionOf(
   const byHash = new Map<string, ControllerRevision>();
   for (const revision of [...revisions].sort(byRevisionThenName)) byHash.set(revisionHash(revision), revision);
   const counts = new Map<ControllerRevision, number>();
-  for (const pod of daemonPods) {
+  for (let i = 0; i < daemonPods.length; i++) {
+    const pod = daemonPods[i]!;
     const hash = pod.metadata.labels?.[CONTROLLER_REVISION_HASH_LABEL];
     if (hash === undefined || hash === updateHash) continue;
     const revision = byHash.get(hash);

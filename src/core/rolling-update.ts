@@ -15,7 +15,8 @@ import {type ControllerMinor, countsUnavailableOldPods} from './versions.js';
 export function findUpdatedPodsOnNode(pods: readonly DaemonPod[]): {newPod?: DaemonPod; oldPod?: DaemonPod; ok: boolean} {
   let newPod: DaemonPod | undefined;
   let oldPod: DaemonPod | undefined;
-  for (const pod of pods) {
+  for (let i = 0; i < pods.length; i++) {
+    const pod = pods[i]!;
     if (pod.terminating) continue;
     if (pod.updated) {
       if (newPod) return TWO_OF_A_KIND;

@@ -12,7 +12,9 @@ export function computeDaemonSetStatus(slots: readonly NodeSlot[], now: number):
   let numberReady = 0;
   let updatedNumberScheduled = 0;
   let numberAvailable = 0;
-  for (const slot of slots) {
+  // Indexed: a CLI run makes this pass cold, and a cold for-of allocates at every step.
+  for (let i = 0; i < slots.length; i++) {
+    const slot = slots[i]!;
     if (!slot.node) continue;
     const oldest = slot.pods[0];
     if (slot.eligibility.shouldRun) {
