@@ -249,10 +249,18 @@ function compileRequiredAffinity(spec: PodSpec): CompiledRequiredAffinity {
   return {nodeSelector, affinity: required === undefined ? undefined : compileTerms(required.nodeSelectorTerms ?? [])};
 }
 
-function unmatchedNodeSelector(compiled: CompiledRequiredAffinity, node: Node): (readonly [string, string])[] {
+function unmatchedNodeSelector(compiled: CompiledRequiredAffinity, node: Node): readonly (readonly [string, string])[] {
   const labels = node.metadata.labels;
-  return compiled.nodeSelector.filter(([k, v]) => labelOf(labels, k) !== v);
+  // A list only for a node that does not match: asked of every node, which nearly always does.
+  let unmatched: (readonly [string, string])[] | undefined;
+  for (let i = 0; i < compiled.nodeSelector.length; i++) {
+    const pair = compiled.nodeSelector[i]!;
+    if (labelOf(labels, pair[0]) !== pair[1]) (unmatched ??= []).push(pair);
+  }
+  return unmatched ?? NO_PAIRS;
 }
+
+const NO_PAIRS: readonly (readonly [string, string])[] = [];
 
 /** nodeSelector AND required node affinity (a pod without either fits every node). */
 // upstream: staging/src/k8s.io/component-helpers/scheduling/corev1/nodeaffinity/nodeaffinity.go GetRequiredNodeAffinity(...).Match
