@@ -15,7 +15,7 @@ import {prepareReconcile, type ReconcileInput, syncGate} from './sync.js';
 import type {DurationEstimate, PodTimings} from './timing.js';
 import {formatFieldError, isToleratedByController, validateDaemonSet} from './validation.js';
 import {type ControllerMinor, formatMinor, modelledMinor, NEWEST_MODELLED_MINOR, OLDEST_MODELLED_MINOR} from './versions.js';
-import type {Blocker, ClusterState, DaemonSet, NodePlan, NodeRolloutState, PodSummary, RolloutBudgets, RolloutPlan, TimingEstimate} from './types.js';
+import type {Blocker, ClusterState, DaemonSet, Mutable, NodePlan, NodeRolloutState, PodSummary, RolloutBudgets, RolloutPlan, TimingEstimate} from './types.js';
 
 export interface PlanOptions {
   /** The instant at which readiness and availability are judged, epoch ms. */
@@ -179,9 +179,6 @@ function timingOf(sim: SimulatedRollout, timings: PodTimings, now: number, under
     podDeletion: estimate(timings.podDeletion),
   };
 }
-
-/** The plan's objects are built field by field before they are handed out read-only. */
-type Mutable<T> = {-readonly [K in keyof T]: T[K]};
 
 function estimate(value: DurationEstimate): TimingEstimate {
   return {seconds: value.ms / 1000, basis: value.basis, observations: value.observations};

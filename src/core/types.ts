@@ -4,6 +4,9 @@
 // (as on the wire); the core's own clock is a number of milliseconds since the epoch, always a parameter.
 import type {Revision} from './revision-number.js';
 
+/** An object of a read-only type while it is being built, field by field, before it is handed out. */
+export type Mutable<T> = {-readonly [K in keyof T]: T[K]};
+
 export type Labels = Readonly<Record<string, string>>;
 
 export interface OwnerReference {
