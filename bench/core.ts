@@ -1,8 +1,10 @@
 // Benchmark of the reconcile core: planRollout (every wave to convergence) and one syncDaemonSet.
 // Targets (issue 2): full plan for 5,000 nodes within 100 ms; 50,000 nodes within 12x the 5,000 time.
+import {join} from 'node:path';
+import {pathToFileURL} from 'node:url';
 import {decodeObject, planRollout, readStoredObjects, syncDaemonSet} from '../src/core/index.js';
 import {BENCH_NOW, syntheticCluster} from './synthetic-cluster.js';
-import {collectGarbage, median, report} from './report.js';
+import {baselineCheckout, collectGarbage, median, report} from './report.js';
 
 export async function benchCore(): Promise<Record<string, number>> {
   const figures: Record<string, number> = {};
@@ -40,8 +42,40 @@ export async function benchCore(): Promise<Record<string, number>> {
       `core  planRollout ${label}: 50,000 / 5,000 = ${ratio.toFixed(1)}x (target <= 12x); 5,000 nodes ${figures[`plan ${label} 5000`]!.toFixed(1)} ms (target <= 100 ms)`,
     );
   }
+  await benchBaselinePlan(figures);
   benchValidation(figures);
   return figures;
+}
+
+/**
+ * With DS_ROLLOUT_BENCH_BASELINE, the 5,000-node plans of this tree and of the baseline checkout's src (through tsx,
+ * in this process), run by turns on the same cluster: a ratio of two medians taken in the same seconds.
+ */
+async function benchBaselinePlan(figures: Record<string, number>, baseline = baselineCheckout()): Promise<void> {
+  if (!baseline) return;
+  const theirs = (await import(pathToFileURL(join(baseline, 'src', 'core', 'index.ts')).href)) as {planRollout: typeof planRollout};
+  for (const strategy of [
+    {maxUnavailable: 1, maxSurge: 0},
+    {maxUnavailable: 0, maxSurge: '10%'},
+  ]) {
+    const label = strategy.maxSurge === 0 ? 'maxUnavailable=1' : 'maxSurge=10%';
+    const state = syntheticCluster(5000, strategy);
+    const times: [number[], number[]] = [[], []];
+    const plans = [planRollout, theirs.planRollout];
+    for (let i = 0; i < 15; i++) {
+      for (const k of i % 2 ? [1, 0] : [0, 1]) {
+        collectGarbage();
+        const t0 = performance.now();
+        plans[k]!(state, {now: BENCH_NOW});
+        times[k]!.push(performance.now() - t0);
+      }
+    }
+    const [ours, before] = times.map(median) as [number, number];
+    figures[`plan ${label} 5000 / baseline`] = ours / before;
+    report(
+      `core  planRollout ${label} 5000 nodes, same rounds: ${ours.toFixed(1)} ms; baseline ${baseline}: ${before.toFixed(1)} ms; ${(ours / before).toFixed(2)}x`,
+    );
+  }
 }
 
 /**
