@@ -83,17 +83,22 @@ export function renderStatusFleetText(
 
 type PlanView = Pick<RolloutPlan, 'revisions' | 'budget' | 'waves' | 'timing' | 'blockers' | 'complete'>;
 
+/** A plan's revisions and budget use as a status row has them (no budget once complete): the cells `1->2`, `1/2 unavailable`. */
+export function planSummary(plan: Pick<RolloutPlan, 'revisions' | 'budget' | 'complete'>): Parameters<typeof budget>[0] & Parameters<typeof revisions>[0] {
+  const spends = plan.budget.spends;
+  return {
+    revisions: {current: plan.revisions.current.revision, update: plan.revisions.update.revision},
+    ...(plan.complete ? {} : {budget: {spends, used: plan.budget[spends].used, limit: plan.budget[spends].limit}}),
+  };
+}
+
 /** `ds-plan NAME --contexts`: each cluster's revision, budget use, waves left and time to complete, and what blocks it. */
 export function renderPlanFleetText(results: readonly ContextResult<PlanView>[], options: FleetTextOptions): string {
   return renderFleet(
     ['CONTEXT', 'VERDICT', 'REVISION', 'BUDGET', 'WAVES', 'ETA', 'BLOCKER'],
     results,
     (plan) => {
-      const spends = plan.budget.spends;
-      const summary = {
-        revisions: {current: plan.revisions.current.revision, update: plan.revisions.update.revision},
-        ...(plan.complete ? {} : {budget: {spends, used: plan.budget[spends].used, limit: plan.budget[spends].limit}}),
-      };
+      const summary = planSummary(plan);
       const eta = plan.timing?.etaSeconds;
       return {
         cells: [revisions(summary), budget(summary), String(plan.waves.length), eta === undefined ? '-' : formatDuration(eta)],
