@@ -79,8 +79,7 @@ export default class Plan extends BaseCommand {
       // The plan contract's document (with -f grown by one field, update).
       const [{toPlanDocument}, {renderDocument}] = await Promise.all([import('../output/plan-json.js'), import('../output/document.js')]);
       // The manifest's renderer (and the YAML library under its diff) is loaded only for -f.
-      const updateField = update ? {update: (await import('../output/manifest-text.js')).manifestDocument(update)} : {};
-      const document = {...toPlanDocument(plan), ...updateField} as {kind: string};
+      const document = (update ? (await import('../output/manifest-text.js')).planManifestDocument(update) : toPlanDocument(plan)) as {kind: string};
       process.stdout.write(await renderDocument(document, flags.output));
       return;
     }
