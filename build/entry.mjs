@@ -21,6 +21,8 @@ export async function run(plugin, root, args = process.argv.slice(2)) {
     process.stdout.write(help);
     return;
   }
+  // A live plan's reads go out before oclif and the planner load (src/cli/early-plan.ts).
+  if (plugin === 'plan') await (await import('../src/cli/early-plan.ts')).startEarlyPlan(args);
   const {runPlugin} = await import('../src/cli.ts');
   return runPlugin(plugin, args, {root, pjson: __DS_ROLLOUT_PJSON__});
 }
