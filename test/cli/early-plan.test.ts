@@ -1,7 +1,7 @@
 // Issue 29: a plain live `kubectl ds-plan NAME` sends its reads before oclif and the planner load (src/cli/early-plan.ts).
 // The same requests, the same plan, the same failures; any other form of the command opens its session as before.
 import {afterAll, beforeAll, expect, test, vi} from 'vitest';
-import {plainLivePlan} from '../../src/cli/early-plan.js';
+import {plainLivePlan, startEarlyPlan, takeEarlyPlan} from '../../src/cli/early-plan.js';
 import {runCli} from '../helpers/run-cli.js';
 import {startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
 
@@ -76,4 +76,27 @@ test('a failure of the early session is the command failure it would have been',
   const missingLate = await runCli(['nothere', '-n', 'kube-system', '--kubeconfig', t.kubeconfig, '--request-timeout', '15s']);
   expect(missing.code).not.toBe(0);
   expect([missing.code, missing.stderr]).toEqual([missingLate.code, missingLate.stderr]);
+});
+
+test('the command takes the early session only for the same name and connection, once', async () => {
+  const flags = {namespace: 'kube-system', kubeconfig: t.kubeconfig, 'request-timeout': 15_000, output: 'json', 'all-nodes': false};
+  await startEarlyPlan(['fluentd', '-n', 'kube-system', '--kubeconfig', t.kubeconfig, '-o', 'json']);
+  const taken = takeEarlyPlan('fluentd', flags);
+  expect(taken).toBeDefined();
+  const session = await taken!;
+  const state = await session.source.readState({namespace: 'kube-system', name: 'fluentd'});
+  expect(state.daemonSet.metadata.name).toBe('fluentd');
+  expect(state.nodes.length).toBeGreaterThan(0);
+  session.close();
+  expect(takeEarlyPlan('fluentd', flags)).toBeUndefined();
+
+  for (const [name, other] of [
+    ['fluentd', {...flags, namespace: 'default'}],
+    ['other', flags],
+    ['fluentd', {...flags, 'request-timeout': 5_000}],
+    ['fluentd', {...flags, now: 0}],
+  ] as const) {
+    await startEarlyPlan(['fluentd', '-n', 'kube-system', '--kubeconfig', t.kubeconfig]);
+    expect(takeEarlyPlan(name, other), JSON.stringify(other)).toBeUndefined();
+  }
 });
