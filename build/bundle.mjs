@@ -1,17 +1,23 @@
 // Bundles the CLI with esbuild, after tsc (npm run build):
-// * dist/cli.mjs: ESM, what bin/kubectl-ds_plan and bin/kubectl-ds_rollout load. @oclif/core and the command
-//   classes are in it; client-node, Ink, React, js-yaml and the services are split into dist/chunks/, loaded by
-//   the commands that need them (the commands import them with `await import()`).
+// * dist/cli.mjs: ESM, what bin/kubectl-ds_plan and bin/kubectl-ds_rollout load: the entry, with every --help text
+//   rendered into it after the build (renderHelpIntoEntry). @oclif/core and the command classes are in the chunk it
+//   imports for anything else; client-node, Ink, React, js-yaml and the services are split into dist/chunks/ too,
+//   loaded by the commands that need them (the commands import them with `await import()`).
 // * dist-sea/main.cjs (with --sea, and only that): one CommonJS file for Node's single executable, which can `require` only
 //   Node's built-ins. Two dependencies use top-level await, which CommonJS cannot hold; both are rewritten here.
 import {analyzeMetafile, build} from 'esbuild';
-import {readFileSync, rmSync} from 'node:fs';
+import {execFileSync} from 'node:child_process';
+import {readFileSync, rmSync, writeFileSync} from 'node:fs';
+import {pathToFileURL} from 'node:url';
 
+const HELP_PLACEHOLDER = 'DS_ROLLOUT_HELP_PLACEHOLDER';
 const pjson = JSON.parse(readFileSync('package.json', 'utf8'));
 const define = {
   __DS_ROLLOUT_PJSON__: JSON.stringify({name: pjson.name, version: pjson.version, type: pjson.type, oclif: pjson.oclif}),
   // React's production build: smaller, and no development warnings on a user's terminal.
   'process.env.NODE_ENV': '"production"',
+  // Replaced in dist/cli.mjs by every help text once the bundle is built (renderHelpIntoEntry); the single executable keeps it.
+  __DS_ROLLOUT_HELP__: JSON.stringify(HELP_PLACEHOLDER),
 };
 
 // Ink awaits `import('./devtools.js')` and its own package.json at the top of reconciler.js when DEV=true. React
@@ -245,6 +251,27 @@ if (!sea) {
   });
 
   if (process.argv.includes('--analyze')) process.stdout.write(await analyzeMetafile(esm.metafile));
+  renderHelpIntoEntry('dist/cli.mjs');
+}
+
+/**
+ * `--help` without oclif: the bundle just built renders every help text (its help class, in a child process),
+ * and they are written into its entry in place of the placeholder, which build/entry.mjs prints them from.
+ */
+function renderHelpIntoEntry(entry) {
+  const script = `const {renderHelp} = await import(${JSON.stringify(pathToFileURL(entry).href)}); process.stdout.write(JSON.stringify(await renderHelp(process.cwd())));`;
+  const texts = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    env: {...process.env, KUBECTL_DS_INVOKED_AS: 'kubectl'},
+  });
+  const source = readFileSync(entry, 'utf8');
+  const placeholder = new RegExp(`(["'\`])${HELP_PLACEHOLDER}\\1`, 'g');
+  const found = source.match(placeholder)?.length ?? 0;
+  if (found !== 1) throw new Error(`help texts: ${entry} holds the placeholder ${found} times, not once`);
+  writeFileSync(
+    entry,
+    source.replace(placeholder, () => JSON.stringify(texts)),
+  );
 }
 
 if (sea) {

@@ -7,6 +7,7 @@ import {Config, Plugin} from '@oclif/core/config';
 import {flush} from '@oclif/core/flush';
 import {handle} from '@oclif/core/handle';
 import type * as Interfaces from '@oclif/core/interfaces';
+import {format} from 'node:util';
 import Plan from './commands/plan.js';
 import Abort from './commands/rollout/abort.js';
 import Completion from './commands/rollout/completion.js';
@@ -69,6 +70,33 @@ async function loadConfig(info: PackageInfo): Promise<Config> {
 }
 
 const HELP_FLAGS = new Set(['--help', '-h']);
+
+/** The help class, its lines kept instead of printed (oclif's `log` prints each with console.log, formatted). */
+class CapturedHelp extends KubectlHelp {
+  text = '';
+
+  protected override log(...args: string[]): void {
+    this.text += `${format(...args)}\n`;
+  }
+}
+
+/**
+ * What `WORDS --help` prints, for every command and topic, keyed by plugin and WORDS (`''`, `step`, `sim start`):
+ * the help class's own output for the same arguments runPlugin gives it. build/bundle.mjs writes these into the
+ * bundle's entry, which prints them without loading oclif (test/cli/help.test.ts compares both ways).
+ */
+export async function renderHelpTexts(info: PackageInfo): Promise<Record<PluginName, Record<string, string>>> {
+  process.env.KUBECTL_DS_INVOKED_AS ??= 'kubectl';
+  const config = await loadConfig(info);
+  const texts: Record<PluginName, Record<string, string>> = {plan: {}, rollout: {}};
+  for (const id of [...config.commandIDs, ...config.topics.map((topic) => topic.name)]) {
+    const [plugin, ...words] = id.split(':') as [PluginName, ...string[]];
+    const help = new CapturedHelp(config);
+    await help.showHelp([plugin, ...words]);
+    texts[plugin][words.join(' ')] = help.text;
+  }
+  return texts;
+}
 
 /** `kubectl ds-plan ARGS` (plugin "plan") or `kubectl ds-rollout ARGS` (plugin "rollout"). */
 export async function runPlugin(plugin: PluginName, args: readonly string[], info: PackageInfo): Promise<void> {

@@ -1,7 +1,13 @@
 // The dashboard's composition root: opens the session, wires the plan feed and the key actions (services/dashboard.ts)
 // to Ink in a terminal, or, anywhere else, runs `status`'s service and prints its output (once, or streamed with
 // --watch). Ink, React and the UI load only when a terminal will show them.
+import type {ReactElement} from 'react';
 import {clusterActions, createPlanFeed, READ_ONLY_ACTIONS} from '../services/dashboard.js';
+import type {ActionHandler} from '../services/dashboard/feed.js';
+import type {DaemonSetRef} from '../cluster/cluster-source.js';
+import type {LiveSession} from '../cluster/session.js';
+import type * as LiveObjects from '../cluster/live/objects.js';
+import type * as PodWatch from '../cluster/live/pod-watch.js';
 import {runStatus} from '../services/status.js';
 import {InputError} from '../platform/errors.js';
 
@@ -59,10 +65,55 @@ async function plainStatus(options: DashboardOptions): Promise<number> {
 const ENTER_ALTERNATE_SCREEN = '\u001B[?1049h\u001B[H';
 const LEAVE_ALTERNATE_SCREEN = '\u001B[?1049l';
 
+/** The live adapter's parts the keys' actions use, loaded once (so a cluster's actions can be made on the spot). */
+export interface LiveModules {
+  readonly objects: typeof LiveObjects;
+  readonly podWatch: typeof PodWatch;
+}
+
+export async function loadLiveModules(): Promise<LiveModules> {
+  const [objects, podWatch] = await Promise.all([import('../cluster/live/objects.js'), import('../cluster/live/pod-watch.js')]);
+  return {objects, podWatch};
+}
+
+/** The keys of one live cluster's screen: the same services as the commands, stopped at a safe point by `signal`. */
+export function liveClusterActions(session: LiveSession, ref: DaemonSetRef, signal: AbortSignal, modules: LiveModules): ActionHandler {
+  const {source, live, clock} = session;
+  return clusterActions({
+    source,
+    writer: live.writer,
+    ref,
+    clock,
+    session: {source, live, writer: live.writer, clock},
+    follow: session.follow(ref),
+    signal,
+    events: modules.objects.liveEventSink(live),
+    neighbours: () => modules.podWatch.followAllPods(live.client),
+  });
+}
+
+/** Draws `element` on the alternate screen until the user quits; `cleanup` runs however it ends. */
+export async function runFullScreen(options: Pick<DashboardOptions, 'stdout' | 'stdin'>, element: ReactElement, cleanup: () => void): Promise<void> {
+  const {render} = await import('ink');
+  options.stdout.write(ENTER_ALTERNATE_SCREEN);
+  try {
+    const app = render(element, {stdout: options.stdout, stdin: options.stdin, exitOnCtrlC: false, maxFps: 10});
+    await app.waitUntilExit();
+  } finally {
+    cleanup();
+    options.stdout.write(LEAVE_ALTERNATE_SCREEN);
+  }
+}
+
+/** React reads NODE_ENV once, when it is first imported: the development build is several times slower. */
+export function preferProductionReact(): void {
+  process.env.NODE_ENV ??= 'production';
+}
+
 async function interactiveDashboard(options: DashboardOptions): Promise<number> {
   const {openSession} = await import('../cluster/session.js');
   const session = await openSession(options);
-  const {source, namespace, live} = session;
+  const {namespace, live} = session;
   const ref = {namespace, name: options.name};
   const feed = createPlanFeed({follow: session.follow(ref), clock: session.clock});
   try {
@@ -73,50 +124,26 @@ async function interactiveDashboard(options: DashboardOptions): Promise<number> 
     throw error;
   }
 
-  // React reads NODE_ENV once, when it is first imported: the development build is several times slower.
-  process.env.NODE_ENV ??= 'production';
-  const [{render}, {default: React}, {Dashboard}, {themeFor}] = await Promise.all([
-    import('ink'),
+  preferProductionReact();
+  const [{default: React}, {Dashboard}, {themeFor}] = await Promise.all([
     import('react'),
     import('../ui/dashboard/Dashboard.js'),
     import('../ui/dashboard/theme.js'),
   ]);
   const readonly = options.readonly || live === undefined;
   const closing = new AbortController();
-  const podWatch = readonly ? undefined : await import('../cluster/live/pod-watch.js');
-  const actions = readonly
-    ? READ_ONLY_ACTIONS
-    : clusterActions({
-        source,
-        writer: live!.writer,
-        ref,
-        clock: session.clock,
-        session: {source, live: live!, writer: live!.writer, clock: session.clock},
-        follow: session.follow(ref),
-        signal: closing.signal,
-        events: (await import('../cluster/live/objects.js')).liveEventSink(live!),
-        ...(podWatch ? {neighbours: () => podWatch.followAllPods(live!.client)} : {}),
-      });
+  const actions = readonly ? READ_ONLY_ACTIONS : liveClusterActions(session as LiveSession, ref, closing.signal, await loadLiveModules());
   const context = {name: options.name, namespace, kubeContext: live?.context ?? `snapshot ${options.snapshot}`, ...(live ? {server: live.server} : {})};
 
-  options.stdout.write(ENTER_ALTERNATE_SCREEN);
-  try {
-    const app = render(
-      React.createElement(Dashboard, {feed, actions, context, readonly, theme: themeFor(options.env), clusterNow: () => session.clock.now()}),
-      {
-        stdout: options.stdout,
-        stdin: options.stdin,
-        exitOnCtrlC: false,
-        maxFps: 10,
-      },
-    );
-    await app.waitUntilExit();
-  } finally {
-    // A step still running stops at its next safe point; the DaemonSet stays paused.
-    closing.abort();
-    feed.stop();
-    session.close();
-    options.stdout.write(LEAVE_ALTERNATE_SCREEN);
-  }
+  await runFullScreen(
+    options,
+    React.createElement(Dashboard, {feed, actions, context, readonly, theme: themeFor(options.env), clusterNow: () => session.clock.now()}),
+    () => {
+      // A step still running stops at its next safe point; the DaemonSet stays paused.
+      closing.abort();
+      feed.stop();
+      session.close();
+    },
+  );
   return 0;
 }

@@ -7,6 +7,7 @@ import type {DocumentFormat} from '../output/document.js';
 // Type only: the flags load with every command, --help included, and the core (a large chunk) loads only when a
 // flag that needs it is parsed.
 import type {Revision} from '../core/index.js';
+import {DEFAULT_REQUEST_TIMEOUT_SECONDS} from './request-timeout.js';
 
 /** A bad argument or flag value: one line, exit 1 (base-command prints anything with an exitCode as it is). */
 class ArgumentError extends Error {
@@ -247,8 +248,7 @@ export function requestTimeoutFlagDefaulting(seconds: number) {
   })();
 }
 
-/** The default request timeout: two tries without an answer report a frozen cluster within about 30 s. */
-export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 15;
+export {DEFAULT_REQUEST_TIMEOUT_SECONDS};
 
 export const requestTimeoutFlag = requestTimeoutFlagDefaulting(DEFAULT_REQUEST_TIMEOUT_SECONDS);
 

@@ -71,9 +71,9 @@ export interface PlanFleetFlags extends FleetCommandFlags {
   readonly 'pod-start'?: number | undefined;
 }
 
-/** `ds-plan NAME --contexts ...`: each cluster's plan, on its own controller version. */
+/** `ds-plan NAME --contexts ...`: each cluster's plan, on its own controller version (-f: the manifest's, on each). */
 export async function planFleet(name: string | undefined, flags: PlanFleetFlags, usage: string): Promise<void> {
-  if (flags.filename !== undefined) throw new UsageError('-f plans one cluster: it cannot be used with --contexts or --all-contexts yet');
+  if (flags.filename !== undefined) return planManifestFleet(name, {...flags, filename: flags.filename});
   const daemonSet = requireName(name, usage);
   const [{fleetPlan}, {renderPlanFleetText}, {toPlanDocument}] = await Promise.all([
     import('../services/fleet.js'),
@@ -86,6 +86,27 @@ export async function planFleet(name: string | undefined, flags: PlanFleetFlags,
     ...(flags['pod-start'] === undefined ? {} : {podStartMs: flags['pod-start']}),
   });
   await printFleet(flags, {kind: 'DaemonSetRolloutPlanFleet', name: daemonSet}, results, renderPlanFleetText, toPlanDocument);
+}
+
+/** `ds-plan -f MANIFEST --contexts ...`: the manifest planned on every cluster, each checked by its own API server. */
+async function planManifestFleet(name: string | undefined, flags: PlanFleetFlags & {readonly filename: string}): Promise<void> {
+  const [service, {fleetPlanManifest}, {renderPlanManifestFleetText}, {planManifestDocument}] = await Promise.all([
+    import('../services/plan.js'),
+    import('../services/fleet-manifest.js'),
+    import('../output/fleet-manifest-text.js'),
+    import('../output/manifest-text.js'),
+  ]);
+  const manifest = await service.readManifest(flags.filename, name);
+  const namespace = service.manifestNamespace(manifest, flags.namespace);
+  const daemonSet = name ?? manifest.metadata.name ?? '';
+  const results = await fleetPlanManifest(await openFleet({...flags, ...(namespace === undefined ? {} : {namespace})}), {
+    manifest,
+    manifestPath: flags.filename,
+    name: daemonSet,
+    ...(flags['kube-version'] === undefined ? {} : {kubeVersion: flags['kube-version']}),
+    ...(flags['pod-start'] === undefined ? {} : {podStartMs: flags['pod-start']}),
+  });
+  await printFleet(flags, {kind: 'DaemonSetRolloutPlanFleet', name: daemonSet}, results, renderPlanManifestFleetText, planManifestDocument);
 }
 
 export interface HistoryFleetFlags extends FleetCommandFlags {

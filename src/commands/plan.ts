@@ -59,9 +59,15 @@ export default class Plan extends BaseCommand {
       const {UsageError} = await import('../platform/errors.js');
       throw new UsageError('-f - and --snapshot - cannot both read stdin');
     }
-    const [{openSession}, service] = await Promise.all([import('../cluster/session.js'), import('../services/plan.js')]);
+    const [{openSession}, service, {takeEarlyPlan}] = await Promise.all([
+      import('../cluster/session.js'),
+      import('../services/plan.js'),
+      import('../cli/early-plan.js'),
+    ]);
+    // The reads the bundle's entry sent while this command loaded, when they are the ones these flags ask for.
+    const early = takeEarlyPlan(args.name, flags);
     const manifest = flags.filename === undefined ? undefined : await service.readManifest(flags.filename, args.name);
-    const session = await openSession(manifest ? {...flags, namespace: service.manifestNamespace(manifest, flags.namespace)} : flags);
+    const session = early ? await early : await openSession(manifest ? {...flags, namespace: service.manifestNamespace(manifest, flags.namespace)} : flags);
     const ref = manifest
       ? {namespace: session.namespace, name: args.name ?? manifest.metadata.name ?? ''}
       : session.daemonSet(args.name, flags.namespace, this.helpCommand());
@@ -79,8 +85,7 @@ export default class Plan extends BaseCommand {
       // The plan contract's document (with -f grown by one field, update).
       const [{toPlanDocument}, {renderDocument}] = await Promise.all([import('../output/plan-json.js'), import('../output/document.js')]);
       // The manifest's renderer (and the YAML library under its diff) is loaded only for -f.
-      const updateField = update ? {update: (await import('../output/manifest-text.js')).manifestDocument(update)} : {};
-      const document = {...toPlanDocument(plan), ...updateField} as {kind: string};
+      const document = (update ? (await import('../output/manifest-text.js')).planManifestDocument(update) : toPlanDocument(plan)) as {kind: string};
       process.stdout.write(await renderDocument(document, flags.output));
       return;
     }

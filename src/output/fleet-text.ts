@@ -54,9 +54,10 @@ function stateTint(state: string, c: Palette): (text: string) => string {
 }
 
 /** One context's cells before the last column; a failure's are dashes, its message goes last. */
-type Cells<T> = (result: T) => {readonly cells: readonly string[]; readonly last: string};
+export type Cells<T> = (result: T) => {readonly cells: readonly string[]; readonly last: string};
 
-function renderFleet<T>(header: readonly string[], results: readonly ContextResult<T>[], cells: Cells<T>, options: FleetTextOptions): string {
+/** The fleet's table: a row per context (a failure's cells are dashes, its message last), then the count line. */
+export function renderFleet<T>(header: readonly string[], results: readonly ContextResult<T>[], cells: Cells<T>, options: FleetTextOptions): string {
   const c = palette(options.color);
   const dashes = header.length - 3;
   const rows = results.map((entry) => {
@@ -81,27 +82,32 @@ export function renderStatusFleetText(
   );
 }
 
-type PlanView = Pick<RolloutPlan, 'revisions' | 'budget' | 'waves' | 'timing' | 'blockers' | 'complete'>;
+export type PlanView = Pick<RolloutPlan, 'revisions' | 'budget' | 'waves' | 'timing' | 'blockers' | 'complete'>;
+
+/** A plan's revisions and budget use as a status row has them (no budget once complete): the cells `1->2`, `1/2 unavailable`. */
+export function planSummary(plan: Pick<RolloutPlan, 'revisions' | 'budget' | 'complete'>): Parameters<typeof budget>[0] & Parameters<typeof revisions>[0] {
+  const spends = plan.budget.spends;
+  return {
+    revisions: {current: plan.revisions.current.revision, update: plan.revisions.update.revision},
+    ...(plan.complete ? {} : {budget: {spends, used: plan.budget[spends].used, limit: plan.budget[spends].limit}}),
+  };
+}
 
 /** `ds-plan NAME --contexts`: each cluster's revision, budget use, waves left and time to complete, and what blocks it. */
 export function renderPlanFleetText(results: readonly ContextResult<PlanView>[], options: FleetTextOptions): string {
   return renderFleet(
     ['CONTEXT', 'VERDICT', 'REVISION', 'BUDGET', 'WAVES', 'ETA', 'BLOCKER'],
     results,
-    (plan) => {
-      const spends = plan.budget.spends;
-      const summary = {
-        revisions: {current: plan.revisions.current.revision, update: plan.revisions.update.revision},
-        ...(plan.complete ? {} : {budget: {spends, used: plan.budget[spends].used, limit: plan.budget[spends].limit}}),
-      };
-      const eta = plan.timing?.etaSeconds;
-      return {
-        cells: [revisions(summary), budget(summary), String(plan.waves.length), eta === undefined ? '-' : formatDuration(eta)],
-        last: plan.blockers[0]?.message ?? '',
-      };
-    },
+    (plan) => ({cells: planCells(plan), last: plan.blockers[0]?.message ?? ''}),
     options,
   );
+}
+
+/** A plan's cells of a fleet row: revision, budget use, waves left, time to complete. */
+export function planCells(plan: PlanView): string[] {
+  const summary = planSummary(plan);
+  const eta = plan.timing?.etaSeconds;
+  return [revisions(summary), budget(summary), String(plan.waves.length), eta === undefined ? '-' : formatDuration(eta)];
 }
 
 /** `history NAME --contexts`: each cluster's current revision, how many it keeps, its pods on the current one, and its images. */

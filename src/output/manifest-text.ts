@@ -1,7 +1,8 @@
 // What `ds-plan -f MANIFEST` prints above the plan: the template diff against the current revision and the
 // warnings a person wants before applying.
-import type {PodTemplateSpec} from '../core/index.js';
+import type {PodTemplateSpec, RolloutPlan} from '../core/index.js';
 import {palette} from './color.js';
+import {toPlanDocument} from './plan-json.js';
 import {wrap} from './plan-text.js';
 import {renderTemplateDiff} from './revision-diff.js';
 
@@ -30,4 +31,9 @@ export function manifestDocument(view: ManifestView): Record<string, unknown> {
     diff: renderTemplateDiff(view.from, view.to, {color: false}),
     warnings: view.warnings,
   };
+}
+
+/** `ds-plan -f -o json`'s document (also each context's with --contexts): the plan document grown by `update`. */
+export function planManifestDocument(update: ManifestView & {readonly plan: RolloutPlan}): Record<string, unknown> {
+  return {...toPlanDocument(update.plan), update: manifestDocument(update)};
 }

@@ -35,6 +35,15 @@ export function tint(verdict: RowVerdict, c: Palette): (text: string) => string 
   return verdict === 'complete' ? c.green : verdict === 'stuck' || verdict === 'invalid' ? c.red : verdict === 'paused' ? c.yellow : c.cyan;
 }
 
+/** The first thing that holds a rollout, as a row shows it: its first blocker, else why it is stuck or paused. */
+export function firstBlocker(report: {
+  readonly blockers: readonly {readonly message: string}[];
+  readonly verdict: string;
+  readonly detail: string;
+}): string | undefined {
+  return report.blockers[0]?.message ?? (report.verdict === 'stuck' || report.verdict === 'paused' ? report.detail : undefined);
+}
+
 /** `2`, or `1->2` while a rollout moves pods from one revision to the next. */
 export function revisions(item: Pick<DaemonSetStatusSummary, 'revisions'>): string {
   if (!item.revisions) return '-';

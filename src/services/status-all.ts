@@ -7,6 +7,7 @@ import {type ControllerRevision, jsonText, type Pod, type Revision, type Rollout
 import {ClusterUnreachableError, type DsRolloutError} from '../platform/errors.js';
 import type {FollowObjectsHandlers, Session} from '../cluster/session.js';
 import {rolloutStatusOf, type RowVerdict, STATUS_EXIT, worstVerdict} from './status.js';
+import {firstBlocker} from '../output/status-list-text.js';
 
 export interface DaemonSetStatusSummary {
   readonly daemonSet: {readonly namespace: string; readonly name: string};
@@ -75,7 +76,7 @@ export function statusList(objects: ClusterObjects, now: number, namespace: stri
 /** A DaemonSet's row: the verdict, revisions, budget use and first blocker of its report (also a fleet's row). */
 export function summarizeStatus(report: RolloutStatusReport): DaemonSetStatusSummary {
   const spends = report.budget.spends;
-  const first = report.blockers[0]?.message ?? (report.verdict === 'stuck' || report.verdict === 'paused' ? report.detail : undefined);
+  const first = firstBlocker(report);
   return {
     daemonSet: report.daemonSet,
     verdict: report.verdict,

@@ -2,12 +2,13 @@
 // clusters in this process and ONE kubeconfig with a context each, as a fleet operator has, plus a context whose
 // user may read nothing (RBAC: forbidden) and one pointing at a closed port (unreachable). Every cluster is a row,
 // none ends the command; the exit code is the worst cluster's; the last line counts them.
-import {createServer} from 'node:net';
 import {existsSync} from 'node:fs';
 import {writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
-import {dump, load} from 'js-yaml';
+import {dump} from 'js-yaml';
 import {afterAll, beforeAll, describe, expect, test, vi} from 'vitest';
+import type {DaemonSet} from '../../src/core/index.js';
+import {closedPort, fleetKubeconfig} from '../helpers/fleet-kubeconfig.js';
 import {runCli, type CliResult} from '../helpers/run-cli.js';
 import {START, startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
 
@@ -16,31 +17,11 @@ vi.setConfig({testTimeout: 30_000});
 const ROLLOUT = {bin: 'bin/kubectl-ds_rollout'};
 const NOW = ['--now', new Date(START).toISOString().replace('.000Z', 'Z')];
 
-interface Kubeconfig {
-  clusters: Array<{name: string; cluster: Record<string, unknown>}>;
-  users: Array<{name: string; user: Record<string, unknown>}>;
-  contexts: Array<{name: string; context: Record<string, unknown>}>;
-}
-
-/** A port nothing listens on: bound, then closed. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const {port} = server.address() as {port: number};
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 /** One kubeconfig holding a context per `name: cluster` (each cluster's own entries, renamed), current-context the first. */
-function fleetKubeconfig(members: ReadonlyArray<readonly [string, TestCluster, {user?: Record<string, unknown>; server?: string}?]>): string {
-  const merged: Kubeconfig = {clusters: [], users: [], contexts: []};
-  for (const [name, t, override] of members) {
-    const one = load(t.cluster.kubeconfigYaml({context: name, namespace: 'kube-system'})) as Kubeconfig;
-    merged.clusters.push({name, cluster: {...one.clusters[0]!.cluster, ...(override?.server ? {server: override.server} : {})}});
-    merged.users.push({name, user: override?.user ?? one.users[0]!.user});
-    merged.contexts.push(...one.contexts);
-  }
-  return dump({apiVersion: 'v1', kind: 'Config', ...merged, 'current-context': members[0]![0]});
+function kubeconfigOf(members: ReadonlyArray<readonly [string, TestCluster, {user?: Record<string, unknown>; server?: string}?]>): string {
+  return fleetKubeconfig(
+    members.map(([name, t, override]) => ({name, kubeconfig: t.cluster.kubeconfigYaml({context: name, namespace: 'kube-system'}), ...override})),
+  );
 }
 
 describe('the fleet view: three clusters, a forbidding user and a closed port in one kubeconfig', () => {
@@ -66,7 +47,7 @@ describe('the fleet view: three clusters, a forbidding user and a closed port in
     kubeconfig = join(staging.dir, 'fleet-kubeconfig');
     await writeFile(
       kubeconfig,
-      fleetKubeconfig([
+      kubeconfigOf([
         ['staging', staging],
         ['prod-east', east],
         ['prod-west', west],
@@ -179,6 +160,61 @@ describe('the fleet view: three clusters, a forbidding user and a closed port in
     expect(historyLines[2]).toMatch(/^prod-east +mixed +2 +2 +\d+\/\d+ +\S+$/);
     expect(historyLines[3]).toMatch(/^prod-viewer +forbidden +- +- +- +forbidden: /);
     expect(historyLines[4]).toBe('3 clusters: 1 current, 1 mixed, 1 forbidden');
+  });
+
+  test('ds-plan -f MANIFEST --contexts: the manifest planned on every cluster, its change summarised in one line each', async () => {
+    // staging's fluentd with a new image: an update there and on prod-east, a create on prod-west.
+    const stored = staging.cluster.store.get('daemonsets', 'kube-system', 'fluentd') as DaemonSet;
+    const [main, ...others] = stored.spec.template.spec.containers;
+    const manifest = {
+      apiVersion: 'apps/v1',
+      kind: 'DaemonSet',
+      metadata: {name: 'fluentd', namespace: 'kube-system', labels: stored.metadata.labels ?? {}},
+      spec: {
+        ...stored.spec,
+        template: {...stored.spec.template, spec: {...stored.spec.template.spec, containers: [{...main!, image: 'fluent/fluentd:v1.18.0'}, ...others]}},
+      },
+    };
+    const path = join(staging.dir, 'fluentd-next.yaml');
+    await writeFile(path, dump(manifest));
+    const result = await runCli(['-f', path, '--kubeconfig', kubeconfig, ...NOW, '--contexts', 'staging,prod-east,prod-west,prod-viewer']);
+    expect([result.code, result.stderr]).toEqual([2, '']);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^CONTEXT +VERDICT +REVISION +BUDGET +WAVES +ETA +CHANGE$/);
+    expect(lines.slice(1)).toEqual([
+      expect.stringMatching(/^staging +progressing +1->2 +0\/2 unavailable +\d+ +\S+ +fluentd: fluent\/fluentd:v1\.16\.2 -> fluent\/fluentd:v1\.18\.0$/),
+      // The rollout under way there goes on to a third revision, from the second's template.
+      expect.stringMatching(/^prod-east +\w+ +1->3 +.* fluentd: fluent\/fluentd:v1\.17\.0 -> fluent\/fluentd:v1\.18\.0$/),
+      expect.stringMatching(/^prod-west +\w+ +1 +.* creates it; fluentd: fluent\/fluentd:v1\.18\.0$/),
+      expect.stringMatching(/^prod-viewer +forbidden +- +- +- +- +forbidden: /),
+      '4 clusters: 3 progressing, 1 forbidden',
+    ]);
+    // Planned, not applied: each cluster's API server only dry-ran it.
+    expect((staging.cluster.store.get('daemonsets', 'kube-system', 'fluentd') as DaemonSet).spec.template.spec.containers[0]!.image).toBe(main!.image);
+    expect(west.cluster.store.get('daemonsets', 'kube-system', 'fluentd')).toBeUndefined();
+
+    const json = await runCli(['-f', path, '--kubeconfig', kubeconfig, ...NOW, '--contexts', 'staging,prod-west', '-o', 'json']);
+    expect(json.code).toBe(0);
+    const document = JSON.parse(json.stdout) as {contexts: Record<string, {result: {kind: string; update: {from: string; to: string; diff: string}}}>};
+    expect(document.contexts['staging']!.result).toMatchObject({
+      kind: 'DaemonSetRolloutPlan',
+      update: {from: expect.stringMatching(/^revision 1 /) as string, to: path},
+    });
+    expect(document.contexts['staging']!.result.update.diff).toContain('+  fluentd: fluent/fluentd:v1.18.0');
+    expect(document.contexts['prod-west']!.result.update.from).toBe('(daemonset "fluentd" does not exist yet)');
+  });
+
+  test('dashboard --contexts without a terminal prints what status --contexts prints, with its exit code', async () => {
+    const [dashboard, status] = await Promise.all([
+      // Both on each cluster's clock: the dashboard has no --now.
+      runCli(['dashboard', 'fluentd', '--contexts', 'staging,prod-east,prod-west', '--kubeconfig', kubeconfig], ROLLOUT),
+      runCli(['status', 'fluentd', '--contexts', 'staging,prod-east,prod-west', '--kubeconfig', kubeconfig], ROLLOUT),
+    ]);
+    expect([dashboard.code, dashboard.stderr]).toEqual([1, '']);
+    // The same table (the demo's rollout may move a pod between the two looks: compare contexts and verdicts).
+    const words = (stdout: string) => stdout.split('\n').map((line) => line.split(/ {2,}/).slice(0, 2).join(' '));
+    expect(words(dashboard.stdout)).toEqual(words(status.stdout));
+    expect(dashboard.stdout).toMatch(/\n3 clusters: 1 complete, 1 progressing, 1 not found\n$/);
   });
 
   test('bad input: one line, exit 1, no cluster asked', async () => {

@@ -37,3 +37,24 @@ test('kubectl ds-rollout help [COMMAND] is --help; the root help gives the docs 
   expect(help.stdout).toContain('glossary');
   expect(help.stdout).not.toContain('docs/commands/');
 });
+
+// Issue 29: `[COMMAND] --help` prints the text the help class rendered when the bundle was built, without loading
+// oclif. `help [COMMAND]` still renders it through oclif at run time: the two must be the same bytes.
+test('the help built into the bundle is what the help class renders at run time', async () => {
+  const cases: Array<[bin: string, built: string[], live: string[]]> = [
+    ['bin/kubectl-ds_plan', ['--help'], ['help']],
+    ['bin/kubectl-ds_plan', ['-h'], ['help']],
+    ['bin/kubectl-ds_rollout', ['--help'], ['help']],
+    ['bin/kubectl-ds_rollout', ['step', '-h'], ['help', 'step']],
+    ['bin/kubectl-ds_rollout', ['sim', '--help'], ['help', 'sim']],
+    ['bin/kubectl-ds_rollout', ['sim', 'start', '--help'], ['help', 'sim', 'start']],
+  ];
+  for (const [bin, built, live] of cases) {
+    const [fast, rendered] = await Promise.all([runCli(built, {bin}), runCli(live, {bin})]);
+    expect([fast.code, fast.stderr], `${bin} ${built.join(' ')}`).toEqual([0, '']);
+    expect(fast.stdout, `${bin} ${built.join(' ')}`).toBe(rendered.stdout);
+  }
+  // The oclif spelling (an empty KUBECTL_DS_INVOKED_AS) is rendered at run time, never the kubectl text.
+  const oclif = await runCli(['--help'], {env: {KUBECTL_DS_INVOKED_AS: ''}});
+  expect(oclif.stdout).toContain('Usage:\n  ds plan [NAME] [flags]');
+});

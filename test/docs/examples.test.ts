@@ -61,6 +61,9 @@ export function markdownBlocks(page: string, text: string): Block[] {
 const HELP_MARKERS: Readonly<Record<string, Marker>> = {
   'kubectl ds-rollout dashboard fluentd -n kube-system': {skip: 'interactive: needs a terminal (test/e2e/dashboard-tmux.test.ts drives it)'},
   'kubectl ds-rollout dashboard fluentd -n kube-system --readonly': {skip: 'interactive: needs a terminal (test/e2e/dashboard-tmux.test.ts drives it)'},
+  "kubectl ds-rollout dashboard fluentd -n kube-system --contexts 'prod-*'": {
+    skip: 'interactive, on several clusters (test/e2e/fleet-dashboard-tmux.test.ts drives it)',
+  },
   'kubectl ds-rollout dashboard fluentd -n kube-system -o json --watch': {skip: 'follows the stuck demo until --stuck-after (test/services/dashboard.test.ts)'},
   'kubectl ds-rollout sim start --scenario large --speed 10 --port 6443': {skip: 'runs in the foreground until Ctrl-C'},
   'kubectl get nodes,pods,ds,controllerrevisions -A -o json > cluster.json\nkubectl ds-rollout sim start --snapshot cluster.json --fail-image bad-tag': {

@@ -1,5 +1,5 @@
 import {describe, expect, test} from 'vitest';
-import {type DashboardAction, dashboardReducer, type DashboardState, initialDashboardState} from '../../src/ui/dashboard/dashboard-state.js';
+import {atOutermostLayer, type DashboardAction, dashboardReducer, type DashboardState, initialDashboardState} from '../../src/ui/dashboard/dashboard-state.js';
 
 const T = 1_790_000_000_000;
 const limits = {nodes: 20, revisions: 3, page: 5};
@@ -69,6 +69,17 @@ describe('selecting, panes and help', () => {
     expect(state.focus).toBe('nodes');
     state = dashboardReducer(state, {type: 'close'});
     expect(state.filter).toBe('');
+  });
+
+  test('the outermost layer (esc goes back to the fleet from there): nothing open, no prompt, no action running', () => {
+    const initial = initialDashboardState();
+    expect(atOutermostLayer(initial)).toBe(true);
+    expect(atOutermostLayer(dashboardReducer(initial, {type: 'select'}))).toBe(false);
+    expect(atOutermostLayer(run([{type: 'filter-start'}, {type: 'filter-input', text: 'x'}, {type: 'filter-accept'}]))).toBe(false);
+    expect(atOutermostLayer(run([{type: 'switch-focus'}]))).toBe(false);
+    const stepping = run([{type: 'request', action: 'step'}, {type: 'confirm'}]);
+    expect([stepping.running?.action, atOutermostLayer(stepping)]).toEqual(['step', false]);
+    expect(atOutermostLayer(dashboardReducer(stepping, {type: 'action-done', id: stepping.running!.id, message: 'done'}))).toBe(true);
   });
 
   test('d toggles the diff; ? toggles help', () => {

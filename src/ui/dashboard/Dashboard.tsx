@@ -1,12 +1,13 @@
 // The dashboard container, the only impure component: it subscribes to the plan feed, keeps the interaction
 // state, maps keys to actions, runs the actions the state asks for, and recomputes the view model. Redraws
 // from the feed are coalesced, and a view model equal to the previous one is not handed to React at all.
-import {Text, useApp, useInput, useStdout} from 'ink';
+import {Text, useApp, useInput} from 'ink';
 import {useEffect, useMemo, useReducer, useRef, useState} from 'react';
 import {localNow} from '../../platform/clock.js';
 import {deepEqualJson, type Revision} from '../../core/index.js';
-import {type DashboardAction, dashboardReducer, type DashboardState, initialDashboardState} from './dashboard-state.js';
+import {atOutermostLayer, type DashboardAction, dashboardReducer, type DashboardState, initialDashboardState} from './dashboard-state.js';
 import {DashboardScreen} from './DashboardScreen.js';
+import {useCoalesced, useTerminalSize} from './hooks.js';
 import type {ActionHandler, ActionOutcome, DashboardSnapshot, PlanFeed, RevisionEntry} from '../../services/dashboard/feed.js';
 import {keyToAction} from './key-bindings.js';
 import type {TerminalSize} from './layout.js';
@@ -33,13 +34,11 @@ export interface DashboardProps {
   readonly onFrame?: (vm: DashboardViewModel) => void;
   /** Called once when the user quits. */
   readonly onQuit?: () => void;
+  /** Esc with nothing left to close: back to where this screen was opened from (the fleet). */
+  readonly onBack?: () => void;
 }
 
 export const DEFAULT_REDRAW_INTERVAL_MS = 250;
-
-function terminalSize(stdout: NodeJS.WriteStream): TerminalSize {
-  return {columns: stdout.columns || 80, rows: stdout.rows || 24};
-}
 
 function messageOf(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
@@ -109,12 +108,9 @@ export function Dashboard(props: DashboardProps) {
   const interval = props.redrawIntervalMs ?? DEFAULT_REDRAW_INTERVAL_MS;
   const theme = props.theme ?? DEFAULT_THEME;
   const {exit} = useApp();
-  const {stdout} = useStdout();
 
   const [ui, dispatch] = useReducer(dashboardReducer, {readonly: props.readonly ?? false}, initialDashboardState);
-  const [terminal, setTerminal] = useState<TerminalSize>(() => terminalSize(stdout));
-  const size = props.size ?? terminal;
-  const [snapshot, setSnapshot] = useState<DashboardSnapshot>();
+  const size = useTerminalSize(props.size);
   const [vm, setVm] = useState<DashboardViewModel>();
   const samples = useRef<ProgressSample[]>([]);
   const vmRef = useRef<DashboardViewModel | undefined>(undefined);
@@ -122,38 +118,10 @@ export function Dashboard(props: DashboardProps) {
   uiRef.current = ui;
   const diff = useMemo(memoizedDiff, []);
 
-  useEffect(() => {
-    if (props.size) return undefined;
-    const onResize = () => setTerminal(terminalSize(stdout));
-    stdout.on('resize', onResize);
-    return () => {
-      stdout.off('resize', onResize);
-    };
-  }, [stdout, props.size]);
-
-  // Coalesce: the first snapshot shows at once, later ones at most once per interval (the latest wins).
-  useEffect(() => {
-    let latest: DashboardSnapshot | undefined;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let lastFlush = Number.NEGATIVE_INFINITY;
-    const flush = () => {
-      timer = undefined;
-      lastFlush = clock();
-      setSnapshot(latest);
-    };
-    const unsubscribe = feed.subscribe((next) => {
-      latest = next;
-      samples.current = recordProgress(samples.current, {at: clock(), updated: next.plan.status.updatedNumberScheduled});
-      if (timer !== undefined) return;
-      timer = setTimeout(flush, Math.max(0, lastFlush + interval - clock()));
-    });
-    return () => {
-      unsubscribe();
-      if (timer !== undefined) clearTimeout(timer);
-    };
-    // The clock and interval are fixed for the dashboard's life.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [feed]);
+  // The first snapshot shows at once, later ones at most once per interval (the latest wins).
+  const snapshot = useCoalesced(feed, clock, interval, (next: DashboardSnapshot) => {
+    samples.current = recordProgress(samples.current, {at: clock(), updated: next.plan.status.updatedNumberScheduled});
+  });
 
   // One view model per change of input; an equal one is dropped, so React and Ink do no work for it.
   useEffect(() => {
@@ -174,6 +142,10 @@ export function Dashboard(props: DashboardProps) {
     for (const chunk of chunks) {
       const intent = keyToAction(chunk, key, state.mode);
       if (!intent) continue;
+      if (intent.type === 'close' && props.onBack && atOutermostLayer(state)) {
+        props.onBack();
+        break;
+      }
       const action = complete(intent, state, vmRef.current, clock());
       state = dashboardReducer(state, action);
       dispatch(action);

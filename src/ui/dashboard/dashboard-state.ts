@@ -69,6 +69,11 @@ export function initialDashboardState(options: {readonly readonly?: boolean} = {
   };
 }
 
+/** Esc has nothing left to peel (no help, detail, marks, revision focus, filter, prompt or action under way). */
+export function atOutermostLayer(state: DashboardState): boolean {
+  return state.mode === 'normal' && !state.expanded && state.marked.length === 0 && state.focus === 'nodes' && state.filter === '' && !state.running;
+}
+
 /** Bounds the container knows from the current view model. */
 export interface MoveLimits {
   /** Nodes in the filtered list. */
