@@ -6,6 +6,7 @@
 import {canonicalJson} from './canonical-json.js';
 import {gatedViewOf} from './gated-machine.js';
 import {textHash} from './revisions.js';
+import {type GatedRecord, type GatedStrategy} from './gates.js';
 import type {DaemonSet, PodTemplateSpec} from './types.js';
 
 export const FLEET_ROLLOUT_ANNOTATION = 'ds-rollout.io/fleet-rollout';
@@ -26,6 +27,8 @@ export interface FleetPlan {
   /** Cumulative cluster counts, growing, the last the number of contexts: wave i is contexts[waves[i-1] .. waves[i]). */
   readonly waves: readonly number[];
   readonly release: FleetRelease;
+  /** Each cluster's gated rollout (canary, bakes, gates, --on-failure): every cluster of the fleet runs the same. */
+  readonly strategy: GatedStrategy;
 }
 
 /** The annotation's content on one cluster's DaemonSet. */
@@ -82,7 +85,8 @@ export function fleetReleaseOf(images: readonly string[]): FleetRelease {
 
 /** The fleet's id: the same plan is the same fleet rollout, from any machine. */
 export function fleetIdOf(plan: FleetPlan): string {
-  return textHash(canonicalJson({namespace: plan.namespace, name: plan.name, contexts: plan.contexts, waves: plan.waves, release: plan.release}));
+  const {namespace, name, contexts, waves, release, strategy} = plan;
+  return textHash(canonicalJson({namespace, name, contexts, waves, release, strategy}));
 }
 
 /** Each wave's contexts, in the plan's order. */
@@ -313,8 +317,60 @@ export function recordedFleetPlan(inputs: readonly FleetClusterInput[]): FleetPl
     if ('error' in input) continue;
     const found = fleetRecordOf(input.ds);
     if (found.kind !== 'record') continue;
-    const {namespace, name, contexts, waves, release} = found.record;
-    plans.push({namespace, name, contexts, waves, release});
+    const {namespace, name, contexts, waves, release, strategy} = found.record;
+    plans.push({namespace, name, contexts, waves, release, strategy});
   }
   return plans.find((plan) => !['complete', 'aborted'].includes(fleetViewOf(plan, inputs).phase)) ?? plans[0];
+}
+
+/**
+ * `fleet abort` on a cluster whose gated rollout completed (its template still the release): the gated record
+ * reopened as `aborting`, so the gated abort takes it back to its own origin as it would a rollout under way.
+ * Undefined: there is nothing to reopen (under way already, ended otherwise, or no record of ours).
+ */
+export function reopenedForAbort(ds: DaemonSet): GatedRecord | undefined {
+  const gated = gatedViewOf(ds);
+  if (gated.kind !== 'view' || gated.view.phase !== 'complete' || gated.view.record.template !== gated.view.template) return undefined;
+  if (gated.view.record.from === undefined || ds.spec.updateStrategy?.type !== 'OnDelete') return undefined;
+  return {...gated.view.record, phase: 'aborting', bakeUntil: undefined};
+}
+
+/** Whether a gated phase ends a cluster's drive (the fleet reads it again then). */
+export function gatedRunEnded(phase: FleetClusterPhase): boolean {
+  return !['pending', 'starting', 'rolling', 'baking'].includes(phase);
+}
+
+/** Seconds, as a strategy file takes a duration. */
+const seconds = (ms: number) => ms / 1000;
+
+/**
+ * The strategy as a strategy file (docs/gated-rollouts.md#strategy-file) says it: what a cluster's detached Job
+ * reads, so it runs the fleet's gated rollout. The metric gate's queries are not written: undefined then.
+ */
+export function strategyDocumentOf(strategy: GatedStrategy): Record<string, unknown> | undefined {
+  if (strategy.metrics !== undefined && strategy.metrics.length > 0) return undefined;
+  const canary = strategy.canary;
+  return {
+    ...(canary === undefined
+      ? {}
+      : {
+          canary:
+            canary.kind === 'count'
+              ? canary.count
+              : canary.kind === 'percent'
+                ? `${canary.percent}%`
+                : canary.kind === 'nodes'
+                  ? {nodes: canary.nodes}
+                  : {selector: canary.selector},
+        }),
+    canaryBake: seconds(strategy.canaryBakeMs),
+    approve: strategy.approve,
+    ...(strategy.waves.length > 0 ? {waves: strategy.waves.map((w) => `${w}%`)} : {}),
+    bake: seconds(strategy.bakeMs),
+    maxRestarts: strategy.maxRestarts,
+    progressDeadline: seconds(strategy.progressDeadlineMs),
+    onFailure: strategy.onFailure,
+    ...(strategy.maxNeighbourFailures !== undefined ? {maxNeighbourFailures: strategy.maxNeighbourFailures} : {}),
+    ...(strategy.neighbourSelector !== undefined ? {neighbourSelector: strategy.neighbourSelector} : {}),
+  };
 }

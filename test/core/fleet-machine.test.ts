@@ -19,6 +19,9 @@ import {
   formatGatedRecord,
   GATED_ROLLOUT_ANNOTATION,
   recordedFleetPlan,
+  reopenedForAbort,
+  strategyDocumentOf,
+  strategyFromDocument,
   templateWithRelease,
 } from '../../src/core/index.js';
 import {newDaemonSet} from '../helpers/builders.js';
@@ -57,7 +60,23 @@ describe('--image', () => {
   });
 });
 
-const PLAN: FleetPlan = {namespace: 'kube-system', name: 'fluentd', contexts: ['a', 'b', 'c'], waves: [1, 3], release: {images: {main: 'fluentd:2'}}};
+const PLAN: FleetPlan = {
+  namespace: 'kube-system',
+  name: 'fluentd',
+  contexts: ['a', 'b', 'c'],
+  waves: [1, 3],
+  release: {images: {main: 'fluentd:2'}},
+  strategy: {
+    canary: {kind: 'count', count: 1},
+    canaryBakeMs: 60_000,
+    waves: [],
+    bakeMs: 0,
+    approve: false,
+    maxRestarts: 0,
+    progressDeadlineMs: 600_000,
+    onFailure: 'undo',
+  },
+};
 const origin: DaemonSet = {
   ...newDaemonSet('fluentd', {maxUnavailable: 1}),
   status: {
@@ -191,5 +210,31 @@ describe('one fleet rollout at a time', () => {
     expect(conflictingFleet(other, all)).toBeUndefined();
     expect(recordedFleetPlan(all)).toEqual(PLAN);
     expect(recordedFleetPlan([{context: 'a', ds: origin}])).toBeUndefined();
+  });
+});
+
+describe('what the drivers write', () => {
+  test('a completed cluster is reopened as aborting for fleet abort (to its own origin); one under way is not', () => {
+    const done = touched('a', 'complete');
+    const gated = JSON.parse(done.metadata.annotations![GATED_ROLLOUT_ANNOTATION]!) as GatedRecord;
+    const withOrigin: DaemonSet = {
+      ...done,
+      metadata: {
+        ...done.metadata,
+        annotations: {...done.metadata.annotations, [GATED_ROLLOUT_ANNOTATION]: formatGatedRecord({...gated, from: {revision: 1, hash: 'h1'}})},
+      },
+    };
+    expect(reopenedForAbort(withOrigin)).toMatchObject({phase: 'aborting', from: {revision: 1}});
+    expect(reopenedForAbort(touched('a', 'rolling'))).toBeUndefined();
+    expect(reopenedForAbort(done)).toBeUndefined();
+  });
+
+  test("the strategy as a detached Job's strategy file reads it back", () => {
+    const doc = strategyDocumentOf(PLAN.strategy)!;
+    const parsed = strategyFromDocument(doc, () => 0);
+    expect('strategy' in parsed && {waves: [], ...parsed.strategy}).toEqual(PLAN.strategy);
+    expect(
+      strategyDocumentOf({...PLAN.strategy, canary: {kind: 'percent', percent: 10}, waves: [50, 100], neighbourSelector: 'a!=b', maxNeighbourFailures: 1}),
+    ).toMatchObject({canary: '10%', waves: ['50%', '100%']});
   });
 });
