@@ -41,6 +41,8 @@ export interface FleetRecord extends FleetPlan {
   readonly wave: number;
   /** Our hash of this cluster's template with the release set (as `GatedRecord.template`): its gated rollout's. */
   readonly template?: string;
+  /** The images the release replaced in this cluster: where `fleet abort` sets the template back to when its gated rollout never began. */
+  readonly origin?: FleetRelease;
   /** `fleet abort` was asked: this cluster goes back to its own origin. */
   readonly aborted?: boolean;
 }
@@ -134,6 +136,13 @@ export function fleetRecordBody(record: FleetRecord): Record<string, unknown> {
 /** Whether the template runs the release: each named container on its image. */
 export function templateRunsRelease(template: PodTemplateSpec, release: FleetRelease): boolean {
   return Object.entries(release.images).every(([name, image]) => template.spec.containers.some((c) => c.name === name && c.image === image));
+}
+
+/** The images `template` runs in the release's containers: what the release replaces. */
+export function releaseOriginOf(template: PodTemplateSpec, release: FleetRelease): FleetRelease {
+  const images: Record<string, string> = {};
+  for (const c of template.spec.containers) if (release.images[c.name] !== undefined && c.image !== undefined) images[c.name] = c.image;
+  return {images};
 }
 
 /** The template with the release set (a container the template lacks: undefined, named in `missing`). */
