@@ -237,17 +237,9 @@ export async function driveFleet(options: FleetDriveOptions, plan: FleetPlan, mo
   throw new RolloutStuckError(`the fleet rollout of ${plan.namespace}/${plan.name} made no progress: rerun the same command to continue`);
 }
 
-/** `fleet status`: the fleet recorded in these clusters (undefined: none holds a record of this DaemonSet). */
-export async function fleetRolloutStatus(
-  members: readonly FleetSession[],
-  ref: {namespace: string; name: string},
-): Promise<{readonly result?: FleetRolloutResult; readonly unreadable: readonly string[]}> {
-  const inputs = await readFleet(members, ref);
-  const unreadable = inputs.filter((input) => 'error' in input).map((input) => input.context);
-  const plan = recordedFleetPlan(inputs);
-  if (plan === undefined) return {unreadable};
-  // The plan's contexts that were not asked are read too: they are part of where it stands.
-  return {result: fleetResultOf(fleetViewOf(plan, inputs)), unreadable};
+/** `fleet status`: where the fleet of `plan` stands in its clusters. */
+export async function fleetRolloutStatus(members: readonly FleetSession[], plan: FleetPlan): Promise<FleetRolloutResult> {
+  return fleetResultOf(fleetViewOf(plan, await readFleet(members, {namespace: plan.namespace, name: plan.name})));
 }
 
 /** The plan these clusters hold, or a one-line refusal naming where it looked. */
