@@ -75,18 +75,27 @@ async function detacher(run: FleetRun): Promise<FleetDetach> {
     import('js-yaml'),
   ]);
   return async (session: LiveSession, command, plan) => {
-    const document = core.strategyDocumentOf(plan.strategy);
-    if (document === undefined) throw new InputError('the metric gate is not handed to a Job by a fleet rollout yet: pass --no-detach');
+    const ref = {namespace: plan.namespace, name: plan.name};
+    // Flags when they can say it (the Job needs no file then), else the strategy file the Job mounts.
+    const args = core.strategyArgsOf(plan.strategy);
+    const document = args === undefined ? core.strategyDocumentOf(plan.strategy) : undefined;
+    if (args === undefined && document === undefined) throw new InputError('the metric gate is not handed to a Job by a fleet rollout yet: pass --no-detach');
+    const cluster = await detachClusterOf(session);
     const result = await detachRollout({
-      cluster: {...(await detachClusterOf(session)), writer: session.writer},
-      ref: {namespace: plan.namespace, name: plan.name},
+      cluster: {...cluster, writer: session.writer},
+      ref,
       command,
-      argv: command === 'step' ? [plan.name, '--until-complete'] : [plan.name],
+      argv: command === 'step' ? [plan.name, '--until-complete', ...(args ?? [])] : [plan.name],
       image: run.flags['job-image'] ?? core.releaseImage(run.version),
-      ...(command === 'step' ? {strategy: dump(document)} : {}),
+      ...(command === 'step' && document !== undefined ? {strategy: dump(document)} : {}),
       yes: true,
     });
-    return {job: result.job, created: result.created};
+    const failed = async () => {
+      const job = await cluster.read('jobs', plan.namespace, result.job);
+      const failure = job?.status?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
+      return failure === undefined ? undefined : `Job ${plan.namespace}/${result.job} failed (kubectl logs job/${result.job} -n ${plan.namespace})`;
+    };
+    return {job: result.job, created: result.created, failed};
   };
 }
 

@@ -383,3 +383,30 @@ export function strategyDocumentOf(strategy: GatedStrategy): Record<string, unkn
     ...(strategy.neighbourSelector !== undefined ? {neighbourSelector: strategy.neighbourSelector} : {}),
   };
 }
+
+/**
+ * The strategy as the gated flags of `step` (durations in ms), for a cluster's detached Job: undefined when only a
+ * strategy file can say it (node waves, the metric gate).
+ */
+export function strategyArgsOf(strategy: GatedStrategy): string[] | undefined {
+  if (strategy.waves.length > 0 || (strategy.metrics?.length ?? 0) > 0) return undefined;
+  const {canary} = strategy;
+  const canaryArgs =
+    canary === undefined
+      ? []
+      : canary.kind === 'count'
+        ? ['--canary', String(canary.count)]
+        : canary.kind === 'percent'
+          ? ['--canary', `${canary.percent}%`]
+          : canary.kind === 'nodes'
+            ? ['--canary-nodes', canary.nodes.join(',')]
+            : ['--canary-selector', canary.selector];
+  return [
+    ...canaryArgs,
+    ...['--canary-bake', `${strategy.canaryBakeMs}ms`, '--bake', `${strategy.bakeMs}ms`],
+    ...(strategy.approve ? ['--approve'] : []),
+    ...['--max-restarts', String(strategy.maxRestarts), '--progress-deadline', `${strategy.progressDeadlineMs}ms`, '--on-failure', strategy.onFailure],
+    ...(strategy.maxNeighbourFailures !== undefined ? ['--max-neighbour-failures', String(strategy.maxNeighbourFailures)] : []),
+    ...(strategy.neighbourSelector !== undefined ? ['--neighbour-selector', strategy.neighbourSelector] : []),
+  ];
+}

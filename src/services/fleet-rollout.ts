@@ -35,7 +35,14 @@ import {pauseDaemonSet} from './pause.js';
 import {InterruptedError} from './step.js';
 
 /** Hands one cluster's gated step (or promote) to a Job in that cluster: its name, and whether it was new. */
-export type FleetDetach = (session: LiveSession, command: 'step' | 'promote', plan: FleetPlan) => Promise<{job: string; created: boolean}>;
+export type FleetDetach = (
+  session: LiveSession,
+  command: 'step' | 'promote',
+  plan: FleetPlan,
+) => Promise<{job: string; created: boolean; failed(): Promise<string | undefined>}>;
+
+/** How often a driver asks whether a cluster's Job failed without its rollout saying so (its pod never ran it). */
+const JOB_CHECK_MS = 10_000;
 
 export interface FleetDriveOptions {
   /** A session per context of the plan (or why it could not be opened). */
@@ -137,6 +144,37 @@ function followUntil(session: LiveSession, ref: {namespace: string; name: string
   });
 }
 
+/** followUntil, ended early by the cluster's Job failing before its rollout recorded anything. */
+async function followJob(
+  session: LiveSession,
+  ref: {namespace: string; name: string},
+  done: (ds: DaemonSet) => boolean,
+  failed: () => Promise<string | undefined>,
+  signal?: AbortSignal,
+): Promise<void> {
+  const stop = new AbortController();
+  const both = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
+  let failure: string | undefined;
+  const timer = setInterval(() => {
+    failed().then(
+      (message) => {
+        if (message === undefined) return;
+        failure = message;
+        stop.abort();
+      },
+      () => undefined,
+    );
+  }, JOB_CHECK_MS);
+  try {
+    await followUntil(session, ref, done, both);
+  } catch (error) {
+    if (failure !== undefined) throw new RolloutStuckError(failure);
+    throw error;
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 /** Drives each of `contexts` (one wave): their gated rollouts, here or in their Jobs, until each has ended its run. */
 async function driveWave(options: FleetDriveOptions, plan: FleetPlan, contexts: readonly string[], promote: boolean): Promise<Map<string, unknown>> {
   const ref = {namespace: plan.namespace, name: plan.name};
@@ -146,9 +184,9 @@ async function driveWave(options: FleetDriveOptions, plan: FleetPlan, contexts: 
       const session = sessionOf(options.members, context);
       try {
         if (options.detach) {
-          const {job, created} = await options.detach(session, promote ? 'promote' : 'step', plan);
+          const {job, created, failed} = await options.detach(session, promote ? 'promote' : 'step', plan);
           options.onEvent?.({kind: 'detached', context, job, created});
-          await followUntil(session, ref, (ds) => gatedRunEnded(fleetClusterOf(plan, {context, ds}).phase), options.signal);
+          await followJob(session, ref, (ds) => gatedRunEnded(fleetClusterOf(plan, {context, ds}).phase), failed, options.signal);
           return;
         }
         await runGatedRollout({

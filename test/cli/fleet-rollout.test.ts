@@ -12,13 +12,14 @@ import {afterEach, beforeEach, describe, expect, test, vi} from 'vitest';
 import type {DaemonSet, Pod} from '../../src/core/index.js';
 import {FLEET_ROLLOUT_ANNOTATION} from '../../src/core/index.js';
 import {makeNode} from '../../src/sim/index.js';
-import {runCli, type CliResult} from '../helpers/run-cli.js';
+import {ROOT, runCli, type CliResult} from '../helpers/run-cli.js';
 import {startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
 
 vi.setConfig({testTimeout: 180_000});
 
 const ROLLOUT = {bin: 'bin/kubectl-ds_rollout'};
 const CONTEXTS = ['staging', 'prod-eu', 'prod-us'] as const;
+const JOB_IMAGE = 'registry.local/ds-rollout:sim';
 
 interface Kubeconfig {
   clusters: Array<{name: string; cluster: Record<string, unknown>}>;
@@ -28,7 +29,13 @@ interface Kubeconfig {
 
 /** A cluster running `agent` on `nodes` nodes, each on `image` (the cluster's own origin), RollingUpdate. */
 async function agentCluster(nodes: number, image: string): Promise<TestCluster> {
-  const tc = await startTestCluster({speed: 20, kubelet: {startDelayMs: 1000, stopDelayMs: 500, failures: [{image: 'agent:bad', mode: 'crash'}]}});
+  const jobs = await mkdtemp(join(tmpdir(), 'ds-rollout-jobs-'));
+  const tc = await startTestCluster({
+    speed: 20,
+    kubelet: {startDelayMs: 1000, stopDelayMs: 500, failures: [{image: 'agent:bad', mode: 'crash'}]},
+    // A detached gated rollout's Job: its pod runs this checkout's plugin, with in-cluster credentials.
+    exec: {images: [{image: JOB_IMAGE, command: [process.execPath, join(ROOT, ROLLOUT.bin)]}], dir: jobs},
+  });
   const {store} = tc.cluster;
   for (let i = 0; i < nodes; i++) store.create(makeNode(`node-${i + 1}`, {index: i}));
   store.create({
@@ -52,7 +59,7 @@ function images(tc: TestCluster): string[] {
   return tc.cluster.store
     .list('pods', {namespace: 'default'})
     .items.map((item) => item as unknown as Pod)
-    .filter((pod) => !pod.metadata.deletionTimestamp && pod.spec.nodeName)
+    .filter((pod) => pod.metadata.labels?.['app'] === 'agent' && !pod.metadata.deletionTimestamp && pod.spec.nodeName)
     .map((pod) => pod.spec.containers[0]!.image!)
     .sort();
 }
@@ -207,6 +214,19 @@ describe('fleet rollout on three simulated clusters', () => {
     for (const [i, tc] of clusters.entries()) {
       expect(daemonSet(tc).spec.template.spec.containers[0]!.image).toBe(origins[i]![0]);
       await vi.waitFor(() => expect(new Set(images(tc))).toEqual(new Set(origins[i])), {timeout: 30_000, interval: 50});
+    }
+  });
+
+  test('by default each cluster runs its gated rollout in a Job of its own; the driver follows their watches wave by wave', async () => {
+    const result = await fleet('rollout', '--cluster-waves', '1,100%', '--image', 'main=agent:v2', '--canary', '1', '--job-image', JOB_IMAGE, '--yes');
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/\[staging\] Job default\/\S+ created: it runs the gated rollout in the cluster/);
+    expect(result.stdout.indexOf('[prod-eu] Job')).toBeGreaterThan(result.stdout.indexOf('[staging] Job'));
+    expect(result.stdout).toMatch(/complete, wave 2\/2, 3\/3 clusters complete/);
+    for (const tc of clusters) {
+      expect(tc.cluster.store.list('jobs', {namespace: 'default'}).items).toHaveLength(1);
+      await vi.waitFor(() => expect(new Set(images(tc))).toEqual(new Set(['agent:v2'])), {timeout: 30_000, interval: 50});
     }
   });
 });

@@ -20,6 +20,7 @@ import {
   GATED_ROLLOUT_ANNOTATION,
   recordedFleetPlan,
   reopenedForAbort,
+  strategyArgsOf,
   strategyDocumentOf,
   strategyFromDocument,
   templateWithRelease,
@@ -236,5 +237,16 @@ describe('what the drivers write', () => {
     expect(
       strategyDocumentOf({...PLAN.strategy, canary: {kind: 'percent', percent: 10}, waves: [50, 100], neighbourSelector: 'a!=b', maxNeighbourFailures: 1}),
     ).toMatchObject({canary: '10%', waves: ['50%', '100%']});
+  });
+
+  test("the strategy as a detached Job's step flags; node waves and the metric gate need the file", () => {
+    expect(strategyArgsOf(PLAN.strategy)).toEqual([
+      ...['--canary', '1', '--canary-bake', '60000ms', '--bake', '0ms'],
+      ...['--max-restarts', '0', '--progress-deadline', '600000ms', '--on-failure', 'undo'],
+    ]);
+    expect(strategyArgsOf({...PLAN.strategy, canary: {kind: 'nodes', nodes: ['a', 'b']}, approve: true})).toEqual(
+      expect.arrayContaining(['--canary-nodes', 'a,b', '--approve']),
+    );
+    expect(strategyArgsOf({...PLAN.strategy, waves: [50, 100]})).toBeUndefined();
   });
 });
