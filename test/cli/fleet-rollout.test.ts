@@ -4,7 +4,7 @@
 // never touched; a healthy release reaches every cluster wave by wave; a driver stopped between waves continues
 // when rerun (another HOME: another machine); abort takes each cluster back to its OWN origin. Each gated rollout
 // runs in the driver (--no-detach): the clusters' clocks run 20 times faster than real time.
-import {mkdtemp, writeFile} from 'node:fs/promises';
+import {mkdtemp, readFile, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
 import {tmpdir} from 'node:os';
 import {dump, load} from 'js-yaml';
@@ -228,5 +228,39 @@ describe('fleet rollout on three simulated clusters', () => {
       expect(tc.cluster.store.list('jobs', {namespace: 'default'}).items).toHaveLength(1);
       await vi.waitFor(() => expect(new Set(images(tc))).toEqual(new Set(['agent:v2'])), {timeout: 30_000, interval: 50});
     }
+  });
+
+  test('a cluster of the next wave that cannot be read holds the fleet there (exit 2); rerun once it answers, it continues', async () => {
+    // prod-us's server entry points at a port nothing listens on, in a kubeconfig of its own.
+    const config = load(await readFile(kubeconfig, 'utf8')) as Kubeconfig;
+    config.clusters.find((c) => c.name === 'prod-us')!.cluster['server'] = 'https://127.0.0.1:9';
+    const broken = join(dir, 'broken-kubeconfig');
+    await writeFile(broken, dump(config), {mode: 0o600});
+    const args = [
+      'fleet',
+      'rollout',
+      'agent',
+      '-n',
+      'default',
+      '--contexts',
+      CONTEXTS.join(','),
+      '--cluster-waves',
+      '1,2,3',
+      '--image',
+      'main=agent:v2',
+      '--no-detach',
+      '--yes',
+    ];
+    const held = await runCli([...args, '--kubeconfig', broken, '--request-timeout', '2s'], ROLLOUT);
+    expect(held.code).toBe(2);
+    expect(held.stderr).toMatch(/^error: fleet rollout waits at wave 3\/3: cannot read context prod-us .*rerun the same command once it answers/);
+    expect(daemonSet(clusters[1]!).spec.template.spec.containers[0]!.image).toBe('agent:v2');
+    expect(daemonSet(clusters[2]!).metadata.annotations?.[FLEET_ROLLOUT_ANNOTATION]).toBeUndefined();
+    const resumed = await fleet('rollout', '--cluster-waves', '1,2,3', '--image', 'main=agent:v2', '--no-detach', '--yes');
+    expect(resumed.stderr).toBe('');
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).not.toContain('Wave 1/3');
+    expect(resumed.stdout).toContain('Wave 3/3: prod-us');
+    expect(resumed.stdout).toMatch(/complete, wave 3\/3, 3\/3 clusters complete/);
   });
 });
