@@ -176,10 +176,12 @@ export interface FleetCluster {
   readonly message?: string;
   /** It holds this fleet's record (a cluster `fleet abort` takes back). */
   readonly touched: boolean;
+  /** `changed` after its gated rollout completed: once every cluster has, the fleet is complete all the same. */
+  readonly completed?: boolean;
 }
 
 /** The phase of a cluster that holds this fleet's record, from its gated rollout. */
-function touchedPhase(ds: DaemonSet, record: FleetRecord): {phase: FleetClusterPhase; message?: string} {
+function touchedPhase(ds: DaemonSet, record: FleetRecord): {phase: FleetClusterPhase; message?: string; completed?: boolean} {
   const gated = gatedViewOf(ds);
   const view = gated.kind === 'view' ? gated.view : undefined;
   if (gated.kind === 'invalid') return {phase: 'changed', message: `its gated rollout record cannot be read (${gated.error})`};
@@ -195,8 +197,12 @@ function touchedPhase(ds: DaemonSet, record: FleetRecord): {phase: FleetClusterP
     case 'rolling':
     case 'baking':
     case 'awaiting-approval':
-    case 'complete':
       return {phase: view.phase};
+    case 'complete':
+      // A finished gated record outlives a change by hand: the template says whether it still runs the release.
+      return templateRunsRelease(ds.spec.template, record.release)
+        ? {phase: 'complete'}
+        : {phase: 'changed', message: 'its template is no longer the release', completed: true};
     case 'failed':
       return {phase: 'failed', message: `gate failed, paused: ${failureWords(view.record.failures)}`};
     case 'aborting':
@@ -261,7 +267,11 @@ const STOPPED: ReadonlySet<FleetClusterPhase> = new Set(['failed', 'changed']);
 function actionOf(plan: FleetPlan, clusters: readonly FleetCluster[]): FleetAction {
   if (clusters.some((c) => c.touched && (c.phase === 'aborting' || c.phase === 'aborted')))
     return {kind: 'aborted', contexts: clusters.filter((c) => c.touched && c.phase !== 'aborted').map((c) => c.context)};
-  const stopped = clusters.find((c) => c.touched && STOPPED.has(c.phase));
+  // Every cluster completed: a change by hand afterwards is the next release's business, not this fleet's.
+  if (clusters.every((c) => c.phase === 'complete' || c.completed)) return {kind: 'complete'};
+  // The cluster that stopped the wave under way first, before one changed after it completed.
+  const stops = clusters.filter((c) => c.touched && STOPPED.has(c.phase));
+  const stopped = stops.find((c) => !c.completed) ?? stops[0];
   if (stopped) return {kind: 'failed', wave: stopped.wave, context: stopped.context, message: stopped.message ?? stopped.phase};
   const waves = fleetWaves(plan);
   const wave = waves.findIndex((contexts) => contexts.some((context) => clusters.find((c) => c.context === context)?.phase !== 'complete'));

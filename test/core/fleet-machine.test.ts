@@ -178,6 +178,12 @@ describe('the fleet and its next action', () => {
     expect(v.clusters[0]!.phase).toBe('changed');
   });
 
+  test('a completed cluster changed by hand stops the fleet mid-way; once every cluster completed, the fleet stays complete', () => {
+    expect(view(touched('a', 'complete', {template: 'fluentd:9'})).action).toMatchObject({kind: 'failed', context: 'a', wave: 0});
+    const all = view(touched('a', 'complete', {template: 'fluentd:9'}), touched('b', 'complete'), touched('c', 'complete'));
+    expect(all.phase).toBe('complete');
+  });
+
   test("an unreachable cluster of the current wave holds the fleet; a later wave's does not matter yet", () => {
     expect(view('connection refused').action).toEqual({kind: 'unreachable', wave: 0, contexts: ['a']});
     expect(view(touched('a', 'rolling'), origin, 'connection refused').action).toMatchObject({kind: 'run', wave: 0});
