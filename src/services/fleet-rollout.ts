@@ -186,7 +186,12 @@ async function driveWave(options: FleetDriveOptions, plan: FleetPlan, contexts: 
         if (options.detach) {
           const {job, created, failed} = await options.detach(session, promote ? 'promote' : 'step', plan);
           options.onEvent?.({kind: 'detached', context, job, created});
-          await followJob(session, ref, (ds) => gatedRunEnded(fleetClusterOf(plan, {context, ds}).phase), failed, options.signal);
+          // A promote's Job starts from awaiting-approval: the wait is over once the cluster has left it.
+          const ended = (ds: DaemonSet) => {
+            const {phase} = fleetClusterOf(plan, {context, ds});
+            return gatedRunEnded(phase) && !(promote && phase === 'awaiting-approval');
+          };
+          await followJob(session, ref, ended, failed, options.signal);
           return;
         }
         await runGatedRollout({

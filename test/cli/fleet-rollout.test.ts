@@ -218,14 +218,26 @@ describe('fleet rollout on three simulated clusters', () => {
   });
 
   test('by default each cluster runs its gated rollout in a Job of its own; the driver follows their watches wave by wave', async () => {
-    const result = await fleet('rollout', '--cluster-waves', '1,100%', '--image', 'main=agent:v2', '--canary', '1', '--job-image', JOB_IMAGE, '--yes');
+    const args = ['--cluster-waves', '1,100%', '--image', 'main=agent:v2', '--canary', '1', '--job-image', JOB_IMAGE, '--yes'];
+    const waiting = await fleet('rollout', ...args, '--approve');
+    expect({code: waiting.code, stderr: waiting.stderr}).toEqual({code: 0, stderr: ''});
+    expect(waiting.stdout).toMatch(/waiting for promote, wave 1\/2, 0\/3 clusters complete/);
+    // The promote's Job in staging, then the next wave's Jobs, which stop after their canaries again.
+    const promoted = await fleet('promote', '--job-image', JOB_IMAGE, '--yes');
+    expect({code: promoted.code, stderr: promoted.stderr}).toEqual({code: 0, stderr: ''});
+    expect(promoted.stdout).toMatch(/waiting for promote, wave 2\/2, 1\/3 clusters complete/);
+    const result = await fleet('promote', '--job-image', JOB_IMAGE, '--yes');
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/\[staging\] Job default\/\S+ created: it runs the gated rollout in the cluster/);
-    expect(result.stdout.indexOf('[prod-eu] Job')).toBeGreaterThan(result.stdout.indexOf('[staging] Job'));
+    expect(waiting.stdout).toMatch(/\[staging\] Job default\/\S+ created: it runs the gated rollout in the cluster/);
+    expect(waiting.stdout).not.toContain('[prod-eu]');
+    expect(promoted.stdout).toMatch(
+      /\[staging\] Job default\/\S+-promote-\S+ created[\s\S]*Wave 2\/2: prod-eu, prod-us[\s\S]*\[prod-eu\] Job default\/\S+ created/,
+    );
     expect(result.stdout).toMatch(/complete, wave 2\/2, 3\/3 clusters complete/);
     for (const tc of clusters) {
-      expect(tc.cluster.store.list('jobs', {namespace: 'default'}).items).toHaveLength(1);
+      // The step's Job, and the promote's.
+      expect(tc.cluster.store.list('jobs', {namespace: 'default'}).items).toHaveLength(2);
       await vi.waitFor(() => expect(new Set(images(tc))).toEqual(new Set(['agent:v2'])), {timeout: 30_000, interval: 50});
     }
   });
