@@ -287,11 +287,15 @@ export async function fleetRolloutStatus(members: readonly FleetSession[], plan:
 
 /** The plan these clusters hold, or a one-line refusal naming where it looked. */
 export async function recordedPlanOf(members: readonly FleetSession[], ref: {namespace: string; name: string}): Promise<FleetPlan> {
-  const plan = recordedFleetPlan(await readFleet(members, ref));
-  if (plan === undefined) {
-    throw new InputError(`no fleet rollout of daemonset ${ref.namespace}/${ref.name} is recorded in context ${members.map((m) => m.context).join(', ')}`);
-  }
-  return plan;
+  const inputs = await readFleet(members, ref);
+  const plan = recordedFleetPlan(inputs);
+  if (plan !== undefined) return plan;
+  const unread = inputs.filter((input) => 'error' in input);
+  const where = `context ${members.map((m) => m.context).join(', ')}`;
+  // Nothing could be read: the record may well be there.
+  if (unread.length === inputs.length)
+    throw new ClusterUnreachableError(`cannot read daemonset ${ref.namespace}/${ref.name} in ${where}: ${'error' in unread[0]! ? unread[0].error : ''}`);
+  throw new InputError(`no fleet rollout of daemonset ${ref.namespace}/${ref.name} is recorded in ${where}`);
 }
 
 /** Marks one cluster aborted in its fleet record, reopening a completed gated rollout in the same write. */

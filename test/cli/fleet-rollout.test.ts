@@ -106,6 +106,15 @@ describe('fleet rollout on three simulated clusters', () => {
       expect(result.stderr).toMatch(message);
       expect(result.stderr.trim().split('\n')).toHaveLength(1);
     }
+    // No fleet rollout yet: status, promote and abort say so in one line.
+    for (const verb of ['status', 'promote', 'abort']) {
+      const none = await fleet(verb, ...(verb === 'status' ? [] : ['--yes']));
+      expect({code: none.code, stdout: none.stdout, stderr: none.stderr}).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: 'error: no fleet rollout of daemonset default/agent is recorded in context staging, prod-eu, prod-us\n',
+      });
+    }
     expect(clusters.map(writes)).toEqual(before);
   });
 
