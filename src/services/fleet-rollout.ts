@@ -97,6 +97,13 @@ function startPatch(plan: FleetPlan, context: string, current: DaemonSet) {
   const found = fleetRecordOf(current);
   const record = fleetRecordFor(plan, context);
   if (found.kind === 'record' && found.record.id === record.id) return undefined;
+  // Someone's own gated rollout holds this DaemonSet: the fleet would supersede it.
+  const gated = gatedViewOf(current);
+  if (gated.kind === 'view' && gated.view.underWay) {
+    throw new InputError(
+      `context ${context}: daemonset ${plan.namespace}/${plan.name} has a gated rollout under way (${gated.view.phase}): finish it or abort it there first; nothing was changed in this cluster`,
+    );
+  }
   const released = templateWithRelease(current.spec.template, plan.release);
   if ('missing' in released) {
     throw new InputError(`context ${context}: daemonset ${plan.namespace}/${plan.name} has no container "${released.missing}" to set the release's image on`);

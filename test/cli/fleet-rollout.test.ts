@@ -284,4 +284,22 @@ describe('fleet rollout on three simulated clusters', () => {
     expect(resumed.stdout).toContain('Wave 3/3: prod-us');
     expect(resumed.stdout).toMatch(/complete, wave 3\/3, 3\/3 clusters complete/);
   });
+
+  test('a cluster whose own gated rollout is under way is refused, and left as it was', async () => {
+    const staging = clusters[0]!;
+    expect((await run(['pause', 'agent', '-n', 'default', '--context', 'staging'])).code).toBe(0);
+    staging.cluster.store.modify('daemonsets', 'default', 'agent', (ds) => {
+      const d = ds as unknown as DaemonSet;
+      return {...d, spec: {...d.spec, template: {...d.spec.template, spec: {containers: [{name: 'main', image: 'agent:v9'}]}}}} as never;
+    });
+    const own = await run(['step', 'agent', '-n', 'default', '--context', 'staging', '--canary', '1', '--approve', '--yes']);
+    expect({code: own.code, stderr: own.stderr}).toEqual({code: 0, stderr: ''});
+    const refused = await fleet('rollout', '--image', 'main=agent:v2', '--no-detach', '--yes');
+    expect({code: refused.code, stdout: refused.stdout.includes('Wave 1/3') ? 'wave' : refused.stdout}).toEqual({code: 1, stdout: 'wave'});
+    expect(refused.stderr).toBe(
+      'error: context staging: daemonset default/agent has a gated rollout under way (awaiting-approval): finish it or abort it there first; nothing was changed in this cluster\n',
+    );
+    expect(daemonSet(staging).spec.template.spec.containers[0]!.image).toBe('agent:v9');
+    expect(daemonSet(staging).metadata.annotations?.[FLEET_ROLLOUT_ANNOTATION]).toBeUndefined();
+  });
 });
