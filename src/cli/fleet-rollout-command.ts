@@ -115,6 +115,7 @@ async function driveOptions(
   const color = colorEnabled(out.isTTY, process.env);
   const ref = {namespace: plan.namespace, name: plan.name};
   const detached = run.flags.detach !== false && run.flags.wait !== true;
+  const killAtWave = Number(process.env['DS_ROLLOUT_TEST_KILL_AT_FLEET_WAVE'] ?? 0);
   return {
     members,
     timeoutMs: run.flags.timeout ?? 5 * 60_000,
@@ -124,6 +125,8 @@ async function driveOptions(
       neighbours: () => podWatch.followAllPods(session.live.client),
     }),
     onEvent: (event) => {
+      // Tests of a driver killed between waves choose the point: SIGKILL as this wave (1-based) is about to start.
+      if (event.kind === 'wave' && killAtWave > 0 && event.wave + 1 >= killAtWave) process.kill(process.pid, 'SIGKILL');
       const line = renderFleetEvent(event, ref, color);
       if (line !== undefined) out.write(`${line}\n`);
     },

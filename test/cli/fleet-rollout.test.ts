@@ -302,4 +302,19 @@ describe('fleet rollout on three simulated clusters', () => {
     expect(daemonSet(staging).spec.template.spec.containers[0]!.image).toBe('agent:v9');
     expect(daemonSet(staging).metadata.annotations?.[FLEET_ROLLOUT_ANNOTATION]).toBeUndefined();
   });
+
+  test('a driver killed between waves: the same command from another machine (another HOME) continues at the next wave', async () => {
+    const args = ['fleet', 'rollout', 'agent', '-n', 'default', '--contexts', CONTEXTS.join(','), '--cluster-waves', '1,100%', '--image', 'main=agent:v2'];
+    const flags = [...args, '--canary', '1', '--no-detach', '--yes', '--kubeconfig', kubeconfig];
+    // SIGKILL as wave 2 is about to start: staging is done, prod-eu and prod-us not touched.
+    await expect(runCli(flags, {...ROLLOUT, env: {DS_ROLLOUT_TEST_KILL_AT_FLEET_WAVE: '2'}})).rejects.toMatchObject({signal: 'SIGKILL'});
+    expect(daemonSet(clusters[0]!).metadata.annotations?.[FLEET_ROLLOUT_ANNOTATION]).toBeDefined();
+    expect(daemonSet(clusters[1]!).metadata.annotations?.[FLEET_ROLLOUT_ANNOTATION]).toBeUndefined();
+    const home = await mkdtemp(join(tmpdir(), 'ds-rollout-home-'));
+    const resumed = await runCli(flags, {...ROLLOUT, env: {HOME: home}});
+    expect({code: resumed.code, stderr: resumed.stderr}).toEqual({code: 0, stderr: ''});
+    expect(resumed.stdout).not.toContain('[staging]');
+    expect(resumed.stdout).toContain('Wave 2/2: prod-eu, prod-us');
+    expect(resumed.stdout).toMatch(/complete, wave 2\/2, 3\/3 clusters complete/);
+  });
 });
