@@ -118,7 +118,14 @@ function startPatch(plan: FleetPlan, context: string, current: DaemonSet) {
  */
 async function startCluster(session: LiveSession, plan: FleetPlan, context: string): Promise<void> {
   const ref = {namespace: plan.namespace, name: plan.name};
-  await pauseDaemonSet({writer: session.writer, clock: session.clock}, {ref});
+  try {
+    await pauseDaemonSet({writer: session.writer, clock: session.clock}, {ref});
+  } catch (error) {
+    // The same error, saying which cluster (a plain OnDelete DaemonSet, RBAC, ...).
+    if (!(error instanceof DsRolloutError)) throw error;
+    const Same = error.constructor as new (message: string, options?: {cause?: unknown}) => DsRolloutError;
+    throw new Same(`context ${context}: ${error.message}`, {cause: error});
+  }
   const {after} = await session.writer.patchDaemonSet(ref, (current) => startPatch(plan, context, current));
   // The server may default what the template gained: the record names the template as stored.
   const found = fleetRecordOf(after);

@@ -317,4 +317,15 @@ describe('fleet rollout on three simulated clusters', () => {
     expect(resumed.stdout).toContain('Wave 2/2: prod-eu, prod-us');
     expect(resumed.stdout).toMatch(/complete, wave 2\/2, 3\/3 clusters complete/);
   });
+
+  test("a cluster's own refusal names the cluster: a plain OnDelete DaemonSet is not paused by the fleet", async () => {
+    clusters[0]!.cluster.store.modify('daemonsets', 'default', 'agent', (ds) => {
+      const d = ds as unknown as DaemonSet;
+      return {...d, spec: {...d.spec, updateStrategy: {type: 'OnDelete'}}} as never;
+    });
+    const refused = await fleet('rollout', '--image', 'main=agent:v2', '--no-detach', '--yes');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^error: context staging: daemonset default\/agent already uses updateStrategy OnDelete and was not paused by ds-rollout/);
+    expect(daemonSet(clusters[0]!).spec.template.spec.containers[0]!.image).toBe('agent:v1');
+  });
 });
