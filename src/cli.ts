@@ -12,6 +12,10 @@ import Plan from './commands/plan.js';
 import Abort from './commands/rollout/abort.js';
 import Completion from './commands/rollout/completion.js';
 import Dashboard from './commands/rollout/dashboard.js';
+import FleetAbort from './commands/rollout/fleet/abort.js';
+import FleetPromote from './commands/rollout/fleet/promote.js';
+import FleetRollout from './commands/rollout/fleet/rollout.js';
+import FleetStatus from './commands/rollout/fleet/status.js';
 import History from './commands/rollout/history.js';
 import Options from './commands/rollout/options.js';
 import Pause from './commands/rollout/pause.js';
@@ -35,6 +39,10 @@ export const COMMANDS: Readonly<Record<string, Command.Class>> = {
   'rollout:abort': Abort,
   'rollout:completion': Completion,
   'rollout:dashboard': Dashboard,
+  'rollout:fleet:abort': FleetAbort,
+  'rollout:fleet:promote': FleetPromote,
+  'rollout:fleet:rollout': FleetRollout,
+  'rollout:fleet:status': FleetStatus,
   'rollout:history': History,
   'rollout:options': Options,
   'rollout:pause': Pause,

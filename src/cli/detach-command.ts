@@ -98,7 +98,7 @@ export async function runDetachCommand(run: DetachRun): Promise<void> {
   }
 }
 
-async function detachClusterOf({live}: Pick<LiveSession, 'live'>): Promise<Omit<DetachCluster, 'writer'>> {
+export async function detachClusterOf({live}: Pick<LiveSession, 'live'>): Promise<Omit<DetachCluster, 'writer'>> {
   const objects = await import('../cluster/live/objects.js');
   return {
     readDaemonSet: (r) => live.source.readDaemonSet(r),

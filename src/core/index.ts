@@ -31,6 +31,7 @@ export {
   controlledRevisions,
   currentRevisionOf,
   maxRevision,
+  textHash,
   revisionChangeCause,
   revisionData,
   revisionHash,
@@ -251,3 +252,4 @@ export {
 } from './detach.js';
 export {type DocumentProblem, describeDocumentProblem, documentProblem, EXPANSION_PER_BYTE, jsonTextDepth, MAX_DOCUMENT_DEPTH} from './document-limits.js';
 export * from './metric-gate.js';
+export * from './fleet-machine.js';

@@ -190,6 +190,11 @@ export function computeTemplateHash(template: PodTemplateSpec, collisionCount?: 
   return safeEncodeString(String(hash >>> 0));
 }
 
+/** A short name for any text, in the hash alphabet (FNV-32a, as computeTemplateHash): a fleet rollout's id. */
+export function textHash(text: string): string {
+  return safeEncodeString(String(fnv32aUtf8(FNV32_OFFSET, text) >>> 0));
+}
+
 /** The highest revision number, 0 for none. */
 // upstream: pkg/controller/daemon/update.go maxRevision
 export function maxRevision(revisions: readonly ControllerRevision[]): Revision {

@@ -1,0 +1,192 @@
+// What `fleet rollout`, `fleet status`, `fleet promote` and `fleet abort` share (docs/commands/fleet.md): the plan
+// from the flags (or, for the last three, from the clusters' records), a session per context, the fleet service
+// run, its progress printed a line per event, and where the fleet stands at the end (a table, or -o json|yaml).
+// Loaded lazily by those commands.
+import {InputError, UsageError} from '../platform/errors.js';
+import {isDocumentFormat, type OutputFormat} from './flags.js';
+import type {GatedFlagValues} from './gated-command.js';
+import type {FleetSession, LiveSession, SessionOptions} from '../cluster/session.js';
+import type {FleetDetach, FleetDriveOptions, FleetRolloutResult} from '../services/fleet-rollout.js';
+import type {FleetPlan} from '../core/index.js';
+
+export interface FleetRolloutFlags extends SessionOptions, GatedFlagValues {
+  readonly contexts?: readonly string[] | undefined;
+  readonly 'cluster-waves'?: string | undefined;
+  readonly image?: readonly string[] | undefined;
+  readonly detach?: boolean | undefined;
+  readonly wait?: boolean | undefined;
+  readonly 'job-image'?: string | undefined;
+  readonly timeout?: number | undefined;
+  readonly yes?: boolean | undefined;
+  readonly output: OutputFormat;
+}
+
+export interface FleetRun {
+  readonly mode: 'rollout' | 'status' | 'promote' | 'abort';
+  readonly name: string;
+  readonly flags: FleetRolloutFlags;
+  /** The plugin's version: a detached Job's default image. */
+  readonly version: string;
+}
+
+/** The plan `fleet rollout` asks for, from its flags alone: bad input is refused before any cluster is asked. */
+async function planOfFlags(run: FleetRun, contexts: readonly string[], namespace: string): Promise<FleetPlan> {
+  const core = await import('../core/index.js');
+  const {gatedStrategyOf} = await import('./gated-command.js');
+  try {
+    const release = core.fleetReleaseOf(run.flags.image ?? []);
+    const waves = core.clusterWavesOf(run.flags['cluster-waves'], contexts.length);
+    return {namespace, name: run.name, contexts, waves, release, strategy: await gatedStrategyOf(run.flags)};
+  } catch (error) {
+    if (error instanceof InputError) throw error;
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** --contexts, each opened (nothing contacted yet), in the order given. */
+async function openMembers(flags: FleetRolloutFlags): Promise<FleetSession[]> {
+  const contexts = flags.contexts?.map((word) => word.trim()).filter((word) => word !== '');
+  if (contexts === undefined || contexts.length === 0) throw new UsageError('a fleet command needs --contexts A,B,... (the clusters, in order)');
+  const {openFleetSessions} = await import('../cluster/session.js');
+  return openFleetSessions(flags, {contexts});
+}
+
+/** A fleet rollout changes clusters: asked on a terminal, refused without one unless --yes. */
+async function confirmFleet(run: FleetRun, contexts: readonly string[]): Promise<void> {
+  if (run.flags.yes || run.mode === 'status') return;
+  if (!process.stdin.isTTY) throw new UsageError(`refusing to ${run.mode} without confirmation: there is no terminal to ask on; pass --yes`);
+  const {createInterface} = await import('node:readline/promises');
+  const rl = createInterface({input: process.stdin, output: process.stderr});
+  try {
+    const what = {rollout: 'Roll out', promote: 'Promote', abort: 'Abort'}[run.mode];
+    const answer = (await rl.question(`${what} the fleet rollout of ${run.name} on ${contexts.join(', ')}? [y/N] `)).trim().toLowerCase();
+    if (!/^y(es)?$/.test(answer)) throw new UsageError(`${run.mode}: not confirmed; nothing was changed`);
+  } finally {
+    rl.close();
+  }
+}
+
+/** Each cluster's gated rollout handed to a Job in it: the fleet's strategy, as a strategy file the Job mounts. */
+async function detacher(run: FleetRun): Promise<FleetDetach> {
+  const [core, {detachRollout}, {detachClusterOf}, {dump}] = await Promise.all([
+    import('../core/index.js'),
+    import('../services/detach.js'),
+    import('./detach-command.js'),
+    import('js-yaml'),
+  ]);
+  return async (session: LiveSession, command, plan) => {
+    const ref = {namespace: plan.namespace, name: plan.name};
+    // Flags when they can say it (the Job needs no file then), else the strategy file the Job mounts.
+    const args = core.strategyArgsOf(plan.strategy);
+    const document = args === undefined ? core.strategyDocumentOf(plan.strategy) : undefined;
+    if (args === undefined && document === undefined) throw new InputError('the metric gate is not handed to a Job by a fleet rollout yet: pass --no-detach');
+    const cluster = await detachClusterOf(session);
+    const result = await detachRollout({
+      cluster: {...cluster, writer: session.writer},
+      ref,
+      command,
+      argv: command === 'step' ? [plan.name, '--until-complete', ...(args ?? [])] : [plan.name],
+      image: run.flags['job-image'] ?? core.releaseImage(run.version),
+      ...(command === 'step' && document !== undefined ? {strategy: dump(document)} : {}),
+      yes: true,
+    });
+    const failed = async () => {
+      const job = await cluster.read('jobs', plan.namespace, result.job);
+      const failure = job?.status?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
+      return failure === undefined ? undefined : `Job ${plan.namespace}/${result.job} failed (kubectl logs job/${result.job} -n ${plan.namespace})`;
+    };
+    return {job: result.job, created: result.created, failed};
+  };
+}
+
+async function driveOptions(
+  run: FleetRun,
+  plan: FleetPlan,
+  members: readonly FleetSession[],
+  out: NodeJS.WriteStream,
+  signal: AbortSignal,
+): Promise<FleetDriveOptions> {
+  const [{renderFleetEvent}, {colorEnabled}, {prometheusOpener}, podWatch] = await Promise.all([
+    import('../output/fleet-rollout-text.js'),
+    import('../output/color.js'),
+    import('../services/metric-gate.js'),
+    import('../cluster/live/pod-watch.js'),
+  ]);
+  const color = colorEnabled(out.isTTY, process.env);
+  const ref = {namespace: plan.namespace, name: plan.name};
+  const detached = run.flags.detach !== false && run.flags.wait !== true;
+  const killAtWave = Number(process.env['DS_ROLLOUT_TEST_KILL_AT_FLEET_WAVE'] ?? 0);
+  return {
+    members,
+    timeoutMs: run.flags.timeout ?? 5 * 60_000,
+    ...(detached ? {detach: await detacher(run)} : {}),
+    gated: (session) => ({
+      prometheus: prometheusOpener(session.live.client, run.flags['request-timeout']),
+      neighbours: () => podWatch.followAllPods(session.live.client),
+    }),
+    onEvent: (event) => {
+      // Tests of a driver killed between waves choose the point: SIGKILL as this wave (1-based) is about to start.
+      if (event.kind === 'wave' && killAtWave > 0 && event.wave + 1 >= killAtWave) process.kill(process.pid, 'SIGKILL');
+      const line = renderFleetEvent(event, ref, color);
+      if (line !== undefined) out.write(`${line}\n`);
+    },
+    signal,
+  };
+}
+
+function namespaceOf(members: readonly FleetSession[]): string {
+  const first = members.find((m): m is FleetSession & {session: LiveSession} => 'session' in m);
+  if (first === undefined) throw new InputError(`no context of ${members.map((m) => m.context).join(', ')} could be opened`);
+  return first.session.namespace;
+}
+
+async function printResult(result: FleetRolloutResult, output: OutputFormat): Promise<void> {
+  if (isDocumentFormat(output)) {
+    process.stdout.write(await (await import('../output/document.js')).renderDocument(result, output));
+    return;
+  }
+  const [{renderFleetRolloutText}, {colorEnabled}] = await Promise.all([import('../output/fleet-rollout-text.js'), import('../output/color.js')]);
+  const width = process.stdout.isTTY ? process.stdout.columns : undefined;
+  process.stdout.write(renderFleetRolloutText(result, {color: colorEnabled(process.stdout.isTTY, process.env), ...(width ? {width} : {})}));
+}
+
+/** The plan's contexts that were not asked for are opened too: the fleet is every cluster of its plan. */
+async function withPlanMembers(flags: FleetRolloutFlags, plan: FleetPlan, members: FleetSession[]): Promise<FleetSession[]> {
+  const missing = plan.contexts.filter((context) => !members.some((m) => m.context === context));
+  if (missing.length === 0) return members;
+  const {openFleetSessions} = await import('../cluster/session.js');
+  return [...members, ...(await openFleetSessions(flags, {contexts: missing}))];
+}
+
+/** Runs one fleet command to its end; the exit code is the error's it throws (one line), 0 otherwise. */
+export async function runFleetCommand(run: FleetRun): Promise<void> {
+  let members = await openMembers(run.flags);
+  const [fleet, {stopAtSafePoint}] = await Promise.all([import('../services/fleet-rollout.js'), import('./interrupt.js')]);
+  const out = isDocumentFormat(run.flags.output) ? process.stderr : process.stdout;
+  const interrupt = stopAtSafePoint(out);
+  try {
+    const namespace = namespaceOf(members);
+    const ref = {namespace, name: run.name};
+    const plan =
+      run.mode === 'rollout'
+        ? await planOfFlags(
+            run,
+            members.map((m) => m.context),
+            namespace,
+          )
+        : await fleet.recordedPlanOf(members, ref);
+    members = await withPlanMembers(run.flags, plan, members);
+    if (run.mode === 'status') {
+      await printResult(await fleet.fleetRolloutStatus(members, plan), run.flags.output);
+      return;
+    }
+    await confirmFleet(run, plan.contexts);
+    const options = await driveOptions(run, plan, members, out, interrupt.signal);
+    const result =
+      run.mode === 'abort' ? await fleet.abortFleet(options, plan) : await fleet.driveFleet(options, plan, run.mode === 'promote' ? 'promote' : 'rollout');
+    await printResult(result, run.flags.output);
+  } finally {
+    interrupt.dispose();
+    for (const member of members) if ('session' in member) member.session.close();
+  }
+}

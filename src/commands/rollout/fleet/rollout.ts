@@ -1,0 +1,37 @@
+// `kubectl ds-rollout fleet rollout NAME --contexts A,B,C --image C=IMG`: one release to several clusters in waves,
+// each cluster's wave a gated rollout. Heavy modules load inside run().
+import * as Flags from '@oclif/core/flags';
+import {BaseCommand} from '../../../cli/base-command.js';
+import {daemonSetArg} from '../../../cli/flags.js';
+import {fleetDetachFlags, fleetDriverFlags, fleetMemberFlags} from '../../../cli/fleet-rollout-flags.js';
+import {gatedFlags} from '../../../cli/gated-flags.js';
+
+export default class FleetRollout extends BaseCommand {
+  static override summary = 'Roll a release out to several clusters, wave by wave.';
+
+  static override description = `Each wave of --contexts (--cluster-waves; default one at a time): paused, set to the release, a gated rollout (a Job there by default); the next once all completed and baked. Rerun to continue. Exit 0 done or awaiting promote, 3 failed.`;
+
+  static override examples = [
+    {
+      description: 'Cluster a, then b, then c, each rolled out and baked first',
+      command: 'kubectl ds-rollout fleet rollout agent --contexts a,b,c --image main=agent:v2',
+    },
+  ];
+
+  static override args = {name: daemonSetArg};
+
+  static override flags = {
+    ...fleetMemberFlags,
+    'cluster-waves': Flags.string({summary: 'Waves of clusters: counts, percentages.', helpValue: '1,25%,100%'}),
+    image: Flags.string({summary: 'The release: a container, its image.', helpValue: 'CONTAINER=IMAGE', multiple: true, required: true}),
+    ...fleetDriverFlags,
+    ...fleetDetachFlags,
+    ...gatedFlags,
+  };
+
+  async run(): Promise<void> {
+    const {args, flags} = await this.parse(FleetRollout);
+    const {runFleetCommand} = await import('../../../cli/fleet-rollout-command.js');
+    await runFleetCommand({mode: 'rollout', name: args.name, flags, version: this.config.version});
+  }
+}

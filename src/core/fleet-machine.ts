@@ -1,0 +1,422 @@
+// The fleet rollout's state machine (docs/commands/fleet.md): one release taken to several clusters in waves, each
+// cluster's wave a gated rollout (gated-machine.ts). There is no server: each cluster the fleet touches holds the
+// whole plan (fleet id, contexts, waves, release) and its own wave in an annotation on the DaemonSet, so any machine
+// with the same kubeconfig reads where the fleet stands. From every cluster's DaemonSet (or why it could not be
+// read), this decides each cluster's phase, the fleet's, and what a driver does next; services do the I/O.
+import {canonicalJson} from './canonical-json.js';
+import {gatedViewOf} from './gated-machine.js';
+import {textHash} from './revisions.js';
+import {type GatedRecord, type GatedStrategy} from './gates.js';
+import type {DaemonSet, PodTemplateSpec} from './types.js';
+
+export const FLEET_ROLLOUT_ANNOTATION = 'ds-rollout.io/fleet-rollout';
+
+/** The record's format; a record of another version is not read as this one. */
+export const FLEET_RECORD_VERSION = 1;
+
+/** What the fleet sets in each cluster's template: these containers' images (`--image CONTAINER=IMAGE`). */
+export interface FleetRelease {
+  readonly images: Readonly<Record<string, string>>;
+}
+
+/** The plan every record holds whole: which clusters, in which waves, get which release of which DaemonSet. */
+export interface FleetPlan {
+  readonly namespace: string;
+  readonly name: string;
+  readonly contexts: readonly string[];
+  /** Cumulative cluster counts, growing, the last the number of contexts: wave i is contexts[waves[i-1] .. waves[i]). */
+  readonly waves: readonly number[];
+  readonly release: FleetRelease;
+  /** Each cluster's gated rollout (canary, bakes, gates, --on-failure): every cluster of the fleet runs the same. */
+  readonly strategy: GatedStrategy;
+}
+
+/** The annotation's content on one cluster's DaemonSet. */
+export interface FleetRecord extends FleetPlan {
+  readonly version: number;
+  /** The plan's hash: a rerun with the same arguments is the same fleet rollout. */
+  readonly id: string;
+  /** This cluster's context and wave. */
+  readonly context: string;
+  readonly wave: number;
+  /** Our hash of this cluster's template with the release set (as `GatedRecord.template`): its gated rollout's. */
+  readonly template?: string;
+  /** The images the release replaced in this cluster: where `fleet abort` sets the template back to when its gated rollout never began. */
+  readonly origin?: FleetRelease;
+  /** `fleet abort` was asked: this cluster goes back to its own origin. */
+  readonly aborted?: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The plan
+
+/**
+ * `--cluster-waves 1,25%,100%` over `count` contexts: cumulative counts (a percentage rounds up, so 25% of 3 is 1).
+ * A wave that adds no cluster (after rounding) is dropped; the last must reach every context. Throws one line.
+ */
+export function clusterWavesOf(text: string | undefined, count: number): number[] {
+  if (count === 0) throw new Error('--contexts names no context');
+  // Without --cluster-waves: one cluster at a time, each watched before the next.
+  if (text === undefined) return Array.from({length: count}, (_, i) => i + 1);
+  const waves: number[] = [];
+  for (const word of text.split(',').map((w) => w.trim())) {
+    const percent = /^(\d+)%$/.exec(word);
+    const size = percent ? Math.ceil((Number(percent[1]) * count) / 100) : /^\d+$/.test(word) ? Number(word) : Number.NaN;
+    if (!Number.isFinite(size) || size < 1 || (percent && Number(percent[1]) > 100))
+      throw new Error(`invalid --cluster-waves "${text}": "${word}" is not a cluster count (1) or a percentage (25%) of the contexts`);
+    if (size > count) throw new Error(`invalid --cluster-waves "${text}": ${word} is more than the ${count} contexts`);
+    if (waves.length > 0 && size < waves.at(-1)!) throw new Error(`invalid --cluster-waves "${text}": ${word} is fewer clusters than the wave before it`);
+    if (size !== waves.at(-1)) waves.push(size);
+  }
+  if (waves.at(-1) !== count) throw new Error(`invalid --cluster-waves "${text}": the last wave must reach every context (100% or ${count})`);
+  return waves;
+}
+
+/** `--image CONTAINER=IMAGE` (repeatable) as a release; throws one line. */
+export function fleetReleaseOf(images: readonly string[]): FleetRelease {
+  if (images.length === 0) throw new Error('a fleet rollout needs the release: --image CONTAINER=IMAGE');
+  const out: Record<string, string> = {};
+  for (const text of images) {
+    const match = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)=(\S+)$/.exec(text.trim());
+    if (!match) throw new Error(`invalid --image "${text}": want CONTAINER=IMAGE`);
+    if (out[match[1]!] !== undefined) throw new Error(`invalid --image "${text}": container ${match[1]} is given twice`);
+    out[match[1]!] = match[3]!;
+  }
+  return {images: out};
+}
+
+/** The fleet's id: the same plan is the same fleet rollout, from any machine. */
+export function fleetIdOf(plan: FleetPlan): string {
+  const {namespace, name, contexts, waves, release, strategy} = plan;
+  return textHash(canonicalJson({namespace, name, contexts, waves, release, strategy}));
+}
+
+/** Each wave's contexts, in the plan's order. */
+export function fleetWaves(plan: Pick<FleetPlan, 'contexts' | 'waves'>): string[][] {
+  return plan.waves.map((end, i) => plan.contexts.slice(i === 0 ? 0 : plan.waves[i - 1], end));
+}
+
+export function waveOfContext(plan: Pick<FleetPlan, 'contexts' | 'waves'>, context: string): number {
+  const index = plan.contexts.indexOf(context);
+  return plan.waves.findIndex((end) => index < end);
+}
+
+/** The record a cluster of `plan` holds. */
+export function fleetRecordFor(plan: FleetPlan, context: string): FleetRecord {
+  return {version: FLEET_RECORD_VERSION, id: fleetIdOf(plan), ...plan, context, wave: waveOfContext(plan, context)};
+}
+
+export type FleetRecordState =
+  {readonly kind: 'none'} | {readonly kind: 'record'; readonly record: FleetRecord} | {readonly kind: 'invalid'; readonly error: string};
+
+export function fleetRecordOf(ds: DaemonSet): FleetRecordState {
+  const text = ds.metadata.annotations?.[FLEET_ROLLOUT_ANNOTATION];
+  if (text === undefined || text === '') return {kind: 'none'};
+  try {
+    const value = JSON.parse(text) as FleetRecord;
+    const valid =
+      typeof value === 'object' &&
+      value !== null &&
+      value.version === FLEET_RECORD_VERSION &&
+      typeof value.id === 'string' &&
+      Array.isArray(value.contexts) &&
+      Array.isArray(value.waves) &&
+      typeof value.release?.images === 'object';
+    return valid ? {kind: 'record', record: value} : {kind: 'invalid', error: 'not a fleet rollout record of this version'};
+  } catch (error) {
+    return {kind: 'invalid', error: (error as Error).message};
+  }
+}
+
+/** A merge patch writing the record (the writer adds the resourceVersion precondition). */
+export function fleetRecordBody(record: FleetRecord): Record<string, unknown> {
+  return {metadata: {annotations: {[FLEET_ROLLOUT_ANNOTATION]: JSON.stringify(record)}}};
+}
+
+/** Whether the template runs the release: each named container on its image. */
+export function templateRunsRelease(template: PodTemplateSpec, release: FleetRelease): boolean {
+  return Object.entries(release.images).every(([name, image]) => template.spec.containers.some((c) => c.name === name && c.image === image));
+}
+
+/** The images `template` runs in the release's containers: what the release replaces. */
+export function releaseOriginOf(template: PodTemplateSpec, release: FleetRelease): FleetRelease {
+  const images: Record<string, string> = {};
+  for (const c of template.spec.containers) if (release.images[c.name] !== undefined && c.image !== undefined) images[c.name] = c.image;
+  return {images};
+}
+
+/** The template with the release set (a container the template lacks: undefined, named in `missing`). */
+export function templateWithRelease(template: PodTemplateSpec, release: FleetRelease): {template: PodTemplateSpec} | {missing: string} {
+  const missing = Object.keys(release.images).find((name) => !template.spec.containers.some((c) => c.name === name));
+  if (missing !== undefined) return {missing};
+  const containers = template.spec.containers.map((c) => (release.images[c.name] !== undefined ? {...c, image: release.images[c.name]!} : c));
+  return {template: {...template, spec: {...template.spec, containers}}};
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Each cluster, and the fleet
+
+/**
+ * One cluster's place in the fleet rollout. `pending`: not touched yet; `starting`: its record written, its gated
+ * rollout not begun; `rolling`, `baking`, `awaiting-approval`, `complete`: its gated rollout's phase; `failed`: its
+ * gate failed (paused, or undone with --on-failure undo); `changed`: someone else changed its template or ended its
+ * rollout; `aborting`/`aborted`: `fleet abort`; `unreachable`: it could not be read (or lacks the DaemonSet).
+ */
+export type FleetClusterPhase =
+  'pending' | 'starting' | 'rolling' | 'baking' | 'awaiting-approval' | 'complete' | 'failed' | 'changed' | 'aborting' | 'aborted' | 'unreachable';
+
+/** What a driver read of one cluster: its DaemonSet, or why there is none to read. */
+export type FleetClusterInput = {readonly context: string; readonly ds: DaemonSet} | {readonly context: string; readonly error: string};
+
+export interface FleetCluster {
+  readonly context: string;
+  readonly wave: number;
+  readonly phase: FleetClusterPhase;
+  /** Why: the read's error, the gate's failure, another fleet's record. */
+  readonly message?: string;
+  /** It holds this fleet's record (a cluster `fleet abort` takes back). */
+  readonly touched: boolean;
+  /** `changed` after its gated rollout completed: once every cluster has, the fleet is complete all the same. */
+  readonly completed?: boolean;
+}
+
+/** The phase of a cluster that holds this fleet's record, from its gated rollout. */
+function touchedPhase(ds: DaemonSet, record: FleetRecord): {phase: FleetClusterPhase; message?: string; completed?: boolean} {
+  const gated = gatedViewOf(ds);
+  const view = gated.kind === 'view' ? gated.view : undefined;
+  if (gated.kind === 'invalid') return {phase: 'changed', message: `its gated rollout record cannot be read (${gated.error})`};
+  // A gated record of another template (an earlier release): this release's gated rollout has not begun.
+  const ours = view !== undefined && (record.template !== undefined ? view.record.template === record.template : view.record.template === view.template);
+  if (record.aborted) return {phase: ours && view.underWay ? 'aborting' : 'aborted'};
+  if (!ours || view === undefined) {
+    if (!templateRunsRelease(ds.spec.template, record.release)) return {phase: 'changed', message: 'its template is no longer the release'};
+    // Every node ran the release already: the gated step had nothing to roll out, and recorded nothing.
+    return {phase: isRolledOut(ds) ? 'complete' : 'starting'};
+  }
+  switch (view.phase) {
+    case 'rolling':
+    case 'baking':
+    case 'awaiting-approval':
+      return {phase: view.phase};
+    case 'complete':
+      // A finished gated record outlives a change by hand: the template says whether it still runs the release.
+      return templateRunsRelease(ds.spec.template, record.release)
+        ? {phase: 'complete'}
+        : {phase: 'changed', message: 'its template is no longer the release', completed: true};
+    case 'failed':
+      return {phase: 'failed', message: `gate failed, paused: ${failureWords(view.record.failures)}`};
+    case 'aborting':
+    case 'aborted':
+      return {phase: 'failed', message: `gate failed, undone: ${failureWords(view.record.failures)}`};
+    default:
+      return {phase: 'changed', message: `its gated rollout is ${view.phase} (someone else changed the DaemonSet)`};
+  }
+}
+
+/** The controller's status says every node runs the template, available. */
+function isRolledOut(ds: DaemonSet): boolean {
+  const status = ds.status;
+  if (status === undefined || (status.observedGeneration ?? 0) < (ds.metadata.generation ?? 0)) return false;
+  return (status.updatedNumberScheduled ?? 0) === status.desiredNumberScheduled && (status.numberAvailable ?? 0) === status.desiredNumberScheduled;
+}
+
+function failureWords(failures: readonly {readonly pod?: string; readonly node?: string; readonly reason: string}[]): string {
+  const first = failures[0];
+  if (first === undefined) return 'the gate failed';
+  return `${first.pod ? `pod ${first.pod} ` : ''}${first.node ? `on node ${first.node}: ` : ''}${first.reason}${failures.length > 1 ? ` and ${failures.length - 1} more` : ''}`;
+}
+
+/** One cluster as `plan` sees it (its record of another fleet is `pending`, with the other fleet named). */
+export function fleetClusterOf(plan: FleetPlan, input: FleetClusterInput): FleetCluster {
+  const wave = waveOfContext(plan, input.context);
+  if ('error' in input) return {context: input.context, wave, phase: 'unreachable', message: input.error, touched: false};
+  const found = fleetRecordOf(input.ds);
+  if (found.kind === 'invalid')
+    return {context: input.context, wave, phase: 'changed', message: `its fleet record cannot be read (${found.error})`, touched: false};
+  if (found.kind === 'none' || found.record.id !== fleetIdOf(plan)) return {context: input.context, wave, phase: 'pending', touched: false};
+  return {context: input.context, wave, touched: true, ...touchedPhase(input.ds, found.record)};
+}
+
+export type FleetPhase = 'pending' | 'rolling' | 'awaiting-approval' | 'failed' | 'complete' | 'aborting' | 'aborted' | 'unreachable';
+
+/** What a driver does next. */
+export type FleetAction =
+  /** Take the wave on: `start` its untouched clusters (record, pause, release), drive every one of `drive`. */
+  | {readonly kind: 'run'; readonly wave: number; readonly start: readonly string[]; readonly drive: readonly string[]}
+  /** Wait for `fleet promote`: these clusters of the wave stopped after their canary. */
+  | {readonly kind: 'awaiting-approval'; readonly wave: number; readonly contexts: readonly string[]}
+  /** The wave's clusters that could not be read: nothing moves until they can. */
+  | {readonly kind: 'unreachable'; readonly wave: number; readonly contexts: readonly string[]}
+  | {readonly kind: 'failed'; readonly wave: number; readonly context: string; readonly message: string}
+  | {readonly kind: 'complete'}
+  /** `fleet abort` was asked: only abort moves it (`contexts`: the touched clusters not back yet). */
+  | {readonly kind: 'aborted'; readonly contexts: readonly string[]};
+
+export interface FleetView {
+  readonly id: string;
+  readonly plan: FleetPlan;
+  readonly phase: FleetPhase;
+  /** The wave under way (0-based); the last one when complete. */
+  readonly wave: number;
+  readonly clusters: readonly FleetCluster[];
+  readonly action: FleetAction;
+}
+
+const STOPPED: ReadonlySet<FleetClusterPhase> = new Set(['failed', 'changed']);
+
+function actionOf(plan: FleetPlan, clusters: readonly FleetCluster[]): FleetAction {
+  if (clusters.some((c) => c.touched && (c.phase === 'aborting' || c.phase === 'aborted')))
+    return {kind: 'aborted', contexts: clusters.filter((c) => c.touched && c.phase !== 'aborted').map((c) => c.context)};
+  // Every cluster completed: a change by hand afterwards is the next release's business, not this fleet's.
+  if (clusters.every((c) => c.phase === 'complete' || c.completed)) return {kind: 'complete'};
+  // The cluster that stopped the wave under way first, before one changed after it completed.
+  const stops = clusters.filter((c) => c.touched && STOPPED.has(c.phase));
+  const stopped = stops.find((c) => !c.completed) ?? stops[0];
+  if (stopped) return {kind: 'failed', wave: stopped.wave, context: stopped.context, message: stopped.message ?? stopped.phase};
+  const waves = fleetWaves(plan);
+  const wave = waves.findIndex((contexts) => contexts.some((context) => clusters.find((c) => c.context === context)?.phase !== 'complete'));
+  if (wave < 0) return {kind: 'complete'};
+  const members = clusters.filter((c) => c.wave === wave);
+  const down = members.filter((c) => c.phase === 'unreachable').map((c) => c.context);
+  if (down.length > 0) return {kind: 'unreachable', wave, contexts: down};
+  const start = members.filter((c) => c.phase === 'pending').map((c) => c.context);
+  const drive = members.filter((c) => ['pending', 'starting', 'rolling', 'baking'].includes(c.phase)).map((c) => c.context);
+  if (drive.length > 0) return {kind: 'run', wave, start, drive};
+  return {kind: 'awaiting-approval', wave, contexts: members.filter((c) => c.phase === 'awaiting-approval').map((c) => c.context)};
+}
+
+const PHASE_OF_ACTION: Record<FleetAction['kind'], FleetPhase> = {
+  run: 'rolling',
+  'awaiting-approval': 'awaiting-approval',
+  unreachable: 'unreachable',
+  failed: 'failed',
+  complete: 'complete',
+  aborted: 'aborted',
+};
+
+/** The fleet as its clusters have it now (every context of the plan, read or not), and what comes next. */
+export function fleetViewOf(plan: FleetPlan, inputs: readonly FleetClusterInput[]): FleetView {
+  const clusters = plan.contexts.map((context) => fleetClusterOf(plan, inputs.find((i) => i.context === context) ?? {context, error: 'not read'}));
+  const action = actionOf(plan, clusters);
+  let phase = PHASE_OF_ACTION[action.kind];
+  if (action.kind === 'aborted' && action.contexts.length > 0) phase = 'aborting';
+  if (action.kind === 'run' && !clusters.some((c) => c.touched)) phase = 'pending';
+  const wave =
+    'wave' in action ? action.wave : action.kind === 'complete' ? plan.waves.length - 1 : Math.max(0, ...clusters.filter((c) => c.touched).map((c) => c.wave));
+  return {id: fleetIdOf(plan), plan, phase, wave, clusters, action};
+}
+
+/**
+ * Another fleet rollout of this DaemonSet under way in one of the clusters (a different release, or the same one
+ * over other contexts or waves): a new one is refused until it ends (complete, or aborted). Undefined: none.
+ */
+export function conflictingFleet(plan: FleetPlan, inputs: readonly FleetClusterInput[]): string | undefined {
+  const id = fleetIdOf(plan);
+  for (const input of inputs) {
+    if ('error' in input) continue;
+    const found = fleetRecordOf(input.ds);
+    if (found.kind !== 'record' || found.record.id === id) continue;
+    const other = fleetViewOf(found.record, inputs);
+    if (other.phase === 'complete' || other.phase === 'aborted') continue;
+    const release = Object.entries(found.record.release.images)
+      .map(([c, image]) => `${c}=${image}`)
+      .join(',');
+    return `another fleet rollout of ${plan.namespace}/${plan.name} (${release} over ${found.record.contexts.join(',')}) is ${other.phase} in context ${input.context}: finish it, or end it with 'kubectl ds-rollout fleet abort ${plan.name} -n ${plan.namespace} --contexts ${found.record.contexts.join(',')}'`;
+  }
+  return undefined;
+}
+
+/**
+ * The plan recorded in the clusters read (`fleet status`, `promote`, `abort` name no release): a fleet under way
+ * before one that ended, else the first context's.
+ */
+export function recordedFleetPlan(inputs: readonly FleetClusterInput[]): FleetPlan | undefined {
+  const plans: FleetPlan[] = [];
+  for (const input of inputs) {
+    if ('error' in input) continue;
+    const found = fleetRecordOf(input.ds);
+    if (found.kind !== 'record') continue;
+    const {namespace, name, contexts, waves, release, strategy} = found.record;
+    plans.push({namespace, name, contexts, waves, release, strategy});
+  }
+  return plans.find((plan) => !['complete', 'aborted'].includes(fleetViewOf(plan, inputs).phase)) ?? plans[0];
+}
+
+/**
+ * `fleet abort` on a cluster whose gated rollout completed (its template still the release): the gated record
+ * reopened as `aborting`, so the gated abort takes it back to its own origin as it would a rollout under way.
+ * Undefined: there is nothing to reopen (under way already, ended otherwise, or no record of ours).
+ */
+export function reopenedForAbort(ds: DaemonSet): GatedRecord | undefined {
+  const gated = gatedViewOf(ds);
+  if (gated.kind !== 'view' || gated.view.phase !== 'complete' || gated.view.record.template !== gated.view.template) return undefined;
+  if (gated.view.record.from === undefined || ds.spec.updateStrategy?.type !== 'OnDelete') return undefined;
+  return {...gated.view.record, phase: 'aborting', bakeUntil: undefined};
+}
+
+/** Whether a gated phase ends a cluster's drive (the fleet reads it again then). */
+export function gatedRunEnded(phase: FleetClusterPhase): boolean {
+  return !['pending', 'starting', 'rolling', 'baking'].includes(phase);
+}
+
+/** Seconds, as a strategy file takes a duration. */
+const seconds = (ms: number) => ms / 1000;
+
+/**
+ * The strategy as a strategy file (docs/gated-rollouts.md#strategy-file) says it: what a cluster's detached Job
+ * reads, so it runs the fleet's gated rollout. The metric gate's queries are not written: undefined then.
+ */
+export function strategyDocumentOf(strategy: GatedStrategy): Record<string, unknown> | undefined {
+  if (strategy.metrics !== undefined && strategy.metrics.length > 0) return undefined;
+  const canary = strategy.canary;
+  return {
+    ...(canary === undefined
+      ? {}
+      : {
+          canary:
+            canary.kind === 'count'
+              ? canary.count
+              : canary.kind === 'percent'
+                ? `${canary.percent}%`
+                : canary.kind === 'nodes'
+                  ? {nodes: canary.nodes}
+                  : {selector: canary.selector},
+        }),
+    canaryBake: seconds(strategy.canaryBakeMs),
+    approve: strategy.approve,
+    ...(strategy.waves.length > 0 ? {waves: strategy.waves.map((w) => `${w}%`)} : {}),
+    bake: seconds(strategy.bakeMs),
+    maxRestarts: strategy.maxRestarts,
+    progressDeadline: seconds(strategy.progressDeadlineMs),
+    onFailure: strategy.onFailure,
+    ...(strategy.maxNeighbourFailures !== undefined ? {maxNeighbourFailures: strategy.maxNeighbourFailures} : {}),
+    ...(strategy.neighbourSelector !== undefined ? {neighbourSelector: strategy.neighbourSelector} : {}),
+  };
+}
+
+/**
+ * The strategy as the gated flags of `step` (durations in ms), for a cluster's detached Job: undefined when only a
+ * strategy file can say it (node waves, the metric gate).
+ */
+export function strategyArgsOf(strategy: GatedStrategy): string[] | undefined {
+  if (strategy.waves.length > 0 || (strategy.metrics?.length ?? 0) > 0) return undefined;
+  const {canary} = strategy;
+  const canaryArgs =
+    canary === undefined
+      ? []
+      : canary.kind === 'count'
+        ? ['--canary', String(canary.count)]
+        : canary.kind === 'percent'
+          ? ['--canary', `${canary.percent}%`]
+          : canary.kind === 'nodes'
+            ? ['--canary-nodes', canary.nodes.join(',')]
+            : ['--canary-selector', canary.selector];
+  return [
+    ...canaryArgs,
+    ...['--canary-bake', `${strategy.canaryBakeMs}ms`, '--bake', `${strategy.bakeMs}ms`],
+    ...(strategy.approve ? ['--approve'] : []),
+    ...['--max-restarts', String(strategy.maxRestarts), '--progress-deadline', `${strategy.progressDeadlineMs}ms`, '--on-failure', strategy.onFailure],
+    ...(strategy.maxNeighbourFailures !== undefined ? ['--max-neighbour-failures', String(strategy.maxNeighbourFailures)] : []),
+    ...(strategy.neighbourSelector !== undefined ? ['--neighbour-selector', strategy.neighbourSelector] : []),
+  ];
+}

@@ -1,0 +1,85 @@
+// The fleet rollout for people: its progress lines (each cluster's gated rollout lines prefixed by its context) and
+// where it stands, one row per cluster (CONTEXT, WAVE, PHASE, and why), with a last line naming the fleet's phase.
+// Pure: the service's events and results in, text out.
+import type {FleetPhase, FleetRelease, GatedEvent} from '../core/index.js';
+import {escapeControlCharacters, palette} from './color.js';
+import {renderGatedEvent} from './gated-text.js';
+import {renderTableCuttingLast} from './status-list-text.js';
+
+/** What a fleet driver reports as it goes. */
+export type FleetEvent =
+  | {readonly kind: 'wave'; readonly wave: number; readonly waves: number; readonly contexts: readonly string[]}
+  /** Its record written, paused, its template the release. */
+  | {readonly kind: 'started'; readonly context: string}
+  | {readonly kind: 'detached'; readonly context: string; readonly job: string; readonly created: boolean}
+  | {readonly kind: 'gated'; readonly context: string; readonly event: GatedEvent}
+  | {readonly kind: 'aborting'; readonly context: string};
+
+/** Where the fleet stands, as `fleet status` prints it and every fleet command ends with (-o json|yaml: this document). */
+export interface FleetRolloutResult {
+  readonly kind: 'FleetRollout';
+  readonly daemonSet: {readonly namespace: string; readonly name: string};
+  readonly id: string;
+  readonly phase: FleetPhase;
+  /** 1-based, as printed. */
+  readonly wave: number;
+  readonly waves: number;
+  readonly release: FleetRelease;
+  readonly clusters: readonly {readonly context: string; readonly wave: number; readonly phase: string; readonly message?: string}[];
+}
+
+export function releaseText(release: FleetRelease): string {
+  return Object.entries(release.images)
+    .map(([container, image]) => `${container}=${image}`)
+    .join(',');
+}
+
+/** One progress line (or lines), or undefined for an event the summary says. */
+export function renderFleetEvent(event: FleetEvent, ref: {namespace: string; name: string}, color: boolean): string | undefined {
+  const c = palette(color);
+  const at = (context: string) => `[${escapeControlCharacters(context)}]`;
+  switch (event.kind) {
+    case 'wave':
+      return c.bold(`Wave ${event.wave + 1}/${event.waves}: ${event.contexts.map((context) => escapeControlCharacters(context)).join(', ')}`);
+    case 'started':
+      return `${at(event.context)} paused, release set`;
+    case 'detached':
+      return `${at(event.context)} Job ${ref.namespace}/${event.job} ${event.created ? 'created: it runs the gated rollout in the cluster' : 'already drives the gated rollout'}`;
+    case 'aborting':
+      return `${at(event.context)} rolling back to its own origin`;
+    case 'gated': {
+      const line = renderGatedEvent(event.event, ref, color);
+      return line
+        ?.split('\n')
+        .map((l) => `${at(event.context)} ${l}`)
+        .join('\n');
+    }
+  }
+}
+
+const PHASE_WORDS: Readonly<Record<FleetPhase, string>> = {
+  pending: 'not started',
+  rolling: 'rolling',
+  'awaiting-approval': 'waiting for promote',
+  failed: 'failed',
+  complete: 'complete',
+  aborting: 'aborting',
+  aborted: 'aborted',
+  unreachable: 'waiting for a cluster that cannot be read',
+};
+
+/** The table of clusters and the fleet's line. */
+export function renderFleetRolloutText(result: FleetRolloutResult, options: {color: boolean; width?: number}): string {
+  const c = palette(options.color);
+  const rows = result.clusters.map((cluster) => [
+    escapeControlCharacters(cluster.context),
+    `${cluster.wave}/${result.waves}`,
+    cluster.phase,
+    escapeControlCharacters(cluster.message ?? ''),
+  ]);
+  const table = renderTableCuttingLast(['CONTEXT', 'WAVE', 'PHASE', 'MESSAGE'], rows, options.width);
+  const {namespace, name} = result.daemonSet;
+  const done = result.clusters.filter((cluster) => cluster.phase === 'complete').length;
+  const line = `Fleet rollout of daemonset ${namespace}/${name} (${releaseText(result.release)}): ${PHASE_WORDS[result.phase]}, wave ${result.wave}/${result.waves}, ${done}/${result.clusters.length} clusters complete`;
+  return `${table}${c.bold(line)}\n`;
+}

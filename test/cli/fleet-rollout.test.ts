@@ -1,0 +1,331 @@
+// The fleet rollout (`fleet rollout|status|promote|abort`), BUILT CLI: three simulated clusters in this process and
+// ONE kubeconfig with a context each, as a fleet operator has. Each runs `agent` (v1) on its own nodes; a release
+// whose image the simulated kubelets crash fails in the first wave's cluster, is undone there, and the others are
+// never touched; a healthy release reaches every cluster wave by wave; a driver stopped between waves continues
+// when rerun (another HOME: another machine); abort takes each cluster back to its OWN origin. Each gated rollout
+// runs in the driver (--no-detach): the clusters' clocks run 20 times faster than real time.
+import {mkdtemp, readFile, writeFile} from 'node:fs/promises';
+import {join} from 'node:path';
+import {tmpdir} from 'node:os';
+import {dump, load} from 'js-yaml';
+import {afterEach, beforeEach, describe, expect, test, vi} from 'vitest';
+import type {DaemonSet, Pod} from '../../src/core/index.js';
+import {FLEET_ROLLOUT_ANNOTATION} from '../../src/core/index.js';
+import {makeNode} from '../../src/sim/index.js';
+import {ROOT, runCli, type CliResult} from '../helpers/run-cli.js';
+import {startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
+
+vi.setConfig({testTimeout: 180_000});
+
+const ROLLOUT = {bin: 'bin/kubectl-ds_rollout'};
+const CONTEXTS = ['staging', 'prod-eu', 'prod-us'] as const;
+const JOB_IMAGE = 'registry.local/ds-rollout:sim';
+
+interface Kubeconfig {
+  clusters: Array<{name: string; cluster: Record<string, unknown>}>;
+  users: Array<{name: string; user: Record<string, unknown>}>;
+  contexts: Array<{name: string; context: Record<string, unknown>}>;
+}
+
+/** A cluster running `agent` on `nodes` nodes, each on `image` (the cluster's own origin), RollingUpdate. */
+async function agentCluster(nodes: number, image: string): Promise<TestCluster> {
+  const jobs = await mkdtemp(join(tmpdir(), 'ds-rollout-jobs-'));
+  const tc = await startTestCluster({
+    speed: 20,
+    kubelet: {startDelayMs: 1000, stopDelayMs: 500, failures: [{image: 'agent:bad', mode: 'crash'}]},
+    // A detached gated rollout's Job: its pod runs this checkout's plugin, with in-cluster credentials.
+    exec: {images: [{image: JOB_IMAGE, command: [process.execPath, join(ROOT, ROLLOUT.bin)]}], dir: jobs},
+  });
+  const {store} = tc.cluster;
+  for (let i = 0; i < nodes; i++) store.create(makeNode(`node-${i + 1}`, {index: i}));
+  store.create({
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    metadata: {name: 'agent', namespace: 'default'},
+    spec: {
+      selector: {matchLabels: {app: 'agent'}},
+      template: {metadata: {labels: {app: 'agent'}}, spec: {containers: [{name: 'main', image}]}},
+      updateStrategy: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 1, maxSurge: 0}},
+    },
+  } as never);
+  await vi.waitFor(() => expect(daemonSet(tc).status?.numberAvailable).toBe(nodes), {timeout: 60_000, interval: 50});
+  return tc;
+}
+
+const daemonSet = (tc: TestCluster) => tc.cluster.store.get('daemonsets', 'default', 'agent') as unknown as DaemonSet;
+
+/** The image each node's live agent pod runs. */
+function images(tc: TestCluster): string[] {
+  return tc.cluster.store
+    .list('pods', {namespace: 'default'})
+    .items.map((item) => item as unknown as Pod)
+    .filter((pod) => pod.metadata.labels?.['app'] === 'agent' && !pod.metadata.deletionTimestamp && pod.spec.nodeName)
+    .map((pod) => pod.spec.containers[0]!.image!)
+    .sort();
+}
+
+const writes = (tc: TestCluster) =>
+  tc.cluster.requestLog.filter({verb: 'patch', resource: 'daemonsets'}).length + tc.cluster.requestLog.filter({verb: 'delete'}).length;
+
+describe('fleet rollout on three simulated clusters', () => {
+  let clusters: TestCluster[] = [];
+  let kubeconfig: string;
+  let dir: string;
+  const run = (args: readonly string[], home?: string): Promise<CliResult> =>
+    runCli([...args, '--kubeconfig', kubeconfig], {...ROLLOUT, ...(home ? {env: {HOME: home}} : {})});
+  const fleet = (verb: string, ...args: string[]) => run(['fleet', verb, 'agent', '-n', 'default', '--contexts', CONTEXTS.join(','), ...args]);
+
+  beforeEach(async () => {
+    // Each cluster its own origin: the abort must take each back to its own.
+    clusters = await Promise.all([agentCluster(2, 'agent:v1'), agentCluster(3, 'agent:v1.1'), agentCluster(2, 'agent:v1.2')]);
+    dir = clusters[0]!.dir;
+    kubeconfig = join(dir, 'fleet-kubeconfig');
+    const merged: Kubeconfig = {clusters: [], users: [], contexts: []};
+    CONTEXTS.forEach((name, i) => {
+      const one = load(clusters[i]!.cluster.kubeconfigYaml({context: name, namespace: 'default'})) as Kubeconfig;
+      merged.clusters.push(...one.clusters);
+      merged.users.push(...one.users);
+      merged.contexts.push(...one.contexts);
+    });
+    await writeFile(kubeconfig, dump({apiVersion: 'v1', kind: 'Config', ...merged, 'current-context': CONTEXTS[0]}), {mode: 0o600});
+  });
+
+  afterEach(async () => {
+    await Promise.all(clusters.map((tc) => tc.stop()));
+  });
+
+  test('bad --cluster-waves or --image: one line, exit 1, no cluster touched', async () => {
+    const before = clusters.map(writes);
+    for (const [args, message] of [
+      [['--cluster-waves', '1,50%', '--image', 'main=agent:v2'], /^error: invalid --cluster-waves "1,50%": the last wave must reach every context/],
+      [['--cluster-waves', '1,x', '--image', 'main=agent:v2'], /^error: invalid --cluster-waves "1,x": "x" is not a cluster count/],
+      [['--image', 'agent:v2'], /^error: invalid --image "agent:v2": want CONTAINER=IMAGE/],
+    ] as const) {
+      const result = await fleet('rollout', ...args, '--no-detach', '--yes');
+      expect({code: result.code, stdout: result.stdout}).toEqual({code: 1, stdout: ''});
+      expect(result.stderr).toMatch(message);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    }
+    // No fleet rollout yet: status, promote and abort say so in one line.
+    for (const verb of ['status', 'promote', 'abort']) {
+      const none = await fleet(verb, ...(verb === 'status' ? [] : ['--yes']));
+      expect({code: none.code, stdout: none.stdout, stderr: none.stderr}).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: 'error: no fleet rollout of daemonset default/agent is recorded in context staging, prod-eu, prod-us\n',
+      });
+    }
+    expect(clusters.map(writes)).toEqual(before);
+  });
+
+  test('a release that crashes fails in the first wave, is undone there, and never touches the others', async () => {
+    const before = [1, 2].map((i) => writes(clusters[i]!));
+    const result = await fleet(
+      'rollout',
+      '--cluster-waves',
+      '1,100%',
+      '--image',
+      'main=agent:bad',
+      '--canary',
+      '1',
+      '--on-failure',
+      'undo',
+      '--no-detach',
+      '--yes',
+    );
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(
+      /^error: fleet rollout failed in context staging \(wave 1\/2\): gate failed, undone: pod agent-\S+ on node node-\d: CrashLoopBackOff.*no later cluster was touched/,
+    );
+    expect(result.stdout).toContain('Wave 1/2: staging');
+    expect(result.stdout).not.toContain('prod-eu');
+    // Undone: the template and every node back on staging's origin.
+    expect(daemonSet(clusters[0]!).spec.template.spec.containers[0]!.image).toBe('agent:v1');
+    await vi.waitFor(() => expect(images(clusters[0]!)).toEqual(['agent:v1', 'agent:v1']), {timeout: 30_000, interval: 50});
+    // Untouched: not one write, no record.
+    expect([1, 2].map((i) => writes(clusters[i]!))).toEqual(before);
+    expect(daemonSet(clusters[1]!).metadata.annotations?.[FLEET_ROLLOUT_ANNOTATION]).toBeUndefined();
+
+    const status = await fleet('status', '-o', 'json');
+    expect(status.code).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      kind: 'FleetRollout',
+      phase: 'failed',
+      wave: 1,
+      waves: 2,
+      clusters: [
+        {context: 'staging', wave: 1, phase: 'failed'},
+        {context: 'prod-eu', wave: 2, phase: 'pending'},
+        {context: 'prod-us', wave: 2, phase: 'pending'},
+      ],
+    });
+    // A rerun says the same, and touches nothing more.
+    const rerun = await fleet(
+      'rollout',
+      '--cluster-waves',
+      '1,100%',
+      '--image',
+      'main=agent:bad',
+      '--canary',
+      '1',
+      '--on-failure',
+      'undo',
+      '--no-detach',
+      '--yes',
+    );
+    expect(rerun.code).toBe(3);
+    expect([1, 2].map((i) => writes(clusters[i]!))).toEqual(before);
+  });
+
+  test('a healthy release reaches every cluster wave by wave; a driver stopped between waves continues when rerun elsewhere; abort takes each back to its own origin', async () => {
+    const args = ['--cluster-waves', '1,100%', '--image', 'main=agent:v2', '--canary', '1', '--no-detach', '--yes'];
+    // Waves: staging alone, first; --approve stops each cluster after its canary, so the driver ends between waves.
+    const first = await fleet('rollout', ...args, '--approve');
+    // --approve: staging stops after its canary; the fleet waits for fleet promote (exit 0).
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/Fleet rollout of daemonset default\/agent \(main=agent:v2\): waiting for promote, wave 1\/2, 0\/3 clusters complete/);
+    expect(daemonSet(clusters[1]!).metadata.annotations?.[FLEET_ROLLOUT_ANNOTATION]).toBeUndefined();
+
+    // Another machine (another HOME) promotes: staging completes, then prod-eu and prod-us, each after its canary... which waits again.
+    const home = await mkdtemp(join(tmpdir(), 'ds-rollout-home-'));
+    const promoted = await run(['fleet', 'promote', 'agent', '-n', 'default', '--contexts', 'staging', '--no-detach', '--yes'], home);
+    expect(promoted.stderr).toBe('');
+    expect(promoted.code).toBe(0);
+    expect(promoted.stdout).toContain('Wave 2/2: prod-eu, prod-us');
+    expect(promoted.stdout).toMatch(/waiting for promote, wave 2\/2, 1\/3 clusters complete/);
+    // A different release meanwhile is refused, naming the one under way.
+    const other = await fleet('rollout', '--cluster-waves', '1,100%', '--image', 'main=agent:v3', '--no-detach', '--yes');
+    expect(other.code).toBe(1);
+    expect(other.stderr).toMatch(/^error: another fleet rollout of default\/agent \(main=agent:v2 over staging,prod-eu,prod-us\) is awaiting-approval/);
+    // The same command again, from the first machine: it stands where it is, waiting.
+    const rerun = await fleet('rollout', ...args, '--approve');
+    expect({code: rerun.code, stderr: rerun.stderr}).toEqual({code: 0, stderr: ''});
+    expect(rerun.stdout).toMatch(/waiting for promote, wave 2\/2, 1\/3 clusters complete/);
+
+    const done = await run(['fleet', 'promote', 'agent', '-n', 'default', '--contexts', 'prod-us', '--no-detach', '--yes'], home);
+    expect(done.stderr).toBe('');
+    expect(done.code).toBe(0);
+    expect(done.stdout).toMatch(/complete, wave 2\/2, 3\/3 clusters complete/);
+    for (const tc of clusters) await vi.waitFor(() => expect(new Set(images(tc))).toEqual(new Set(['agent:v2'])), {timeout: 30_000, interval: 50});
+
+    // Rerun of the same rollout: complete, nothing to do.
+    const again = await fleet('rollout', ...args, '--approve');
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/complete, wave 2\/2, 3\/3 clusters complete/);
+
+    // Abort: each cluster back on its OWN origin.
+    const aborted = await fleet('abort', '--yes');
+    expect(aborted.stderr).toBe('');
+    expect(aborted.code).toBe(0);
+    expect(aborted.stdout).toMatch(/aborted/);
+    const origins = [['agent:v1'], ['agent:v1.1'], ['agent:v1.2']];
+    for (const [i, tc] of clusters.entries()) {
+      expect(daemonSet(tc).spec.template.spec.containers[0]!.image).toBe(origins[i]![0]);
+      await vi.waitFor(() => expect(new Set(images(tc))).toEqual(new Set(origins[i])), {timeout: 30_000, interval: 50});
+    }
+  });
+
+  test('by default each cluster runs its gated rollout in a Job of its own; the driver follows their watches wave by wave', async () => {
+    const args = ['--cluster-waves', '1,100%', '--image', 'main=agent:v2', '--canary', '1', '--job-image', JOB_IMAGE, '--yes'];
+    const waiting = await fleet('rollout', ...args, '--approve');
+    expect({code: waiting.code, stderr: waiting.stderr}).toEqual({code: 0, stderr: ''});
+    expect(waiting.stdout).toMatch(/waiting for promote, wave 1\/2, 0\/3 clusters complete/);
+    // The promote's Job in staging, then the next wave's Jobs, which stop after their canaries again.
+    const promoted = await fleet('promote', '--job-image', JOB_IMAGE, '--yes');
+    expect({code: promoted.code, stderr: promoted.stderr}).toEqual({code: 0, stderr: ''});
+    expect(promoted.stdout).toMatch(/waiting for promote, wave 2\/2, 1\/3 clusters complete/);
+    const result = await fleet('promote', '--job-image', JOB_IMAGE, '--yes');
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(waiting.stdout).toMatch(/\[staging\] Job default\/\S+ created: it runs the gated rollout in the cluster/);
+    expect(waiting.stdout).not.toContain('[prod-eu]');
+    expect(promoted.stdout).toMatch(
+      /\[staging\] Job default\/\S+-promote-\S+ created[\s\S]*Wave 2\/2: prod-eu, prod-us[\s\S]*\[prod-eu\] Job default\/\S+ created/,
+    );
+    expect(result.stdout).toMatch(/complete, wave 2\/2, 3\/3 clusters complete/);
+    for (const tc of clusters) {
+      // The step's Job, and the promote's.
+      expect(tc.cluster.store.list('jobs', {namespace: 'default'}).items).toHaveLength(2);
+      await vi.waitFor(() => expect(new Set(images(tc))).toEqual(new Set(['agent:v2'])), {timeout: 30_000, interval: 50});
+    }
+  });
+
+  test('a cluster of the next wave that cannot be read holds the fleet there (exit 2); rerun once it answers, it continues', async () => {
+    // prod-us's server entry points at a port nothing listens on, in a kubeconfig of its own.
+    const config = load(await readFile(kubeconfig, 'utf8')) as Kubeconfig;
+    config.clusters.find((c) => c.name === 'prod-us')!.cluster['server'] = 'https://127.0.0.1:9';
+    const broken = join(dir, 'broken-kubeconfig');
+    await writeFile(broken, dump(config), {mode: 0o600});
+    const args = [
+      'fleet',
+      'rollout',
+      'agent',
+      '-n',
+      'default',
+      '--contexts',
+      CONTEXTS.join(','),
+      '--cluster-waves',
+      '1,2,3',
+      '--image',
+      'main=agent:v2',
+      '--no-detach',
+      '--yes',
+    ];
+    const held = await runCli([...args, '--kubeconfig', broken, '--request-timeout', '2s'], ROLLOUT);
+    expect(held.code).toBe(2);
+    expect(held.stderr).toMatch(/^error: fleet rollout waits at wave 3\/3: cannot read context prod-us .*rerun the same command once it answers/);
+    expect(daemonSet(clusters[1]!).spec.template.spec.containers[0]!.image).toBe('agent:v2');
+    expect(daemonSet(clusters[2]!).metadata.annotations?.[FLEET_ROLLOUT_ANNOTATION]).toBeUndefined();
+    const resumed = await fleet('rollout', '--cluster-waves', '1,2,3', '--image', 'main=agent:v2', '--no-detach', '--yes');
+    expect(resumed.stderr).toBe('');
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).not.toContain('Wave 1/3');
+    expect(resumed.stdout).toContain('Wave 3/3: prod-us');
+    expect(resumed.stdout).toMatch(/complete, wave 3\/3, 3\/3 clusters complete/);
+  });
+
+  test('a cluster whose own gated rollout is under way is refused, and left as it was', async () => {
+    const staging = clusters[0]!;
+    expect((await run(['pause', 'agent', '-n', 'default', '--context', 'staging'])).code).toBe(0);
+    staging.cluster.store.modify('daemonsets', 'default', 'agent', (ds) => {
+      const d = ds as unknown as DaemonSet;
+      return {...d, spec: {...d.spec, template: {...d.spec.template, spec: {containers: [{name: 'main', image: 'agent:v9'}]}}}} as never;
+    });
+    const own = await run(['step', 'agent', '-n', 'default', '--context', 'staging', '--canary', '1', '--approve', '--yes']);
+    expect({code: own.code, stderr: own.stderr}).toEqual({code: 0, stderr: ''});
+    const refused = await fleet('rollout', '--image', 'main=agent:v2', '--no-detach', '--yes');
+    expect({code: refused.code, stdout: refused.stdout.includes('Wave 1/3') ? 'wave' : refused.stdout}).toEqual({code: 1, stdout: 'wave'});
+    expect(refused.stderr).toBe(
+      'error: context staging: daemonset default/agent has a gated rollout under way (awaiting-approval): finish it or abort it there first; nothing was changed in this cluster\n',
+    );
+    expect(daemonSet(staging).spec.template.spec.containers[0]!.image).toBe('agent:v9');
+    expect(daemonSet(staging).metadata.annotations?.[FLEET_ROLLOUT_ANNOTATION]).toBeUndefined();
+  });
+
+  test('a driver killed between waves: the same command from another machine (another HOME) continues at the next wave', async () => {
+    const args = ['fleet', 'rollout', 'agent', '-n', 'default', '--contexts', CONTEXTS.join(','), '--cluster-waves', '1,100%', '--image', 'main=agent:v2'];
+    const flags = [...args, '--canary', '1', '--no-detach', '--yes', '--kubeconfig', kubeconfig];
+    // SIGKILL as wave 2 is about to start: staging is done, prod-eu and prod-us not touched.
+    await expect(runCli(flags, {...ROLLOUT, env: {DS_ROLLOUT_TEST_KILL_AT_FLEET_WAVE: '2'}})).rejects.toMatchObject({signal: 'SIGKILL'});
+    expect(daemonSet(clusters[0]!).metadata.annotations?.[FLEET_ROLLOUT_ANNOTATION]).toBeDefined();
+    expect(daemonSet(clusters[1]!).metadata.annotations?.[FLEET_ROLLOUT_ANNOTATION]).toBeUndefined();
+    const home = await mkdtemp(join(tmpdir(), 'ds-rollout-home-'));
+    const resumed = await runCli(flags, {...ROLLOUT, env: {HOME: home}});
+    expect({code: resumed.code, stderr: resumed.stderr}).toEqual({code: 0, stderr: ''});
+    expect(resumed.stdout).not.toContain('[staging]');
+    expect(resumed.stdout).toContain('Wave 2/2: prod-eu, prod-us');
+    expect(resumed.stdout).toMatch(/complete, wave 2\/2, 3\/3 clusters complete/);
+  });
+
+  test("a cluster's own refusal names the cluster: a plain OnDelete DaemonSet is not paused by the fleet", async () => {
+    clusters[0]!.cluster.store.modify('daemonsets', 'default', 'agent', (ds) => {
+      const d = ds as unknown as DaemonSet;
+      return {...d, spec: {...d.spec, updateStrategy: {type: 'OnDelete'}}} as never;
+    });
+    const refused = await fleet('rollout', '--image', 'main=agent:v2', '--no-detach', '--yes');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^error: context staging: daemonset default\/agent already uses updateStrategy OnDelete and was not paused by ds-rollout/);
+    expect(daemonSet(clusters[0]!).spec.template.spec.containers[0]!.image).toBe('agent:v1');
+  });
+});

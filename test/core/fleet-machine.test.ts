@@ -1,0 +1,258 @@
+// The fleet rollout's state machine (core/fleet-machine.ts): the --cluster-waves grammar, each cluster's phase from
+// its fleet record and gated rollout, the fleet's phase and the driver's next action, and the refusal of a second
+// fleet rollout while one is under way.
+import {describe, expect, test} from 'vitest';
+import {
+  type DaemonSet,
+  type FleetPlan,
+  type GatedPhase,
+  type GatedRecord,
+  clusterWavesOf,
+  computeTemplateHash,
+  conflictingFleet,
+  FLEET_ROLLOUT_ANNOTATION,
+  fleetIdOf,
+  fleetRecordFor,
+  fleetReleaseOf,
+  fleetViewOf,
+  fleetWaves,
+  formatGatedRecord,
+  GATED_ROLLOUT_ANNOTATION,
+  recordedFleetPlan,
+  reopenedForAbort,
+  strategyArgsOf,
+  strategyDocumentOf,
+  strategyFromDocument,
+  templateWithRelease,
+} from '../../src/core/index.js';
+import {newDaemonSet} from '../helpers/builders.js';
+
+describe('--cluster-waves', () => {
+  test('counts and percentages, cumulative over the contexts in their order; a percentage rounds up', () => {
+    expect(clusterWavesOf('1,25%,100%', 3)).toEqual([1, 3]);
+    expect(clusterWavesOf('1,25%,100%', 10)).toEqual([1, 3, 10]);
+    expect(clusterWavesOf('1,2,3', 3)).toEqual([1, 2, 3]);
+    expect(fleetWaves({contexts: ['a', 'b', 'c', 'd'], waves: clusterWavesOf('1,50%,4', 4)})).toEqual([['a'], ['b'], ['c', 'd']]);
+  });
+
+  test('without the flag: one cluster at a time', () => {
+    expect(clusterWavesOf(undefined, 3)).toEqual([1, 2, 3]);
+  });
+
+  test.each([
+    ['1,50%', 'the last wave must reach every context'],
+    ['0,100%', '"0" is not a cluster count'],
+    ['1,x,100%', '"x" is not a cluster count'],
+    ['1,150%', '"150%" is not a cluster count'],
+    ['5', 'more than the 3 contexts'],
+    ['2,1,3', 'fewer clusters than the wave before it'],
+    ['', '"" is not a cluster count'],
+  ])('%s is refused in one line', (text, message) => {
+    expect(() => clusterWavesOf(text, 3)).toThrow(message);
+  });
+});
+
+describe('--image', () => {
+  test('CONTAINER=IMAGE, repeatable', () => {
+    expect(fleetReleaseOf(['main=agent:v2', 'side=s:1'])).toEqual({images: {main: 'agent:v2', side: 's:1'}});
+    expect(() => fleetReleaseOf([])).toThrow('needs the release');
+    expect(() => fleetReleaseOf(['agent:v2'])).toThrow('want CONTAINER=IMAGE');
+    expect(() => fleetReleaseOf(['main=a', 'main=b'])).toThrow('given twice');
+  });
+});
+
+const PLAN: FleetPlan = {
+  namespace: 'kube-system',
+  name: 'fluentd',
+  contexts: ['a', 'b', 'c'],
+  waves: [1, 3],
+  release: {images: {main: 'fluentd:2'}},
+  strategy: {
+    canary: {kind: 'count', count: 1},
+    canaryBakeMs: 60_000,
+    waves: [],
+    bakeMs: 0,
+    approve: false,
+    maxRestarts: 0,
+    progressDeadlineMs: 600_000,
+    onFailure: 'undo',
+  },
+};
+const origin: DaemonSet = {
+  ...newDaemonSet('fluentd', {maxUnavailable: 1}),
+  status: {
+    observedGeneration: 99,
+    desiredNumberScheduled: 3,
+    currentNumberScheduled: 3,
+    numberMisscheduled: 0,
+    numberReady: 3,
+    updatedNumberScheduled: 3,
+    numberAvailable: 3,
+  },
+};
+
+/** A cluster of the fleet: its record, its template the release, its gated rollout in `phase`. */
+function touched(context: string, phase: GatedPhase | undefined, extra: {aborted?: boolean; template?: string; status?: DaemonSet['status']} = {}): DaemonSet {
+  const released = templateWithRelease(origin.spec.template, PLAN.release);
+  if (!('template' in released)) throw new Error('no container');
+  const template =
+    extra.template === undefined
+      ? released.template
+      : {...released.template, spec: {...released.template.spec, containers: [{name: 'main', image: extra.template}]}};
+  const hash = computeTemplateHash(released.template);
+  const gated: GatedRecord | undefined = phase && {
+    template: hash,
+    stages: [{name: 'canary', count: 1, bakeMs: 0, approve: false}],
+    stage: 0,
+    phase,
+    failures: phase === 'failed' ? [{pod: 'fluentd-x', node: 'node-1', reason: 'CrashLoopBackOff'}] : [],
+    maxRestarts: 0,
+    progressDeadlineMs: 600_000,
+    onFailure: 'pause',
+  };
+  const record = {...fleetRecordFor(PLAN, context), template: hash, ...(extra.aborted ? {aborted: true} : {})};
+  return {
+    ...origin,
+    metadata: {
+      ...origin.metadata,
+      annotations: {[FLEET_ROLLOUT_ANNOTATION]: JSON.stringify(record), ...(gated ? {[GATED_ROLLOUT_ANNOTATION]: formatGatedRecord(gated)} : {})},
+    },
+    spec: {...origin.spec, template, updateStrategy: {type: 'OnDelete'}},
+    status: extra.status ?? {...origin.status!, updatedNumberScheduled: 0},
+  };
+}
+
+const view = (a: DaemonSet | string, b: DaemonSet | string = origin, c: DaemonSet | string = origin) =>
+  fleetViewOf(
+    PLAN,
+    (
+      [
+        ['a', a],
+        ['b', b],
+        ['c', c],
+      ] as const
+    ).map(([context, ds]) => (typeof ds === 'string' ? {context, error: ds} : {context, ds})),
+  );
+
+describe('the fleet and its next action', () => {
+  test('nothing touched: start the first wave', () => {
+    const v = view(origin);
+    expect(v.phase).toBe('pending');
+    expect(v.action).toEqual({kind: 'run', wave: 0, start: ['a'], drive: ['a']});
+    expect(v.clusters.map((c) => c.phase)).toEqual(['pending', 'pending', 'pending']);
+  });
+
+  test('the first wave rolling or baking: drive it; the next wave waits', () => {
+    expect(view(touched('a', 'rolling')).action).toEqual({kind: 'run', wave: 0, start: [], drive: ['a']});
+    expect(view(touched('a', 'baking')).phase).toBe('rolling');
+    expect(view(touched('a', undefined)).clusters[0]!.phase).toBe('starting');
+  });
+
+  test('the first wave complete and baked: the next wave starts, all its clusters', () => {
+    const v = view(touched('a', 'complete'));
+    expect(v.action).toEqual({kind: 'run', wave: 1, start: ['b', 'c'], drive: ['b', 'c']});
+    expect(v.wave).toBe(1);
+  });
+
+  test('every cluster complete: the fleet is complete', () => {
+    const v = view(touched('a', 'complete'), touched('b', 'complete'), touched('c', 'complete'));
+    expect(v).toMatchObject({phase: 'complete', action: {kind: 'complete'}, wave: 1});
+  });
+
+  test('a cluster that ran the release already (no gated record) is complete once its status says so', () => {
+    expect(view(touched('a', undefined, {status: origin.status})).clusters[0]!.phase).toBe('complete');
+  });
+
+  test('a failed gate fails the fleet there; the later waves are never started', () => {
+    const v = view(touched('a', 'failed'));
+    expect(v.phase).toBe('failed');
+    expect(v.action).toMatchObject({kind: 'failed', wave: 0, context: 'a', message: expect.stringContaining('CrashLoopBackOff')});
+    // Undone by --on-failure undo: the template back on the origin, the gated record aborted.
+    const undone = touched('a', 'aborted', {template: 'fluentd:1'});
+    expect(view(undone).action).toMatchObject({kind: 'failed', context: 'a', message: expect.stringContaining('undone')});
+  });
+
+  test('a template changed by hand in one cluster stops the fleet there', () => {
+    const v = view(touched('a', 'rolling', {template: 'fluentd:9'}));
+    expect(v.action).toMatchObject({kind: 'failed', context: 'a'});
+    expect(v.clusters[0]!.phase).toBe('changed');
+  });
+
+  test('a completed cluster changed by hand stops the fleet mid-way; once every cluster completed, the fleet stays complete', () => {
+    expect(view(touched('a', 'complete', {template: 'fluentd:9'})).action).toMatchObject({kind: 'failed', context: 'a', wave: 0});
+    const all = view(touched('a', 'complete', {template: 'fluentd:9'}), touched('b', 'complete'), touched('c', 'complete'));
+    expect(all.phase).toBe('complete');
+  });
+
+  test("an unreachable cluster of the current wave holds the fleet; a later wave's does not matter yet", () => {
+    expect(view('connection refused').action).toEqual({kind: 'unreachable', wave: 0, contexts: ['a']});
+    expect(view(touched('a', 'rolling'), origin, 'connection refused').action).toMatchObject({kind: 'run', wave: 0});
+  });
+
+  test('awaiting approval: the fleet waits for fleet promote', () => {
+    expect(view(touched('a', 'awaiting-approval')).action).toEqual({kind: 'awaiting-approval', wave: 0, contexts: ['a']});
+  });
+
+  test('abort asked: aborting until every touched cluster is back, then aborted; untouched clusters are left alone', () => {
+    const aborting = view(touched('a', 'complete', {aborted: true}), touched('b', 'failed', {aborted: true}));
+    expect(aborting).toMatchObject({phase: 'aborting', action: {kind: 'aborted', contexts: ['b']}});
+    const done = view(touched('a', 'complete', {aborted: true}), touched('b', 'aborted', {aborted: true, template: 'fluentd:1'}));
+    expect(done).toMatchObject({phase: 'aborted', action: {kind: 'aborted', contexts: []}});
+  });
+});
+
+describe('one fleet rollout at a time', () => {
+  const other: FleetPlan = {...PLAN, release: {images: {main: 'fluentd:3'}}};
+  test('a different release while one is under way is refused, naming it and how to end it', () => {
+    const inputs = [{context: 'a', ds: touched('a', 'rolling')}];
+    expect(fleetIdOf(other)).not.toBe(fleetIdOf(PLAN));
+    expect(conflictingFleet(other, inputs)).toMatch(
+      /another fleet rollout of kube-system\/fluentd \(main=fluentd:2 over a,b,c\) is rolling in context a: .*fleet abort fluentd/,
+    );
+    expect(conflictingFleet(PLAN, inputs)).toBeUndefined();
+  });
+
+  test('a finished one does not hold the next; the recorded plan is the one under way', () => {
+    const all = [touched('a', 'complete'), touched('b', 'complete'), touched('c', 'complete')].map((ds, i) => ({context: 'abc'[i]!, ds}));
+    expect(conflictingFleet(other, all)).toBeUndefined();
+    expect(recordedFleetPlan(all)).toEqual(PLAN);
+    expect(recordedFleetPlan([{context: 'a', ds: origin}])).toBeUndefined();
+  });
+});
+
+describe('what the drivers write', () => {
+  test('a completed cluster is reopened as aborting for fleet abort (to its own origin); one under way is not', () => {
+    const done = touched('a', 'complete');
+    const gated = JSON.parse(done.metadata.annotations![GATED_ROLLOUT_ANNOTATION]!) as GatedRecord;
+    const withOrigin: DaemonSet = {
+      ...done,
+      metadata: {
+        ...done.metadata,
+        annotations: {...done.metadata.annotations, [GATED_ROLLOUT_ANNOTATION]: formatGatedRecord({...gated, from: {revision: 1, hash: 'h1'}})},
+      },
+    };
+    expect(reopenedForAbort(withOrigin)).toMatchObject({phase: 'aborting', from: {revision: 1}});
+    expect(reopenedForAbort(touched('a', 'rolling'))).toBeUndefined();
+    expect(reopenedForAbort(done)).toBeUndefined();
+  });
+
+  test("the strategy as a detached Job's strategy file reads it back", () => {
+    const doc = strategyDocumentOf(PLAN.strategy)!;
+    const parsed = strategyFromDocument(doc, () => 0);
+    expect('strategy' in parsed && {waves: [], ...parsed.strategy}).toEqual(PLAN.strategy);
+    expect(
+      strategyDocumentOf({...PLAN.strategy, canary: {kind: 'percent', percent: 10}, waves: [50, 100], neighbourSelector: 'a!=b', maxNeighbourFailures: 1}),
+    ).toMatchObject({canary: '10%', waves: ['50%', '100%']});
+  });
+
+  test("the strategy as a detached Job's step flags; node waves and the metric gate need the file", () => {
+    expect(strategyArgsOf(PLAN.strategy)).toEqual([
+      ...['--canary', '1', '--canary-bake', '60000ms', '--bake', '0ms'],
+      ...['--max-restarts', '0', '--progress-deadline', '600000ms', '--on-failure', 'undo'],
+    ]);
+    expect(strategyArgsOf({...PLAN.strategy, canary: {kind: 'nodes', nodes: ['a', 'b']}, approve: true})).toEqual(
+      expect.arrayContaining(['--canary-nodes', 'a,b', '--approve']),
+    );
+    expect(strategyArgsOf({...PLAN.strategy, waves: [50, 100]})).toBeUndefined();
+  });
+});
