@@ -2,17 +2,18 @@
 // from the flags (or, for the last three, from the clusters' records), a session per context, the fleet service
 // run, its progress printed a line per event, and where the fleet stands at the end (a table, or -o json|yaml).
 // Loaded lazily by those commands.
-import {InputError, UsageError} from '../platform/errors.js';
+import {DsRolloutError, InputError, UsageError} from '../platform/errors.js';
 import {isDocumentFormat, type OutputFormat} from './flags.js';
 import type {GatedFlagValues} from './gated-command.js';
 import type {FleetSession, LiveSession, SessionOptions} from '../cluster/session.js';
 import type {FleetDetach, FleetDriveOptions, FleetRolloutResult} from '../services/fleet-rollout.js';
-import type {FleetPlan} from '../core/index.js';
+import type {FleetPlan, FleetRelease, StrategyFile} from '../core/index.js';
 
 export interface FleetRolloutFlags extends SessionOptions, GatedFlagValues {
   readonly contexts?: readonly string[] | undefined;
   readonly 'cluster-waves'?: string | undefined;
   readonly image?: readonly string[] | undefined;
+  readonly filename?: string | undefined;
   readonly detach?: boolean | undefined;
   readonly wait?: boolean | undefined;
   readonly 'job-image'?: string | undefined;
@@ -29,16 +30,50 @@ export interface FleetRun {
   readonly version: string;
 }
 
-/** The plan `fleet rollout` asks for, from its flags alone: bad input is refused before any cluster is asked. */
-async function planOfFlags(run: FleetRun, contexts: readonly string[], namespace: string): Promise<FleetPlan> {
+/**
+ * The release of `fleet rollout`: --image, or -f's manifest (read as `ds-plan -f` reads it, bounded; it must be
+ * this DaemonSet, in this namespace, and valid as a DaemonSet). The namespace is the manifest's when it names one.
+ */
+async function releaseOfFlags(run: FleetRun, contextNamespace: string): Promise<{release: FleetRelease; namespace: string}> {
   const core = await import('../core/index.js');
-  const {gatedStrategyOf} = await import('./gated-command.js');
+  const {filename, image} = run.flags;
+  if (filename !== undefined && (image?.length ?? 0) > 0) throw new UsageError('--image and -f both give the release: give one of them');
+  if (filename === undefined) return {release: core.fleetReleaseOf(image ?? []), namespace: contextNamespace};
+  const service = await import('../services/plan.js');
+  const manifest = await service.readManifest(filename, run.name);
+  const namespace = service.manifestNamespace(manifest, run.flags.namespace) ?? contextNamespace;
+  const errors = core.validateDaemonSet(core.prepareDaemonSetCreate({...manifest, metadata: {...manifest.metadata, namespace}}));
+  if (errors.length > 0) throw new InputError(`manifest "${filename}": ${core.formatInvalid('daemonset', `${namespace}/${run.name}`, errors)}`);
+  return {release: core.fleetTemplateReleaseOf(manifest.spec.template), namespace};
+}
+
+/** The clusters in waves: --cluster-waves over the contexts in their order, or the strategy file's named waves. */
+async function wavesOfFlags(
+  run: FleetRun,
+  contexts: readonly string[],
+  file: StrategyFile | undefined,
+): Promise<Pick<FleetPlan, 'contexts' | 'waves' | 'waveNames'>> {
+  const core = await import('../core/index.js');
+  if (file?.clusterWaves === undefined) return {contexts, waves: core.clusterWavesOf(run.flags['cluster-waves'], contexts.length)};
+  if (run.flags['cluster-waves'] !== undefined)
+    throw new UsageError(`--cluster-waves and the clusterWaves of --strategy file "${run.flags.strategy}" both give the waves: give one of them`);
+  return core.namedClusterWavesOf(file.clusterWaves, contexts);
+}
+
+/** The plan `fleet rollout` asks for, from its flags alone: bad input is refused before any cluster is asked. */
+async function planOfFlags(run: FleetRun, contexts: readonly string[], contextNamespace: string): Promise<FleetPlan> {
+  const core = await import('../core/index.js');
+  const {gatedStrategyOf, strategyFileOf} = await import('./gated-command.js');
   try {
-    const release = core.fleetReleaseOf(run.flags.image ?? []);
-    const waves = core.clusterWavesOf(run.flags['cluster-waves'], contexts.length);
-    return {namespace, name: run.name, contexts, waves, release, strategy: await gatedStrategyOf(run.flags)};
+    const {release, namespace} = await releaseOfFlags(run, contextNamespace);
+    const file = run.flags.strategy === undefined ? undefined : await strategyFileOf(run.flags.strategy);
+    const waves = await wavesOfFlags(run, contexts, file);
+    const plan: FleetPlan = {namespace, name: run.name, ...waves, release, strategy: await gatedStrategyOf(run.flags, file)};
+    const tooLarge = core.fleetRecordTooLarge(plan);
+    if (tooLarge !== undefined) throw new InputError(tooLarge);
+    return plan;
   } catch (error) {
-    if (error instanceof InputError) throw error;
+    if (error instanceof DsRolloutError) throw error;
     throw new UsageError((error as Error).message);
   }
 }

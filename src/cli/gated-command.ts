@@ -7,6 +7,7 @@ import {
   type GatedStrategy,
   type MetricQuery,
   type PrometheusTarget,
+  type StrategyFile,
   gatedRefusalReason,
   metricQueryOf,
   parseLabelSelector,
@@ -120,30 +121,35 @@ function metricGateOf(flags: GatedFlagValues, file: Partial<GatedStrategy>): Pic
   return metrics.length > 0 ? {metrics, ...(prometheus ? {prometheus} : {})} : {};
 }
 
-/** The strategy file's fields, then the flags over them. */
-export async function gatedStrategyOf(flags: GatedFlagValues): Promise<GatedStrategy> {
-  let file: Partial<GatedStrategy> = {};
-  if (flags.strategy !== undefined) {
-    const {checkDocumentShape, isStackOverflow, MAX_MANIFEST_BYTES, readBoundedFile, tooDeepMessage} = await import('../cluster/bounded-input.js');
-    const text = await readBoundedFile(flags.strategy, {what: `--strategy file "${flags.strategy}"`, maxBytes: MAX_MANIFEST_BYTES});
-    const {load} = await import('js-yaml');
-    let doc: unknown;
-    try {
-      doc = load(text);
-    } catch (error) {
-      if (isStackOverflow(error)) throw new InputError(tooDeepMessage(flags.strategy), {cause: error});
-      const mark = (error as {mark?: {line: number}}).mark;
-      const reason = (error as {reason?: string}).reason ?? (error as Error).message;
-      throw new InputError(`${flags.strategy}${mark ? `:${mark.line + 1}` : ''}: ${reason}`);
-    }
-    checkDocumentShape(doc, text.length, flags.strategy);
-    const parsed = strategyFromDocument(doc, (value) => parseDuration(value, 'duration'));
-    if ('problem' in parsed) {
-      const line = strategyLine(text, parsed.problem.path);
-      throw new InputError(`${flags.strategy}${line ? `:${line}` : ''}: ${parsed.problem.message}`);
-    }
-    file = parsed.strategy;
+/** `--strategy FILE` read and parsed (docs/gated-rollouts.md#strategy-file); a problem is one line naming its line. */
+export async function strategyFileOf(path: string): Promise<StrategyFile> {
+  const {checkDocumentShape, isStackOverflow, MAX_MANIFEST_BYTES, readBoundedFile, tooDeepMessage} = await import('../cluster/bounded-input.js');
+  const text = await readBoundedFile(path, {what: `--strategy file "${path}"`, maxBytes: MAX_MANIFEST_BYTES});
+  const {load} = await import('js-yaml');
+  let doc: unknown;
+  try {
+    doc = load(text);
+  } catch (error) {
+    if (isStackOverflow(error)) throw new InputError(tooDeepMessage(path), {cause: error});
+    const mark = (error as {mark?: {line: number}}).mark;
+    const reason = (error as {reason?: string}).reason ?? (error as Error).message;
+    throw new InputError(`${path}${mark ? `:${mark.line + 1}` : ''}: ${reason}`);
   }
+  checkDocumentShape(doc, text.length, path);
+  const parsed = strategyFromDocument(doc, (value) => parseDuration(value, 'duration'));
+  if ('problem' in parsed) {
+    const line = strategyLine(text, parsed.problem.path);
+    throw new InputError(`${path}${line ? `:${line}` : ''}: ${parsed.problem.message}`);
+  }
+  return parsed;
+}
+
+/**
+ * The strategy file's fields, then the flags over them (`read`: the file already read, as `fleet rollout` reads
+ * it for its cluster waves). A file's `clusterWaves` is the fleet's alone: a single cluster's rollout ignores it.
+ */
+export async function gatedStrategyOf(flags: GatedFlagValues, read?: StrategyFile): Promise<GatedStrategy> {
+  const file: Partial<GatedStrategy> = (read ?? (flags.strategy !== undefined ? await strategyFileOf(flags.strategy) : undefined))?.strategy ?? {};
   const canary = canaryOf(flags) ?? file.canary;
   const neighbourSelector = flags['neighbour-selector'] ?? file.neighbourSelector;
   if (flags['neighbour-selector'] !== undefined) {

@@ -2,6 +2,7 @@
 // in what order, each opened as its own live cluster. Only the contexts asked are resolved: another context's
 // cluster, user and credential plugin are never read or run. A context that cannot be opened (a missing CA file, a
 // context naming no cluster) is that member's failure, not the fleet's.
+import {contextMatches} from '../core/index.js';
 import {DsRolloutError, InputError, UsageError} from '../platform/errors.js';
 import type {KubeconfigData, LiveCluster} from './live/index.js';
 import {kubeconfigOptions, type SourceOptions} from './open-source.js';
@@ -25,14 +26,6 @@ export function isContextPattern(word: string): boolean {
   return /[*?]/.test(word);
 }
 
-function patternRegExp(pattern: string): RegExp {
-  const body = pattern
-    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-    .replace(/\*/g, '.*')
-    .replace(/\?/g, '.');
-  return new RegExp(`^${body}$`);
-}
-
 /**
  * The contexts a selection names, from the kubeconfig's context names (its order): names in the order given, a
  * pattern's matches in the kubeconfig's order, each context once. A name the kubeconfig lacks, or a pattern that
@@ -50,7 +43,7 @@ export function selectContexts(names: readonly string[], selection: FleetSelecti
       chosen.add(word);
       continue;
     }
-    const matches = names.filter((name) => patternRegExp(word).test(name));
+    const matches = names.filter((name) => contextMatches(word, name));
     if (matches.length === 0) throw new InputError(`--contexts pattern "${word}" matches no context of the kubeconfig`);
     for (const name of matches) chosen.add(name);
   }

@@ -5,8 +5,8 @@
 // read), this decides each cluster's phase, the fleet's, and what a driver does next; services do the I/O.
 import {canonicalJson} from './canonical-json.js';
 import {gatedViewOf} from './gated-machine.js';
-import {textHash} from './revisions.js';
-import {type GatedRecord, type GatedStrategy} from './gates.js';
+import {computeTemplateHash, textHash} from './revisions.js';
+import {type ClusterWaveSpec, type GatedRecord, type GatedStrategy, type RolloutOrigin} from './gates.js';
 import type {DaemonSet, PodTemplateSpec} from './types.js';
 
 export const FLEET_ROLLOUT_ANNOTATION = 'ds-rollout.io/fleet-rollout';
@@ -15,8 +15,23 @@ export const FLEET_ROLLOUT_ANNOTATION = 'ds-rollout.io/fleet-rollout';
 export const FLEET_RECORD_VERSION = 1;
 
 /** What the fleet sets in each cluster's template: these containers' images (`--image CONTAINER=IMAGE`). */
-export interface FleetRelease {
+export interface FleetImageRelease {
   readonly images: Readonly<Record<string, string>>;
+}
+
+/** `-f MANIFEST`: the manifest's whole pod template replaces each cluster's. */
+export interface FleetTemplateRelease {
+  readonly template: PodTemplateSpec;
+  /** computeTemplateHash of the template: the name the simulated controller gives its revision (ours, not a real one's). */
+  readonly hash: string;
+  /** For people (status lines, a conflict's refusal): the template's images and its hash. */
+  readonly description: string;
+}
+
+export type FleetRelease = FleetImageRelease | FleetTemplateRelease;
+
+export function isTemplateRelease(release: FleetRelease): release is FleetTemplateRelease {
+  return 'template' in release;
 }
 
 /** The plan every record holds whole: which clusters, in which waves, get which release of which DaemonSet. */
@@ -26,6 +41,8 @@ export interface FleetPlan {
   readonly contexts: readonly string[];
   /** Cumulative cluster counts, growing, the last the number of contexts: wave i is contexts[waves[i-1] .. waves[i]). */
   readonly waves: readonly number[];
+  /** The waves' names, one per wave, when the strategy file's `clusterWaves` made them. */
+  readonly waveNames?: readonly string[];
   readonly release: FleetRelease;
   /** Each cluster's gated rollout (canary, bakes, gates, --on-failure): every cluster of the fleet runs the same. */
   readonly strategy: GatedStrategy;
@@ -42,7 +59,9 @@ export interface FleetRecord extends FleetPlan {
   /** Our hash of this cluster's template with the release set (as `GatedRecord.template`): its gated rollout's. */
   readonly template?: string;
   /** The images the release replaced in this cluster: where `fleet abort` sets the template back to when its gated rollout never began. */
-  readonly origin?: FleetRelease;
+  readonly origin?: FleetImageRelease;
+  /** With a template release (-f): the revision this cluster's template was, its own origin (the cluster's history holds the template). */
+  readonly originRevision?: RolloutOrigin;
   /** `fleet abort` was asked: this cluster goes back to its own origin. */
   readonly aborted?: boolean;
 }
@@ -72,9 +91,41 @@ export function clusterWavesOf(text: string | undefined, count: number): number[
   return waves;
 }
 
+/** Whether a context name matches a pattern of `--contexts` or of a named wave: `*` any text, `?` one character, else the name itself. */
+export function contextMatches(pattern: string, context: string): boolean {
+  if (!/[*?]/.test(pattern)) return pattern === context;
+  const body = pattern
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
+  return new RegExp(`^${body}$`).test(context);
+}
+
+/**
+ * The strategy file's named waves over `contexts` (their order kept within a wave): each context in the first wave
+ * with a pattern that matches it. A context no wave takes, or a wave that takes none, is refused (a typo must not
+ * reorder or shrink the fleet silently). Throws one line.
+ */
+export function namedClusterWavesOf(specs: readonly ClusterWaveSpec[], contexts: readonly string[]): Pick<FleetPlan, 'contexts' | 'waves' | 'waveNames'> {
+  if (contexts.length === 0) throw new Error('--contexts names no context');
+  const members: string[][] = specs.map(() => []);
+  for (const context of contexts) {
+    const wave = specs.findIndex((spec) => spec.contexts.some((pattern) => contextMatches(pattern, context)));
+    if (wave < 0) throw new Error(`context "${context}" is in no wave of the strategy file's clusterWaves (${specs.map((s) => s.name).join(', ')})`);
+    members[wave]!.push(context);
+  }
+  const empty = specs.findIndex((_, i) => members[i]!.length === 0);
+  if (empty >= 0)
+    throw new Error(
+      `the strategy file's cluster wave "${specs[empty]!.name}" (${specs[empty]!.contexts.join(', ')}) takes none of the contexts ${contexts.join(', ')}`,
+    );
+  const waves = members.map((_, i) => members.slice(0, i + 1).reduce((sum, m) => sum + m.length, 0));
+  return {contexts: members.flat(), waves, waveNames: specs.map((s) => s.name)};
+}
+
 /** `--image CONTAINER=IMAGE` (repeatable) as a release; throws one line. */
 export function fleetReleaseOf(images: readonly string[]): FleetRelease {
-  if (images.length === 0) throw new Error('a fleet rollout needs the release: --image CONTAINER=IMAGE');
+  if (images.length === 0) throw new Error('a fleet rollout needs the release: --image CONTAINER=IMAGE or -f MANIFEST');
   const out: Record<string, string> = {};
   for (const text of images) {
     const match = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)=(\S+)$/.exec(text.trim());
@@ -85,10 +136,42 @@ export function fleetReleaseOf(images: readonly string[]): FleetRelease {
   return {images: out};
 }
 
-/** The fleet's id: the same plan is the same fleet rollout, from any machine. */
+/** `-f MANIFEST`'s pod template as a release. */
+export function fleetTemplateReleaseOf(template: PodTemplateSpec): FleetTemplateRelease {
+  const hash = computeTemplateHash(template);
+  const images = template.spec.containers.map((c) => `${c.name}=${c.image ?? ''}`).join(',');
+  return {template, hash, description: `${images} template ${hash}`};
+}
+
+/** The release in a line: `main=agent:v2`, or a template's images and hash. */
+export function describeRelease(release: FleetRelease): string {
+  if (isTemplateRelease(release)) return release.description;
+  return Object.entries(release.images)
+    .map(([container, image]) => `${container}=${image}`)
+    .join(',');
+}
+
+/** The fleet's id: the same plan is the same fleet rollout, from any machine (a template release: by its hash). */
 export function fleetIdOf(plan: FleetPlan): string {
-  const {namespace, name, contexts, waves, release, strategy} = plan;
-  return textHash(canonicalJson({namespace, name, contexts, waves, release, strategy}));
+  const {namespace, name, contexts, waves, waveNames, strategy} = plan;
+  const release = isTemplateRelease(plan.release) ? {template: plan.release.hash} : plan.release;
+  return textHash(canonicalJson({namespace, name, contexts, waves, release, strategy, ...(waveNames ? {waveNames} : {})}));
+}
+
+/**
+ * The most a fleet record may hold: it is an annotation on each cluster's DaemonSet, and all of an object's
+ * annotations together may hold 256 KiB (kubectl's last-applied-configuration often holds the manifest again).
+ */
+export const MAX_FLEET_RECORD_BYTES = 128 * 1024;
+
+/** Why the plan's records would not fit their annotation (a -f manifest's template, many contexts); undefined: they fit. */
+export function fleetRecordTooLarge(plan: FleetPlan): string | undefined {
+  const longest = plan.contexts.reduce((a, b) => (b.length > a.length ? b : a), '');
+  // The record as a cluster holds it, with room for this cluster's template hash and origin.
+  const bytes = new TextEncoder().encode(JSON.stringify(fleetRecordFor(plan, longest))).length + 1024;
+  if (bytes <= MAX_FLEET_RECORD_BYTES) return undefined;
+  const what = isTemplateRelease(plan.release) ? "the manifest's pod template" : 'the plan';
+  return `the fleet rollout's record would be ${Math.ceil(bytes / 1024)} KiB, over the ${MAX_FLEET_RECORD_BYTES / 1024} KiB it may hold (an annotation on each DaemonSet, which also holds ${what}): use a smaller manifest, or --image CONTAINER=IMAGE`;
 }
 
 /** Each wave's contexts, in the plan's order. */
@@ -114,6 +197,7 @@ export function fleetRecordOf(ds: DaemonSet): FleetRecordState {
   if (text === undefined || text === '') return {kind: 'none'};
   try {
     const value = JSON.parse(text) as FleetRecord;
+    const release = value?.release as Partial<FleetImageRelease & FleetTemplateRelease> | undefined;
     const valid =
       typeof value === 'object' &&
       value !== null &&
@@ -121,7 +205,7 @@ export function fleetRecordOf(ds: DaemonSet): FleetRecordState {
       typeof value.id === 'string' &&
       Array.isArray(value.contexts) &&
       Array.isArray(value.waves) &&
-      typeof value.release?.images === 'object';
+      (typeof release?.images === 'object' || (typeof release?.template === 'object' && typeof release.hash === 'string'));
     return valid ? {kind: 'record', record: value} : {kind: 'invalid', error: 'not a fleet rollout record of this version'};
   } catch (error) {
     return {kind: 'invalid', error: (error as Error).message};
@@ -133,20 +217,25 @@ export function fleetRecordBody(record: FleetRecord): Record<string, unknown> {
   return {metadata: {annotations: {[FLEET_ROLLOUT_ANNOTATION]: JSON.stringify(record)}}};
 }
 
-/** Whether the template runs the release: each named container on its image. */
-export function templateRunsRelease(template: PodTemplateSpec, release: FleetRelease): boolean {
+/**
+ * Whether the template runs the release: each named container on its image; a template release, the template
+ * itself (`stored`: our hash of it as the cluster stored it, defaults added, which the record keeps).
+ */
+export function templateRunsRelease(template: PodTemplateSpec, release: FleetRelease, stored?: string): boolean {
+  if (isTemplateRelease(release)) return computeTemplateHash(template) === (stored ?? release.hash);
   return Object.entries(release.images).every(([name, image]) => template.spec.containers.some((c) => c.name === name && c.image === image));
 }
 
 /** The images `template` runs in the release's containers: what the release replaces. */
-export function releaseOriginOf(template: PodTemplateSpec, release: FleetRelease): FleetRelease {
+export function releaseOriginOf(template: PodTemplateSpec, release: FleetImageRelease): FleetImageRelease {
   const images: Record<string, string> = {};
   for (const c of template.spec.containers) if (release.images[c.name] !== undefined && c.image !== undefined) images[c.name] = c.image;
   return {images};
 }
 
-/** The template with the release set (a container the template lacks: undefined, named in `missing`). */
+/** The template with the release set (a container the template lacks: undefined, named in `missing`); a template release is the template. */
 export function templateWithRelease(template: PodTemplateSpec, release: FleetRelease): {template: PodTemplateSpec} | {missing: string} {
+  if (isTemplateRelease(release)) return {template: release.template};
   const missing = Object.keys(release.images).find((name) => !template.spec.containers.some((c) => c.name === name));
   if (missing !== undefined) return {missing};
   const containers = template.spec.containers.map((c) => (release.images[c.name] !== undefined ? {...c, image: release.images[c.name]!} : c));
@@ -189,7 +278,7 @@ function touchedPhase(ds: DaemonSet, record: FleetRecord): {phase: FleetClusterP
   const ours = view !== undefined && (record.template !== undefined ? view.record.template === record.template : view.record.template === view.template);
   if (record.aborted) return {phase: ours && view.underWay ? 'aborting' : 'aborted'};
   if (!ours || view === undefined) {
-    if (!templateRunsRelease(ds.spec.template, record.release)) return {phase: 'changed', message: 'its template is no longer the release'};
+    if (!templateRunsRelease(ds.spec.template, record.release, record.template)) return {phase: 'changed', message: 'its template is no longer the release'};
     // Every node ran the release already: the gated step had nothing to roll out, and recorded nothing.
     return {phase: isRolledOut(ds) ? 'complete' : 'starting'};
   }
@@ -200,7 +289,7 @@ function touchedPhase(ds: DaemonSet, record: FleetRecord): {phase: FleetClusterP
       return {phase: view.phase};
     case 'complete':
       // A finished gated record outlives a change by hand: the template says whether it still runs the release.
-      return templateRunsRelease(ds.spec.template, record.release)
+      return templateRunsRelease(ds.spec.template, record.release, record.template)
         ? {phase: 'complete'}
         : {phase: 'changed', message: 'its template is no longer the release', completed: true};
     case 'failed':
@@ -318,9 +407,7 @@ export function conflictingFleet(plan: FleetPlan, inputs: readonly FleetClusterI
     if (found.kind !== 'record' || found.record.id === id) continue;
     const other = fleetViewOf(found.record, inputs);
     if (other.phase === 'complete' || other.phase === 'aborted') continue;
-    const release = Object.entries(found.record.release.images)
-      .map(([c, image]) => `${c}=${image}`)
-      .join(',');
+    const release = describeRelease(found.record.release);
     return `another fleet rollout of ${plan.namespace}/${plan.name} (${release} over ${found.record.contexts.join(',')}) is ${other.phase} in context ${input.context}: finish it, or end it with 'kubectl ds-rollout fleet abort ${plan.name} -n ${plan.namespace} --contexts ${found.record.contexts.join(',')}'`;
   }
   return undefined;
@@ -336,8 +423,8 @@ export function recordedFleetPlan(inputs: readonly FleetClusterInput[]): FleetPl
     if ('error' in input) continue;
     const found = fleetRecordOf(input.ds);
     if (found.kind !== 'record') continue;
-    const {namespace, name, contexts, waves, release, strategy} = found.record;
-    plans.push({namespace, name, contexts, waves, release, strategy});
+    const {namespace, name, contexts, waves, waveNames, release, strategy} = found.record;
+    plans.push({namespace, name, contexts, waves, ...(waveNames ? {waveNames} : {}), release, strategy});
   }
   return plans.find((plan) => !['complete', 'aborted'].includes(fleetViewOf(plan, inputs).phase)) ?? plans[0];
 }

@@ -399,6 +399,7 @@ const STRATEGY_KEYS = [
   'neighbourSelector',
   'metrics',
   'prometheus',
+  'clusterWaves',
 ] as const;
 
 /**
@@ -421,109 +422,49 @@ function percentText(value: unknown): number | undefined {
   return percent >= 1 && percent <= 100 ? percent : undefined;
 }
 
+type StrategyFields = Readonly<Record<string, unknown>>;
+type MutableStrategy = {-readonly [K in keyof GatedStrategy]?: GatedStrategy[K]};
+type Problem = {readonly problem: StrategyProblem};
+
+const problemAt = (path: StrategyPath, message: string): Problem => ({problem: {path, message}});
+
+/**
+ * A wave of clusters as the strategy file names it (`clusterWaves:`, read by `fleet rollout` only): its name and
+ * the contexts it takes, names or patterns (`prod-eu-*`) as `--contexts` has them.
+ */
+export interface ClusterWaveSpec {
+  readonly name: string;
+  readonly contexts: readonly string[];
+}
+
+/** The strategy file: the gated strategy (only the fields it sets) and, for a fleet rollout, its named cluster waves. */
+export interface StrategyFile {
+  readonly strategy: Partial<GatedStrategy>;
+  readonly clusterWaves?: readonly ClusterWaveSpec[];
+}
+
 /**
  * The strategy a loaded YAML document asks for (only the fields it sets), or the first problem with its path
  * (the caller turns the path into a line). `duration` parses `10m`, `90s` (throwing a one-line reason).
  */
-export function strategyFromDocument(doc: unknown, duration: (text: string) => number): {strategy: Partial<GatedStrategy>} | {problem: StrategyProblem} {
-  const problem = (path: StrategyPath, message: string) => ({problem: {path, message}});
+export function strategyFromDocument(doc: unknown, duration: (text: string) => number): StrategyFile | Problem {
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
-    return problem([], 'a strategy is a mapping (canary, canaryBake, approve, waves, bake, ...)');
-  const fields = doc as Record<string, unknown>;
-  const out: {-readonly [K in keyof GatedStrategy]?: GatedStrategy[K]} = {};
-  for (const key of Object.keys(fields)) {
-    if (!(STRATEGY_KEYS as readonly string[]).includes(key)) return problem([key], `unknown field "${key}" (want one of ${STRATEGY_KEYS.join(', ')})`);
-  }
-  const durationOf = (key: string): number | {problem: StrategyProblem} => {
-    const value = fields[key];
-    // A number is seconds, within what --bake and the other duration flags take (596h: what a timer holds).
-    if (typeof value === 'number' && value >= 0 && value * 1000 <= INT32_MAX) return value * 1000;
-    if (typeof value === 'number') return problem([key], `${key}: want a duration from 0 to 596h (24 days)`);
-    if (typeof value !== 'string') return problem([key], `${key}: want a duration such as 30s, 10m or 1h`);
-    try {
-      return duration(value);
-    } catch (error) {
-      return problem([key], `${key}: ${(error as Error).message}`);
-    }
-  };
+    return problemAt([], 'a strategy is a mapping (canary, canaryBake, approve, waves, bake, ...)');
+  const fields = doc as StrategyFields;
+  const unknown = Object.keys(fields).find((key) => !(STRATEGY_KEYS as readonly string[]).includes(key));
+  if (unknown !== undefined) return problemAt([unknown], `unknown field "${unknown}" (want one of ${STRATEGY_KEYS.join(', ')})`);
+  const out: MutableStrategy = {};
   if ('canary' in fields) {
-    const canary = fields['canary'];
-    if (typeof canary === 'number') {
-      if (!Number.isInteger(canary) || canary < 1 || canary > INT32_MAX)
-        return problem(['canary'], 'canary: want a node count of at least 1, a percentage, {nodes: [...]} or {selector: ...}');
-      out.canary = {kind: 'count', count: canary};
-    } else if (typeof canary === 'string') {
-      const size = canarySizeOf(canary);
-      if (size === undefined) return problem(['canary'], `canary: "${canary}" is not a node count or a percentage between 1% and 100%`);
-      out.canary = size;
-    } else if (typeof canary === 'object' && canary !== null && !Array.isArray(canary)) {
-      const spec = canary as Record<string, unknown>;
-      if (Array.isArray(spec['nodes']) && spec['nodes'].length > 0 && spec['nodes'].every((n) => typeof n === 'string' && n !== '')) {
-        out.canary = {kind: 'nodes', nodes: spec['nodes'] as string[]};
-      } else if (typeof spec['selector'] === 'string') {
-        try {
-          parseLabelSelector(spec['selector']);
-        } catch (error) {
-          return problem(['canary', 'selector'], `canary.selector: ${(error as Error).message}`);
-        }
-        out.canary = {kind: 'selector', selector: spec['selector']};
-      } else return problem(['canary'], 'canary: want {nodes: [NODE, ...]} or {selector: SELECTOR}');
-    } else return problem(['canary'], 'canary: want a node count, a percentage, {nodes: [...]} or {selector: ...}');
+    const canary = canaryFromDocument(fields['canary']);
+    if ('problem' in canary) return canary;
+    out.canary = canary.canary;
   }
-  for (const [key, field] of [
-    ['canaryBake', 'canaryBakeMs'],
-    ['bake', 'bakeMs'],
-    ['progressDeadline', 'progressDeadlineMs'],
-  ] as const) {
-    if (!(key in fields)) continue;
-    const ms = durationOf(key);
-    if (typeof ms !== 'number') return ms;
-    out[field] = ms;
-  }
-  if ('approve' in fields) {
-    if (typeof fields['approve'] !== 'boolean') return problem(['approve'], 'approve: want true or false');
-    out.approve = fields['approve'];
-  }
-  if ('maxRestarts' in fields) {
-    const value = fields['maxRestarts'];
-    // As --max-restarts: a container's restartCount is an int32.
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > INT32_MAX)
-      return problem(['maxRestarts'], `maxRestarts: want a whole number from 0 to ${INT32_MAX}`);
-    out.maxRestarts = value;
-  }
-  if ('maxNeighbourFailures' in fields) {
-    const value = fields['maxNeighbourFailures'];
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
-      return problem(['maxNeighbourFailures'], 'maxNeighbourFailures: want a whole number of at least 0');
-    out.maxNeighbourFailures = value;
-  }
-  if ('neighbourSelector' in fields) {
-    const value = fields['neighbourSelector'];
-    if (typeof value !== 'string') return problem(['neighbourSelector'], 'neighbourSelector: want a label selector, e.g. app!=batch');
-    try {
-      parseLabelSelector(value);
-    } catch (error) {
-      return problem(['neighbourSelector'], `neighbourSelector: ${(error as Error).message}`);
-    }
-    out.neighbourSelector = value;
-  }
-  if ('onFailure' in fields) {
-    const value = fields['onFailure'];
-    if (value !== 'pause' && value !== 'undo') return problem(['onFailure'], 'onFailure: want pause or undo');
-    out.onFailure = value;
-  }
+  const stopped = durationsFromDocument(fields, duration, out) ?? boundsFromDocument(fields, out);
+  if (stopped) return stopped;
   if ('waves' in fields) {
-    const waves = fields['waves'];
-    if (!Array.isArray(waves) || waves.length === 0) return problem(['waves'], 'waves: want a list of percentages, e.g. [10%, 25%, 100%]');
-    const percents: number[] = [];
-    for (const [i, wave] of waves.entries()) {
-      const percent = percentText(wave);
-      if (percent === undefined) return problem(['waves', i], `waves[${i}]: "${String(wave)}" is not a percentage between 1% and 100%`);
-      if (percents.length > 0 && percent <= percents.at(-1)!)
-        return problem(['waves', i], `waves[${i}]: ${percent}% does not grow on the wave before it (${percents.at(-1)}%)`);
-      percents.push(percent);
-    }
-    out.waves = percents;
+    const waves = nodeWavesFromDocument(fields['waves']);
+    if ('problem' in waves) return waves;
+    out.waves = waves.waves;
   }
   if ('metrics' in fields) {
     const parsed = metricsFromDocument(fields['metrics'], duration);
@@ -535,7 +476,133 @@ export function strategyFromDocument(doc: unknown, duration: (text: string) => n
     if ('problem' in parsed) return parsed;
     out.prometheus = parsed.prometheus;
   }
-  return {strategy: out};
+  if (!('clusterWaves' in fields)) return {strategy: out};
+  const clusterWaves = clusterWavesFromDocument(fields['clusterWaves']);
+  return 'problem' in clusterWaves ? clusterWaves : {strategy: out, clusterWaves: clusterWaves.clusterWaves};
+}
+
+/** `canary:` a node count, a percentage, `{nodes: [...]}` or `{selector: ...}`. */
+function canaryFromDocument(canary: unknown): {canary: CanarySpec} | Problem {
+  if (typeof canary === 'number') {
+    if (!Number.isInteger(canary) || canary < 1 || canary > INT32_MAX)
+      return problemAt(['canary'], 'canary: want a node count of at least 1, a percentage, {nodes: [...]} or {selector: ...}');
+    return {canary: {kind: 'count', count: canary}};
+  }
+  if (typeof canary === 'string') {
+    const size = canarySizeOf(canary);
+    return size === undefined ? problemAt(['canary'], `canary: "${canary}" is not a node count or a percentage between 1% and 100%`) : {canary: size};
+  }
+  if (typeof canary !== 'object' || canary === null || Array.isArray(canary))
+    return problemAt(['canary'], 'canary: want a node count, a percentage, {nodes: [...]} or {selector: ...}');
+  const spec = canary as Record<string, unknown>;
+  if (Array.isArray(spec['nodes']) && spec['nodes'].length > 0 && spec['nodes'].every((n) => typeof n === 'string' && n !== ''))
+    return {canary: {kind: 'nodes', nodes: spec['nodes'] as string[]}};
+  if (typeof spec['selector'] !== 'string') return problemAt(['canary'], 'canary: want {nodes: [NODE, ...]} or {selector: SELECTOR}');
+  try {
+    parseLabelSelector(spec['selector']);
+  } catch (error) {
+    return problemAt(['canary', 'selector'], `canary.selector: ${(error as Error).message}`);
+  }
+  return {canary: {kind: 'selector', selector: spec['selector']}};
+}
+
+/** `canaryBake:`, `bake:`, `progressDeadline:`: a duration, or a number of seconds. */
+function durationsFromDocument(fields: StrategyFields, duration: (text: string) => number, out: MutableStrategy): Problem | undefined {
+  for (const [key, field] of [
+    ['canaryBake', 'canaryBakeMs'],
+    ['bake', 'bakeMs'],
+    ['progressDeadline', 'progressDeadlineMs'],
+  ] as const) {
+    if (!(key in fields)) continue;
+    const value = fields[key];
+    // A number is seconds, within what --bake and the other duration flags take (596h: what a timer holds).
+    if (typeof value === 'number' && value >= 0 && value * 1000 <= INT32_MAX) out[field] = value * 1000;
+    else if (typeof value === 'number') return problemAt([key], `${key}: want a duration from 0 to 596h (24 days)`);
+    else if (typeof value !== 'string') return problemAt([key], `${key}: want a duration such as 30s, 10m or 1h`);
+    else {
+      try {
+        out[field] = duration(value);
+      } catch (error) {
+        return problemAt([key], `${key}: ${(error as Error).message}`);
+      }
+    }
+  }
+  return undefined;
+}
+
+/** `approve:`, `maxRestarts:`, `maxNeighbourFailures:`, `neighbourSelector:`, `onFailure:`. */
+function boundsFromDocument(fields: StrategyFields, out: MutableStrategy): Problem | undefined {
+  if ('approve' in fields) {
+    if (typeof fields['approve'] !== 'boolean') return problemAt(['approve'], 'approve: want true or false');
+    out.approve = fields['approve'];
+  }
+  const whole = (value: unknown, max: number) => typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= max;
+  if ('maxRestarts' in fields) {
+    // As --max-restarts: a container's restartCount is an int32.
+    if (!whole(fields['maxRestarts'], INT32_MAX)) return problemAt(['maxRestarts'], `maxRestarts: want a whole number from 0 to ${INT32_MAX}`);
+    out.maxRestarts = fields['maxRestarts'] as number;
+  }
+  if ('maxNeighbourFailures' in fields) {
+    if (!whole(fields['maxNeighbourFailures'], Number.POSITIVE_INFINITY))
+      return problemAt(['maxNeighbourFailures'], 'maxNeighbourFailures: want a whole number of at least 0');
+    out.maxNeighbourFailures = fields['maxNeighbourFailures'] as number;
+  }
+  if ('neighbourSelector' in fields) {
+    const value = fields['neighbourSelector'];
+    if (typeof value !== 'string') return problemAt(['neighbourSelector'], 'neighbourSelector: want a label selector, e.g. app!=batch');
+    try {
+      parseLabelSelector(value);
+    } catch (error) {
+      return problemAt(['neighbourSelector'], `neighbourSelector: ${(error as Error).message}`);
+    }
+    out.neighbourSelector = value;
+  }
+  if ('onFailure' in fields) {
+    const value = fields['onFailure'];
+    if (value !== 'pause' && value !== 'undo') return problemAt(['onFailure'], 'onFailure: want pause or undo');
+    out.onFailure = value;
+  }
+  return undefined;
+}
+
+/** `waves:` the nodes' cumulative percentages after the canary, each growing on the one before it. */
+function nodeWavesFromDocument(waves: unknown): {waves: number[]} | Problem {
+  if (!Array.isArray(waves) || waves.length === 0) return problemAt(['waves'], 'waves: want a list of percentages, e.g. [10%, 25%, 100%]');
+  const percents: number[] = [];
+  for (const [i, wave] of waves.entries()) {
+    const percent = percentText(wave);
+    if (percent === undefined) return problemAt(['waves', i], `waves[${i}]: "${String(wave)}" is not a percentage between 1% and 100%`);
+    if (percents.length > 0 && percent <= percents.at(-1)!)
+      return problemAt(['waves', i], `waves[${i}]: ${percent}% does not grow on the wave before it (${percents.at(-1)}%)`);
+    percents.push(percent);
+  }
+  return {waves: percents};
+}
+
+/** A cluster wave's name: a short word that progress lines and the record carry. */
+const CLUSTER_WAVE_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+
+/** `clusterWaves:` a list of `{name, contexts: [NAME or PATTERN, ...]}`, in the fleet's order, names unique. */
+function clusterWavesFromDocument(value: unknown): {clusterWaves: ClusterWaveSpec[]} | Problem {
+  const want = 'clusterWaves: want a list of waves, each {name: NAME, contexts: [CONTEXT or PATTERN, ...]}';
+  if (!Array.isArray(value) || value.length === 0) return problemAt(['clusterWaves'], want);
+  const waves: ClusterWaveSpec[] = [];
+  for (const [i, item] of value.entries()) {
+    const at = `clusterWaves[${i}]`;
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) return problemAt(['clusterWaves', i], `${at}: want {name: NAME, contexts: [...]}`);
+    const wave = item as Record<string, unknown>;
+    const extra = Object.keys(wave).find((key) => key !== 'name' && key !== 'contexts');
+    if (extra !== undefined) return problemAt(['clusterWaves', i, extra], `${at}: unknown field "${extra}" (want name, contexts)`);
+    const name = wave['name'];
+    if (typeof name !== 'string' || !CLUSTER_WAVE_NAME.test(name))
+      return problemAt(['clusterWaves', i, 'name'], `${at}.name: want a short name of letters, digits, '-', '_' or '.' (such as canary or prod-eu)`);
+    if (waves.some((w) => w.name === name)) return problemAt(['clusterWaves', i, 'name'], `${at}.name: "${name}" names an earlier wave too`);
+    const contexts = wave['contexts'];
+    if (!Array.isArray(contexts) || contexts.length === 0 || !contexts.every((c) => typeof c === 'string' && c.trim() !== ''))
+      return problemAt(['clusterWaves', i, 'contexts'], `${at}.contexts: want a list of context names or patterns, e.g. [stage] or ["prod-eu-*"]`);
+    waves.push({name, contexts: contexts.map((c: string) => c.trim())});
+  }
+  return {clusterWaves: waves};
 }
 
 /** Whether `line` holds `key` followed by optional blanks and a colon at `at`. */

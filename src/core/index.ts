@@ -147,6 +147,8 @@ export {
   type GatedStage,
   type GatedStageRecord,
   type GatedStrategy,
+  type ClusterWaveSpec,
+  type StrategyFile,
   type RolloutOrigin,
   FINISHED_GATED_PHASES,
   MAX_RECORDED_FAILURES,

@@ -1,14 +1,14 @@
 // The fleet rollout for people: its progress lines (each cluster's gated rollout lines prefixed by its context) and
 // where it stands, one row per cluster (CONTEXT, WAVE, PHASE, and why), with a last line naming the fleet's phase.
 // Pure: the service's events and results in, text out.
-import type {FleetPhase, FleetRelease, GatedEvent} from '../core/index.js';
+import {type FleetPhase, type FleetRelease, type GatedEvent, isTemplateRelease} from '../core/index.js';
 import {escapeControlCharacters, palette} from './color.js';
 import {renderGatedEvent} from './gated-text.js';
 import {renderTableCuttingLast} from './status-list-text.js';
 
 /** What a fleet driver reports as it goes. */
 export type FleetEvent =
-  | {readonly kind: 'wave'; readonly wave: number; readonly waves: number; readonly contexts: readonly string[]}
+  | {readonly kind: 'wave'; readonly wave: number; readonly waves: number; readonly contexts: readonly string[]; readonly name?: string}
   /** Its record written, paused, its template the release. */
   | {readonly kind: 'started'; readonly context: string}
   | {readonly kind: 'detached'; readonly context: string; readonly job: string; readonly created: boolean}
@@ -24,14 +24,38 @@ export interface FleetRolloutResult {
   /** 1-based, as printed. */
   readonly wave: number;
   readonly waves: number;
-  readonly release: FleetRelease;
-  readonly clusters: readonly {readonly context: string; readonly wave: number; readonly phase: string; readonly message?: string}[];
+  readonly release: FleetReleaseSummary;
+  /** The waves' names (the strategy file's clusterWaves), when they have names. */
+  readonly waveNames?: readonly string[];
+  readonly clusters: readonly {
+    readonly context: string;
+    readonly wave: number;
+    readonly waveName?: string;
+    readonly phase: string;
+    readonly message?: string;
+  }[];
 }
 
-export function releaseText(release: FleetRelease): string {
-  return Object.entries(release.images)
-    .map(([container, image]) => `${container}=${image}`)
-    .join(',');
+/** The release as a document shows it: the images, and for a template release (-f) its hash and description, never the whole template. */
+export interface FleetReleaseSummary {
+  readonly images: Readonly<Record<string, string>>;
+  readonly template?: string;
+  readonly description?: string;
+}
+
+export function releaseSummaryOf(release: FleetRelease): FleetReleaseSummary {
+  if (!isTemplateRelease(release)) return release;
+  const images = Object.fromEntries(release.template.spec.containers.map((c) => [c.name, c.image ?? '']));
+  return {images, template: release.hash, description: release.description};
+}
+
+export function releaseText(release: FleetReleaseSummary): string {
+  return (
+    release.description ??
+    Object.entries(release.images)
+      .map(([container, image]) => `${container}=${image}`)
+      .join(',')
+  );
 }
 
 /** One progress line (or lines), or undefined for an event the summary says. */
@@ -40,7 +64,9 @@ export function renderFleetEvent(event: FleetEvent, ref: {namespace: string; nam
   const at = (context: string) => `[${escapeControlCharacters(context)}]`;
   switch (event.kind) {
     case 'wave':
-      return c.bold(`Wave ${event.wave + 1}/${event.waves}: ${event.contexts.map((context) => escapeControlCharacters(context)).join(', ')}`);
+      return c.bold(
+        `Wave ${event.wave + 1}/${event.waves}${event.name ? ` (${escapeControlCharacters(event.name)})` : ''}: ${event.contexts.map((context) => escapeControlCharacters(context)).join(', ')}`,
+      );
     case 'started':
       return `${at(event.context)} paused, release set`;
     case 'detached':
@@ -73,13 +99,13 @@ export function renderFleetRolloutText(result: FleetRolloutResult, options: {col
   const c = palette(options.color);
   const rows = result.clusters.map((cluster) => [
     escapeControlCharacters(cluster.context),
-    `${cluster.wave}/${result.waves}`,
+    `${cluster.wave}/${result.waves}${cluster.waveName ? ` ${escapeControlCharacters(cluster.waveName)}` : ''}`,
     cluster.phase,
     escapeControlCharacters(cluster.message ?? ''),
   ]);
   const table = renderTableCuttingLast(['CONTEXT', 'WAVE', 'PHASE', 'MESSAGE'], rows, options.width);
   const {namespace, name} = result.daemonSet;
   const done = result.clusters.filter((cluster) => cluster.phase === 'complete').length;
-  const line = `Fleet rollout of daemonset ${namespace}/${name} (${releaseText(result.release)}): ${PHASE_WORDS[result.phase]}, wave ${result.wave}/${result.waves}, ${done}/${result.clusters.length} clusters complete`;
+  const line = `Fleet rollout of daemonset ${namespace}/${name} (${releaseText(result.release)}): ${PHASE_WORDS[result.phase]}, wave ${result.wave}/${result.waves}${result.waveNames ? ` (${escapeControlCharacters(result.waveNames[result.wave - 1] ?? '')})` : ''}, ${done}/${result.clusters.length} clusters complete`;
   return `${table}${c.bold(line)}\n`;
 }

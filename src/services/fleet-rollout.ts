@@ -7,6 +7,7 @@ import type {FleetSession, LiveSession} from '../cluster/session.js';
 import {
   computeTemplateHash,
   conflictingFleet,
+  controlledRevisions,
   type DaemonSet,
   FLEET_ROLLOUT_ANNOTATION,
   type FleetClusterInput,
@@ -20,6 +21,11 @@ import {
   fleetViewOf,
   formatGatedRecord,
   GATED_ROLLOUT_ANNOTATION,
+  isTemplateRelease,
+  revisionData,
+  revisionHash,
+  type RolloutOrigin,
+  templateRevisionOf,
   gatedRunEnded,
   gatedViewOf,
   recordedFleetPlan,
@@ -28,10 +34,11 @@ import {
   templateWithRelease,
 } from '../core/index.js';
 import {ClusterUnreachableError, DsRolloutError, InputError, RolloutStuckError} from '../platform/errors.js';
-import type {FleetEvent, FleetRolloutResult} from '../output/fleet-rollout-text.js';
+import {type FleetEvent, type FleetRolloutResult, releaseSummaryOf} from '../output/fleet-rollout-text.js';
 import {contextFailure} from './fleet.js';
 import {abortGatedRollout, type GatedOptions, runGatedRollout} from './gated-rollout.js';
 import {pauseDaemonSet} from './pause.js';
+import {applyUndo, previewUndo} from './undo.js';
 import {InterruptedError} from './step.js';
 
 /** Hands one cluster's gated step (or promote) to a Job in that cluster: its name, and whether it was new. */
@@ -64,8 +71,15 @@ export function fleetResultOf(view: FleetView): FleetRolloutResult {
     phase: view.phase,
     wave: view.wave + 1,
     waves: view.plan.waves.length,
-    release: view.plan.release,
-    clusters: view.clusters.map((c) => ({context: c.context, wave: c.wave + 1, phase: c.phase, ...(c.message !== undefined ? {message: c.message} : {})})),
+    release: releaseSummaryOf(view.plan.release),
+    ...(view.plan.waveNames ? {waveNames: view.plan.waveNames} : {}),
+    clusters: view.clusters.map((c) => ({
+      context: c.context,
+      wave: c.wave + 1,
+      ...(view.plan.waveNames?.[c.wave] !== undefined ? {waveName: view.plan.waveNames[c.wave]} : {}),
+      phase: c.phase,
+      ...(c.message !== undefined ? {message: c.message} : {}),
+    })),
   };
 }
 
@@ -92,8 +106,12 @@ export async function readFleet(members: readonly FleetSession[], ref: {namespac
   );
 }
 
-/** The merge patch that takes a cluster on: the fleet's record and the release in its template (undefined: taken already). */
-function startPatch(plan: FleetPlan, context: string, current: DaemonSet) {
+/**
+ * The patch that takes a cluster on: the fleet's record and the release in its template (undefined: taken
+ * already). A template release (-f) replaces the whole template, as an undo does; `origin` is then the revision
+ * the cluster's template was, which its record keeps for `fleet abort`.
+ */
+function startPatch(plan: FleetPlan, context: string, current: DaemonSet, origin?: RolloutOrigin) {
   const found = fleetRecordOf(current);
   const record = fleetRecordFor(plan, context);
   if (found.kind === 'record' && found.record.id === record.id) return undefined;
@@ -108,8 +126,23 @@ function startPatch(plan: FleetPlan, context: string, current: DaemonSet) {
   if ('missing' in released) {
     throw new InputError(`context ${context}: daemonset ${plan.namespace}/${plan.name} has no container "${released.missing}" to set the release's image on`);
   }
-  const body = fleetRecordBody({...record, template: computeTemplateHash(released.template), origin: releaseOriginOf(current.spec.template, plan.release)});
+  const template = computeTemplateHash(released.template);
+  if (isTemplateRelease(plan.release)) {
+    if (origin === undefined)
+      throw new InputError(
+        `context ${context}: daemonset ${plan.namespace}/${plan.name}'s template has no revision yet (its controller has not seen it): rerun in a moment`,
+      );
+    return {type: 'strategic' as const, body: {...fleetRecordBody({...record, template, originRevision: origin}), ...revisionData(released.template)}};
+  }
+  const body = fleetRecordBody({...record, template, origin: releaseOriginOf(current.spec.template, plan.release)});
   return {type: 'merge' as const, body: {...body, spec: {template: {spec: {containers: released.template.spec.containers}}}}};
+}
+
+/** The revision `ds`'s template is now, as a gated rollout names its origin (undefined: the controller has not written it). */
+async function templateOrigin(session: LiveSession, ref: {namespace: string; name: string}): Promise<RolloutOrigin | undefined> {
+  const state = await session.source.readState(ref);
+  const revision = templateRevisionOf(state.daemonSet, state.revisions);
+  return revision && {revision: revision.revision, hash: revisionHash(revision), template: computeTemplateHash(state.daemonSet.spec.template)};
 }
 
 /**
@@ -126,7 +159,10 @@ async function startCluster(session: LiveSession, plan: FleetPlan, context: stri
     const Same = error.constructor as new (message: string, options?: {cause?: unknown}) => DsRolloutError;
     throw new Same(`context ${context}: ${error.message}`, {cause: error});
   }
-  const {after} = await session.writer.patchDaemonSet(ref, (current) => startPatch(plan, context, current));
+  const origin = isTemplateRelease(plan.release) ? await templateOrigin(session, ref) : undefined;
+  const {after} = await session.writer.patchDaemonSet(ref, (current) =>
+    startPatch(plan, context, current, origin?.template === computeTemplateHash(current.spec.template) ? origin : undefined),
+  );
   // The server may default what the template gained: the record names the template as stored.
   const found = fleetRecordOf(after);
   const stored = computeTemplateHash(after.spec.template);
@@ -284,7 +320,8 @@ export async function driveFleet(options: FleetDriveOptions, plan: FleetPlan, mo
       throw new InputError(`the fleet rollout of ${plan.namespace}/${plan.name} has no wave waiting for approval (it is ${view.phase})`);
     if (action.kind === 'complete' || (action.kind === 'awaiting-approval' && !promote)) return fleetResultOf(view);
     const contexts = action.kind === 'awaiting-approval' ? action.contexts : action.kind === 'run' ? action.drive : [];
-    options.onEvent?.({kind: 'wave', wave: view.wave, waves: plan.waves.length, contexts});
+    const name = plan.waveNames?.[view.wave];
+    options.onEvent?.({kind: 'wave', wave: view.wave, waves: plan.waves.length, contexts, ...(name !== undefined ? {name} : {})});
     if (action.kind === 'run') await Promise.all(action.start.map((context) => startCluster(sessionOf(options.members, context), plan, context)));
     for (const context of action.kind === 'run' ? action.start : []) options.onEvent?.({kind: 'started', context});
     errors = await driveWave(options, plan, contexts, promote);
@@ -372,8 +409,13 @@ async function abortCluster(options: FleetDriveOptions, session: LiveSession, re
     return;
   }
   const found = fleetRecordOf(ds);
-  const origin = found.kind === 'record' ? found.record.origin : undefined;
-  if (origin === undefined || (gated.kind === 'view' && gated.view.record.template === gated.view.template)) return;
+  if (found.kind !== 'record' || (gated.kind === 'view' && gated.view.record.template === gated.view.template)) return;
+  if (found.record.originRevision !== undefined) {
+    await rollBackTemplate(session, ref, found.record.originRevision);
+    return;
+  }
+  const origin = found.record.origin;
+  if (origin === undefined) return;
   // Started, its gated rollout not begun: no pod was replaced, so the template going back is the whole way back.
   await session.writer.patchDaemonSet(ref, (current) => {
     const back = templateWithRelease(current.spec.template, origin);
@@ -381,6 +423,16 @@ async function abortCluster(options: FleetDriveOptions, session: LiveSession, re
       ? {type: 'merge', body: {spec: {template: {spec: {containers: back.template.spec.containers}}}}}
       : undefined;
   });
+}
+
+/** A template release's cluster, its gated rollout never begun: its template back to its own origin revision, as `undo` does. */
+async function rollBackTemplate(session: LiveSession, ref: {namespace: string; name: string}, origin: RolloutOrigin): Promise<void> {
+  const state = await session.source.readState(ref);
+  const target = controlledRevisions(state.daemonSet, state.revisions).find((r) => revisionHash(r) === origin.hash);
+  if (target === undefined)
+    throw new InputError(`the revision this cluster started from (${origin.revision}, ${origin.hash}) is no longer in its history: nothing was changed`);
+  const preview = await previewUndo(session, {ref, toRevision: target.revision});
+  if (!preview.skipped) await applyUndo(session.writer, preview, {follow: session.follow(ref)});
 }
 
 export type {FleetEvent, FleetRolloutResult};

@@ -10,7 +10,14 @@ import {
   clusterWavesOf,
   computeTemplateHash,
   conflictingFleet,
+  contextMatches,
+  describeRelease,
   FLEET_ROLLOUT_ANNOTATION,
+  fleetRecordTooLarge,
+  fleetTemplateReleaseOf,
+  MAX_FLEET_RECORD_BYTES,
+  namedClusterWavesOf,
+  templateRunsRelease,
   fleetIdOf,
   fleetRecordFor,
   fleetReleaseOf,
@@ -254,5 +261,105 @@ describe('what the drivers write', () => {
       expect.arrayContaining(['--canary-nodes', 'a,b', '--approve']),
     );
     expect(strategyArgsOf({...PLAN.strategy, waves: [50, 100]})).toBeUndefined();
+  });
+});
+
+describe("named cluster waves (the strategy file's clusterWaves)", () => {
+  const specs = [
+    {name: 'canary', contexts: ['stage']},
+    {name: 'eu', contexts: ['prod-eu-*']},
+    {name: 'rest', contexts: ['*']},
+  ];
+
+  test('each context in the first wave that matches it, the given order kept within a wave', () => {
+    expect(namedClusterWavesOf(specs, ['prod-us-1', 'prod-eu-2', 'stage', 'prod-eu-1'])).toEqual({
+      contexts: ['stage', 'prod-eu-2', 'prod-eu-1', 'prod-us-1'],
+      waves: [1, 3, 4],
+      waveNames: ['canary', 'eu', 'rest'],
+    });
+    expect(contextMatches('prod-?u-*', 'prod-eu-1')).toBe(true);
+    expect(contextMatches('prod.eu', 'prod-eu')).toBe(false);
+  });
+
+  test('a context no wave takes, or a wave that takes none, is refused in one line', () => {
+    expect(() => namedClusterWavesOf(specs.slice(0, 2), ['stage', 'prod-us-1'])).toThrow(
+      'context "prod-us-1" is in no wave of the strategy file\'s clusterWaves (canary, eu)',
+    );
+    expect(() => namedClusterWavesOf(specs, ['stage', 'prod-us-1'])).toThrow(`cluster wave "eu" (prod-eu-*) takes none of the contexts stage, prod-us-1`);
+  });
+
+  test('the names are part of the plan: the same contexts in other named waves are another fleet rollout', () => {
+    const named = {
+      ...PLAN,
+      ...namedClusterWavesOf(
+        [
+          {name: 'first', contexts: ['a']},
+          {name: 'rest', contexts: ['*']},
+        ],
+        PLAN.contexts,
+      ),
+    };
+    expect(named.waves).toEqual(PLAN.waves);
+    expect(fleetIdOf(named)).not.toBe(fleetIdOf(PLAN));
+    expect(recordedFleetPlan([{context: 'a', ds: withRecord(fleetRecordFor(named, 'a'))}])).toEqual(named);
+  });
+});
+
+/** The origin DaemonSet holding `record` as its fleet record. */
+function withRecord(record: object): DaemonSet {
+  return {...origin, metadata: {...origin.metadata, annotations: {[FLEET_ROLLOUT_ANNOTATION]: JSON.stringify(record)}}};
+}
+
+describe('a template release (-f MANIFEST)', () => {
+  const template = {
+    metadata: {labels: {app: 'fluentd'}},
+    spec: {
+      containers: [
+        {name: 'main', image: 'fluentd:3'},
+        {name: 'side', image: 's:2'},
+      ],
+    },
+  };
+  const release = fleetTemplateReleaseOf(template);
+  const plan: FleetPlan = {...PLAN, release};
+
+  test('its hash is the template hash, its description the images and the hash; another manifest is another fleet rollout', () => {
+    expect(release.hash).toBe(computeTemplateHash(template));
+    expect(release.description).toBe(`main=fluentd:3,side=s:2 template ${release.hash}`);
+    expect(describeRelease(release)).toBe(release.description);
+    const other = fleetTemplateReleaseOf({...template, metadata: {labels: {app: 'fluentd', tier: 'x'}}});
+    expect(fleetIdOf({...PLAN, release: other})).not.toBe(fleetIdOf(plan));
+    expect(fleetIdOf({...PLAN, release: fleetTemplateReleaseOf(structuredClone(template))})).toBe(fleetIdOf(plan));
+  });
+
+  test('the release replaces the whole template; a cluster runs it while its template hashes as recorded', () => {
+    expect(templateWithRelease(origin.spec.template, release)).toEqual({template});
+    expect(templateRunsRelease(template, release)).toBe(true);
+    expect(templateRunsRelease(origin.spec.template, release)).toBe(false);
+    // As stored, with the server's defaults: the record's own hash of it.
+    const stored = {...template, spec: {...template.spec, restartPolicy: 'Always'}};
+    expect(templateRunsRelease(stored, release, computeTemplateHash(stored))).toBe(true);
+  });
+
+  test('its record reads back, with its own origin revision; a started cluster is `starting`', () => {
+    const record = {...fleetRecordFor(plan, 'a'), template: release.hash, originRevision: {revision: 3, hash: 'h3'}};
+    const ds: DaemonSet = {
+      ...withRecord(record),
+      spec: {...origin.spec, template, updateStrategy: {type: 'OnDelete'}},
+      status: {...origin.status!, updatedNumberScheduled: 0},
+    };
+    expect(recordedFleetPlan([{context: 'a', ds}])).toEqual(plan);
+    expect(fleetViewOf(plan, [{context: 'a', ds}]).clusters[0]).toMatchObject({context: 'a', phase: 'starting', touched: true});
+    // Its template changed by hand: `changed`.
+    const changed: DaemonSet = {...ds, spec: {...ds.spec, template: origin.spec.template}};
+    expect(fleetViewOf(plan, [{context: 'a', ds: changed}]).clusters[0]).toMatchObject({phase: 'changed'});
+  });
+
+  test('a record over its bound is refused in one line before any cluster is touched', () => {
+    expect(fleetRecordTooLarge(plan)).toBeUndefined();
+    const big = fleetTemplateReleaseOf({...template, metadata: {labels: {app: 'fluentd'}, annotations: {blob: 'x'.repeat(MAX_FLEET_RECORD_BYTES)}}});
+    expect(fleetRecordTooLarge({...PLAN, release: big})).toMatch(
+      /^the fleet rollout's record would be \d+ KiB, over the 128 KiB it may hold \(an annotation on each DaemonSet, which also holds the manifest's pod template\)/,
+    );
   });
 });

@@ -268,6 +268,70 @@ describe('strategy documents', () => {
   });
 });
 
+describe("the strategy file's clusterWaves (fleet rollout)", () => {
+  const duration = () => 0;
+  test('named waves of context names and patterns, in order, apart from the gated strategy', () => {
+    const doc = {
+      canary: 1,
+      clusterWaves: [
+        {name: 'canary', contexts: ['stage']},
+        {name: 'eu', contexts: ['prod-eu-*', ' prod-uk ']},
+        {name: 'rest', contexts: ['*']},
+      ],
+    };
+    expect(strategyFromDocument(doc, duration)).toEqual({
+      strategy: {canary: {kind: 'count', count: 1}},
+      clusterWaves: [
+        {name: 'canary', contexts: ['stage']},
+        {name: 'eu', contexts: ['prod-eu-*', 'prod-uk']},
+        {name: 'rest', contexts: ['*']},
+      ],
+    });
+  });
+  const text = ['clusterWaves:', '  - name: canary', '    contexts: [stage]', '  - name: canary', '    contexts: []'].join('\n');
+  test.each([
+    {
+      doc: {clusterWaves: []},
+      path: ['clusterWaves'],
+      line: 1,
+      message: 'clusterWaves: want a list of waves, each {name: NAME, contexts: [CONTEXT or PATTERN, ...]}',
+    },
+    {doc: {clusterWaves: {canary: ['stage']}}, path: ['clusterWaves'], line: 1, message: 'clusterWaves: want a list of waves'},
+    {doc: {clusterWaves: ['stage']}, path: ['clusterWaves', 0], line: 2, message: 'clusterWaves[0]: want {name: NAME, contexts: [...]}'},
+    {
+      doc: {clusterWaves: [{name: 'a', contexts: ['x'], bake: 1}]},
+      path: ['clusterWaves', 0, 'bake'],
+      line: 2,
+      message: 'clusterWaves[0]: unknown field "bake" (want name, contexts)',
+    },
+    {doc: {clusterWaves: [{contexts: ['x']}]}, path: ['clusterWaves', 0, 'name'], line: 2, message: 'clusterWaves[0].name: want a short name'},
+    {doc: {clusterWaves: [{name: 'eu west', contexts: ['x']}]}, path: ['clusterWaves', 0, 'name'], line: 2, message: 'clusterWaves[0].name: want a short name'},
+    {
+      doc: {
+        clusterWaves: [
+          {name: 'canary', contexts: ['stage']},
+          {name: 'canary', contexts: ['x']},
+        ],
+      },
+      path: ['clusterWaves', 1, 'name'],
+      line: 4,
+      message: 'clusterWaves[1].name: "canary" names an earlier wave too',
+    },
+    {
+      doc: {clusterWaves: [{name: 'a', contexts: []}]},
+      path: ['clusterWaves', 0, 'contexts'],
+      line: 2,
+      message: 'clusterWaves[0].contexts: want a list of context names or patterns',
+    },
+    {doc: {clusterWaves: [{name: 'a', contexts: 'stage'}]}, path: ['clusterWaves', 0, 'contexts'], line: 2, message: 'clusterWaves[0].contexts: want a list'},
+  ])('$message (line $line)', ({doc, path, line, message}) => {
+    const result = strategyFromDocument(doc, duration);
+    expect('problem' in result && result.problem.path).toEqual(path);
+    expect('problem' in result && result.problem.message).toContain(message);
+    expect(strategyLine(text, path)).toBe(line);
+  });
+});
+
 test('the README example strategy file is valid', async () => {
   const {readFile} = await import('node:fs/promises');
   const {load} = await import('js-yaml');

@@ -1,4 +1,4 @@
-// `kubectl ds-rollout fleet rollout NAME --contexts A,B,C --image C=IMG`: one release to several clusters in waves,
+// `kubectl ds-rollout fleet rollout NAME --contexts A,B,C --image C=IMG` (or `-f MANIFEST`): one release to several clusters in waves,
 // each cluster's wave a gated rollout. Heavy modules load inside run().
 import * as Flags from '@oclif/core/flags';
 import {BaseCommand} from '../../../cli/base-command.js';
@@ -16,6 +16,10 @@ export default class FleetRollout extends BaseCommand {
       description: 'Cluster a, then b, then c, each rolled out and baked first',
       command: 'kubectl ds-rollout fleet rollout agent --contexts a,b,c --image main=agent:v2',
     },
+    {
+      description: "The manifest's whole pod template, a then b and c together",
+      command: 'kubectl ds-rollout fleet rollout agent --contexts a,b,c -f agent.yaml --cluster-waves 1,100%',
+    },
   ];
 
   static override args = {name: daemonSetArg};
@@ -23,7 +27,8 @@ export default class FleetRollout extends BaseCommand {
   static override flags = {
     ...fleetMemberFlags,
     'cluster-waves': Flags.string({summary: 'Waves of clusters: counts, percentages.', helpValue: '1,25%,100%'}),
-    image: Flags.string({summary: 'The release: a container, its image.', helpValue: 'CONTAINER=IMAGE', multiple: true, required: true}),
+    image: Flags.string({summary: 'The release: a container, its image.', helpValue: 'CONTAINER=IMAGE', multiple: true}),
+    filename: Flags.string({char: 'f', summary: "The release: a manifest's pod template.", helpValue: 'MANIFEST'}),
     ...fleetDriverFlags,
     ...fleetDetachFlags,
     ...gatedFlags,
