@@ -151,6 +151,7 @@ async function driveOptions(
   const ref = {namespace: plan.namespace, name: plan.name};
   const detached = run.flags.detach !== false && run.flags.wait !== true;
   const killAtWave = Number(process.env['DS_ROLLOUT_TEST_KILL_AT_FLEET_WAVE'] ?? 0);
+  const killAtStart = process.env['DS_ROLLOUT_TEST_KILL_AT_FLEET_START'];
   return {
     members,
     timeoutMs: run.flags.timeout ?? 5 * 60_000,
@@ -162,6 +163,8 @@ async function driveOptions(
     onEvent: (event) => {
       // Tests of a driver killed between waves choose the point: SIGKILL as this wave (1-based) is about to start.
       if (event.kind === 'wave' && killAtWave > 0 && event.wave + 1 >= killAtWave) process.kill(process.pid, 'SIGKILL');
+      // ... or as this context has been started (its record and release written), its gated rollout not begun.
+      if (event.kind === 'started' && event.context === killAtStart) process.kill(process.pid, 'SIGKILL');
       const line = renderFleetEvent(event, ref, color);
       if (line !== undefined) out.write(`${line}\n`);
     },

@@ -318,6 +318,153 @@ describe('fleet rollout on three simulated clusters', () => {
     expect(resumed.stdout).toMatch(/complete, wave 2\/2, 3\/3 clusters complete/);
   });
 
+  /** A DaemonSet manifest of `agent` (or `name`), its template `template`, written into the test's directory. */
+  async function manifestFile(
+    file: string,
+    template: Record<string, unknown>,
+    metadata: Record<string, unknown> = {name: 'agent', namespace: 'default'},
+  ): Promise<string> {
+    const path = join(dir, file);
+    await writeFile(path, dump({apiVersion: 'apps/v1', kind: 'DaemonSet', metadata, spec: {selector: {matchLabels: {app: 'agent'}}, template}}));
+    return path;
+  }
+  const V3 = {metadata: {labels: {app: 'agent', release: 'v3'}}, spec: {containers: [{name: 'main', image: 'agent:v3'}]}};
+
+  test("-f MANIFEST: the manifest's whole template reaches every cluster wave by wave; abort takes each back to its own origin", async () => {
+    const manifest = await manifestFile('agent-v3.yaml', V3);
+    const args = ['-f', manifest, '--cluster-waves', '1,100%', '--canary', '1', '--no-detach', '--yes'];
+    const result = await fleet('rollout', ...args);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/Wave 1\/2: staging[\s\S]*Wave 2\/2: prod-eu, prod-us/);
+    expect(result.stdout).toMatch(/Fleet rollout of daemonset default\/agent \(main=agent:v3 template \w+\): complete, wave 2\/2, 3\/3 clusters complete/);
+    for (const tc of clusters) {
+      // The whole template: the manifest's label too, not only its image.
+      expect(daemonSet(tc).spec.template.metadata?.labels).toEqual({app: 'agent', release: 'v3'});
+      await vi.waitFor(() => expect(new Set(images(tc))).toEqual(new Set(['agent:v3'])), {timeout: 30_000, interval: 50});
+    }
+    // The document names the release by its images and hash, never the whole template.
+    const status = await fleet('status', '-o', 'json');
+    expect(JSON.parse(status.stdout)).toMatchObject({phase: 'complete', release: {images: {main: 'agent:v3'}, template: expect.any(String)}});
+    // The same manifest again, from another file (another machine's path): the same fleet rollout, complete.
+    const copy = await manifestFile('copy-of-v3.yaml', V3);
+    const again = await fleet('rollout', ...args.map((arg) => (arg === manifest ? copy : arg)));
+    expect({code: again.code, stderr: again.stderr}).toEqual({code: 0, stderr: ''});
+    expect(again.stdout).toMatch(/complete, wave 2\/2, 3\/3 clusters complete/);
+
+    const aborted = await fleet('abort', '--yes');
+    expect(aborted.stderr).toBe('');
+    expect(aborted.code).toBe(0);
+    for (const [i, tc] of clusters.entries()) {
+      const origin = ['agent:v1', 'agent:v1.1', 'agent:v1.2'][i]!;
+      expect(daemonSet(tc).spec.template.spec.containers[0]!.image).toBe(origin);
+      expect(daemonSet(tc).spec.template.metadata?.labels).toEqual({app: 'agent'});
+      await vi.waitFor(() => expect(new Set(images(tc))).toEqual(new Set([origin])), {timeout: 30_000, interval: 50});
+    }
+  });
+
+  test('-f: a cluster started but its gated rollout not begun goes back to its own origin revision on abort', async () => {
+    const manifest = await manifestFile('agent-v3.yaml', V3);
+    const flags = [
+      'fleet',
+      'rollout',
+      'agent',
+      '-n',
+      'default',
+      '--contexts',
+      CONTEXTS.join(','),
+      '-f',
+      manifest,
+      '--no-detach',
+      '--yes',
+      '--kubeconfig',
+      kubeconfig,
+    ];
+    // SIGKILL once staging holds the record and the manifest's template, before its gated rollout begins.
+    await expect(runCli(flags, {...ROLLOUT, env: {DS_ROLLOUT_TEST_KILL_AT_FLEET_START: 'staging'}})).rejects.toMatchObject({signal: 'SIGKILL'});
+    expect(daemonSet(clusters[0]!).spec.template.metadata?.labels).toEqual({app: 'agent', release: 'v3'});
+    const status = await fleet('status', '-o', 'json');
+    expect(JSON.parse(status.stdout)).toMatchObject({clusters: [{context: 'staging', phase: 'starting'}, {phase: 'pending'}, {phase: 'pending'}]});
+    const aborted = await fleet('abort', '--yes');
+    expect({code: aborted.code, stderr: aborted.stderr}).toEqual({code: 0, stderr: ''});
+    expect(daemonSet(clusters[0]!).spec.template).toMatchObject({metadata: {labels: {app: 'agent'}}, spec: {containers: [{name: 'main', image: 'agent:v1'}]}});
+    expect(daemonSet(clusters[0]!).spec.template.metadata?.labels).toEqual({app: 'agent'});
+    expect(images(clusters[0]!)).toEqual(['agent:v1', 'agent:v1']);
+    expect(daemonSet(clusters[1]!).metadata.annotations?.[FLEET_ROLLOUT_ANNOTATION]).toBeUndefined();
+  });
+
+  test('-f: a manifest of another DaemonSet or namespace, a bad or too large one, or with --image: one line, exit 1, no cluster touched', async () => {
+    const before = clusters.map(writes);
+    const other = await manifestFile('other.yaml', V3, {name: 'other', namespace: 'default'});
+    const elsewhere = await manifestFile('elsewhere.yaml', V3, {name: 'agent', namespace: 'kube-system'});
+    const unmatched = await manifestFile('unmatched.yaml', {...V3, metadata: {labels: {app: 'other'}}});
+    const huge = await manifestFile('huge.yaml', {...V3, metadata: {...V3.metadata, annotations: {blob: 'x'.repeat(200 * 1024)}}});
+    const broken = join(dir, 'broken.yaml');
+    await writeFile(broken, 'kind: DaemonSet\nmetadata: {name: agent\n');
+    const good = await manifestFile('good.yaml', V3);
+    for (const [args, message] of [
+      [['-f', other], /^error: manifest "\S+other.yaml" holds no DaemonSet named "agent" \(it has "other"\)$/],
+      [['-f', elsewhere], /^error: the namespace from the manifest \("kube-system"\) does not match the namespace "default"; pass --namespace=kube-system$/],
+      [['-f', unmatched], /^error: manifest "\S+unmatched.yaml": daemonset "default\/agent" is invalid: .*selector/],
+      [['-f', huge], /^error: the fleet rollout's record would be \d+ KiB, over the 128 KiB it may hold/],
+      [['-f', broken], /^error: manifest "\S+broken.yaml" is not valid YAML or JSON/],
+      [['-f', join(dir, 'missing.yaml')], /^error: .*missing.yaml/],
+      [['-f', good, '--image', 'main=agent:v2'], /^error: --image and -f both give the release: give one of them$/],
+      [[], /^error: a fleet rollout needs the release: --image CONTAINER=IMAGE or -f MANIFEST$/],
+    ] as const) {
+      const result = await fleet('rollout', ...args, '--no-detach', '--yes');
+      expect({code: result.code, stdout: result.stdout}).toEqual({code: 1, stdout: ''});
+      expect(result.stderr.trimEnd()).toMatch(message);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    }
+    expect(clusters.map(writes)).toEqual(before);
+  });
+
+  test('named cluster waves of the strategy file order the clusters; the progress and status name each wave', async () => {
+    const strategy = join(dir, 'fleet-strategy.yaml');
+    const waves = [
+      'clusterWaves:',
+      '  - name: first',
+      '    contexts: [prod-us]',
+      '  - name: eu',
+      '    contexts: ["prod-e*"]',
+      '  - name: rest',
+      '    contexts: ["*"]',
+    ];
+    await writeFile(strategy, [...waves, 'maxRestarts: 0'].join('\n'));
+    // With --cluster-waves too, or a wave that takes none of the contexts: one line, exit 1, nothing touched.
+    const before = clusters.map(writes);
+    const both = await fleet('rollout', '--strategy', strategy, '--cluster-waves', '1,100%', '--image', 'main=agent:v2', '--no-detach', '--yes');
+    expect({code: both.code, stderr: both.stderr}).toEqual({
+      code: 1,
+      stderr: `error: --cluster-waves and the clusterWaves of --strategy file "${strategy}" both give the waves: give one of them\n`,
+    });
+    const idle = join(dir, 'idle-strategy.yaml');
+    await writeFile(idle, ['clusterWaves:', '  - name: ap', '    contexts: ["prod-ap-*"]', '  - name: rest', '    contexts: ["*"]'].join('\n'));
+    const none = await fleet('rollout', '--strategy', idle, '--image', 'main=agent:v2', '--no-detach', '--yes');
+    expect({code: none.code, stderr: none.stderr}).toEqual({
+      code: 1,
+      stderr: `error: the strategy file's cluster wave "ap" (prod-ap-*) takes none of the contexts staging, prod-eu, prod-us\n`,
+    });
+    expect(clusters.map(writes)).toEqual(before);
+
+    const result = await fleet('rollout', '--strategy', strategy, '--image', 'main=agent:v2', '--no-detach', '--yes');
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/Wave 1\/3 \(first\): prod-us[\s\S]*Wave 2\/3 \(eu\): prod-eu[\s\S]*Wave 3\/3 \(rest\): staging/);
+    expect(result.stdout).toMatch(/complete, wave 3\/3 \(rest\), 3\/3 clusters complete/);
+    const status = await fleet('status');
+    expect(status.stdout).toMatch(/prod-us\s+1\/3 first\s+complete/);
+    expect(status.stdout).toMatch(/staging\s+3\/3 rest\s+complete/);
+    const json = JSON.parse((await fleet('status', '-o', 'json')).stdout) as {waveNames: string[]; clusters: {context: string; waveName: string}[]};
+    expect(json.waveNames).toEqual(['first', 'eu', 'rest']);
+    expect(json.clusters.map((c) => [c.context, c.waveName])).toEqual([
+      ['prod-us', 'first'],
+      ['prod-eu', 'eu'],
+      ['staging', 'rest'],
+    ]);
+  });
+
   test("a cluster's own refusal names the cluster: a plain OnDelete DaemonSet is not paused by the fleet", async () => {
     clusters[0]!.cluster.store.modify('daemonsets', 'default', 'agent', (ds) => {
       const d = ds as unknown as DaemonSet;

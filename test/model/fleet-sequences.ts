@@ -3,7 +3,7 @@
 // would, and fast-check interleaving the driver's rounds with what the world does: a cluster unreachable mid-wave
 // (and back), a driver killed between waves (the next round is another machine's rerun: nothing is remembered but
 // the clusters), an abort while one cluster bakes, someone changing one cluster's template by hand, a release that
-// fails in one cluster. After every step the invariants below hold; a failure is shrunk to its shortest sequence.
+// fails in one cluster; the release an image or a manifest's whole template. After every step the invariants below hold; a failure is shrunk to its shortest sequence.
 import fc from 'fast-check';
 import {
   computeTemplateHash,
@@ -11,7 +11,9 @@ import {
   FLEET_ROLLOUT_ANNOTATION,
   type FleetPlan,
   type FleetRecord,
+  type FleetRelease,
   fleetRecordFor,
+  fleetTemplateReleaseOf,
   fleetViewOf,
   type FleetView,
   formatGatedRecord,
@@ -58,13 +60,19 @@ const ORIGIN: DaemonSet = {
   },
 };
 
-function planOf(count: number, waves: readonly number[]): FleetPlan {
+/** The release: an image (`--image`), or a manifest's whole template (`-f`). */
+function releaseOf(template: boolean): FleetRelease {
+  if (!template) return {images: {main: 'agent:v2'}};
+  return fleetTemplateReleaseOf({metadata: {labels: {app: 'agent', release: 'v2'}}, spec: {containers: [{name: 'main', image: 'agent:v2'}]}});
+}
+
+function planOf(count: number, waves: readonly number[], template = false): FleetPlan {
   return {
     namespace: 'default',
     name: 'agent',
     contexts: Array.from({length: count}, (_, i) => `c${i}`),
     waves,
-    release: {images: {main: 'agent:v2'}},
+    release: releaseOf(template),
     strategy: {
       canary: {kind: 'count', count: 1},
       canaryBakeMs: 60_000,
@@ -241,13 +249,14 @@ export const fleetSequence = fc.integer({min: 1, max: 6}).chain((count) =>
     count: fc.constant(count),
     waves: fc.uniqueArray(fc.integer({min: 1, max: count}), {maxLength: count}).map((ends) => [...new Set([...ends, count])].sort((a, b) => a - b)),
     failing: fc.uniqueArray(fc.nat(count - 1), {maxLength: 2}),
+    template: fc.boolean(),
     steps: fc.array(step, {maxLength: 30}),
   }),
 );
 
 export function fleetSequencesHold() {
-  return fc.property(fleetSequence, ({count, waves, failing, steps}) => {
-    const model = new FleetModel(planOf(count, waves), new Set(failing));
+  return fc.property(fleetSequence, ({count, waves, failing, template, steps}) => {
+    const model = new FleetModel(planOf(count, waves, template), new Set(failing));
     for (const s of steps) model.apply(s);
     model.settle();
   });
