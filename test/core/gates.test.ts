@@ -288,6 +288,19 @@ describe("the strategy file's clusterWaves (fleet rollout)", () => {
       ],
     });
   });
+  test('examples/fleet-strategy.yaml is valid', async () => {
+    const {readFile} = await import('node:fs/promises');
+    const {load} = await import('js-yaml');
+    const parsed = strategyFromDocument(load(await readFile('examples/fleet-strategy.yaml', 'utf8')), () => 600_000);
+    expect(parsed).toEqual({
+      strategy: {canary: {kind: 'count', count: 1}, canaryBakeMs: 600_000, onFailure: 'undo'},
+      clusterWaves: [
+        {name: 'canary', contexts: ['stage']},
+        {name: 'eu', contexts: ['prod-eu-*']},
+        {name: 'rest', contexts: ['*']},
+      ],
+    });
+  });
   const text = ['clusterWaves:', '  - name: canary', '    contexts: [stage]', '  - name: canary', '    contexts: []'].join('\n');
   test.each([
     {
