@@ -82,9 +82,8 @@ const HELP_MARKERS: Readonly<Record<string, Marker>> = {
   'kubectl ds-rollout abort fluentd -n kube-system --yes': {skip: 'needs a gated rollout under way (test/cli/gated-abort.test.ts)'},
   'kubectl ds-rollout abort fluentd -n kube-system --max-unavailable 3 --yes': {skip: 'needs a gated rollout under way (test/cli/gated-abort.test.ts)'},
   'kubectl ds-rollout promote fluentd -n kube-system --yes': {skip: 'needs a gated rollout waiting for approval (test/cli/gated.test.ts)'},
-  'kubectl ds-rollout fleet rollout agent --contexts a,b,c --image main=agent:v2': {skip: 'needs contexts a, b and c (test/cli/fleet-rollout.test.ts)'},
-  'kubectl ds-rollout fleet rollout agent --contexts a,b,c -f agent.yaml --cluster-waves 1,100%': {
-    skip: 'needs contexts a, b and c and a manifest agent.yaml (test/cli/fleet-rollout.test.ts)',
+  'kubectl ds-rollout fleet rollout agent --contexts a,b,c --image main=agent:v2\nkubectl ds-rollout fleet rollout agent --contexts a,b,c -f agent.yaml': {
+    skip: 'needs contexts a, b and c, and a manifest agent.yaml (test/cli/fleet-rollout.test.ts)',
   },
   'kubectl ds-rollout fleet status agent --contexts a': {skip: 'needs a fleet rollout in context a (test/cli/fleet-rollout.test.ts)'},
   'kubectl ds-rollout fleet promote agent --contexts a --yes': {skip: 'needs a fleet rollout waiting for approval (test/cli/fleet-rollout.test.ts)'},

@@ -13,12 +13,9 @@ export default class FleetRollout extends BaseCommand {
 
   static override examples = [
     {
-      description: 'Cluster a, then b, then c, each rolled out and baked first',
-      command: 'kubectl ds-rollout fleet rollout agent --contexts a,b,c --image main=agent:v2',
-    },
-    {
-      description: "The manifest's whole pod template, a then b and c together",
-      command: 'kubectl ds-rollout fleet rollout agent --contexts a,b,c -f agent.yaml --cluster-waves 1,100%',
+      description: "Cluster a, then b, then c: an image, or a manifest's whole pod template",
+      command:
+        'kubectl ds-rollout fleet rollout agent --contexts a,b,c --image main=agent:v2\nkubectl ds-rollout fleet rollout agent --contexts a,b,c -f agent.yaml',
     },
   ];
 
