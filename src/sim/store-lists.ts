@@ -78,7 +78,7 @@ function candidates(tables: ObjectTables, resource: ResourceName, namespace: str
   const node = resource === 'pods' ? pinnedValue(fields, 'spec.nodeName') : undefined;
   if (node !== undefined) {
     const onNode = tables.podsOnNode(node);
-    const filtered = namespace === '' ? [...onNode] : onNode.filter((s) => s.namespace === namespace);
+    const filtered = namespace === '' ? onNode : onNode.filter((s) => s.namespace === namespace);
     return filtered.sort((a, b) => byteCompare(`${a.namespace}/${a.name}`, `${b.namespace}/${b.name}`));
   }
   if (namespace !== '' || !RESOURCES[resource].namespaced) return table.sorted(namespace);

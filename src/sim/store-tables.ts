@@ -161,8 +161,8 @@ export class ObjectTables {
     return [...(this.dependents.get(uid) ?? [])];
   }
 
-  /** Pods bound to `nodeName`, in no particular order. */
-  podsOnNode(nodeName: string): readonly StoredObject[] {
+  /** Pods bound to `nodeName`, in no particular order (a fresh array). */
+  podsOnNode(nodeName: string): StoredObject[] {
     return [...(this.podsByNode.get(nodeName) ?? [])];
   }
 
