@@ -1,14 +1,19 @@
 // A fleet for the e2e suite: the real 1.20.2 control plane and two simulated clusters started in the test process,
 // each running the DaemonSet `agent` (registry.example/agent:1.0) on its own nodes, and one kubeconfig holding them
 // as contexts `real-1.20`, `sim-a`, `sim-b`, plus `down`, whose server nothing listens on. In every member, pods of
-// an image containing `agent:broken` crash-loop.
-import {readFileSync, writeFileSync} from 'node:fs';
-import {join} from 'node:path';
+// an image containing `agent:broken` crash-loop, and pods of JOB_IMAGE run the plugin (a detached rollout's Job).
+import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {join, resolve} from 'node:path';
 import {closedPort, fleetKubeconfig} from '../helpers/fleet-kubeconfig.js';
 import {startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
 import {agentManifest, applyAgent, eventually, startControlPlane, type ControlPlane, type RunResult} from './control-plane.js';
 
 export const BROKEN = 'agent:broken';
+
+/** The image of a detached rollout's Job in every member: this checkout's plugin, run by this machine's node. */
+export const JOB_IMAGE = 'ds-rollout:e2e';
+const JOB_COMMAND = [process.execPath, join(resolve(import.meta.dirname, '../..'), 'bin/kubectl-ds_rollout')];
 
 export interface Fleet {
   readonly cp: ControlPlane;
@@ -24,11 +29,10 @@ export interface Fleet {
 /** Starts the members in parallel, writes the kubeconfig, and rolls `agent` out in each. */
 export async function startFleet(nodes: number): Promise<Fleet> {
   const failures = [{image: BROKEN, mode: 'crash' as const}];
-  const started = await Promise.allSettled([
-    startControlPlane({nodes, startDelayMs: 300, stopDelayMs: 300, failures}),
-    startTestCluster({scenario: 'empty', nodes, speed: 20, kubelet: {failures}}),
-    startTestCluster({scenario: 'empty', nodes, speed: 20, kubelet: {failures}}),
-  ]);
+  const images = [{image: JOB_IMAGE, command: JOB_COMMAND}];
+  const sim = () =>
+    startTestCluster({scenario: 'empty', nodes, speed: 20, kubelet: {failures}, exec: {images, dir: mkdtempSync(join(tmpdir(), 'ds-rollout-jobs-'))}});
+  const started = await Promise.allSettled([startControlPlane({nodes, startDelayMs: 300, stopDelayMs: 300, failures, execImages: images}), sim(), sim()]);
   const [cp, simA, simB] = started.map((s) => (s.status === 'fulfilled' ? s.value : undefined)) as [ControlPlane?, TestCluster?, TestCluster?];
   const stop = async () => {
     cp?.stop();

@@ -3,12 +3,13 @@
 // --cluster-waves 1,100% --no-detach`: a healthy release completes on the real cluster before either simulated one
 // is written, then reaches both, each cluster within its own budget (maxUnavailable 1, a watch of its pods from
 // before the rollout); a release whose pods crash-loop fails on the real cluster, is undone there (its template back
-// on its origin), and the simulated clusters see not one write.
+// on its origin), and the simulated clusters see not one write; once that failed fleet is aborted, a third release
+// rolls out detached (the default: a Job in each cluster runs its gated rollout) the same way.
 import type {V1DaemonSet, V1Pod} from '@kubernetes/client-node';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import type {TestCluster} from '../helpers/sim-cluster.js';
 import {agentDaemonSet, budgetWatch, eventually, follow, kubectlJson, type List, nodesWithoutAvailablePod} from './control-plane.js';
-import {BROKEN, startFleet, type Fleet} from './fleet-members.js';
+import {BROKEN, JOB_IMAGE, startFleet, type Fleet} from './fleet-members.js';
 
 const NODES = 3;
 const SIMS = ['sim-a', 'sim-b'] as const;
@@ -74,6 +75,52 @@ async function realImages(): Promise<string[]> {
 
 const everyNodeOn = (image: string) => Array.from({length: NODES}, (_, i) => `node-${String(i + 1).padStart(2, '0')}=${image}`);
 
+/**
+ * `fleet rollout` of a healthy `release` (with `flags`), watched: it completes on the real cluster before either
+ * simulated cluster takes a write, then on both, each within its budget (maxUnavailable 1). Returns its stdout.
+ */
+async function healthyRollout(release: string, flags: readonly string[]): Promise<string> {
+  const before = SIMS.map(simMark);
+  // The moment this process sees the real cluster's gated rollout complete on the release: what the sims were then.
+  let atRealComplete: ReturnType<typeof simMark>[] | undefined;
+  const stopFollowing = await follow<V1DaemonSet>(members.cp, '/apis/apps/v1/namespaces/default/daemonsets', (_type, ds) => {
+    const gated = ds.metadata?.annotations?.['ds-rollout.io/gated-rollout'];
+    const complete = gated !== undefined && (JSON.parse(gated) as {phase?: string}).phase === 'complete';
+    if (atRealComplete === undefined && complete && ds.spec?.template.spec?.containers[0]?.image === release) atRealComplete = SIMS.map(simMark);
+  });
+  const realBudget = await budgetWatch(members.cp, NODES);
+  const budgets = simBudgets();
+  let result;
+  let worst;
+  try {
+    result = await fleet('rollout', '--image', `agent=${release}`, ...flags);
+  } finally {
+    stopFollowing();
+    worst = {real: realBudget.stop(), sims: budgets.stop()};
+  }
+  // Each cluster within its own budget: never more than maxUnavailable (1) of its nodes without an available pod
+  // (and the witnesses saw the rollout: one node at a time).
+  expect(worst).toEqual({real: 1, sims: [1, 1]});
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  expect(result.stdout).toMatch(/^Wave 1\/2: real-1\.20\n(.*\n)*Wave 2\/2: sim-a, sim-b\n/);
+  expect(result.stdout).toContain(`Fleet rollout of daemonset default/agent (agent=${release}): complete, wave 2/2, 3/3 clusters complete`);
+  // The real cluster had completed while neither simulated cluster had taken a write.
+  expect(atRealComplete).toEqual(before);
+
+  expect(await realImages()).toEqual(everyNodeOn(release));
+  for (const context of SIMS) {
+    expect(simDaemonSet(context).spec?.template.spec?.containers[0]?.image).toBe(release);
+    // Settled (its status too), so that the next case's marks hold still.
+    await eventually(`${context} on the release on every node`, async () => {
+      const {status} = simDaemonSet(context);
+      const on = simPods(context).filter((p) => !p.metadata?.deletionTimestamp && p.spec?.containers[0]?.image === release);
+      return on.length === NODES && status?.updatedNumberScheduled === NODES && status.numberAvailable === NODES ? true : undefined;
+    });
+  }
+  return result.stdout;
+}
+
 beforeAll(async () => {
   members = await startFleet(NODES);
 });
@@ -84,47 +131,7 @@ afterAll(async () => {
 
 describe('a fleet rollout with the real 1.20.2 control plane as its first wave', () => {
   it('a healthy release completes on the real cluster before any simulated one is written, then reaches both, each within its budget', async () => {
-    const release = 'registry.example/agent:2.0';
-    const before = SIMS.map(simMark);
-    // The moment this process sees the real cluster's gated rollout complete on the release: what the sims were then.
-    let atRealComplete: ReturnType<typeof simMark>[] | undefined;
-    const stopFollowing = await follow<V1DaemonSet>(members.cp, '/apis/apps/v1/namespaces/default/daemonsets', (_type, ds) => {
-      const gated = ds.metadata?.annotations?.['ds-rollout.io/gated-rollout'];
-      const complete = gated !== undefined && (JSON.parse(gated) as {phase?: string}).phase === 'complete';
-      if (atRealComplete === undefined && complete && ds.spec?.template.spec?.containers[0]?.image === release) atRealComplete = SIMS.map(simMark);
-    });
-    const realBudget = await budgetWatch(members.cp, NODES);
-    const budgets = simBudgets();
-    let result;
-    let worst;
-    try {
-      result = await fleet('rollout', '--image', `agent=${release}`, '--canary', '1', '--no-detach', '--yes');
-    } finally {
-      stopFollowing();
-      worst = {real: realBudget.stop(), sims: budgets.stop()};
-    }
-    // Each cluster within its own budget: never more than maxUnavailable (1) of its nodes without an available pod
-    // (and the witnesses saw the rollout: one node at a time).
-    expect(worst).toEqual({real: 1, sims: [1, 1]});
-    expect(result.stderr).toBe('');
-    expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^Wave 1\/2: real-1\.20\n[\s\S]*\nWave 2\/2: sim-a, sim-b\n/);
-    expect(result.stdout).toMatch(
-      /Fleet rollout of daemonset default\/agent \(agent=registry\.example\/agent:2\.0\): complete, wave 2\/2, 3\/3 clusters complete/,
-    );
-    // The real cluster had completed while neither simulated cluster had taken a write.
-    expect(atRealComplete).toEqual(before);
-
-    expect(await realImages()).toEqual(everyNodeOn(release));
-    for (const context of SIMS) {
-      expect(simDaemonSet(context).spec?.template.spec?.containers[0]?.image).toBe(release);
-      // Settled (its status too), so that the next case's marks hold still.
-      await eventually(`${context} on the release on every node`, async () => {
-        const {status} = simDaemonSet(context);
-        const on = simPods(context).filter((p) => !p.metadata?.deletionTimestamp && p.spec?.containers[0]?.image === release);
-        return on.length === NODES && status?.updatedNumberScheduled === NODES && status.numberAvailable === NODES ? true : undefined;
-      });
-    }
+    await healthyRollout('registry.example/agent:2.0', ['--canary', '1', '--no-detach', '--yes']);
   });
 
   it('a release that crashes fails on the real cluster, is undone there, and the simulated clusters see not one write', async () => {
@@ -168,5 +175,25 @@ describe('a fleet rollout with the real 1.20.2 control plane as its first wave',
         {context: 'sim-b', wave: 2, phase: 'pending'},
       ],
     });
+  });
+
+  it('fleet abort ends the failed fleet; then, detached by default, a Job in each cluster runs its gated rollout, wave by wave', async () => {
+    const origin = (await agentDaemonSet(members.cp)).spec?.template.spec?.containers[0]?.image;
+    const before = SIMS.map(simMark);
+    const aborted = await fleet('abort', '--yes');
+    expect({code: aborted.code, stderr: aborted.stderr}).toEqual({code: 0, stderr: ''});
+    // The real cluster was undone already; the simulated ones were never touched by that fleet.
+    expect((await agentDaemonSet(members.cp)).spec?.template.spec?.containers[0]?.image).toBe(origin);
+    expect(SIMS.map(simMark)).toEqual(before);
+
+    // The first fleet (2.0) still holds the simulated clusters, the failed one took the real cluster: neither holds
+    // this one. Each cluster's gated rollout in a Job there (on the real cluster the Job controller's pod, played by
+    // the kubelet agent), the driver following their watches.
+    const stdout = await healthyRollout('registry.example/agent:3.0', ['--canary', '1', '--job-image', JOB_IMAGE, '--yes']);
+    expect(stdout).toMatch(
+      /^Wave 1\/2: real-1\.20\n(.*\n)*\[real-1\.20\] Job default\/\S+ created: it runs the gated rollout in the cluster\n(.*\n)*Wave 2\/2/,
+    );
+    expect(stdout).toMatch(/\nWave 2\/2: sim-a, sim-b\n(.*\n)*\[sim-a\] Job default\/\S+ created/);
+    for (const context of SIMS) expect(sim(context).cluster.store.list('jobs', {namespace: 'default'}).items).toHaveLength(1);
   });
 });
