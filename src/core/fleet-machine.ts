@@ -45,6 +45,11 @@ export interface FleetRecord extends FleetPlan {
   readonly origin?: FleetRelease;
   /** `fleet abort` was asked: this cluster goes back to its own origin. */
   readonly aborted?: boolean;
+  /**
+   * Orders the fleet rollouts of a DaemonSet: one more than the highest its clusters held when it began (absent: 0).
+   * A cluster of this plan that holds a higher one was taken by a later fleet rollout (fleetGenerationOf).
+   */
+  readonly generation?: number;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -138,6 +143,13 @@ export function templateRunsRelease(template: PodTemplateSpec, release: FleetRel
   return Object.entries(release.images).every(([name, image]) => template.spec.containers.some((c) => c.name === name && c.image === image));
 }
 
+/** The release as `--image` spells it: `main=agent:v2,side=s:1`. */
+export function fleetReleaseText(release: FleetRelease): string {
+  return Object.entries(release.images)
+    .map(([container, image]) => `${container}=${image}`)
+    .join(',');
+}
+
 /** The images `template` runs in the release's containers: what the release replaces. */
 export function releaseOriginOf(template: PodTemplateSpec, release: FleetRelease): FleetRelease {
   const images: Record<string, string> = {};
@@ -226,15 +238,46 @@ function failureWords(failures: readonly {readonly pod?: string; readonly node?:
   return `${first.pod ? `pod ${first.pod} ` : ''}${first.node ? `on node ${first.node}: ` : ''}${first.reason}${failures.length > 1 ? ` and ${failures.length - 1} more` : ''}`;
 }
 
-/** One cluster as `plan` sees it (its record of another fleet is `pending`, with the other fleet named). */
-export function fleetClusterOf(plan: FleetPlan, input: FleetClusterInput): FleetCluster {
+/**
+ * One cluster as `plan` sees it: its record of another fleet is `pending`, unless that fleet is later than this one
+ * (a higher generation than `generation`, this fleet's): then this fleet's part there ended (`changed`, completed,
+ * as only a fleet that completed or was aborted lets another begin), and the cluster is the later fleet's to touch.
+ */
+export function fleetClusterOf(plan: FleetPlan, input: FleetClusterInput, generation?: number): FleetCluster {
   const wave = waveOfContext(plan, input.context);
   if ('error' in input) return {context: input.context, wave, phase: 'unreachable', message: input.error, touched: false};
   const found = fleetRecordOf(input.ds);
   if (found.kind === 'invalid')
     return {context: input.context, wave, phase: 'changed', message: `its fleet record cannot be read (${found.error})`, touched: false};
+  if (found.kind === 'record' && found.record.id !== fleetIdOf(plan) && generation !== undefined && (found.record.generation ?? 0) > generation) {
+    const message = `taken by a later fleet rollout (${fleetReleaseText(found.record.release)})`;
+    return {context: input.context, wave, phase: 'changed', message, touched: false, completed: true};
+  }
   if (found.kind === 'none' || found.record.id !== fleetIdOf(plan)) return {context: input.context, wave, phase: 'pending', touched: false};
   return {context: input.context, wave, touched: true, ...touchedPhase(input.ds, found.record)};
+}
+
+/**
+ * The generation of `plan`'s fleet rollout: the one its records hold, or for a fleet that holds none yet, one more
+ * than the highest any cluster read holds (so that each cluster's records only ever grow in generation).
+ */
+export function fleetGenerationOf(plan: FleetPlan, inputs: readonly FleetClusterInput[]): number {
+  return recordedGenerationOf(plan, inputs) ?? 1 + Math.max(0, ...recordsOf(inputs).map((record) => record.generation ?? 0));
+}
+
+function recordsOf(inputs: readonly FleetClusterInput[]): FleetRecord[] {
+  return inputs.flatMap((input) => {
+    if ('error' in input) return [];
+    const found = fleetRecordOf(input.ds);
+    return found.kind === 'record' ? [found.record] : [];
+  });
+}
+
+/** The generation this fleet's records hold (absent: 0); undefined: no cluster read holds one. */
+function recordedGenerationOf(plan: FleetPlan, inputs: readonly FleetClusterInput[]): number | undefined {
+  const id = fleetIdOf(plan);
+  const ours = recordsOf(inputs).filter((record) => record.id === id);
+  return ours.length === 0 ? undefined : Math.max(...ours.map((record) => record.generation ?? 0));
 }
 
 export type FleetPhase = 'pending' | 'rolling' | 'awaiting-approval' | 'failed' | 'complete' | 'aborting' | 'aborted' | 'unreachable';
@@ -269,8 +312,8 @@ function actionOf(plan: FleetPlan, clusters: readonly FleetCluster[]): FleetActi
     return {kind: 'aborted', contexts: clusters.filter((c) => c.touched && c.phase !== 'aborted').map((c) => c.context)};
   // Every cluster completed: a change by hand afterwards is the next release's business, not this fleet's.
   if (clusters.every((c) => c.phase === 'complete' || c.completed)) return {kind: 'complete'};
-  // The cluster that stopped the wave under way first, before one changed after it completed.
-  const stops = clusters.filter((c) => c.touched && STOPPED.has(c.phase));
+  // The cluster that stopped the wave under way first, before one changed after it completed (or taken by a later fleet).
+  const stops = clusters.filter((c) => (c.touched || c.completed) && STOPPED.has(c.phase));
   const stopped = stops.find((c) => !c.completed) ?? stops[0];
   if (stopped) return {kind: 'failed', wave: stopped.wave, context: stopped.context, message: stopped.message ?? stopped.phase};
   const waves = fleetWaves(plan);
@@ -296,7 +339,8 @@ const PHASE_OF_ACTION: Record<FleetAction['kind'], FleetPhase> = {
 
 /** The fleet as its clusters have it now (every context of the plan, read or not), and what comes next. */
 export function fleetViewOf(plan: FleetPlan, inputs: readonly FleetClusterInput[]): FleetView {
-  const clusters = plan.contexts.map((context) => fleetClusterOf(plan, inputs.find((i) => i.context === context) ?? {context, error: 'not read'}));
+  const generation = recordedGenerationOf(plan, inputs);
+  const clusters = plan.contexts.map((context) => fleetClusterOf(plan, inputs.find((i) => i.context === context) ?? {context, error: 'not read'}, generation));
   const action = actionOf(plan, clusters);
   let phase = PHASE_OF_ACTION[action.kind];
   if (action.kind === 'aborted' && action.contexts.length > 0) phase = 'aborting';
@@ -318,10 +362,7 @@ export function conflictingFleet(plan: FleetPlan, inputs: readonly FleetClusterI
     if (found.kind !== 'record' || found.record.id === id) continue;
     const other = fleetViewOf(found.record, inputs);
     if (other.phase === 'complete' || other.phase === 'aborted') continue;
-    const release = Object.entries(found.record.release.images)
-      .map(([c, image]) => `${c}=${image}`)
-      .join(',');
-    return `another fleet rollout of ${plan.namespace}/${plan.name} (${release} over ${found.record.contexts.join(',')}) is ${other.phase} in context ${input.context}: finish it, or end it with 'kubectl ds-rollout fleet abort ${plan.name} -n ${plan.namespace} --contexts ${found.record.contexts.join(',')}'`;
+    return `another fleet rollout of ${plan.namespace}/${plan.name} (${fleetReleaseText(found.record.release)} over ${found.record.contexts.join(',')}) is ${other.phase} in context ${input.context}: finish it, or end it with 'kubectl ds-rollout fleet abort ${plan.name} -n ${plan.namespace} --contexts ${found.record.contexts.join(',')}'`;
   }
   return undefined;
 }

@@ -1,7 +1,7 @@
 // The fleet rollout for people: its progress lines (each cluster's gated rollout lines prefixed by its context) and
 // where it stands, one row per cluster (CONTEXT, WAVE, PHASE, and why), with a last line naming the fleet's phase.
 // Pure: the service's events and results in, text out.
-import type {FleetPhase, FleetRelease, GatedEvent} from '../core/index.js';
+import {type FleetPhase, type FleetRelease, fleetReleaseText, type GatedEvent} from '../core/index.js';
 import {escapeControlCharacters, palette} from './color.js';
 import {renderGatedEvent} from './gated-text.js';
 import {renderTableCuttingLast} from './status-list-text.js';
@@ -26,12 +26,6 @@ export interface FleetRolloutResult {
   readonly waves: number;
   readonly release: FleetRelease;
   readonly clusters: readonly {readonly context: string; readonly wave: number; readonly phase: string; readonly message?: string}[];
-}
-
-export function releaseText(release: FleetRelease): string {
-  return Object.entries(release.images)
-    .map(([container, image]) => `${container}=${image}`)
-    .join(',');
 }
 
 /** One progress line (or lines), or undefined for an event the summary says. */
@@ -80,6 +74,6 @@ export function renderFleetRolloutText(result: FleetRolloutResult, options: {col
   const table = renderTableCuttingLast(['CONTEXT', 'WAVE', 'PHASE', 'MESSAGE'], rows, options.width);
   const {namespace, name} = result.daemonSet;
   const done = result.clusters.filter((cluster) => cluster.phase === 'complete').length;
-  const line = `Fleet rollout of daemonset ${namespace}/${name} (${releaseText(result.release)}): ${PHASE_WORDS[result.phase]}, wave ${result.wave}/${result.waves}, ${done}/${result.clusters.length} clusters complete`;
+  const line = `Fleet rollout of daemonset ${namespace}/${name} (${fleetReleaseText(result.release)}): ${PHASE_WORDS[result.phase]}, wave ${result.wave}/${result.waves}, ${done}/${result.clusters.length} clusters complete`;
   return `${table}${c.bold(line)}\n`;
 }

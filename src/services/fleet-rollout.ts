@@ -14,6 +14,7 @@ import {
   type FleetRecord,
   type FleetView,
   fleetClusterOf,
+  fleetGenerationOf,
   fleetRecordBody,
   fleetRecordFor,
   fleetRecordOf,
@@ -93,9 +94,9 @@ export async function readFleet(members: readonly FleetSession[], ref: {namespac
 }
 
 /** The merge patch that takes a cluster on: the fleet's record and the release in its template (undefined: taken already). */
-function startPatch(plan: FleetPlan, context: string, current: DaemonSet) {
+function startPatch(plan: FleetPlan, context: string, generation: number, current: DaemonSet) {
   const found = fleetRecordOf(current);
-  const record = fleetRecordFor(plan, context);
+  const record = {...fleetRecordFor(plan, context), generation};
   if (found.kind === 'record' && found.record.id === record.id) return undefined;
   // Someone's own gated rollout holds this DaemonSet: the fleet would supersede it.
   const gated = gatedViewOf(current);
@@ -113,10 +114,10 @@ function startPatch(plan: FleetPlan, context: string, current: DaemonSet) {
 }
 
 /**
- * Takes one cluster into the fleet: paused (as `pause`), then its record and the release in one write on the
- * resourceVersion it was read at. A cluster with the record already is left as it is (a rerun).
+ * Takes one cluster into the fleet: paused (as `pause`), then its record (of `generation`: fleetGenerationOf) and the
+ * release in one write on the resourceVersion it was read at. A cluster with the record already is left as it is (a rerun).
  */
-async function startCluster(session: LiveSession, plan: FleetPlan, context: string): Promise<void> {
+async function startCluster(session: LiveSession, plan: FleetPlan, context: string, generation: number): Promise<void> {
   const ref = {namespace: plan.namespace, name: plan.name};
   try {
     await pauseDaemonSet({writer: session.writer, clock: session.clock}, {ref});
@@ -126,7 +127,7 @@ async function startCluster(session: LiveSession, plan: FleetPlan, context: stri
     const Same = error.constructor as new (message: string, options?: {cause?: unknown}) => DsRolloutError;
     throw new Same(`context ${context}: ${error.message}`, {cause: error});
   }
-  const {after} = await session.writer.patchDaemonSet(ref, (current) => startPatch(plan, context, current));
+  const {after} = await session.writer.patchDaemonSet(ref, (current) => startPatch(plan, context, generation, current));
   // The server may default what the template gained: the record names the template as stored.
   const found = fleetRecordOf(after);
   const stored = computeTemplateHash(after.spec.template);
@@ -285,7 +286,10 @@ export async function driveFleet(options: FleetDriveOptions, plan: FleetPlan, mo
     if (action.kind === 'complete' || (action.kind === 'awaiting-approval' && !promote)) return fleetResultOf(view);
     const contexts = action.kind === 'awaiting-approval' ? action.contexts : action.kind === 'run' ? action.drive : [];
     options.onEvent?.({kind: 'wave', wave: view.wave, waves: plan.waves.length, contexts});
-    if (action.kind === 'run') await Promise.all(action.start.map((context) => startCluster(sessionOf(options.members, context), plan, context)));
+    if (action.kind === 'run') {
+      const generation = fleetGenerationOf(plan, inputs);
+      await Promise.all(action.start.map((context) => startCluster(sessionOf(options.members, context), plan, context, generation)));
+    }
     for (const context of action.kind === 'run' ? action.start : []) options.onEvent?.({kind: 'started', context});
     errors = await driveWave(options, plan, contexts, promote);
     promote = false;

@@ -285,6 +285,37 @@ describe('fleet rollout on three simulated clusters', () => {
     expect(resumed.stdout).toMatch(/complete, wave 3\/3, 3\/3 clusters complete/);
   });
 
+  test('a fleet that completed stays complete once a later fleet takes one of its clusters: it holds no next one', async () => {
+    const args = ['--cluster-waves', '1,100%', '--no-detach', '--yes'];
+    const healthy = await fleet('rollout', '--image', 'main=agent:v2', ...args);
+    expect({code: healthy.code, stderr: healthy.stderr}).toEqual({code: 0, stderr: ''});
+    // The next release takes staging only (it fails there, and is undone), then is aborted: prod-eu and prod-us still
+    // hold the first fleet's record, staging the second's.
+    const failed = await fleet('rollout', '--image', 'main=agent:bad', '--canary', '1', '--on-failure', 'undo', ...args);
+    expect(failed.code).toBe(3);
+    const aborted = await fleet('abort', '--yes');
+    expect({code: aborted.code, stderr: aborted.stderr}).toEqual({code: 0, stderr: ''});
+    expect(daemonSet(clusters[1]!).metadata.annotations?.[FLEET_ROLLOUT_ANNOTATION]).toContain('agent:v2');
+    const first = await run(['fleet', 'status', 'agent', '-n', 'default', '--contexts', 'prod-eu', '-o', 'json']);
+    expect({code: first.code, stderr: first.stderr}).toEqual({code: 0, stderr: ''});
+    expect(JSON.parse(first.stdout)).toMatchObject({
+      phase: 'complete',
+      release: {images: {main: 'agent:v2'}},
+      clusters: [
+        {context: 'staging', phase: 'changed', message: 'taken by a later fleet rollout (main=agent:bad)'},
+        {context: 'prod-eu', phase: 'complete'},
+        {context: 'prod-us', phase: 'complete'},
+      ],
+    });
+
+    // The first fleet completed: staging taken by a later one does not make it under way again.
+    const next = await fleet('rollout', '--image', 'main=agent:v3', ...args);
+    expect(next.stderr).toBe('');
+    expect(next.code).toBe(0);
+    expect(next.stdout).toMatch(/complete, wave 2\/2, 3\/3 clusters complete/);
+    for (const tc of clusters) await vi.waitFor(() => expect(new Set(images(tc))).toEqual(new Set(['agent:v3'])), {timeout: 30_000, interval: 50});
+  });
+
   test('a cluster whose own gated rollout is under way is refused, and left as it was', async () => {
     const staging = clusters[0]!;
     expect((await run(['pause', 'agent', '-n', 'default', '--context', 'staging'])).code).toBe(0);

@@ -11,6 +11,7 @@ import {
   computeTemplateHash,
   conflictingFleet,
   FLEET_ROLLOUT_ANNOTATION,
+  fleetGenerationOf,
   fleetIdOf,
   fleetRecordFor,
   fleetReleaseOf,
@@ -217,6 +218,30 @@ describe('one fleet rollout at a time', () => {
     expect(conflictingFleet(other, all)).toBeUndefined();
     expect(recordedFleetPlan(all)).toEqual(PLAN);
     expect(recordedFleetPlan([{context: 'a', ds: origin}])).toBeUndefined();
+  });
+
+  test('a completed one stays complete once a later one takes some of its clusters; an earlier record is not ours to end', () => {
+    const complete = (context: string) => touched(context, 'complete');
+    // `other` took cluster a (its record there, one generation later), and was aborted.
+    const later = {...fleetRecordFor(other, 'a'), generation: 1, aborted: true};
+    const taken = {...complete('a'), metadata: {...origin.metadata, annotations: {[FLEET_ROLLOUT_ANNOTATION]: JSON.stringify(later)}}};
+    const inputs = [taken, complete('b'), complete('c')].map((ds, i) => ({context: 'abc'[i]!, ds}));
+    expect(fleetViewOf(PLAN, inputs)).toMatchObject({
+      phase: 'complete',
+      clusters: [{context: 'a', phase: 'changed', message: 'taken by a later fleet rollout (main=fluentd:3)', touched: false}, {}, {}],
+    });
+    const third: FleetPlan = {...PLAN, release: {images: {main: 'fluentd:4'}}};
+    expect(conflictingFleet(third, inputs)).toBeUndefined();
+    expect(fleetGenerationOf(third, inputs)).toBe(2);
+    expect(fleetGenerationOf(other, inputs)).toBe(1);
+    // The other way round, `other` not begun: PLAN's record in a is an earlier fleet's, so a is pending for it.
+    expect(
+      fleetViewOf(
+        other,
+        [complete('a'), origin, origin].map((ds, i) => ({context: 'abc'[i]!, ds})),
+      ).clusters[0],
+    ).toMatchObject({phase: 'pending'});
+    expect(fleetGenerationOf(other, [{context: 'a', ds: complete('a')}])).toBe(1);
   });
 });
 
