@@ -296,7 +296,14 @@ const PHASE_OF_ACTION: Record<FleetAction['kind'], FleetPhase> = {
 
 /** The fleet as its clusters have it now (every context of the plan, read or not), and what comes next. */
 export function fleetViewOf(plan: FleetPlan, inputs: readonly FleetClusterInput[]): FleetView {
-  const clusters = plan.contexts.map((context) => fleetClusterOf(plan, inputs.find((i) => i.context === context) ?? {context, error: 'not read'}));
+  return fleetViewOfClusters(
+    plan,
+    plan.contexts.map((context) => fleetClusterOf(plan, inputs.find((i) => i.context === context) ?? {context, error: 'not read'})),
+  );
+}
+
+/** The fleet from each context's cluster, in the plan's order (fleetClusterOf's, or what a partial read assumes: fleet-standing.ts). */
+export function fleetViewOfClusters(plan: FleetPlan, clusters: readonly FleetCluster[]): FleetView {
   const action = actionOf(plan, clusters);
   let phase = PHASE_OF_ACTION[action.kind];
   if (action.kind === 'aborted' && action.contexts.length > 0) phase = 'aborting';
