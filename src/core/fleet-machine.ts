@@ -274,7 +274,7 @@ function recordsOf(inputs: readonly FleetClusterInput[]): FleetRecord[] {
 }
 
 /** The generation this fleet's records hold (absent: 0); undefined: no cluster read holds one. */
-function recordedGenerationOf(plan: FleetPlan, inputs: readonly FleetClusterInput[]): number | undefined {
+export function recordedGenerationOf(plan: FleetPlan, inputs: readonly FleetClusterInput[]): number | undefined {
   const id = fleetIdOf(plan);
   const ours = recordsOf(inputs).filter((record) => record.id === id);
   return ours.length === 0 ? undefined : Math.max(...ours.map((record) => record.generation ?? 0));
@@ -340,7 +340,14 @@ const PHASE_OF_ACTION: Record<FleetAction['kind'], FleetPhase> = {
 /** The fleet as its clusters have it now (every context of the plan, read or not), and what comes next. */
 export function fleetViewOf(plan: FleetPlan, inputs: readonly FleetClusterInput[]): FleetView {
   const generation = recordedGenerationOf(plan, inputs);
-  const clusters = plan.contexts.map((context) => fleetClusterOf(plan, inputs.find((i) => i.context === context) ?? {context, error: 'not read'}, generation));
+  return fleetViewOfClusters(
+    plan,
+    plan.contexts.map((context) => fleetClusterOf(plan, inputs.find((i) => i.context === context) ?? {context, error: 'not read'}, generation)),
+  );
+}
+
+/** The fleet from each context's cluster, in the plan's order (fleetClusterOf's, or what a partial read assumes: fleet-standing.ts). */
+export function fleetViewOfClusters(plan: FleetPlan, clusters: readonly FleetCluster[]): FleetView {
   const action = actionOf(plan, clusters);
   let phase = PHASE_OF_ACTION[action.kind];
   if (action.kind === 'aborted' && action.contexts.length > 0) phase = 'aborting';

@@ -51,7 +51,7 @@ export function renderFleetEvent(event: FleetEvent, ref: {namespace: string; nam
   }
 }
 
-const PHASE_WORDS: Readonly<Record<FleetPhase, string>> = {
+export const PHASE_WORDS: Readonly<Record<FleetPhase, string>> = {
   pending: 'not started',
   rolling: 'rolling',
   'awaiting-approval': 'waiting for promote',

@@ -349,6 +349,46 @@ describe('fleet rollout on three simulated clusters', () => {
     expect(resumed.stdout).toMatch(/complete, wave 2\/2, 3\/3 clusters complete/);
   });
 
+  test('status --contexts says where the fleet rollout stands: a line above the table, a FLEET column, fleetRollout in -o json', async () => {
+    const args = ['--cluster-waves', '1,100%', '--image', 'main=agent:v2', '--canary', '1', '--approve', '--no-detach', '--yes'];
+    expect((await fleet('rollout', ...args)).code).toBe(0);
+    const status = (contexts: string, ...more: string[]) => run(['status', 'agent', '-n', 'default', '--contexts', contexts, ...more]);
+    const reads = () => clusters.map((tc) => tc.cluster.requestLog.filter({verb: 'get', resource: 'daemonsets'}).length);
+
+    // Only staging asked: the plan's other contexts are named, not read.
+    const before = reads();
+    const one = await status('staging');
+    expect(one.stderr).toBe('');
+    const [line, header, row] = one.stdout.split('\n');
+    expect(line).toMatch(/^Fleet rollout \S+ \(main=agent:v2\): waiting for promote, wave 1\/2; prod-eu, prod-us not asked here$/);
+    expect(header).toMatch(/^CONTEXT\s+VERDICT\s+REVISION\s+BUDGET\s+FLEET\s+BLOCKER/);
+    expect(row).toMatch(/^staging\s+paused\s.*\sw1 awaiting-approval\s/);
+    // One look at staging's DaemonSet, as status without a fleet: the record rides on it.
+    expect(reads()).toEqual([before[0]! + 1, before[1], before[2]]);
+
+    // The first wave complete: the second waits for promote in both its clusters.
+    expect((await fleet('promote', '--no-detach', '--yes')).code).toBe(0);
+    const all = await status(CONTEXTS.join(','));
+    expect(all.stderr).toBe('');
+    const lines = all.stdout.split('\n');
+    expect(lines[0]).toMatch(/^Fleet rollout \S+ \(main=agent:v2\): waiting for promote, wave 2\/2$/);
+    expect(lines.slice(2, 5).map((l) => /w\d \S+/.exec(l)?.[0])).toEqual(['w1 complete', 'w2 awaiting-approval', 'w2 awaiting-approval']);
+    expect(lines).toHaveLength(7);
+
+    const json = JSON.parse((await status(CONTEXTS.join(','), '-o', 'json')).stdout) as {
+      fleetRollouts: {id: string; phase: string; wave: number; waves: number; notAsked: string[]}[];
+      contexts: Record<string, {result: {fleetRollout?: {id: string; wave: number; phase: string}}}>;
+    };
+    expect(json.fleetRollouts).toEqual([expect.objectContaining({phase: 'awaiting-approval', wave: 2, waves: 2, notAsked: []})]);
+    const id = json.fleetRollouts[0]!.id;
+    expect(lines[0]).toContain(id);
+    expect(CONTEXTS.map((context) => json.contexts[context]!.result.fleetRollout)).toEqual([
+      expect.objectContaining({id, wave: 1, phase: 'complete', release: {images: {main: 'agent:v2'}}}),
+      expect.objectContaining({id, wave: 2, phase: 'awaiting-approval'}),
+      expect.objectContaining({id, wave: 2, phase: 'awaiting-approval'}),
+    ]);
+  });
+
   test("a cluster's own refusal names the cluster: a plain OnDelete DaemonSet is not paused by the fleet", async () => {
     clusters[0]!.cluster.store.modify('daemonsets', 'default', 'agent', (ds) => {
       const d = ds as unknown as DaemonSet;
