@@ -76,10 +76,10 @@ async function detacher(run: FleetRun): Promise<FleetDetach> {
   ]);
   return async (session: LiveSession, command, plan) => {
     const ref = {namespace: plan.namespace, name: plan.name};
-    // Flags when they can say it (the Job needs no file then), else the strategy file the Job mounts.
+    // Flags when they can say it (the Job needs no file then), else the strategy file the Job mounts (node waves,
+    // the metric gate): the ConfigMap and --strategy of `step --strategy FILE --detach`.
     const args = core.strategyArgsOf(plan.strategy);
     const document = args === undefined ? core.strategyDocumentOf(plan.strategy) : undefined;
-    if (args === undefined && document === undefined) throw new InputError('the metric gate is not handed to a Job by a fleet rollout yet: pass --no-detach');
     const cluster = await detachClusterOf(session);
     const result = await detachRollout({
       cluster: {...cluster, writer: session.writer},

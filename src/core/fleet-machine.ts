@@ -7,6 +7,7 @@ import {canonicalJson} from './canonical-json.js';
 import {gatedViewOf} from './gated-machine.js';
 import {textHash} from './revisions.js';
 import {type GatedRecord, type GatedStrategy} from './gates.js';
+import {metricsDocumentOf, prometheusDocumentOf} from './metric-gate.js';
 import type {DaemonSet, PodTemplateSpec} from './types.js';
 
 export const FLEET_ROLLOUT_ANNOTATION = 'ds-rollout.io/fleet-rollout';
@@ -363,11 +364,11 @@ export function gatedRunEnded(phase: FleetClusterPhase): boolean {
 const seconds = (ms: number) => ms / 1000;
 
 /**
- * The strategy as a strategy file (docs/gated-rollouts.md#strategy-file) says it: what a cluster's detached Job
- * reads, so it runs the fleet's gated rollout. The metric gate's queries are not written: undefined then.
+ * The strategy as a strategy file (docs/gated-rollouts.md#strategy-file) says it, the metric gate's queries and
+ * Prometheus included: what a cluster's detached Job mounts (as `step --strategy FILE --detach` would), so it runs
+ * the fleet's gated rollout.
  */
-export function strategyDocumentOf(strategy: GatedStrategy): Record<string, unknown> | undefined {
-  if (strategy.metrics !== undefined && strategy.metrics.length > 0) return undefined;
+export function strategyDocumentOf(strategy: GatedStrategy): Record<string, unknown> {
   const canary = strategy.canary;
   return {
     ...(canary === undefined
@@ -391,6 +392,8 @@ export function strategyDocumentOf(strategy: GatedStrategy): Record<string, unkn
     onFailure: strategy.onFailure,
     ...(strategy.maxNeighbourFailures !== undefined ? {maxNeighbourFailures: strategy.maxNeighbourFailures} : {}),
     ...(strategy.neighbourSelector !== undefined ? {neighbourSelector: strategy.neighbourSelector} : {}),
+    ...(strategy.metrics !== undefined && strategy.metrics.length > 0 ? {metrics: metricsDocumentOf(strategy.metrics)} : {}),
+    ...(strategy.prometheus !== undefined && (strategy.metrics?.length ?? 0) > 0 ? {prometheus: prometheusDocumentOf(strategy.prometheus)} : {}),
   };
 }
 

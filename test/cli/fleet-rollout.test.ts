@@ -4,6 +4,8 @@
 // never touched; a healthy release reaches every cluster wave by wave; a driver stopped between waves continues
 // when rerun (another HOME: another machine); abort takes each cluster back to its OWN origin. Each gated rollout
 // runs in the driver (--no-detach): the clusters' clocks run 20 times faster than real time.
+import {createServer, type Server} from 'node:http';
+import type {AddressInfo} from 'node:net';
 import {mkdtemp, readFile, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
 import {tmpdir} from 'node:os';
@@ -248,6 +250,48 @@ describe('fleet rollout on three simulated clusters', () => {
       // The step's Job, and the promote's.
       expect(tc.cluster.store.list('jobs', {namespace: 'default'}).items).toHaveLength(2);
       await vi.waitFor(() => expect(new Set(images(tc))).toEqual(new Set(['agent:v2'])), {timeout: 30_000, interval: 50});
+    }
+  });
+
+  test("the metric gate goes with each cluster's Job (its strategy file); a breach there fails the fleet in that cluster", async () => {
+    // Prometheus stood in by a server whose every answer is 5 errors on node-1: over the gate's max 0 at once.
+    const queries: string[] = [];
+    const prometheus: Server = createServer((req, res) => {
+      queries.push(new URL(req.url ?? '/', 'http://x').searchParams.get('query') ?? '');
+      const result = [{metric: {node: 'node-1'}, value: [0, '5']}];
+      res.writeHead(200, {'Content-Type': 'application/json'}).end(JSON.stringify({status: 'success', data: {resultType: 'vector', result}}));
+    });
+    await new Promise<void>((resolve) => prometheus.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(prometheus.address() as AddressInfo).port}`;
+      const gate = ['--metric-query', 'max(errors{node=~"$nodes"})', '--metric-max', '0', '--metric-interval', '1s', '--prometheus-url', url];
+      const args = ['--cluster-waves', '1,100%', '--image', 'main=agent:v2', '--canary', '1', '--on-failure', 'undo', ...gate, '--job-image', JOB_IMAGE];
+      const before = [1, 2].map((i) => writes(clusters[i]!));
+      const failed = await fleet('rollout', ...args, '--yes');
+      expect(failed.code).toBe(3);
+      expect(failed.stderr).toMatch(
+        /^error: fleet rollout failed in context staging \(wave 1\/2\): gate failed, undone: on node node-\d: metric metric: 5 .*no later cluster was touched/,
+      );
+      // The Job in staging ran the gated step with the strategy file that holds the gate, mounted from its ConfigMap.
+      const staging = clusters[0]!.cluster.store;
+      const [job] = staging.list('jobs', {namespace: 'default'}).items as unknown as {
+        metadata: {name: string};
+        spec: {template: {spec: {containers: {args: string[]}[]}}};
+      }[];
+      expect(job!.spec.template.spec.containers[0]!.args).toEqual(expect.arrayContaining(['step', 'agent', '--strategy', '/etc/ds-rollout/strategy.yaml']));
+      const configMap = staging.get('configmaps', 'default', job!.metadata.name) as unknown as {data: Record<string, string>};
+      expect(load(configMap.data['strategy.yaml']!)).toMatchObject({
+        canary: 1,
+        onFailure: 'undo',
+        metrics: [{name: 'metric', query: 'max(errors{node=~"$nodes"})', max: 0, for: 0, interval: 1, noData: 'fail', onError: 'fail'}],
+        prometheus: {url},
+      });
+      // It was the Job that asked Prometheus, the canary's node in the query.
+      expect(queries.some((q) => /^max\(errors\{node=~"node-\d"\}\)$/.test(q))).toBe(true);
+      expect(daemonSet(clusters[0]!).spec.template.spec.containers[0]!.image).toBe('agent:v1');
+      expect([1, 2].map((i) => writes(clusters[i]!))).toEqual(before);
+    } finally {
+      await new Promise<void>((resolve) => prometheus.close(() => resolve()));
     }
   });
 
