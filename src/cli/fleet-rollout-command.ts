@@ -68,7 +68,7 @@ async function confirmFleet(run: FleetRun, contexts: readonly string[]): Promise
 
 /** Each cluster's gated rollout handed to a Job in it: the fleet's strategy, as a strategy file the Job mounts. */
 async function detacher(run: FleetRun): Promise<FleetDetach> {
-  const [core, {detachRollout}, {detachClusterOf}, {dump}] = await Promise.all([
+  const [core, {detachRollout, jobFailed}, {detachClusterOf}, {dump}] = await Promise.all([
     import('../core/index.js'),
     import('../services/detach.js'),
     import('./detach-command.js'),
@@ -89,11 +89,14 @@ async function detacher(run: FleetRun): Promise<FleetDetach> {
       image: run.flags['job-image'] ?? core.releaseImage(run.version),
       ...(command === 'step' && document !== undefined ? {strategy: dump(document)} : {}),
       yes: true,
+      // A rerun gives a cluster whose Job failed (its rollout not failed) a fresh Job: docs/commands/fleet.md#rerun-another-machine-one-driver.
+      retryFailed: true,
     });
     const failed = async () => {
-      const job = await cluster.read('jobs', plan.namespace, result.job);
-      const failure = job?.status?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
-      return failure === undefined ? undefined : `Job ${plan.namespace}/${result.job} failed (kubectl logs job/${result.job} -n ${plan.namespace})`;
+      const job = await cluster.read('Job', plan.namespace, result.job);
+      if (job !== undefined && !jobFailed(job)) return undefined;
+      const how = job === undefined ? 'was deleted' : `failed (kubectl logs job/${result.job} -n ${plan.namespace})`;
+      return `Job ${plan.namespace}/${result.job} ${how} before its rollout ended; rerun the same command to start a fresh Job`;
     };
     return {job: result.job, created: result.created, failed};
   };

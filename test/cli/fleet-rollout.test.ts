@@ -22,6 +22,8 @@ vi.setConfig({testTimeout: 180_000});
 const ROLLOUT = {bin: 'bin/kubectl-ds_rollout'};
 const CONTEXTS = ['staging', 'prod-eu', 'prod-us'] as const;
 const JOB_IMAGE = 'registry.local/ds-rollout:sim';
+/** A Job image whose process exits 1 at once: the Job fails, its rollout never having run. */
+const BROKEN_JOB_IMAGE = 'registry.local/ds-rollout:broken';
 
 interface Kubeconfig {
   clusters: Array<{name: string; cluster: Record<string, unknown>}>;
@@ -36,7 +38,13 @@ async function agentCluster(nodes: number, image: string): Promise<TestCluster> 
     speed: 20,
     kubelet: {startDelayMs: 1000, stopDelayMs: 500, failures: [{image: 'agent:bad', mode: 'crash'}]},
     // A detached gated rollout's Job: its pod runs this checkout's plugin, with in-cluster credentials.
-    exec: {images: [{image: JOB_IMAGE, command: [process.execPath, join(ROOT, ROLLOUT.bin)]}], dir: jobs},
+    exec: {
+      images: [
+        {image: JOB_IMAGE, command: [process.execPath, join(ROOT, ROLLOUT.bin)]},
+        {image: BROKEN_JOB_IMAGE, command: [process.execPath, '-e', 'process.exit(1)']},
+      ],
+      dir: jobs,
+    },
   });
   const {store} = tc.cluster;
   for (let i = 0; i < nodes; i++) store.create(makeNode(`node-${i + 1}`, {index: i}));
@@ -289,10 +297,57 @@ describe('fleet rollout on three simulated clusters', () => {
       // It was the Job that asked Prometheus, the canary's node in the query.
       expect(queries.some((q) => /^max\(errors\{node=~"node-\d"\}\)$/.test(q))).toBe(true);
       expect(daemonSet(clusters[0]!).spec.template.spec.containers[0]!.image).toBe('agent:v1');
+      // A rerun: the Job failed because the gate did, so the fleet is failed there; no Job is made again.
+      const rerun = await fleet('rollout', ...args, '--yes');
+      expect(rerun.code).toBe(3);
+      expect(rerun.stderr).toMatch(/^error: fleet rollout failed in context staging \(wave 1\/2\): gate failed, undone/);
+      expect(staging.list('jobs', {namespace: 'default'}).items).toHaveLength(1);
       expect([1, 2].map((i) => writes(clusters[i]!))).toEqual(before);
     } finally {
       await new Promise<void>((resolve) => prometheus.close(() => resolve()));
     }
+  });
+
+  test('a Job that failed, or was deleted, before its rollout ended is made afresh by a rerun, one driver at a time', async () => {
+    type Job = {metadata: {name: string}; status?: {conditions?: {type: string}[]}};
+    const jobs = (tc: TestCluster) => tc.cluster.store.list('jobs', {namespace: 'default'}).items as unknown as Job[];
+    const failedJob = (job: Job) => job.status?.conditions?.some((c) => c.type === 'Failed') ?? false;
+    const args = ['--cluster-waves', '1,100%', '--image', 'main=agent:v2', '--canary', '1', '--yes'];
+    const staging = clusters[0]!;
+    // A Job whose image cannot run the plugin, given no retries (backoffLimit 0): it fails on its first pod.
+    const brokenRun = async (count: number) => {
+      const running = fleet('rollout', ...args, '--job-image', BROKEN_JOB_IMAGE);
+      await vi.waitFor(() => expect(jobs(staging)).toHaveLength(count), {timeout: 30_000, interval: 50});
+      const job = jobs(staging).find((j) => !failedJob(j))!.metadata.name;
+      staging.cluster.store.modify('jobs', 'default', job, (j) => ({...j, spec: {...(j as never as {spec: object}).spec, backoffLimit: 0}}) as never);
+      return {job, result: await running};
+    };
+    const first = await brokenRun(1);
+    expect(first.result.code).toBe(3);
+    expect(first.result.stderr).toBe(
+      `error: context staging: Job default/${first.job} failed (kubectl logs job/${first.job} -n default) before its rollout ended; rerun the same command to start a fresh Job\n`,
+    );
+    expect(daemonSet(clusters[1]!).metadata.annotations?.[FLEET_ROLLOUT_ANNOTATION]).toBeUndefined();
+
+    // The same command (the Jobs' image is not part of the plan): a fresh Job, under the next name; it fails too.
+    const second = await brokenRun(2);
+    expect(second.job).toBe(`${first.job}-retry-2`);
+    expect(second.result.code).toBe(3);
+    // Deleted by the operator: the next rerun does not take its name again.
+    staging.cluster.store.delete('jobs', 'default', second.job);
+
+    const rerun = await fleet('rollout', ...args, '--job-image', JOB_IMAGE);
+    expect(rerun.stderr).toBe('');
+    expect(rerun.code).toBe(0);
+    expect(rerun.stdout).toContain(`[staging] Job default/${first.job}-retry-3 created`);
+    expect(rerun.stdout).toMatch(/complete, wave 2\/2, 3\/3 clusters complete/);
+    expect(
+      jobs(staging)
+        .map((j) => j.metadata.name)
+        .sort(),
+    ).toEqual([first.job, `${first.job}-retry-3`]);
+    // One driver per cluster: never two Jobs of the fleet that had not failed.
+    for (const tc of clusters) expect(jobs(tc).filter((j) => !failedJob(j))).toHaveLength(1);
   });
 
   test('a cluster of the next wave that cannot be read holds the fleet there (exit 2); rerun once it answers, it continues', async () => {
