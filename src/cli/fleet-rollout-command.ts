@@ -18,6 +18,7 @@ export interface FleetRolloutFlags extends SessionOptions, GatedFlagValues {
   readonly 'job-image'?: string | undefined;
   readonly timeout?: number | undefined;
   readonly yes?: boolean | undefined;
+  readonly restart?: boolean | undefined;
   readonly output: OutputFormat;
 }
 
@@ -134,6 +135,7 @@ async function driveOptions(
       if (line !== undefined) out.write(`${line}\n`);
     },
     signal,
+    ...(run.flags.restart ? {restart: true} : {}),
   };
 }
 

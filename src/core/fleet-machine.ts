@@ -6,7 +6,7 @@
 import {canonicalJson} from './canonical-json.js';
 import {gatedViewOf} from './gated-machine.js';
 import {textHash} from './revisions.js';
-import {type GatedRecord, type GatedStrategy} from './gates.js';
+import {FINISHED_GATED_PHASES, gatedRecordOf, type GatedRecord, type GatedStrategy} from './gates.js';
 import {metricsDocumentOf, prometheusDocumentOf} from './metric-gate.js';
 import type {DaemonSet, PodTemplateSpec} from './types.js';
 
@@ -152,6 +152,17 @@ export function templateWithRelease(template: PodTemplateSpec, release: FleetRel
   if (missing !== undefined) return {missing};
   const containers = template.spec.containers.map((c) => (release.images[c.name] !== undefined ? {...c, image: release.images[c.name]!} : c));
   return {template: {...template, spec: {...template.spec, containers}}};
+}
+
+/**
+ * Whether `ds` holds a gated record that setting the release would make read as the release's own: one of the
+ * template the release makes (`released`, our hash) that ended other than complete (an aborted fleet's, one
+ * abandoned or superseded). Starting the cluster removes it in the same write, so the release's gated rollout starts
+ * afresh rather than being read as failed.
+ */
+export function staleGatedRecord(ds: DaemonSet, released: string): boolean {
+  const found = gatedRecordOf(ds);
+  return found.kind === 'record' && found.record.template === released && FINISHED_GATED_PHASES.has(found.record.phase) && found.record.phase !== 'complete';
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -350,6 +350,39 @@ describe('fleet rollout on three simulated clusters', () => {
     for (const tc of clusters) expect(jobs(tc).filter((j) => !failedJob(j))).toHaveLength(1);
   });
 
+  test('after fleet abort: the same plan says it was aborted and how to start it again (--restart); a new release starts', async () => {
+    const args = ['--cluster-waves', '1,100%', '--image', 'main=agent:v2', '--canary', '1', '--approve', '--no-detach', '--yes'];
+    expect((await fleet('rollout', ...args)).code).toBe(0);
+    const aborted = await fleet('abort', '--yes');
+    expect({code: aborted.code, stderr: aborted.stderr}).toEqual({code: 0, stderr: ''});
+    await vi.waitFor(() => expect(images(clusters[0]!)).toEqual(['agent:v1', 'agent:v1']), {timeout: 30_000, interval: 50});
+
+    // The same command: exit 1 at once, saying so and how to start again; not one write.
+    const before = clusters.map(writes);
+    const same = await fleet('rollout', ...args);
+    expect({code: same.code, stdout: same.stdout, stderr: same.stderr}).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'error: the fleet rollout of default/agent (main=agent:v2) was aborted: every cluster it touched is back on its own origin, and nothing was changed; to roll the same release out again from its first wave, rerun the fleet rollout command with --restart\n',
+    });
+    expect(clusters.map(writes)).toEqual(before);
+
+    // --restart: the same plan from its first wave, its earlier gated rollout in staging not taken for this one's.
+    const restarted = await fleet('rollout', ...args, '--restart');
+    expect({code: restarted.code, stderr: restarted.stderr}).toEqual({code: 0, stderr: ''});
+    expect(restarted.stdout).toContain('Wave 1/2: staging');
+    expect(restarted.stdout).toMatch(/waiting for promote, wave 1\/2, 0\/3 clusters complete/);
+    expect(new Set(images(clusters[0]!))).toEqual(new Set(['agent:v1', 'agent:v2']));
+
+    // Aborted again, then a new release (another plan): it starts, and reaches every cluster.
+    expect((await fleet('abort', '--yes')).code).toBe(0);
+    const next = await fleet('rollout', '--cluster-waves', '1,100%', '--image', 'main=agent:v3', '--canary', '1', '--no-detach', '--yes');
+    expect({code: next.code, stderr: next.stderr}).toEqual({code: 0, stderr: ''});
+    expect(next.stdout).toMatch(/complete, wave 2\/2, 3\/3 clusters complete/);
+    for (const tc of clusters) await vi.waitFor(() => expect(new Set(images(tc))).toEqual(new Set(['agent:v3'])), {timeout: 30_000, interval: 50});
+  });
+
   test('a cluster of the next wave that cannot be read holds the fleet there (exit 2); rerun once it answers, it continues', async () => {
     // prod-us's server entry points at a port nothing listens on, in a kubeconfig of its own.
     const config = load(await readFile(kubeconfig, 'utf8')) as Kubeconfig;

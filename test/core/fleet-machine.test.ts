@@ -20,6 +20,7 @@ import {
   GATED_ROLLOUT_ANNOTATION,
   recordedFleetPlan,
   reopenedForAbort,
+  staleGatedRecord,
   strategyArgsOf,
   strategyDocumentOf,
   strategyFromDocument,
@@ -234,6 +235,17 @@ describe('what the drivers write', () => {
     expect(reopenedForAbort(withOrigin)).toMatchObject({phase: 'aborting', from: {revision: 1}});
     expect(reopenedForAbort(touched('a', 'rolling'))).toBeUndefined();
     expect(reopenedForAbort(done)).toBeUndefined();
+  });
+
+  test("an earlier attempt's gated record of the release's template is stale unless it completed", () => {
+    const released = templateWithRelease(origin.spec.template, PLAN.release);
+    const hash = 'template' in released ? computeTemplateHash(released.template) : '';
+    expect(staleGatedRecord(touched('a', 'aborted'), hash)).toBe(true);
+    expect(staleGatedRecord(touched('a', 'abandoned'), hash)).toBe(true);
+    expect(staleGatedRecord(touched('a', 'complete'), hash)).toBe(false);
+    expect(staleGatedRecord(touched('a', 'rolling'), hash)).toBe(false);
+    expect(staleGatedRecord(touched('a', 'aborted'), 'another')).toBe(false);
+    expect(staleGatedRecord(origin, hash)).toBe(false);
   });
 
   test("the strategy as a detached Job's strategy file reads it back", () => {

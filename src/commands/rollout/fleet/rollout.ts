@@ -24,6 +24,7 @@ export default class FleetRollout extends BaseCommand {
     ...fleetMemberFlags,
     'cluster-waves': Flags.string({summary: 'Waves of clusters: counts, percentages.', helpValue: '1,25%,100%'}),
     image: Flags.string({summary: 'The release: a container, its image.', helpValue: 'CONTAINER=IMAGE', multiple: true, required: true}),
+    restart: Flags.boolean({summary: 'Start an aborted fleet rollout of this plan again.'}),
     ...fleetDriverFlags,
     ...fleetDetachFlags,
     ...gatedFlags,
