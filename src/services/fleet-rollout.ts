@@ -282,6 +282,10 @@ const releaseWords = (plan: FleetPlan) =>
 async function restartAborted(options: FleetDriveOptions, plan: FleetPlan, inputs: FleetClusterInput[]): Promise<FleetClusterInput[]> {
   const view = fleetViewOf(plan, inputs);
   if (view.action.kind !== 'aborted' || view.action.contexts.length > 0) return inputs;
+  // A cluster not read may hold the aborted record still: it would stop the plan again once it answers.
+  const down = view.clusters.filter((c) => c.phase === 'unreachable').map((c) => c.context);
+  if (down.length > 0)
+    throw new ClusterUnreachableError(`--restart reads every cluster of the plan first: cannot read context ${down.join(', ')}; rerun once it answers`);
   const ref = {namespace: plan.namespace, name: plan.name};
   await Promise.all(
     view.clusters

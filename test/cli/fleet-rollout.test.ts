@@ -368,6 +368,17 @@ describe('fleet rollout on three simulated clusters', () => {
     });
     expect(clusters.map(writes)).toEqual(before);
 
+    // --restart reads every cluster of the plan first: one that does not answer might hold the aborted record still.
+    const config = load(await readFile(kubeconfig, 'utf8')) as Kubeconfig;
+    config.clusters.find((c) => c.name === 'prod-us')!.cluster['server'] = 'https://127.0.0.1:9';
+    const broken = join(dir, 'broken-kubeconfig');
+    await writeFile(broken, dump(config), {mode: 0o600});
+    const fleetArgs = ['fleet', 'rollout', 'agent', '-n', 'default', '--contexts', CONTEXTS.join(','), ...args, '--restart'];
+    const held = await runCli([...fleetArgs, '--kubeconfig', broken, '--request-timeout', '2s'], ROLLOUT);
+    expect({code: held.code, stdout: held.stdout}).toEqual({code: 2, stdout: ''});
+    expect(held.stderr).toMatch(/^error: --restart reads every cluster of the plan first: cannot read context prod-us; rerun once it answers\n$/);
+    expect(clusters.map(writes)).toEqual(before);
+
     // --restart: the same plan from its first wave, its earlier gated rollout in staging not taken for this one's.
     const restarted = await fleet('rollout', ...args, '--restart');
     expect({code: restarted.code, stderr: restarted.stderr}).toEqual({code: 0, stderr: ''});
