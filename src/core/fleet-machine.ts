@@ -6,7 +6,8 @@
 import {canonicalJson} from './canonical-json.js';
 import {gatedViewOf} from './gated-machine.js';
 import {textHash} from './revisions.js';
-import {type GatedRecord, type GatedStrategy} from './gates.js';
+import {FINISHED_GATED_PHASES, gatedRecordOf, type GatedRecord, type GatedStrategy} from './gates.js';
+import {metricsDocumentOf, prometheusDocumentOf} from './metric-gate.js';
 import type {DaemonSet, PodTemplateSpec} from './types.js';
 
 export const FLEET_ROLLOUT_ANNOTATION = 'ds-rollout.io/fleet-rollout';
@@ -163,6 +164,17 @@ export function templateWithRelease(template: PodTemplateSpec, release: FleetRel
   if (missing !== undefined) return {missing};
   const containers = template.spec.containers.map((c) => (release.images[c.name] !== undefined ? {...c, image: release.images[c.name]!} : c));
   return {template: {...template, spec: {...template.spec, containers}}};
+}
+
+/**
+ * Whether `ds` holds a gated record that setting the release would make read as the release's own: one of the
+ * template the release makes (`released`, our hash) that ended other than complete (an aborted fleet's, one
+ * abandoned or superseded). Starting the cluster removes it in the same write, so the release's gated rollout starts
+ * afresh rather than being read as failed.
+ */
+export function staleGatedRecord(ds: DaemonSet, released: string): boolean {
+  const found = gatedRecordOf(ds);
+  return found.kind === 'record' && found.record.template === released && FINISHED_GATED_PHASES.has(found.record.phase) && found.record.phase !== 'complete';
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -411,11 +423,11 @@ export function gatedRunEnded(phase: FleetClusterPhase): boolean {
 const seconds = (ms: number) => ms / 1000;
 
 /**
- * The strategy as a strategy file (docs/gated-rollouts.md#strategy-file) says it: what a cluster's detached Job
- * reads, so it runs the fleet's gated rollout. The metric gate's queries are not written: undefined then.
+ * The strategy as a strategy file (docs/gated-rollouts.md#strategy-file) says it, the metric gate's queries and
+ * Prometheus included: what a cluster's detached Job mounts (as `step --strategy FILE --detach` would), so it runs
+ * the fleet's gated rollout.
  */
-export function strategyDocumentOf(strategy: GatedStrategy): Record<string, unknown> | undefined {
-  if (strategy.metrics !== undefined && strategy.metrics.length > 0) return undefined;
+export function strategyDocumentOf(strategy: GatedStrategy): Record<string, unknown> {
   const canary = strategy.canary;
   return {
     ...(canary === undefined
@@ -439,6 +451,8 @@ export function strategyDocumentOf(strategy: GatedStrategy): Record<string, unkn
     onFailure: strategy.onFailure,
     ...(strategy.maxNeighbourFailures !== undefined ? {maxNeighbourFailures: strategy.maxNeighbourFailures} : {}),
     ...(strategy.neighbourSelector !== undefined ? {neighbourSelector: strategy.neighbourSelector} : {}),
+    ...(strategy.metrics !== undefined && strategy.metrics.length > 0 ? {metrics: metricsDocumentOf(strategy.metrics)} : {}),
+    ...(strategy.prometheus !== undefined && (strategy.metrics?.length ?? 0) > 0 ? {prometheus: prometheusDocumentOf(strategy.prometheus)} : {}),
   };
 }
 

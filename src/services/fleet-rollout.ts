@@ -26,6 +26,7 @@ import {
   recordedFleetPlan,
   releaseOriginOf,
   reopenedForAbort,
+  staleGatedRecord,
   templateWithRelease,
 } from '../core/index.js';
 import {ClusterUnreachableError, DsRolloutError, InputError, RolloutStuckError} from '../platform/errors.js';
@@ -55,6 +56,8 @@ export interface FleetDriveOptions {
   readonly gated?: (session: LiveSession) => Partial<GatedOptions>;
   readonly onEvent?: (event: FleetEvent) => void;
   readonly signal?: AbortSignal;
+  /** `fleet rollout --restart`: a fleet of this plan that was aborted (every cluster back) starts again from its first wave. */
+  readonly restart?: boolean;
 }
 
 export function fleetResultOf(view: FleetView): FleetRolloutResult {
@@ -109,7 +112,10 @@ function startPatch(plan: FleetPlan, context: string, generation: number, curren
   if ('missing' in released) {
     throw new InputError(`context ${context}: daemonset ${plan.namespace}/${plan.name} has no container "${released.missing}" to set the release's image on`);
   }
-  const body = fleetRecordBody({...record, template: computeTemplateHash(released.template), origin: releaseOriginOf(current.spec.template, plan.release)});
+  const template = computeTemplateHash(released.template);
+  const body = fleetRecordBody({...record, template, origin: releaseOriginOf(current.spec.template, plan.release)});
+  // An earlier attempt's gated record of this very template (an aborted fleet's) would be read as this one's.
+  if (staleGatedRecord(current, template)) (body['metadata'] as {annotations: Record<string, unknown>}).annotations[GATED_ROLLOUT_ANNOTATION] = null;
   return {type: 'merge' as const, body: {...body, spec: {template: {spec: {containers: released.template.spec.containers}}}}};
 }
 
@@ -254,12 +260,46 @@ function stopped(view: FleetView): DsRolloutError | undefined {
         `fleet rollout waits at wave ${action.wave + 1}/${plan.waves.length}: cannot read context ${action.contexts.join(', ')} (${view.clusters.find((c) => c.context === action.contexts[0])?.message ?? ''}); rerun the same command once it answers`,
       );
     case 'aborted':
+      // docs/commands/fleet.md#after-an-abort
       return new InputError(
-        `the fleet rollout of ${plan.namespace}/${plan.name} was aborted${action.contexts.length > 0 ? ` (finish it: kubectl ds-rollout fleet abort ${name} --contexts ${plan.contexts.join(',')} --yes)` : ''}: nothing was changed`,
+        action.contexts.length > 0
+          ? `the fleet rollout of ${plan.namespace}/${plan.name} was aborted, and context ${action.contexts.join(', ')} is not back yet: nothing was changed (finish it: kubectl ds-rollout fleet abort ${name} --contexts ${plan.contexts.join(',')} --yes)`
+          : `the fleet rollout of ${plan.namespace}/${plan.name} (${releaseWords(plan)}) was aborted: every cluster it touched is back on its own origin, and nothing was changed; to roll the same release out again from its first wave, rerun the fleet rollout command with --restart`,
       );
     default:
       return undefined;
   }
+}
+
+const releaseWords = (plan: FleetPlan) =>
+  Object.entries(plan.release.images)
+    .map(([c, image]) => `${c}=${image}`)
+    .join(',');
+
+/**
+ * `--restart` of a fleet of this plan that was aborted, every cluster back: its records removed (each on the
+ * resourceVersion it was read at), so the same plan starts again. Returns the clusters as they are then.
+ */
+async function restartAborted(options: FleetDriveOptions, plan: FleetPlan, inputs: FleetClusterInput[]): Promise<FleetClusterInput[]> {
+  const view = fleetViewOf(plan, inputs);
+  if (view.action.kind !== 'aborted' || view.action.contexts.length > 0) return inputs;
+  // A cluster not read may hold the aborted record still: it would stop the plan again once it answers.
+  const down = view.clusters.filter((c) => c.phase === 'unreachable').map((c) => c.context);
+  if (down.length > 0)
+    throw new ClusterUnreachableError(`--restart reads every cluster of the plan first: cannot read context ${down.join(', ')}; rerun once it answers`);
+  const ref = {namespace: plan.namespace, name: plan.name};
+  await Promise.all(
+    view.clusters
+      .filter((c) => c.touched)
+      .map((c) =>
+        sessionOf(options.members, c.context).writer.patchDaemonSet(ref, (current) => {
+          const found = fleetRecordOf(current);
+          if (found.kind !== 'record' || found.record.id !== view.id || !found.record.aborted) return undefined;
+          return {type: 'merge', body: {metadata: {annotations: {[FLEET_ROLLOUT_ANNOTATION]: null}}}};
+        }),
+      ),
+  );
+  return readFleet(options.members, ref);
 }
 
 /**
@@ -272,6 +312,7 @@ export async function driveFleet(options: FleetDriveOptions, plan: FleetPlan, mo
   if (mode === 'rollout') {
     const conflict = conflictingFleet(plan, inputs);
     if (conflict) throw new InputError(conflict);
+    if (options.restart) inputs = await restartAborted(options, plan, inputs);
   }
   let promote = mode === 'promote';
   let errors = new Map<string, unknown>();

@@ -21,6 +21,7 @@ import {
   GATED_ROLLOUT_ANNOTATION,
   recordedFleetPlan,
   reopenedForAbort,
+  staleGatedRecord,
   strategyArgsOf,
   strategyDocumentOf,
   strategyFromDocument,
@@ -261,13 +262,37 @@ describe('what the drivers write', () => {
     expect(reopenedForAbort(done)).toBeUndefined();
   });
 
+  test("an earlier attempt's gated record of the release's template is stale unless it completed", () => {
+    const released = templateWithRelease(origin.spec.template, PLAN.release);
+    const hash = 'template' in released ? computeTemplateHash(released.template) : '';
+    expect(staleGatedRecord(touched('a', 'aborted'), hash)).toBe(true);
+    expect(staleGatedRecord(touched('a', 'abandoned'), hash)).toBe(true);
+    expect(staleGatedRecord(touched('a', 'complete'), hash)).toBe(false);
+    expect(staleGatedRecord(touched('a', 'rolling'), hash)).toBe(false);
+    expect(staleGatedRecord(touched('a', 'aborted'), 'another')).toBe(false);
+    expect(staleGatedRecord(origin, hash)).toBe(false);
+  });
+
   test("the strategy as a detached Job's strategy file reads it back", () => {
-    const doc = strategyDocumentOf(PLAN.strategy)!;
+    const doc = strategyDocumentOf(PLAN.strategy);
     const parsed = strategyFromDocument(doc, () => 0);
     expect('strategy' in parsed && {waves: [], ...parsed.strategy}).toEqual(PLAN.strategy);
     expect(
       strategyDocumentOf({...PLAN.strategy, canary: {kind: 'percent', percent: 10}, waves: [50, 100], neighbourSelector: 'a!=b', maxNeighbourFailures: 1}),
     ).toMatchObject({canary: '10%', waves: ['50%', '100%']});
+    // The metric gate too: its queries and Prometheus, as the Job's strategy file, read back the same.
+    const gated = {
+      ...PLAN.strategy,
+      metrics: [
+        {name: 'errors', query: 'sum(rate(e{node=~"$nodes"}[1m]))', max: 0, forMs: 30_000, intervalMs: 5_000, noData: 'pass', onError: 'fail'},
+        {name: 'up', query: 'min(up)', min: 1, forMs: 0, intervalMs: 10_000, noData: 'fail', onError: 'ignore'},
+      ],
+      prometheus: {url: 'https://prometheus.monitoring:9090', tokenFile: '/var/run/token'},
+    } as const;
+    for (const strategy of [gated, {...gated, prometheus: {service: {namespace: 'monitoring', name: 'prometheus-k8s', port: 'web'}}}]) {
+      const back = strategyFromDocument(strategyDocumentOf(strategy), () => 0);
+      expect('strategy' in back && {waves: [], ...back.strategy}).toEqual(strategy);
+    }
   });
 
   test("the strategy as a detached Job's step flags; node waves and the metric gate need the file", () => {

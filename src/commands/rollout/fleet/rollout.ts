@@ -14,7 +14,7 @@ export default class FleetRollout extends BaseCommand {
   static override examples = [
     {
       description: 'Cluster a, then b, then c, each rolled out and baked first',
-      command: 'kubectl ds-rollout fleet rollout agent --contexts a,b,c --image main=agent:v2',
+      command: 'kubectl ds-rollout fleet rollout agent --contexts a,b,c --image app=agent:2 -y',
     },
   ];
 
@@ -24,6 +24,7 @@ export default class FleetRollout extends BaseCommand {
     ...fleetMemberFlags,
     'cluster-waves': Flags.string({summary: 'Waves of clusters: counts, percentages.', helpValue: '1,25%,100%'}),
     image: Flags.string({summary: 'The release: a container, its image.', helpValue: 'CONTAINER=IMAGE', multiple: true, required: true}),
+    restart: Flags.boolean({summary: 'Start this plan again after fleet abort.'}),
     ...fleetDriverFlags,
     ...fleetDetachFlags,
     ...gatedFlags,
