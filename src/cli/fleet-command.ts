@@ -3,7 +3,7 @@
 // document keyed by context), and exit with the worst context's code. Loaded lazily by those commands.
 import {UsageError} from '../platform/errors.js';
 import {isDocumentFormat, type OutputFormat} from './flags.js';
-import type {ContextResult} from '../output/fleet-text.js';
+import type {ContextResult, FleetDocument} from '../output/fleet-text.js';
 import type {SessionOptions} from '../cluster/session.js';
 
 export interface FleetCommandFlags extends SessionOptions {
@@ -31,12 +31,14 @@ async function printFleet<T>(
   results: readonly ContextResult<T>[],
   text: (results: readonly ContextResult<T>[], options: {color: boolean; width?: number; wide?: boolean}) => string,
   document: (result: T) => unknown,
+  /** More of the document, beside the counts (`status`: the fleet rollouts). */
+  extra?: Pick<FleetDocument<unknown>, 'fleetRollouts'>,
 ): Promise<void> {
   const {fleetExitCode} = await import('../services/fleet.js');
   const exitCode = fleetExitCode(results);
   if (isDocumentFormat(flags.output)) {
     const [{fleetDocument}, {renderDocument}] = await Promise.all([import('../output/fleet-text.js'), import('../output/document.js')]);
-    process.stdout.write(await renderDocument(fleetDocument(what.kind, what.name, results, exitCode, document), flags.output));
+    process.stdout.write(await renderDocument(fleetDocument(what.kind, what.name, results, exitCode, document, extra), flags.output));
   } else {
     const {colorEnabled} = await import('../output/color.js');
     const width = process.stdout.isTTY ? process.stdout.columns : undefined;
@@ -60,9 +62,16 @@ export async function statusFleet(name: string | undefined, flags: StatusFleetFl
     throw new UsageError('--contexts and --all-contexts ask for one DaemonSet by NAME: they cannot be used with -A, -l or -f');
   }
   const daemonSet = requireName(name, usage);
-  const [{fleetStatus}, {renderStatusFleetText}] = await Promise.all([import('../services/fleet.js'), import('../output/fleet-text.js')]);
-  const results = await fleetStatus(await openFleet(flags), {name: daemonSet, ...(flags.timeout ? {timeoutMs: flags.timeout} : {})});
-  await printFleet(flags, {kind: 'DaemonSetRolloutStatusFleet', name: daemonSet}, results, renderStatusFleetText, ({report}) => report);
+  const [{fleetStatus}, text] = await Promise.all([import('../services/fleet.js'), import('../output/fleet-text.js')]);
+  const {results, fleets} = await fleetStatus(await openFleet(flags), {name: daemonSet, ...(flags.timeout ? {timeoutMs: flags.timeout} : {})});
+  await printFleet(
+    flags,
+    {kind: 'DaemonSetRolloutStatusFleet', name: daemonSet},
+    results,
+    (rows, options) => text.renderStatusFleetText(rows, options, fleets),
+    ({report, fleetRollout}) => ({...report, ...(fleetRollout === undefined ? {} : {fleetRollout: text.fleetPartDocument(fleetRollout)})}),
+    {fleetRollouts: fleets.map((standing) => text.fleetStandingDocument(standing))},
+  );
 }
 
 export interface PlanFleetFlags extends FleetCommandFlags {

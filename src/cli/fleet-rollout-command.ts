@@ -19,6 +19,7 @@ export interface FleetRolloutFlags extends SessionOptions, GatedFlagValues {
   readonly 'job-image'?: string | undefined;
   readonly timeout?: number | undefined;
   readonly yes?: boolean | undefined;
+  readonly restart?: boolean | undefined;
   readonly output: OutputFormat;
 }
 
@@ -103,7 +104,7 @@ async function confirmFleet(run: FleetRun, contexts: readonly string[]): Promise
 
 /** Each cluster's gated rollout handed to a Job in it: the fleet's strategy, as a strategy file the Job mounts. */
 async function detacher(run: FleetRun): Promise<FleetDetach> {
-  const [core, {detachRollout}, {detachClusterOf}, {dump}] = await Promise.all([
+  const [core, {detachRollout, jobFailed}, {detachClusterOf}, {dump}] = await Promise.all([
     import('../core/index.js'),
     import('../services/detach.js'),
     import('./detach-command.js'),
@@ -111,10 +112,10 @@ async function detacher(run: FleetRun): Promise<FleetDetach> {
   ]);
   return async (session: LiveSession, command, plan) => {
     const ref = {namespace: plan.namespace, name: plan.name};
-    // Flags when they can say it (the Job needs no file then), else the strategy file the Job mounts.
+    // Flags when they can say it (the Job needs no file then), else the strategy file the Job mounts (node waves,
+    // the metric gate): the ConfigMap and --strategy of `step --strategy FILE --detach`.
     const args = core.strategyArgsOf(plan.strategy);
     const document = args === undefined ? core.strategyDocumentOf(plan.strategy) : undefined;
-    if (args === undefined && document === undefined) throw new InputError('the metric gate is not handed to a Job by a fleet rollout yet: pass --no-detach');
     const cluster = await detachClusterOf(session);
     const result = await detachRollout({
       cluster: {...cluster, writer: session.writer},
@@ -124,11 +125,14 @@ async function detacher(run: FleetRun): Promise<FleetDetach> {
       image: run.flags['job-image'] ?? core.releaseImage(run.version),
       ...(command === 'step' && document !== undefined ? {strategy: dump(document)} : {}),
       yes: true,
+      // A rerun gives a cluster whose Job failed (its rollout not failed) a fresh Job: docs/commands/fleet.md#rerun-another-machine-one-driver.
+      retryFailed: true,
     });
     const failed = async () => {
-      const job = await cluster.read('jobs', plan.namespace, result.job);
-      const failure = job?.status?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
-      return failure === undefined ? undefined : `Job ${plan.namespace}/${result.job} failed (kubectl logs job/${result.job} -n ${plan.namespace})`;
+      const job = await cluster.read('Job', plan.namespace, result.job);
+      if (job !== undefined && !jobFailed(job)) return undefined;
+      const how = job === undefined ? 'was deleted' : `failed (kubectl logs job/${result.job} -n ${plan.namespace})`;
+      return `Job ${plan.namespace}/${result.job} ${how} before its rollout ended; rerun the same command to start a fresh Job`;
     };
     return {job: result.job, created: result.created, failed};
   };
@@ -169,6 +173,7 @@ async function driveOptions(
       if (line !== undefined) out.write(`${line}\n`);
     },
     signal,
+    ...(run.flags.restart ? {restart: true} : {}),
   };
 }
 

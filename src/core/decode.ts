@@ -309,6 +309,7 @@ function leaf(valid: (value: unknown) => boolean, detail: (value: unknown) => st
   };
 }
 
+/** The one decoder of a schema node: a leaf's type check, or a walk over a map's, a list's or an object's values. */
 function compile(schema: Schema): Decoder {
   switch (schema.t) {
     case 'any':
@@ -328,29 +329,8 @@ function compile(schema: Schema): Decoder {
         (value) => typeof value === 'string' && isRfc3339Time(value),
         () => 'must be an RFC3339 time such as "2026-11-21T12:00:00Z"',
       );
-    case 'int': {
-      if (schema.bits === 64) {
-        // A JSON number is read as a double: past 2^53 it is no longer the integer written (2^53+1 reads as 2^53).
-        // A revision's digits are restored as a bigint before decoding (restoreExactRevisions); any other int64
-        // still a rounded double is refused rather than used rounded.
-        return leaf(
-          (value) => (typeof value === 'number' && Number.isSafeInteger(value)) || (typeof value === 'bigint' && value >= INT64_MIN && value <= INT64_MAX),
-          (value) =>
-            nonIntegerNumberText(value) !== undefined
-              ? 'must be an integer written without a fraction or an exponent, as Go reads an int64'
-              : typeof value === 'bigint' || (typeof value === 'number' && Number.isInteger(value) && Math.abs(value) >= 2 ** 63)
-                ? `must be an integer from ${INT64_MIN} to ${INT64_MAX}`
-                : typeof value !== 'number' || !Number.isInteger(value)
-                  ? 'must be an integer'
-                  : 'must be an integer from -9007199254740991 to 9007199254740991 (larger ones cannot be read exactly)',
-        );
-      }
-      const [min, max] = INT_RANGE[32];
-      return leaf(
-        (value) => typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max,
-        (value) => (typeof value !== 'number' || !Number.isInteger(value) ? 'must be an integer' : `must be an integer from ${min} to ${max}`),
-      );
-    }
+    case 'int':
+      return schema.bits === 64 ? int64Decoder() : int32Decoder();
     case 'intOrString': {
       const [min, max] = INT_RANGE[32];
       return leaf(
@@ -359,70 +339,107 @@ function compile(schema: Schema): Decoder {
       );
     }
     case 'stringMap':
-      return (value, parent, key, errors) => {
-        if (!isRecord(value)) {
-          errors.push(typeError(pathTo(parent, key), value, 'must be a map of strings'));
-          return value;
-        }
-        let out: Record<string, unknown> | undefined;
-        for (const name in value) {
-          const v = value[name];
-          if (typeof v === 'string') continue;
-          if (v === null) (out ??= {...value})[name] = '';
-          else errors.push(typeError({parent: pathTo(parent, key), key: name, bracket: true}, v, 'must be a string'));
-        }
-        return out ?? value;
-      };
-    case 'list': {
-      const item = decoderOf(schema.of);
-      const zero = schema.of;
-      return (value, parent, key, errors) => {
-        if (!Array.isArray(value)) {
-          errors.push(typeError(pathTo(parent, key), value, 'must be a list'));
-          return value;
-        }
-        let out: unknown[] | undefined;
-        const path = pathTo(parent, key);
-        for (let i = 0; i < value.length; i++) {
-          const element: unknown = value[i];
-          const decoded = element === null ? zeroOf(zero) : item(element, path, i, errors);
-          if (decoded !== element) (out ??= [...value])[i] = decoded;
-        }
-        return out ?? value;
-      };
-    }
-    case 'object': {
-      const fields = schema.entries.map((field) => ({
-        key: field.key,
-        decode: decoderOf(field.schema),
-        struct: field.struct,
-        // A null string, time or boolean stays as written (kubectl prints `creationTimestamp: null` in
-        // templates, and revisions hold them), the core reads it as absent; other nulls go.
-        keepsNull: KEEPS_NULL.has(field.schema.t),
-      }));
-      return (value, parent, key, errors) => {
-        if (!isRecord(value)) {
-          errors.push(typeError(pathTo(parent, key), value, 'must be an object'));
-          return value;
-        }
-        let out: Record<string, unknown> | undefined;
-        const path = pathTo(parent, key);
-        for (let i = 0; i < fields.length; i++) {
-          const field = fields[i]!;
-          const v = value[field.key];
-          if (v === undefined || v === null) {
-            if (v === null && field.keepsNull) continue;
-            if (v === null) delete (out ??= {...value})[field.key];
-            if (field.struct) (out ??= {...value})[field.key] = field.decode({}, path, field.key, errors);
-            continue;
-          }
-          const decoded = field.decode(v, path, field.key, errors);
-          if (decoded !== v) (out ??= {...value})[field.key] = decoded;
-        }
-        return out ?? value;
-      };
-    }
+      return stringMapDecoder();
+    case 'list':
+      return listDecoder(schema.of);
+    case 'object':
+      return objectDecoder(schema.entries);
   }
+}
+
+// A JSON number is read as a double: past 2^53 it is no longer the integer written (2^53+1 reads as 2^53).
+// A revision's digits are restored as a bigint before decoding (restoreExactRevisions); any other int64
+// still a rounded double is refused rather than used rounded.
+function int64Decoder(): Decoder {
+  return leaf(
+    (value) => (typeof value === 'number' && Number.isSafeInteger(value)) || (typeof value === 'bigint' && value >= INT64_MIN && value <= INT64_MAX),
+    (value) =>
+      nonIntegerNumberText(value) !== undefined
+        ? 'must be an integer written without a fraction or an exponent, as Go reads an int64'
+        : typeof value === 'bigint' || (typeof value === 'number' && Number.isInteger(value) && Math.abs(value) >= 2 ** 63)
+          ? `must be an integer from ${INT64_MIN} to ${INT64_MAX}`
+          : typeof value !== 'number' || !Number.isInteger(value)
+            ? 'must be an integer'
+            : 'must be an integer from -9007199254740991 to 9007199254740991 (larger ones cannot be read exactly)',
+  );
+}
+
+function int32Decoder(): Decoder {
+  const [min, max] = INT_RANGE[32];
+  return leaf(
+    (value) => typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max,
+    (value) => (typeof value !== 'number' || !Number.isInteger(value) ? 'must be an integer' : `must be an integer from ${min} to ${max}`),
+  );
+}
+
+/** Labels and annotations: each value a string, a null one decoded to "" as Go decodes it. */
+function stringMapDecoder(): Decoder {
+  return (value, parent, key, errors) => {
+    if (!isRecord(value)) {
+      errors.push(typeError(pathTo(parent, key), value, 'must be a map of strings'));
+      return value;
+    }
+    let out: Record<string, unknown> | undefined;
+    for (const name in value) {
+      const v = value[name];
+      if (typeof v === 'string') continue;
+      if (v === null) (out ??= {...value})[name] = '';
+      else errors.push(typeError({parent: pathTo(parent, key), key: name, bracket: true}, v, 'must be a string'));
+    }
+    return out ?? value;
+  };
+}
+
+/** A list: each element decoded, a null one replaced by its zero value; copied only when an element changed. */
+function listDecoder(of: Schema): Decoder {
+  const item = decoderOf(of);
+  return (value, parent, key, errors) => {
+    if (!Array.isArray(value)) {
+      errors.push(typeError(pathTo(parent, key), value, 'must be a list'));
+      return value;
+    }
+    let out: unknown[] | undefined;
+    const path = pathTo(parent, key);
+    for (let i = 0; i < value.length; i++) {
+      const element: unknown = value[i];
+      const decoded = element === null ? zeroOf(of) : item(element, path, i, errors);
+      if (decoded !== element) (out ??= [...value])[i] = decoded;
+    }
+    return out ?? value;
+  };
+}
+
+/** An object: its known fields decoded, null ones removed, absent structs made empty; unknown fields passed through. */
+function objectDecoder(entries: readonly FieldEntry[]): Decoder {
+  const fields = entries.map((field) => ({
+    key: field.key,
+    decode: decoderOf(field.schema),
+    struct: field.struct,
+    // A null string, time or boolean stays as written (kubectl prints `creationTimestamp: null` in
+    // templates, and revisions hold them), the core reads it as absent; other nulls go.
+    keepsNull: KEEPS_NULL.has(field.schema.t),
+  }));
+  return (value, parent, key, errors) => {
+    if (!isRecord(value)) {
+      errors.push(typeError(pathTo(parent, key), value, 'must be an object'));
+      return value;
+    }
+    let out: Record<string, unknown> | undefined;
+    const path = pathTo(parent, key);
+    for (let i = 0; i < fields.length; i++) {
+      const field = fields[i]!;
+      const v = value[field.key];
+      if (v === undefined || v === null) {
+        if (v === null && field.keepsNull) continue;
+        if (v === null) delete (out ??= {...value})[field.key];
+        if (field.struct) (out ??= {...value})[field.key] = field.decode({}, path, field.key, errors);
+        continue;
+      }
+      const decoded = field.decode(v, path, field.key, errors);
+      if (decoded !== v) (out ??= {...value})[field.key] = decoded;
+    }
+    return out ?? value;
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -92,9 +92,10 @@ export function rulesAllow(rules: readonly PolicyRule[], group: string, resource
 /**
  * The Job of one rollout: the DaemonSet's name and the template being rolled out, so a second `--detach` of the
  * same rollout finds it, and a later rollout gets its own. At most 63 characters (a label value names it too).
+ * `attempt` 2 and on: a fresh Job after one that failed while its rollout did not (`-retry-N`).
  */
-export function detachedJobName(daemonSet: string, templateHash: string, promotedStage?: number): string {
-  const suffix = `${templateHash.slice(0, 10)}${promotedStage === undefined ? '' : `-promote-${promotedStage}`}`;
+export function detachedJobName(daemonSet: string, templateHash: string, promotedStage?: number, attempt = 1): string {
+  const suffix = `${templateHash.slice(0, 10)}${promotedStage === undefined ? '' : `-promote-${promotedStage}`}${attempt > 1 ? `-retry-${attempt}` : ''}`;
   const room = 63 - 'ds-rollout--'.length - suffix.length;
   return `ds-rollout-${daemonSet.slice(0, room).replace(/[-.]+$/, '')}-${suffix}`;
 }
@@ -102,7 +103,7 @@ export function detachedJobName(daemonSet: string, templateHash: string, promote
 /** Is `job` one of the Jobs of this rollout (the step's, or a promote's)? */
 export function isDetachedJobOf(job: string, daemonSet: string, templateHash: string): boolean {
   const step = detachedJobName(daemonSet, templateHash);
-  return job === step || job.startsWith(`${step}-promote-`);
+  return job === step || job.startsWith(`${step}-promote-`) || job.startsWith(`${step}-retry-`);
 }
 
 // Flags that choose this machine's cluster, credentials or output: the Job has its own (in-cluster), or none.

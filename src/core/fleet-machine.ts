@@ -6,7 +6,8 @@
 import {canonicalJson} from './canonical-json.js';
 import {gatedViewOf} from './gated-machine.js';
 import {computeTemplateHash, textHash} from './revisions.js';
-import {type ClusterWaveSpec, type GatedRecord, type GatedStrategy, type RolloutOrigin} from './gates.js';
+import {type ClusterWaveSpec, FINISHED_GATED_PHASES, gatedRecordOf, type GatedRecord, type GatedStrategy, type RolloutOrigin} from './gates.js';
+import {metricsDocumentOf, prometheusDocumentOf} from './metric-gate.js';
 import type {DaemonSet, PodTemplateSpec} from './types.js';
 
 export const FLEET_ROLLOUT_ANNOTATION = 'ds-rollout.io/fleet-rollout';
@@ -64,6 +65,11 @@ export interface FleetRecord extends FleetPlan {
   readonly originRevision?: RolloutOrigin;
   /** `fleet abort` was asked: this cluster goes back to its own origin. */
   readonly aborted?: boolean;
+  /**
+   * Orders the fleet rollouts of a DaemonSet: one more than the highest its clusters held when it began (absent: 0).
+   * A cluster of this plan that holds a higher one was taken by a later fleet rollout (fleetGenerationOf).
+   */
+  readonly generation?: number;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -143,8 +149,8 @@ export function fleetTemplateReleaseOf(template: PodTemplateSpec): FleetTemplate
   return {template, hash, description: `${images} template ${hash}`};
 }
 
-/** The release in a line: `main=agent:v2`, or a template's images and hash. */
-export function describeRelease(release: FleetRelease): string {
+/** The release in a line: as `--image` spells it (`main=agent:v2,side=s:1`), or a template's images and hash. */
+export function fleetReleaseText(release: FleetRelease): string {
   if (isTemplateRelease(release)) return release.description;
   return Object.entries(release.images)
     .map(([container, image]) => `${container}=${image}`)
@@ -242,6 +248,17 @@ export function templateWithRelease(template: PodTemplateSpec, release: FleetRel
   return {template: {...template, spec: {...template.spec, containers}}};
 }
 
+/**
+ * Whether `ds` holds a gated record that setting the release would make read as the release's own: one of the
+ * template the release makes (`released`, our hash) that ended other than complete (an aborted fleet's, one
+ * abandoned or superseded). Starting the cluster removes it in the same write, so the release's gated rollout starts
+ * afresh rather than being read as failed.
+ */
+export function staleGatedRecord(ds: DaemonSet, released: string): boolean {
+  const found = gatedRecordOf(ds);
+  return found.kind === 'record' && found.record.template === released && FINISHED_GATED_PHASES.has(found.record.phase) && found.record.phase !== 'complete';
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Each cluster, and the fleet
 
@@ -315,15 +332,46 @@ function failureWords(failures: readonly {readonly pod?: string; readonly node?:
   return `${first.pod ? `pod ${first.pod} ` : ''}${first.node ? `on node ${first.node}: ` : ''}${first.reason}${failures.length > 1 ? ` and ${failures.length - 1} more` : ''}`;
 }
 
-/** One cluster as `plan` sees it (its record of another fleet is `pending`, with the other fleet named). */
-export function fleetClusterOf(plan: FleetPlan, input: FleetClusterInput): FleetCluster {
+/**
+ * One cluster as `plan` sees it: its record of another fleet is `pending`, unless that fleet is later than this one
+ * (a higher generation than `generation`, this fleet's): then this fleet's part there ended (`changed`, completed,
+ * as only a fleet that completed or was aborted lets another begin), and the cluster is the later fleet's to touch.
+ */
+export function fleetClusterOf(plan: FleetPlan, input: FleetClusterInput, generation?: number): FleetCluster {
   const wave = waveOfContext(plan, input.context);
   if ('error' in input) return {context: input.context, wave, phase: 'unreachable', message: input.error, touched: false};
   const found = fleetRecordOf(input.ds);
   if (found.kind === 'invalid')
     return {context: input.context, wave, phase: 'changed', message: `its fleet record cannot be read (${found.error})`, touched: false};
+  if (found.kind === 'record' && found.record.id !== fleetIdOf(plan) && generation !== undefined && (found.record.generation ?? 0) > generation) {
+    const message = `taken by a later fleet rollout (${fleetReleaseText(found.record.release)})`;
+    return {context: input.context, wave, phase: 'changed', message, touched: false, completed: true};
+  }
   if (found.kind === 'none' || found.record.id !== fleetIdOf(plan)) return {context: input.context, wave, phase: 'pending', touched: false};
   return {context: input.context, wave, touched: true, ...touchedPhase(input.ds, found.record)};
+}
+
+/**
+ * The generation of `plan`'s fleet rollout: the one its records hold, or for a fleet that holds none yet, one more
+ * than the highest any cluster read holds (so that each cluster's records only ever grow in generation).
+ */
+export function fleetGenerationOf(plan: FleetPlan, inputs: readonly FleetClusterInput[]): number {
+  return recordedGenerationOf(plan, inputs) ?? 1 + Math.max(0, ...recordsOf(inputs).map((record) => record.generation ?? 0));
+}
+
+function recordsOf(inputs: readonly FleetClusterInput[]): FleetRecord[] {
+  return inputs.flatMap((input) => {
+    if ('error' in input) return [];
+    const found = fleetRecordOf(input.ds);
+    return found.kind === 'record' ? [found.record] : [];
+  });
+}
+
+/** The generation this fleet's records hold (absent: 0); undefined: no cluster read holds one. */
+export function recordedGenerationOf(plan: FleetPlan, inputs: readonly FleetClusterInput[]): number | undefined {
+  const id = fleetIdOf(plan);
+  const ours = recordsOf(inputs).filter((record) => record.id === id);
+  return ours.length === 0 ? undefined : Math.max(...ours.map((record) => record.generation ?? 0));
 }
 
 export type FleetPhase = 'pending' | 'rolling' | 'awaiting-approval' | 'failed' | 'complete' | 'aborting' | 'aborted' | 'unreachable';
@@ -358,8 +406,8 @@ function actionOf(plan: FleetPlan, clusters: readonly FleetCluster[]): FleetActi
     return {kind: 'aborted', contexts: clusters.filter((c) => c.touched && c.phase !== 'aborted').map((c) => c.context)};
   // Every cluster completed: a change by hand afterwards is the next release's business, not this fleet's.
   if (clusters.every((c) => c.phase === 'complete' || c.completed)) return {kind: 'complete'};
-  // The cluster that stopped the wave under way first, before one changed after it completed.
-  const stops = clusters.filter((c) => c.touched && STOPPED.has(c.phase));
+  // The cluster that stopped the wave under way first, before one changed after it completed (or taken by a later fleet).
+  const stops = clusters.filter((c) => (c.touched || c.completed) && STOPPED.has(c.phase));
   const stopped = stops.find((c) => !c.completed) ?? stops[0];
   if (stopped) return {kind: 'failed', wave: stopped.wave, context: stopped.context, message: stopped.message ?? stopped.phase};
   const waves = fleetWaves(plan);
@@ -385,7 +433,15 @@ const PHASE_OF_ACTION: Record<FleetAction['kind'], FleetPhase> = {
 
 /** The fleet as its clusters have it now (every context of the plan, read or not), and what comes next. */
 export function fleetViewOf(plan: FleetPlan, inputs: readonly FleetClusterInput[]): FleetView {
-  const clusters = plan.contexts.map((context) => fleetClusterOf(plan, inputs.find((i) => i.context === context) ?? {context, error: 'not read'}));
+  const generation = recordedGenerationOf(plan, inputs);
+  return fleetViewOfClusters(
+    plan,
+    plan.contexts.map((context) => fleetClusterOf(plan, inputs.find((i) => i.context === context) ?? {context, error: 'not read'}, generation)),
+  );
+}
+
+/** The fleet from each context's cluster, in the plan's order (fleetClusterOf's, or what a partial read assumes: fleet-standing.ts). */
+export function fleetViewOfClusters(plan: FleetPlan, clusters: readonly FleetCluster[]): FleetView {
   const action = actionOf(plan, clusters);
   let phase = PHASE_OF_ACTION[action.kind];
   if (action.kind === 'aborted' && action.contexts.length > 0) phase = 'aborting';
@@ -407,10 +463,15 @@ export function conflictingFleet(plan: FleetPlan, inputs: readonly FleetClusterI
     if (found.kind !== 'record' || found.record.id === id) continue;
     const other = fleetViewOf(found.record, inputs);
     if (other.phase === 'complete' || other.phase === 'aborted') continue;
-    const release = describeRelease(found.record.release);
-    return `another fleet rollout of ${plan.namespace}/${plan.name} (${release} over ${found.record.contexts.join(',')}) is ${other.phase} in context ${input.context}: finish it, or end it with 'kubectl ds-rollout fleet abort ${plan.name} -n ${plan.namespace} --contexts ${found.record.contexts.join(',')}'`;
+    return `another fleet rollout of ${plan.namespace}/${plan.name} (${fleetReleaseText(found.record.release)} over ${found.record.contexts.join(',')}) is ${other.phase} in context ${input.context}: finish it, or end it with 'kubectl ds-rollout fleet abort ${plan.name} -n ${plan.namespace} --contexts ${found.record.contexts.join(',')}'`;
   }
   return undefined;
+}
+
+/** The plan a cluster's record holds (its plan fields, without what is this cluster's own). */
+export function planOfRecord(record: FleetRecord): FleetPlan {
+  const {namespace, name, contexts, waves, waveNames, release, strategy} = record;
+  return {namespace, name, contexts, waves, ...(waveNames ? {waveNames} : {}), release, strategy};
 }
 
 /**
@@ -423,8 +484,7 @@ export function recordedFleetPlan(inputs: readonly FleetClusterInput[]): FleetPl
     if ('error' in input) continue;
     const found = fleetRecordOf(input.ds);
     if (found.kind !== 'record') continue;
-    const {namespace, name, contexts, waves, waveNames, release, strategy} = found.record;
-    plans.push({namespace, name, contexts, waves, ...(waveNames ? {waveNames} : {}), release, strategy});
+    plans.push(planOfRecord(found.record));
   }
   return plans.find((plan) => !['complete', 'aborted'].includes(fleetViewOf(plan, inputs).phase)) ?? plans[0];
 }
@@ -450,11 +510,11 @@ export function gatedRunEnded(phase: FleetClusterPhase): boolean {
 const seconds = (ms: number) => ms / 1000;
 
 /**
- * The strategy as a strategy file (docs/gated-rollouts.md#strategy-file) says it: what a cluster's detached Job
- * reads, so it runs the fleet's gated rollout. The metric gate's queries are not written: undefined then.
+ * The strategy as a strategy file (docs/gated-rollouts.md#strategy-file) says it, the metric gate's queries and
+ * Prometheus included: what a cluster's detached Job mounts (as `step --strategy FILE --detach` would), so it runs
+ * the fleet's gated rollout.
  */
-export function strategyDocumentOf(strategy: GatedStrategy): Record<string, unknown> | undefined {
-  if (strategy.metrics !== undefined && strategy.metrics.length > 0) return undefined;
+export function strategyDocumentOf(strategy: GatedStrategy): Record<string, unknown> {
   const canary = strategy.canary;
   return {
     ...(canary === undefined
@@ -478,6 +538,8 @@ export function strategyDocumentOf(strategy: GatedStrategy): Record<string, unkn
     onFailure: strategy.onFailure,
     ...(strategy.maxNeighbourFailures !== undefined ? {maxNeighbourFailures: strategy.maxNeighbourFailures} : {}),
     ...(strategy.neighbourSelector !== undefined ? {neighbourSelector: strategy.neighbourSelector} : {}),
+    ...(strategy.metrics !== undefined && strategy.metrics.length > 0 ? {metrics: metricsDocumentOf(strategy.metrics)} : {}),
+    ...(strategy.prometheus !== undefined && (strategy.metrics?.length ?? 0) > 0 ? {prometheus: prometheusDocumentOf(strategy.prometheus)} : {}),
   };
 }
 

@@ -255,3 +255,4 @@ export {
 export {type DocumentProblem, describeDocumentProblem, documentProblem, EXPANSION_PER_BYTE, jsonTextDepth, MAX_DOCUMENT_DEPTH} from './document-limits.js';
 export * from './metric-gate.js';
 export * from './fleet-machine.js';
+export * from './fleet-standing.js';

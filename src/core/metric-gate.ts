@@ -309,6 +309,33 @@ export function prometheusFromDocument(value: unknown): {prometheus: PrometheusT
   return 'problem' in built ? problem(['prometheus', built.problem.key], `prometheus.${built.problem.key}: ${built.problem.message}`) : built;
 }
 
+/**
+ * The strategy file's `metrics:` that says `metrics` (durations in seconds, as the file takes them): what
+ * metricsFromDocument reads back the same. How a fleet rollout hands its metric gate to a cluster's Job.
+ */
+export function metricsDocumentOf(metrics: readonly MetricQuery[]): Record<string, unknown>[] {
+  return metrics.map((m) => ({
+    name: m.name,
+    query: m.query,
+    ...(m.max !== undefined ? {max: m.max} : {}),
+    ...(m.min !== undefined ? {min: m.min} : {}),
+    for: m.forMs / 1000,
+    interval: m.intervalMs / 1000,
+    noData: m.noData,
+    onError: m.onError,
+  }));
+}
+
+/** The strategy file's `prometheus:` that says `target`: what prometheusFromDocument reads back the same. */
+export function prometheusDocumentOf(target: PrometheusTarget): Record<string, unknown> {
+  if (target.service !== undefined) return {service: `service/${target.service.namespace}/${target.service.name}:${target.service.port}`};
+  return {
+    url: target.url,
+    ...(target.tokenFile !== undefined ? {tokenFile: target.tokenFile} : {}),
+    ...(target.caFile !== undefined ? {caFile: target.caFile} : {}),
+  };
+}
+
 /** Where Prometheus is (from a strategy file or the flags) checked, or the field at fault and why. */
 export function prometheusTargetOf(
   fields: Readonly<Record<(typeof PROMETHEUS_KEYS)[number], unknown>>,

@@ -1,7 +1,7 @@
 // The fleet rollout for people: its progress lines (each cluster's gated rollout lines prefixed by its context) and
 // where it stands, one row per cluster (CONTEXT, WAVE, PHASE, and why), with a last line naming the fleet's phase.
 // Pure: the service's events and results in, text out.
-import {type FleetPhase, type FleetRelease, type GatedEvent, isTemplateRelease} from '../core/index.js';
+import {type FleetPhase, type FleetRelease, fleetReleaseText, type GatedEvent, isTemplateRelease} from '../core/index.js';
 import {escapeControlCharacters, palette} from './color.js';
 import {renderGatedEvent} from './gated-text.js';
 import {renderTableCuttingLast} from './status-list-text.js';
@@ -49,13 +49,9 @@ export function releaseSummaryOf(release: FleetRelease): FleetReleaseSummary {
   return {images, template: release.hash, description: release.description};
 }
 
-export function releaseText(release: FleetReleaseSummary): string {
-  return (
-    release.description ??
-    Object.entries(release.images)
-      .map(([container, image]) => `${container}=${image}`)
-      .join(',')
-  );
+/** The summary in a line: a template release's description, or its images as fleetReleaseText spells them. */
+function releaseText(release: FleetReleaseSummary): string {
+  return release.description ?? fleetReleaseText({images: release.images});
 }
 
 /** One progress line (or lines), or undefined for an event the summary says. */
@@ -83,7 +79,7 @@ export function renderFleetEvent(event: FleetEvent, ref: {namespace: string; nam
   }
 }
 
-const PHASE_WORDS: Readonly<Record<FleetPhase, string>> = {
+export const PHASE_WORDS: Readonly<Record<FleetPhase, string>> = {
   pending: 'not started',
   rolling: 'rolling',
   'awaiting-approval': 'waiting for promote',

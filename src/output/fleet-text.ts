@@ -1,9 +1,10 @@
 // The fleet view for people and scripts: one table with a CONTEXT column (one line per cluster, the last column cut
 // to the terminal, so tens of clusters stay readable), a last line counting the clusters by state, and the document
 // that keys each context's result by its name. Pure: the service's results in, text or a document out.
-import type {RolloutPlan} from '../core/index.js';
+import {type FleetCluster, type FleetStanding, fleetReleaseText, type RolloutPlan} from '../core/index.js';
 import {escapeControlCharacters, palette, type Palette} from './color.js';
 import {formatDuration} from './format.js';
+import {type FleetRolloutResult, PHASE_WORDS, releaseSummaryOf} from './fleet-rollout-text.js';
 import type {HistoryReport} from './history-text.js';
 import {budget, renderTableCuttingLast, revisions, tint} from './status-list-text.js';
 
@@ -69,17 +70,102 @@ export function renderFleet<T>(header: readonly string[], results: readonly Cont
   return renderTableCuttingLast(columns, rows, options.wide ? undefined : options.width) + fleetCountLine(results);
 }
 
-/** `status NAME --contexts`: verdict, revision, budget use and the first blocker of each cluster. */
+/** One cluster's part in a fleet rollout, as `status --contexts` found it in the DaemonSet it read. */
+export interface FleetPart {
+  readonly standing: FleetStanding;
+  readonly cluster: FleetCluster;
+}
+
+/** A status row: the one-cluster summary and, when a fleet rollout names this context, its part in it. */
+export interface StatusFleetRow {
+  readonly summary: Parameters<typeof budget>[0] & Parameters<typeof revisions>[0] & {readonly blocker?: string};
+  readonly fleetRollout?: FleetPart;
+}
+
+/**
+ * `status NAME --contexts`: verdict, revision, budget use and the first blocker of each cluster; with a fleet
+ * rollout recorded, a line per fleet above the table and a FLEET column (the cluster's wave and its part's phase).
+ */
 export function renderStatusFleetText(
-  results: readonly ContextResult<{readonly summary: Parameters<typeof budget>[0] & Parameters<typeof revisions>[0] & {readonly blocker?: string}}>[],
+  results: readonly ContextResult<StatusFleetRow>[],
   options: FleetTextOptions,
+  fleets: readonly FleetStanding[] = [],
 ): string {
-  return renderFleet(
-    ['CONTEXT', 'VERDICT', 'REVISION', 'BUDGET', 'BLOCKER'],
-    results,
-    ({summary}) => ({cells: [revisions(summary), budget(summary)], last: summary.blocker ?? ''}),
-    options,
+  const c = palette(options.color);
+  const lines = fleets.map((standing) => `${c.bold(escapeControlCharacters(fleetStandingLine(standing)))}\n`).join('');
+  const fleet = fleets.length > 0;
+  const header = ['CONTEXT', 'VERDICT', 'REVISION', 'BUDGET', ...(fleet ? ['FLEET'] : []), 'BLOCKER'];
+  return (
+    lines +
+    renderFleet(
+      header,
+      results,
+      ({summary, fleetRollout}) => ({
+        cells: [revisions(summary), budget(summary), ...(fleet ? [fleetCell(fleetRollout)] : [])],
+        last: summary.blocker ?? '',
+      }),
+      options,
+    )
   );
+}
+
+/** A row's FLEET cell: `w1 complete`, `w2 rolling`; `-` for a cluster no fleet read here names. */
+export function fleetCell(part: FleetPart | undefined): string {
+  return part === undefined ? '-' : `w${part.cluster.wave + 1} ${part.cluster.phase}`;
+}
+
+/** How many not-asked contexts the line names before it counts the rest. */
+const NAMED_NOT_ASKED = 4;
+
+/** `Fleet rollout ID (main=agent:v2): rolling, wave 2/3; prod-us, prod-ap not asked here` */
+export function fleetStandingLine(standing: FleetStanding): string {
+  const {view, notAsked} = standing;
+  const named = notAsked.length > NAMED_NOT_ASKED ? notAsked.slice(0, NAMED_NOT_ASKED - 1) : notAsked;
+  const rest = notAsked.length - named.length;
+  const others = notAsked.length === 0 ? '' : `; ${named.join(', ')}${rest > 0 ? ` and ${rest} more` : ''} not asked here`;
+  return `Fleet rollout ${view.id} (${fleetReleaseText(view.plan.release)}): ${PHASE_WORDS[view.phase]}, wave ${view.wave + 1}/${view.plan.waves.length}${others}`;
+}
+
+/** A fleet rollout in the status document: where it stands, the clusters read here, the contexts not asked. */
+export function fleetStandingDocument(standing: FleetStanding): Omit<FleetRolloutResult, 'kind'> & {readonly notAsked: readonly string[]} {
+  const {view, asked, notAsked} = standing;
+  return {
+    daemonSet: {namespace: view.plan.namespace, name: view.plan.name},
+    id: view.id,
+    phase: view.phase,
+    wave: view.wave + 1,
+    waves: view.plan.waves.length,
+    release: releaseSummaryOf(view.plan.release),
+    ...(view.plan.waveNames ? {waveNames: view.plan.waveNames} : {}),
+    clusters: asked.map((cluster) => fleetClusterDocument(cluster, view.plan.waveNames?.[cluster.wave])),
+    notAsked,
+  };
+}
+
+function fleetClusterDocument(cluster: FleetCluster, waveName: string | undefined): FleetRolloutResult['clusters'][number] {
+  const named = waveName === undefined ? {} : {waveName};
+  return {
+    context: cluster.context,
+    wave: cluster.wave + 1,
+    ...named,
+    phase: cluster.phase,
+    ...(cluster.message === undefined ? {} : {message: cluster.message}),
+  };
+}
+
+/** A context's `fleetRollout` in the status document: its fleet's id and release, its wave, its part's phase. */
+export function fleetPartDocument(part: FleetPart): Record<string, unknown> {
+  const {view} = part.standing;
+  const {cluster} = part;
+  return {
+    id: view.id,
+    release: view.plan.release,
+    wave: cluster.wave + 1,
+    waves: view.plan.waves.length,
+    phase: cluster.phase,
+    ...(cluster.message === undefined ? {} : {message: cluster.message}),
+    fleetPhase: view.phase,
+  };
 }
 
 export type PlanView = Pick<RolloutPlan, 'revisions' | 'budget' | 'waves' | 'timing' | 'blockers' | 'complete'>;
@@ -143,6 +229,8 @@ export interface FleetDocument<D> {
   readonly exitCode: number;
   /** How many clusters, and how many in each state (as the count line). */
   readonly summary: {readonly clusters: number; readonly counts: Readonly<Record<string, number>>};
+  /** `status --contexts`: each fleet rollout recorded in the clusters read (fleetStandingDocument). */
+  readonly fleetRollouts?: readonly unknown[];
   /** Keyed by context name, in the order asked. */
   readonly contexts: Readonly<Record<string, FleetDocumentEntry<D>>>;
 }
@@ -154,6 +242,7 @@ export function fleetDocument<T, D>(
   results: readonly ContextResult<T>[],
   exitCode: number,
   document: (result: T) => D,
+  extra: Pick<FleetDocument<D>, 'fleetRollouts'> = {},
 ): FleetDocument<D> {
   const contexts = Object.fromEntries(
     results.map((entry) => [
@@ -168,5 +257,5 @@ export function fleetDocument<T, D>(
   );
   const counts: Record<string, number> = {};
   for (const {state} of results) counts[state] = (counts[state] ?? 0) + 1;
-  return {kind, daemonSet: {name: daemonSet}, exitCode, summary: {clusters: results.length, counts}, contexts};
+  return {kind, daemonSet: {name: daemonSet}, exitCode, summary: {clusters: results.length, counts}, ...extra, contexts};
 }

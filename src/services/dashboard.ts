@@ -97,66 +97,111 @@ function waitsOnTime(snapshot: DashboardSnapshot): boolean {
   return snapshot.plan.nodes.some((node) => node.pods.some((pod) => pod.ready && !pod.available && !pod.terminating));
 }
 
-/**
- * Plans every cluster state the watches report and hands the result to the subscribers, only when it changed.
- * Without events and without time-dependent availability it does nothing at all (no timers): an idle dashboard
- * costs no CPU.
- */
 /** Deletions kept for the ETA: the newest, as many as the pod starts it reads. */
 const RECENT_DELETIONS = 50;
 
-export function createPlanFeed(options: PlanFeedOptions): ClusterPlanFeed {
+/** What the feed says beside the plan: whether the watches are live, and the error line if any. */
+interface FeedStatus {
+  readonly connection: Connection;
+  readonly error: string | undefined;
+  /** The error line is the cluster not answering (it goes when the cluster answers again). */
+  readonly unreachable: boolean;
+}
+
+/** The status once the watches' connection is `next`. */
+function reconnected(status: FeedStatus, next: Connection): FeedStatus {
+  // Answering again: the line about the cluster not answering goes (a watch that stopped for good stays).
+  return next === 'live' && status.unreachable ? {connection: next, error: undefined, unreachable: false} : {...status, connection: next};
+}
+
+/** One cluster state planned as the dashboard shows it, at `now`: the plan, its verdict, the revisions, the pause. */
+function snapshotOf(state: ClusterState, now: number, deletions: number[], paused: PausedOf, status: FeedStatus): DashboardSnapshot {
+  const plan = planObserved(state, {now, deletions});
+  const report = rolloutStatusOf(state, now, plan);
+  const pausedInfo = paused(state.daemonSet, plan.status.desiredNumberScheduled);
+  return {
+    plan,
+    verdict: {verdict: report.verdict, detail: report.detail},
+    revisions: toRevisionEntries(state.daemonSet, state.revisions),
+    connection: status.connection,
+    ...(pausedInfo
+      ? {
+          paused: pausedInfo,
+          step: stepPreview(state, now, {namespace: state.daemonSet.metadata.namespace ?? 'default', name: state.daemonSet.metadata.name}),
+        }
+      : {}),
+    ...(status.error ? {error: status.error} : {}),
+  };
+}
+
+/**
+ * The feed's subscribers and its first snapshot, apart from the planning: a snapshot is handed on only when it
+ * differs from the last one, and the first one settles ready().
+ */
+function snapshotPublisher() {
   const listeners = new Set<SnapshotListener>();
-  const tickMs = options.tickMs ?? DEFAULT_TICK_MS;
-  let state: ClusterState | undefined;
-  const deletions: number[] = [];
   let latest: DashboardSnapshot | undefined;
-  let connection: Connection = 'live';
-  let error: string | undefined;
-  let unreachable = false;
-  let tick: ReturnType<typeof setTimeout> | undefined;
-  let stopped = false;
   let settle: {resolve(s: DashboardSnapshot): void; reject(e: unknown): void} | undefined;
   const ready = new Promise<DashboardSnapshot>((resolve, reject) => {
     settle = {resolve, reject};
   });
   // Nobody may be waiting on ready() (tests that only subscribe): an unobserved rejection must not crash.
   ready.catch(() => undefined);
-
-  const emit = (snapshot: DashboardSnapshot) => {
-    if (latest !== undefined && deepEqualJson(latest, snapshot)) return;
-    latest = snapshot;
-    if (settle) {
-      settle.resolve(snapshot);
+  return {
+    ready,
+    latest: () => latest,
+    emit(snapshot: DashboardSnapshot): void {
+      if (latest !== undefined && deepEqualJson(latest, snapshot)) return;
+      latest = snapshot;
+      if (settle) {
+        settle.resolve(snapshot);
+        settle = undefined;
+      }
+      for (const listener of listeners) listener(snapshot);
+    },
+    /** Rejects ready() if no snapshot came yet; false when one did (the failure is then shown on it instead). */
+    rejectFirst(failure: unknown): boolean {
+      if (!settle) return false;
+      settle.reject(failure);
       settle = undefined;
-    }
-    for (const listener of listeners) listener(snapshot);
+      return true;
+    },
+    subscribe(listener: SnapshotListener): () => void {
+      listeners.add(listener);
+      if (latest) listener(latest);
+      return () => {
+        listeners.delete(listener);
+      };
+    },
   };
+}
+
+/**
+ * Plans every cluster state the watches report and hands the result to the subscribers, only when it changed.
+ * Without events and without time-dependent availability it does nothing at all (no timers): an idle dashboard
+ * costs no CPU.
+ */
+export function createPlanFeed(options: PlanFeedOptions): ClusterPlanFeed {
+  const publisher = snapshotPublisher();
+  const tickMs = options.tickMs ?? DEFAULT_TICK_MS;
+  let state: ClusterState | undefined;
+  const deletions: number[] = [];
+  let status: FeedStatus = {connection: 'live', error: undefined, unreachable: false};
+  let tick: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
 
   const recompute = () => {
     if (tick !== undefined) clearTimeout(tick);
     tick = undefined;
     if (stopped || state === undefined) return;
+    const latest = publisher.latest();
     const invalid = invalidMessage(state.daemonSet);
     if (invalid !== undefined) {
       if (latest === undefined) return fail(new InputError(invalid));
-      return emit({...latest, connection, error: invalid});
+      return publisher.emit({...latest, connection: status.connection, error: invalid});
     }
-    const now = options.clock.now();
-    const plan = planObserved(state, {now, deletions});
-    const report = rolloutStatusOf(state, now, plan);
-    const paused = (options.pausedOf ?? pausedOf)(state.daemonSet, plan.status.desiredNumberScheduled);
-    const snapshot: DashboardSnapshot = {
-      plan,
-      verdict: {verdict: report.verdict, detail: report.detail},
-      revisions: toRevisionEntries(state.daemonSet, state.revisions),
-      connection,
-      ...(paused
-        ? {paused, step: stepPreview(state, now, {namespace: state.daemonSet.metadata.namespace ?? 'default', name: state.daemonSet.metadata.name})}
-        : {}),
-      ...(error ? {error} : {}),
-    };
-    emit(snapshot);
+    const snapshot = snapshotOf(state, options.clock.now(), deletions, options.pausedOf ?? pausedOf, status);
+    publisher.emit(snapshot);
     if (waitsOnTime(snapshot)) {
       // Time alone moves these pods: judge them again on the server's clock as it is then.
       tick = setTimeout(() => {
@@ -167,16 +212,19 @@ export function createPlanFeed(options: PlanFeedOptions): ClusterPlanFeed {
     }
   };
 
+  /** The status changed: shown on the last snapshot at once (there is none before the first state). */
+  const show = (next: FeedStatus) => {
+    status = next;
+    const latest = publisher.latest();
+    if (!latest) return;
+    const {error: _shown, ...rest} = latest;
+    publisher.emit({...rest, connection: status.connection, ...(status.error ? {error: status.error} : {})});
+  };
+
   const fail = (failure: DsRolloutError | Error) => {
     if (stopped) return;
-    if (settle) {
-      settle.reject(failure);
-      settle = undefined;
-      stop();
-      return;
-    }
-    error = `watch stopped: ${failure.message.split('\n')[0]} (press q)`;
-    if (latest) emit({...latest, error});
+    if (publisher.rejectFirst(failure)) return stop();
+    show({...status, error: `watch stopped: ${failure.message.split('\n')[0]} (press q)`});
   };
 
   // The one follower, in the mode that keeps trying through an outage; stop() may run inside its constructor
@@ -193,21 +241,10 @@ export function createPlanFeed(options: PlanFeedOptions): ClusterPlanFeed {
     },
     onError: fail,
     onConnection(next) {
-      if (next === connection) return;
-      connection = next;
-      // Answering again: the line about the cluster not answering goes (a watch that stopped for good stays).
-      if (next === 'live' && unreachable) {
-        unreachable = false;
-        error = undefined;
-      }
-      if (!latest) return;
-      const {error: _shown, ...rest} = latest;
-      emit({...rest, connection, ...(error ? {error} : {})});
+      if (next !== status.connection) show(reconnected(status, next));
     },
     onUnreachable(failure) {
-      unreachable = true;
-      error = `${failure.message.split('\n')[0]}; still trying`;
-      if (latest) emit({...latest, connection, error});
+      show({...status, unreachable: true, error: `${failure.message.split('\n')[0]}; still trying`});
     },
   });
 
@@ -218,17 +255,7 @@ export function createPlanFeed(options: PlanFeedOptions): ClusterPlanFeed {
     follower?.stop();
   }
 
-  return {
-    ready: () => ready,
-    stop,
-    subscribe(listener) {
-      listeners.add(listener);
-      if (latest) listener(latest);
-      return () => {
-        listeners.delete(listener);
-      };
-    },
-  };
+  return {ready: () => publisher.ready, stop, subscribe: publisher.subscribe};
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -58,6 +58,12 @@ export interface DetachOptions {
   /** The command takes --yes (the Job has no terminal to ask on). */
   readonly yes: boolean;
   readonly dryRun?: DryRunMode;
+  /**
+   * A Job of this rollout that failed (its pods never ran the rollout to its end: an image that cannot be pulled,
+   * a node lost too often) or was deleted is left as it is, and a fresh one made under the next name (`-retry-2`, ...). Only for a
+   * rollout that has not failed: refuseUnrunnable refuses a failed gate first, so a gate's failure is never rerun.
+   */
+  readonly retryFailed?: boolean;
 }
 
 export interface DetachResult {
@@ -79,7 +85,8 @@ export async function detachRollout(options: DetachOptions): Promise<DetachResul
   const template = computeTemplateHash(ds.spec.template);
   const found = gatedRecordOf(ds);
   // A promote gets a Job of its own, named after the stage it continues from (the step's Job has ended there).
-  const job = detachedJobName(ref.name, template, options.command === 'promote' && found.kind === 'record' ? found.record.stage + 1 : undefined);
+  const promoted = options.command === 'promote' && found.kind === 'record' ? found.record.stage + 1 : undefined;
+  const job = options.retryFailed ? await unfailedJobName(cluster, ds, ref, template, promoted) : detachedJobName(ref.name, template, promoted);
   const manifests = detachManifests({
     namespace: ref.namespace,
     daemonSet: ref.name,
@@ -107,6 +114,31 @@ export async function detachRollout(options: DetachOptions): Promise<DetachResul
     );
   }
   return {...result, created};
+}
+
+/** How many fresh Jobs a rollout gets after failed ones: past that, the cause is not passing. */
+const MAX_JOB_ATTEMPTS = 10;
+
+/** Whether a Job has ended Failed. */
+export function jobFailed(job: ClusterObject | undefined): boolean {
+  return job?.status?.conditions?.some((c) => c.type === 'Failed' && c.status === 'True') ?? false;
+}
+
+/**
+ * The first of the rollout's Job names not taken by a failed Job (one running, or none yet). A name the DaemonSet
+ * says was made (DETACHED_JOB_ANNOTATION) whose Job is gone was deleted: its ServiceAccount, Role and ConfigMap may
+ * still be on their way out with it, so it is passed over too.
+ */
+async function unfailedJobName(cluster: DetachCluster, ds: DaemonSet, ref: DaemonSetRef, template: string, promoted: number | undefined): Promise<string> {
+  const made = ds.metadata.annotations?.[DETACHED_JOB_ANNOTATION];
+  for (let attempt = 1; attempt <= MAX_JOB_ATTEMPTS; attempt++) {
+    const job = detachedJobName(ref.name, template, promoted, attempt);
+    const found = await cluster.read('Job', ref.namespace, job);
+    if (found === undefined ? job !== made : !jobFailed(found)) return job;
+  }
+  throw new InputError(
+    `${describeRef(ref)}: its last ${MAX_JOB_ATTEMPTS} Jobs failed before the rollout ended; see why with kubectl logs job/${detachedJobName(ref.name, template, promoted, MAX_JOB_ATTEMPTS)} -n ${ref.namespace}`,
+  );
 }
 
 function refuseUnrunnable(ds: DaemonSet, ref: DaemonSetRef, command: 'step' | 'promote'): void {

@@ -15,9 +15,11 @@ import {
   type FleetRecord,
   type FleetView,
   fleetClusterOf,
+  fleetGenerationOf,
   fleetRecordBody,
   fleetRecordFor,
   fleetRecordOf,
+  fleetReleaseText,
   fleetViewOf,
   formatGatedRecord,
   GATED_ROLLOUT_ANNOTATION,
@@ -31,6 +33,7 @@ import {
   recordedFleetPlan,
   releaseOriginOf,
   reopenedForAbort,
+  staleGatedRecord,
   templateWithRelease,
 } from '../core/index.js';
 import {ClusterUnreachableError, DsRolloutError, InputError, RolloutStuckError} from '../platform/errors.js';
@@ -61,6 +64,8 @@ export interface FleetDriveOptions {
   readonly gated?: (session: LiveSession) => Partial<GatedOptions>;
   readonly onEvent?: (event: FleetEvent) => void;
   readonly signal?: AbortSignal;
+  /** `fleet rollout --restart`: a fleet of this plan that was aborted (every cluster back) starts again from its first wave. */
+  readonly restart?: boolean;
 }
 
 export function fleetResultOf(view: FleetView): FleetRolloutResult {
@@ -107,13 +112,13 @@ export async function readFleet(members: readonly FleetSession[], ref: {namespac
 }
 
 /**
- * The patch that takes a cluster on: the fleet's record and the release in its template (undefined: taken
- * already). A template release (-f) replaces the whole template, as an undo does; `origin` is then the revision
- * the cluster's template was, which its record keeps for `fleet abort`.
+ * The patch that takes a cluster on: the fleet's record (of `generation`) and the release in its template
+ * (undefined: taken already). A template release (-f) replaces the whole template, as an undo does; `origin` is
+ * then the revision the cluster's template was, which its record keeps for `fleet abort`.
  */
-function startPatch(plan: FleetPlan, context: string, current: DaemonSet, origin?: RolloutOrigin) {
+function startPatch(plan: FleetPlan, context: string, generation: number, current: DaemonSet, origin?: RolloutOrigin) {
   const found = fleetRecordOf(current);
-  const record = fleetRecordFor(plan, context);
+  const record = {...fleetRecordFor(plan, context), generation};
   if (found.kind === 'record' && found.record.id === record.id) return undefined;
   // Someone's own gated rollout holds this DaemonSet: the fleet would supersede it.
   const gated = gatedViewOf(current);
@@ -127,15 +132,24 @@ function startPatch(plan: FleetPlan, context: string, current: DaemonSet, origin
     throw new InputError(`context ${context}: daemonset ${plan.namespace}/${plan.name} has no container "${released.missing}" to set the release's image on`);
   }
   const template = computeTemplateHash(released.template);
+  const stale = staleGatedRecord(current, template);
   if (isTemplateRelease(plan.release)) {
     if (origin === undefined)
       throw new InputError(
         `context ${context}: daemonset ${plan.namespace}/${plan.name}'s template has no revision yet (its controller has not seen it): rerun in a moment`,
       );
-    return {type: 'strategic' as const, body: {...fleetRecordBody({...record, template, originRevision: origin}), ...revisionData(released.template)}};
+    const body = fleetRecordBody({...record, template, originRevision: origin});
+    if (stale) forgetGatedRecord(body);
+    return {type: 'strategic' as const, body: {...body, ...revisionData(released.template)}};
   }
   const body = fleetRecordBody({...record, template, origin: releaseOriginOf(current.spec.template, plan.release)});
+  if (stale) forgetGatedRecord(body);
   return {type: 'merge' as const, body: {...body, spec: {template: {spec: {containers: released.template.spec.containers}}}}};
+}
+
+/** An earlier attempt's gated record of this very template (an aborted fleet's) would be read as this one's: the patch removes it. */
+function forgetGatedRecord(body: Record<string, unknown>): void {
+  (body['metadata'] as {annotations: Record<string, unknown>}).annotations[GATED_ROLLOUT_ANNOTATION] = null;
 }
 
 /** The revision `ds`'s template is now, as a gated rollout names its origin (undefined: the controller has not written it). */
@@ -146,10 +160,10 @@ async function templateOrigin(session: LiveSession, ref: {namespace: string; nam
 }
 
 /**
- * Takes one cluster into the fleet: paused (as `pause`), then its record and the release in one write on the
- * resourceVersion it was read at. A cluster with the record already is left as it is (a rerun).
+ * Takes one cluster into the fleet: paused (as `pause`), then its record (of `generation`: fleetGenerationOf) and the
+ * release in one write on the resourceVersion it was read at. A cluster with the record already is left as it is (a rerun).
  */
-async function startCluster(session: LiveSession, plan: FleetPlan, context: string): Promise<void> {
+async function startCluster(session: LiveSession, plan: FleetPlan, context: string, generation: number): Promise<void> {
   const ref = {namespace: plan.namespace, name: plan.name};
   try {
     await pauseDaemonSet({writer: session.writer, clock: session.clock}, {ref});
@@ -161,7 +175,7 @@ async function startCluster(session: LiveSession, plan: FleetPlan, context: stri
   }
   const origin = isTemplateRelease(plan.release) ? await templateOrigin(session, ref) : undefined;
   const {after} = await session.writer.patchDaemonSet(ref, (current) =>
-    startPatch(plan, context, current, origin?.template === computeTemplateHash(current.spec.template) ? origin : undefined),
+    startPatch(plan, context, generation, current, origin?.template === computeTemplateHash(current.spec.template) ? origin : undefined),
   );
   // The server may default what the template gained: the record names the template as stored.
   const found = fleetRecordOf(after);
@@ -289,12 +303,41 @@ function stopped(view: FleetView): DsRolloutError | undefined {
         `fleet rollout waits at wave ${action.wave + 1}/${plan.waves.length}: cannot read context ${action.contexts.join(', ')} (${view.clusters.find((c) => c.context === action.contexts[0])?.message ?? ''}); rerun the same command once it answers`,
       );
     case 'aborted':
+      // docs/commands/fleet.md#after-an-abort
       return new InputError(
-        `the fleet rollout of ${plan.namespace}/${plan.name} was aborted${action.contexts.length > 0 ? ` (finish it: kubectl ds-rollout fleet abort ${name} --contexts ${plan.contexts.join(',')} --yes)` : ''}: nothing was changed`,
+        action.contexts.length > 0
+          ? `the fleet rollout of ${plan.namespace}/${plan.name} was aborted, and context ${action.contexts.join(', ')} is not back yet: nothing was changed (finish it: kubectl ds-rollout fleet abort ${name} --contexts ${plan.contexts.join(',')} --yes)`
+          : `the fleet rollout of ${plan.namespace}/${plan.name} (${fleetReleaseText(plan.release)}) was aborted: every cluster it touched is back on its own origin, and nothing was changed; to roll the same release out again from its first wave, rerun the fleet rollout command with --restart`,
       );
     default:
       return undefined;
   }
+}
+
+/**
+ * `--restart` of a fleet of this plan that was aborted, every cluster back: its records removed (each on the
+ * resourceVersion it was read at), so the same plan starts again. Returns the clusters as they are then.
+ */
+async function restartAborted(options: FleetDriveOptions, plan: FleetPlan, inputs: FleetClusterInput[]): Promise<FleetClusterInput[]> {
+  const view = fleetViewOf(plan, inputs);
+  if (view.action.kind !== 'aborted' || view.action.contexts.length > 0) return inputs;
+  // A cluster not read may hold the aborted record still: it would stop the plan again once it answers.
+  const down = view.clusters.filter((c) => c.phase === 'unreachable').map((c) => c.context);
+  if (down.length > 0)
+    throw new ClusterUnreachableError(`--restart reads every cluster of the plan first: cannot read context ${down.join(', ')}; rerun once it answers`);
+  const ref = {namespace: plan.namespace, name: plan.name};
+  await Promise.all(
+    view.clusters
+      .filter((c) => c.touched)
+      .map((c) =>
+        sessionOf(options.members, c.context).writer.patchDaemonSet(ref, (current) => {
+          const found = fleetRecordOf(current);
+          if (found.kind !== 'record' || found.record.id !== view.id || !found.record.aborted) return undefined;
+          return {type: 'merge', body: {metadata: {annotations: {[FLEET_ROLLOUT_ANNOTATION]: null}}}};
+        }),
+      ),
+  );
+  return readFleet(options.members, ref);
 }
 
 /**
@@ -307,6 +350,7 @@ export async function driveFleet(options: FleetDriveOptions, plan: FleetPlan, mo
   if (mode === 'rollout') {
     const conflict = conflictingFleet(plan, inputs);
     if (conflict) throw new InputError(conflict);
+    if (options.restart) inputs = await restartAborted(options, plan, inputs);
   }
   let promote = mode === 'promote';
   let errors = new Map<string, unknown>();
@@ -322,7 +366,10 @@ export async function driveFleet(options: FleetDriveOptions, plan: FleetPlan, mo
     const contexts = action.kind === 'awaiting-approval' ? action.contexts : action.kind === 'run' ? action.drive : [];
     const name = plan.waveNames?.[view.wave];
     options.onEvent?.({kind: 'wave', wave: view.wave, waves: plan.waves.length, contexts, ...(name !== undefined ? {name} : {})});
-    if (action.kind === 'run') await Promise.all(action.start.map((context) => startCluster(sessionOf(options.members, context), plan, context)));
+    if (action.kind === 'run') {
+      const generation = fleetGenerationOf(plan, inputs);
+      await Promise.all(action.start.map((context) => startCluster(sessionOf(options.members, context), plan, context, generation)));
+    }
     for (const context of action.kind === 'run' ? action.start : []) options.onEvent?.({kind: 'started', context});
     errors = await driveWave(options, plan, contexts, promote);
     promote = false;

@@ -14,13 +14,13 @@ import {
   withoutUrlUserinfo,
 } from '../platform/errors.js';
 import type {HistoryReport} from '../output/history-text.js';
-import type {ContextFailure, ContextResult, FleetFailureReason} from '../output/fleet-text.js';
-import type {RolloutPlan, RolloutStatusReport} from '../core/index.js';
+import type {ContextFailure, ContextResult, FleetFailureReason, FleetPart} from '../output/fleet-text.js';
+import {type FleetClusterInput, type FleetStanding, fleetPartOf, fleetStandingsOf, type RolloutPlan, type RolloutStatusReport} from '../core/index.js';
 import type {FleetSession, LiveSession} from '../cluster/session.js';
 import {historyService} from './history.js';
 import {planDaemonSet} from './plan.js';
 import {type DaemonSetStatusSummary, summarizeStatus} from './status-all.js';
-import {boundedLook, STATUS_EXIT, statusService} from './status.js';
+import {boundedLook, STATUS_EXIT, statusWithDaemonSet} from './status.js';
 
 export type {ContextFailure, ContextResult, FleetFailureReason};
 
@@ -109,20 +109,44 @@ async function runOne<T>(member: FleetSession, run: (session: LiveSession) => Pr
   }
 }
 
-/** `status NAME --contexts`: one look per cluster (bounded by --timeout); the report and its row's summary. */
-export function fleetStatus(
+/** `status NAME --contexts`: each cluster's report and row, and the fleet rollouts recorded in the DaemonSets read. */
+export interface StatusFleet {
+  readonly results: readonly ContextResult<{
+    readonly report: RolloutStatusReport;
+    readonly summary: DaemonSetStatusSummary;
+    readonly fleetRollout?: FleetPart;
+  }>[];
+  readonly fleets: readonly FleetStanding[];
+}
+
+/**
+ * `status NAME --contexts`: one look per cluster (bounded by --timeout); the report and its row's summary. Where a
+ * fleet rollout stands comes from the same DaemonSets (its record is an annotation on each): no request more.
+ */
+export async function fleetStatus(
   members: readonly FleetSession[],
   options: {readonly name: string; readonly timeoutMs?: number; readonly concurrency?: number},
-): Promise<ContextResult<{readonly report: RolloutStatusReport; readonly summary: DaemonSetStatusSummary}>[]> {
-  return eachContext(
+): Promise<StatusFleet> {
+  const read = await eachContext(
     members,
     async (session) => {
       const ref = {namespace: session.namespace, name: options.name};
-      const report = await boundedLook(false, options.timeoutMs, statusService(session, {ref}));
-      return {result: {report, summary: summarizeStatus(report)}, state: report.verdict, exitCode: STATUS_EXIT[report.verdict]};
+      const {report, daemonSet} = await boundedLook(false, options.timeoutMs, statusWithDaemonSet(session, {ref}));
+      return {result: {report, summary: summarizeStatus(report), daemonSet}, state: report.verdict, exitCode: STATUS_EXIT[report.verdict]};
     },
     options.concurrency,
   );
+  const inputs = read.map((entry): FleetClusterInput =>
+    'result' in entry ? {context: entry.context, ds: entry.result.daemonSet} : {context: entry.context, error: entry.error.message},
+  );
+  const fleets = fleetStandingsOf(inputs);
+  const results = read.map((entry, index) => {
+    if (!('result' in entry)) return entry;
+    const {daemonSet: _read, ...result} = entry.result;
+    const part = fleetPartOf(fleets, inputs[index]!);
+    return {...entry, result: {...result, ...(part === undefined ? {} : {fleetRollout: part})}};
+  });
+  return {results, fleets};
 }
 
 /** The state a plan's row shows, in status's words: complete, paused, stuck (does not converge) or progressing. */

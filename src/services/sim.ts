@@ -24,8 +24,10 @@ export interface SimStartOptions {
   readonly snapshot?: string;
   readonly nodes?: number;
   readonly port?: number;
-  /** Where to write the kubeconfig; default: a file in the temp directory named after the port. */
+  /** Where to write the kubeconfig; default: a file in the temp directory named after the port. One there is merged into. */
   readonly kubeconfig?: string;
+  /** The kubeconfig's context (and cluster and user) name; default `ds-rollout-sim`. */
+  readonly contextName?: string;
   /** Simulated seconds per real second. */
   readonly speed: number;
   readonly failImage?: string;
@@ -69,6 +71,7 @@ export async function startSim(options: SimStartOptions): Promise<RunningSim> {
   if (options.snapshot !== undefined && options.nodes !== undefined)
     throw new UsageError('--nodes and --snapshot cannot be combined: the snapshot has its own nodes');
   const failures = failureRules(options);
+  if (options.contextName !== undefined) checkContextName(options.contextName);
 
   let images: ExecImage[];
   try {
@@ -103,7 +106,16 @@ export async function startSim(options: SimStartOptions): Promise<RunningSim> {
   }
   const port = new URL(cluster.url).port;
   const kubeconfigPath = options.kubeconfig ?? join(tmpdir(), `ds-rollout-sim-${port}.kubeconfig`);
-  await cluster.writeKubeconfig(kubeconfigPath, {namespace: cluster.scenario?.focus?.namespace ?? 'default'});
+  const entries = {namespace: cluster.scenario?.focus?.namespace ?? 'default', ...(options.contextName !== undefined ? {context: options.contextName} : {})};
+  try {
+    // A kubeconfig the user named is merged into (several clusters, one file: a fleet); ours is written afresh.
+    if (options.kubeconfig === undefined) await cluster.writeKubeconfig(kubeconfigPath, entries);
+    else await cluster.mergeKubeconfig(kubeconfigPath, entries);
+  } catch (error) {
+    await cluster.stop();
+    if (execDir !== undefined) await rm(execDir, {recursive: true, force: true});
+    throw new InputError(`cannot write the kubeconfig ${kubeconfigPath}: ${(error as Error).message}`, {cause: error});
+  }
   return {
     cluster,
     kubeconfigPath,
@@ -140,6 +152,14 @@ export function detachedRecordPath(port: number): string {
 /** Where a detached cluster named `name` writes its output (what it would print in the foreground, and its errors). */
 export function detachedLogPath(name: string): string {
   return join(tmpdir(), `ds-rollout-sim-${name}.log`);
+}
+
+/** A kubeconfig name of the context, cluster and user (--context-name): what `--context NAME` and `--contexts` can say. */
+export function checkContextName(name: string): string {
+  if (!/^[A-Za-z0-9]([-A-Za-z0-9_.@]{0,62}[A-Za-z0-9])?$/.test(name)) {
+    throw new InputError(`invalid --context-name "${name.slice(0, 64)}": want letters, digits, "-", "_", "." or "@" (at most 64), as in prod-eu`);
+  }
+  return name;
 }
 
 /** Names a detached cluster may take: they become file names and arguments of `sim stop`. */

@@ -51,8 +51,16 @@ export interface StatusOptions {
 
 /** One look: the state read once, judged on the session's clock read after it (live: the server's, just noted). */
 export async function statusService(session: Pick<Session, 'source' | 'clock'>, options: StatusOptions): Promise<RolloutStatusReport> {
+  return (await statusWithDaemonSet(session, options)).report;
+}
+
+/** One look, and the DaemonSet it judged: what else it carries (a fleet rollout's record) costs no second read. */
+export async function statusWithDaemonSet(
+  session: Pick<Session, 'source' | 'clock'>,
+  options: StatusOptions,
+): Promise<{readonly report: RolloutStatusReport; readonly daemonSet: DaemonSet}> {
   const state = await session.source.readState(options.ref);
-  return rolloutStatusOf(state, session.clock.now());
+  return {report: rolloutStatusOf(state, session.clock.now()), daemonSet: state.daemonSet};
 }
 
 /** How a watch ends: complete; paused or stuck (for stuckAfterMs: nothing moves without a step or a change); timeout. */

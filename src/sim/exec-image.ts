@@ -32,6 +32,28 @@ export interface ExecPod {
   readonly serviceAccount: string;
   readonly args: readonly string[];
   readonly env: readonly {readonly name: string; readonly value?: string}[];
+  /** The container's configMap volumes, their files read: written under the pod's directory (below). */
+  readonly mounts?: readonly ExecMount[];
+}
+
+/** A configMap volume as the container mounts it: where, and its files (key: file name). */
+export interface ExecMount {
+  readonly mountPath: string;
+  readonly files: Readonly<Record<string, string>>;
+}
+
+interface PodVolumes {
+  readonly volumes?: readonly {readonly name: string; readonly configMap?: {readonly name?: string}}[];
+  readonly containers: readonly {readonly volumeMounts?: readonly {readonly name: string; readonly mountPath: string}[]}[];
+}
+
+/** The first container's configMap mounts: where each is mounted, and the ConfigMap it shows. */
+export function configMapMountsOf(spec: PodVolumes): {mountPath: string; configMap: string}[] {
+  const mounts = spec.containers[0]?.volumeMounts ?? [];
+  return mounts.flatMap((mount) => {
+    const name = spec.volumes?.find((v) => v.name === mount.name)?.configMap?.name;
+    return name === undefined ? [] : [{mountPath: mount.mountPath, configMap: name}];
+  });
 }
 
 export interface ExecCluster {
@@ -84,6 +106,16 @@ export class ExecRunner {
     writeFileSync(join(account, 'token'), token, {mode: 0o600});
     writeFileSync(join(account, 'ca.crt'), this.cluster.caCert);
     writeFileSync(join(account, 'namespace'), pod.namespace);
+    // No mount namespace here: each configMap volume is a directory of the pod's, and the args that name a path
+    // under its mountPath name that directory instead (how the Job's --strategy file reaches its process).
+    let args = [...pod.args];
+    for (const [i, mount] of (pod.mounts ?? []).entries()) {
+      const local = join(home, 'volumes', String(i));
+      mkdirSync(local, {recursive: true});
+      for (const [file, text] of Object.entries(mount.files)) writeFileSync(join(local, file), text);
+      const prefix = mount.mountPath.replace(/\/+$/, '');
+      args = args.map((arg) => arg.split(`${prefix}/`).join(`${local}/`));
+    }
     const log = join(home, 'output.log');
     const out = createWriteStream(log, {flags: 'a'});
     const env: Record<string, string> = {
@@ -96,7 +128,7 @@ export class ExecRunner {
       KUBERNETES_SERVICE_PORT: this.cluster.port,
       DS_ROLLOUT_SERVICEACCOUNT_DIR: account,
     };
-    const child = spawn(exec.command[0]!, [...exec.command.slice(1), ...pod.args], {env, stdio: ['ignore', 'pipe', 'pipe']});
+    const child = spawn(exec.command[0]!, [...exec.command.slice(1), ...args], {env, stdio: ['ignore', 'pipe', 'pipe']});
     child.stdout?.pipe(out, {end: false});
     child.stderr?.pipe(out, {end: false});
     const running = {pod, child, startedAt, log};

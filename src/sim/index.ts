@@ -14,7 +14,7 @@ import type {SnapshotObjects} from '../cluster/snapshot/parse-snapshot.js';
 import type {DelayRule, FaultOptions, RequestLog, RequestMatcher} from './hooks.js';
 import {ADMIN_USER, Authenticator} from './authentication.js';
 import {CertificateAuthority, type IssuedCertificate} from './certificates.js';
-import {kubeconfigYaml, writeKubeconfig, type KubeconfigOptions, type KubeconfigTarget} from './kubeconfig.js';
+import {kubeconfigYaml, mergeKubeconfig, writeKubeconfig, type KubeconfigOptions, type KubeconfigTarget} from './kubeconfig.js';
 import {seed, type SeedOptions, type SeedResult} from './seed.js';
 import {SimServer} from './server.js';
 import {Store} from './store.js';
@@ -212,6 +212,11 @@ export class SimulatedCluster {
 
   writeKubeconfig(path: string, options: KubeconfigOptions = {}): Promise<void> {
     return writeKubeconfig(path, this.kubeconfigTarget(), options);
+  }
+
+  /** Merges this cluster's entries into the kubeconfig at `path` (kubeconfig.ts mergedKubeconfigYaml), or writes it. */
+  mergeKubeconfig(path: string, options: KubeconfigOptions = {}): Promise<void> {
+    return mergeKubeconfig(path, this.kubeconfigTarget(), options);
   }
 
   /** Bulk-loads nodes and objects (see seed.ts). */

@@ -1,9 +1,9 @@
 // Kubeconfig for the simulated cluster. Over https it carries the cluster's CA; over plain http it carries
 // `insecure-skip-tls-verify: true`, which client-node needs to talk http at all (kubectl accepts it too). The user
 // carries the credential the cluster issued: the admin's bearer token unless told otherwise.
-import {mkdir, writeFile} from 'node:fs/promises';
+import {mkdir, readFile, rename, writeFile} from 'node:fs/promises';
 import {dirname} from 'node:path';
-import {dump} from 'js-yaml';
+import {dump, load} from 'js-yaml';
 import type {IssuedCertificate} from './certificates.js';
 
 /** What the kubeconfig's user presents. */
@@ -58,4 +58,52 @@ export function kubeconfigYaml(target: KubeconfigTarget, options: KubeconfigOpti
 export async function writeKubeconfig(path: string, target: KubeconfigTarget, options: KubeconfigOptions = {}): Promise<void> {
   await mkdir(dirname(path), {recursive: true});
   await writeFile(path, kubeconfigYaml(target, options), {mode: 0o600});
+}
+
+type Named = {name?: unknown};
+const NAMED_LISTS = ['clusters', 'users', 'contexts'] as const;
+
+/**
+ * `existing` (a kubeconfig's text) with this cluster's entries merged in, as kind and `kubectl config set-*` do:
+ * its cluster, user and context (all named `options.context`) replace those of the same name or are added, every
+ * other entry and field is kept, and the current context becomes this one. Throws one line when `existing` is
+ * not a kubeconfig.
+ */
+export function mergedKubeconfigYaml(existing: string, target: KubeconfigTarget, options: KubeconfigOptions = {}): string {
+  let config: unknown;
+  try {
+    config = existing.trim() === '' ? {} : load(existing);
+  } catch (error) {
+    throw new Error(`it is not YAML (${((error as Error).message.split('\n')[0] ?? '').slice(0, 120)})`, {cause: error});
+  }
+  if (config === null || config === undefined) config = {};
+  if (typeof config !== 'object' || Array.isArray(config)) throw new Error('it is not a kubeconfig (want a mapping with clusters, users, contexts)');
+  const merged = {apiVersion: 'v1', kind: 'Config', ...(config as Record<string, unknown>)};
+  if (merged.kind !== 'Config') throw new Error(`it is not a kubeconfig (kind ${String(merged.kind).slice(0, 40)})`);
+  const ours = load(kubeconfigYaml(target, options)) as Record<(typeof NAMED_LISTS)[number], Named[]> & {'current-context': string};
+  for (const list of NAMED_LISTS) {
+    const entries = (merged as Record<string, unknown>)[list] ?? [];
+    if (!Array.isArray(entries)) throw new Error(`it is not a kubeconfig (${list} is not a list)`);
+    const entry = ours[list][0]!;
+    (merged as Record<string, unknown>)[list] = [...(entries as Named[]).filter((e) => e?.name !== entry.name), entry];
+  }
+  return dump({...merged, 'current-context': ours['current-context']});
+}
+
+/**
+ * Writes the kubeconfig at `path`, merged into the one there (mergedKubeconfigYaml) if any, through a file beside
+ * it renamed over it, so a reader never sees half of it.
+ */
+export async function mergeKubeconfig(path: string, target: KubeconfigTarget, options: KubeconfigOptions = {}): Promise<void> {
+  let existing: string | undefined;
+  try {
+    existing = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  if (existing === undefined) return writeKubeconfig(path, target, options);
+  const text = mergedKubeconfigYaml(existing, target, options);
+  const next = `${path}.${process.pid}.tmp`;
+  await writeFile(next, text, {mode: 0o600});
+  await rename(next, path);
 }

@@ -24,7 +24,7 @@ import {
   startFailure,
   type FailureRule,
 } from './kubelet.js';
-import {type ExecImage, type ExecPod, ExecRunner, type RunningProcess} from './exec-image.js';
+import {configMapMountsOf, type ExecImage, type ExecPod, ExecRunner, type RunningProcess} from './exec-image.js';
 
 export interface KubeletAgentOptions {
   readonly nodes: readonly string[];
@@ -410,6 +410,12 @@ export class KubeletAgent {
           serviceAccount: pod.spec?.serviceAccountName ?? 'default',
           args: container.args ?? [],
           env: (container.env ?? []).map((e) => ({name: e.name, ...(e.value !== undefined ? {value: e.value} : {})})),
+          mounts: await Promise.all(
+            configMapMountsOf(pod.spec as unknown as Parameters<typeof configMapMountsOf>[0]).map(async ({mountPath, configMap}) => ({
+              mountPath,
+              files: (await this.core.readNamespacedConfigMap({name: configMap, namespace: t.namespace}).catch(() => undefined))?.data ?? {},
+            })),
+          ),
         };
         const startedAt = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
         await this.exec!.start(execPod, exec, startedAt).catch(async (error: unknown) => {

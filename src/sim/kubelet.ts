@@ -6,7 +6,7 @@ import type {Node, NodeCondition, Pod, PodCondition, Taint} from '../core/index.
 import {formatTimestamp, type CancelTimer, type SimClock} from './clock.js';
 import {isConflict, isNotFound} from './status-errors.js';
 import type {Store, StoreEvent} from './store.js';
-import {type ExecCluster, type ExecImage, type ExecPod, ExecRunner} from './exec-image.js';
+import {configMapMountsOf, type ExecCluster, type ExecImage, type ExecPod, ExecRunner} from './exec-image.js';
 
 /**
  * How a pod fails to start: `crash` (CrashLoopBackOff), `image-pull` (ImagePullBackOff), `never-ready` (running,
@@ -292,6 +292,10 @@ export class SimulatedKubelets {
       serviceAccount: typeof pod.spec['serviceAccountName'] === 'string' ? pod.spec['serviceAccountName'] : 'default',
       args: container.args ?? [],
       env: (container.env ?? []).map((e) => ({name: e.name, ...(e.value !== undefined ? {value: e.value} : {})})),
+      mounts: configMapMountsOf(pod.spec as unknown as Parameters<typeof configMapMountsOf>[0]).map(({mountPath, configMap}) => ({
+        mountPath,
+        files: ((this.store.get('configmaps', namespace, configMap) as {data?: Record<string, string>} | undefined)?.data ?? {}) as Record<string, string>,
+      })),
     };
     void exec.start(execPod, image, startedAt).then(
       (running) => this.logs.set(`${namespace}/${name}`, {uid, path: running.log}),

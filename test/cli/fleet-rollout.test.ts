@@ -4,6 +4,8 @@
 // never touched; a healthy release reaches every cluster wave by wave; a driver stopped between waves continues
 // when rerun (another HOME: another machine); abort takes each cluster back to its OWN origin. Each gated rollout
 // runs in the driver (--no-detach): the clusters' clocks run 20 times faster than real time.
+import {createServer, type Server} from 'node:http';
+import type {AddressInfo} from 'node:net';
 import {mkdtemp, readFile, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
 import {tmpdir} from 'node:os';
@@ -20,6 +22,8 @@ vi.setConfig({testTimeout: 180_000});
 const ROLLOUT = {bin: 'bin/kubectl-ds_rollout'};
 const CONTEXTS = ['staging', 'prod-eu', 'prod-us'] as const;
 const JOB_IMAGE = 'registry.local/ds-rollout:sim';
+/** A Job image whose process exits 1 at once: the Job fails, its rollout never having run. */
+const BROKEN_JOB_IMAGE = 'registry.local/ds-rollout:broken';
 
 interface Kubeconfig {
   clusters: Array<{name: string; cluster: Record<string, unknown>}>;
@@ -34,7 +38,13 @@ async function agentCluster(nodes: number, image: string): Promise<TestCluster> 
     speed: 20,
     kubelet: {startDelayMs: 1000, stopDelayMs: 500, failures: [{image: 'agent:bad', mode: 'crash'}]},
     // A detached gated rollout's Job: its pod runs this checkout's plugin, with in-cluster credentials.
-    exec: {images: [{image: JOB_IMAGE, command: [process.execPath, join(ROOT, ROLLOUT.bin)]}], dir: jobs},
+    exec: {
+      images: [
+        {image: JOB_IMAGE, command: [process.execPath, join(ROOT, ROLLOUT.bin)]},
+        {image: BROKEN_JOB_IMAGE, command: [process.execPath, '-e', 'process.exit(1)']},
+      ],
+      dir: jobs,
+    },
   });
   const {store} = tc.cluster;
   for (let i = 0; i < nodes; i++) store.create(makeNode(`node-${i + 1}`, {index: i}));
@@ -251,6 +261,139 @@ describe('fleet rollout on three simulated clusters', () => {
     }
   });
 
+  test("the metric gate goes with each cluster's Job (its strategy file); a breach there fails the fleet in that cluster", async () => {
+    // Prometheus stood in by a server whose every answer is 5 errors on node-1: over the gate's max 0 at once.
+    const queries: string[] = [];
+    const prometheus: Server = createServer((req, res) => {
+      queries.push(new URL(req.url ?? '/', 'http://x').searchParams.get('query') ?? '');
+      const result = [{metric: {node: 'node-1'}, value: [0, '5']}];
+      res.writeHead(200, {'Content-Type': 'application/json'}).end(JSON.stringify({status: 'success', data: {resultType: 'vector', result}}));
+    });
+    await new Promise<void>((resolve) => prometheus.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(prometheus.address() as AddressInfo).port}`;
+      const gate = ['--metric-query', 'max(errors{node=~"$nodes"})', '--metric-max', '0', '--metric-interval', '1s', '--prometheus-url', url];
+      const args = ['--cluster-waves', '1,100%', '--image', 'main=agent:v2', '--canary', '1', '--on-failure', 'undo', ...gate, '--job-image', JOB_IMAGE];
+      const before = [1, 2].map((i) => writes(clusters[i]!));
+      const failed = await fleet('rollout', ...args, '--yes');
+      expect(failed.code).toBe(3);
+      expect(failed.stderr).toMatch(
+        /^error: fleet rollout failed in context staging \(wave 1\/2\): gate failed, undone: on node node-\d: metric metric: 5 .*no later cluster was touched/,
+      );
+      // The Job in staging ran the gated step with the strategy file that holds the gate, mounted from its ConfigMap.
+      const staging = clusters[0]!.cluster.store;
+      const [job] = staging.list('jobs', {namespace: 'default'}).items as unknown as {
+        metadata: {name: string};
+        spec: {template: {spec: {containers: {args: string[]}[]}}};
+      }[];
+      expect(job!.spec.template.spec.containers[0]!.args).toEqual(expect.arrayContaining(['step', 'agent', '--strategy', '/etc/ds-rollout/strategy.yaml']));
+      const configMap = staging.get('configmaps', 'default', job!.metadata.name) as unknown as {data: Record<string, string>};
+      expect(load(configMap.data['strategy.yaml']!)).toMatchObject({
+        canary: 1,
+        onFailure: 'undo',
+        metrics: [{name: 'metric', query: 'max(errors{node=~"$nodes"})', max: 0, for: 0, interval: 1, noData: 'fail', onError: 'fail'}],
+        prometheus: {url},
+      });
+      // It was the Job that asked Prometheus, the canary's node in the query.
+      expect(queries.some((q) => /^max\(errors\{node=~"node-\d"\}\)$/.test(q))).toBe(true);
+      expect(daemonSet(clusters[0]!).spec.template.spec.containers[0]!.image).toBe('agent:v1');
+      // A rerun: the Job failed because the gate did, so the fleet is failed there; no Job is made again.
+      const rerun = await fleet('rollout', ...args, '--yes');
+      expect(rerun.code).toBe(3);
+      expect(rerun.stderr).toMatch(/^error: fleet rollout failed in context staging \(wave 1\/2\): gate failed, undone/);
+      expect(staging.list('jobs', {namespace: 'default'}).items).toHaveLength(1);
+      expect([1, 2].map((i) => writes(clusters[i]!))).toEqual(before);
+    } finally {
+      await new Promise<void>((resolve) => prometheus.close(() => resolve()));
+    }
+  });
+
+  test('a Job that failed, or was deleted, before its rollout ended is made afresh by a rerun, one driver at a time', async () => {
+    type Job = {metadata: {name: string}; status?: {conditions?: {type: string}[]}};
+    const jobs = (tc: TestCluster) => tc.cluster.store.list('jobs', {namespace: 'default'}).items as unknown as Job[];
+    const failedJob = (job: Job) => job.status?.conditions?.some((c) => c.type === 'Failed') ?? false;
+    const args = ['--cluster-waves', '1,100%', '--image', 'main=agent:v2', '--canary', '1', '--yes'];
+    const staging = clusters[0]!;
+    // A Job whose image cannot run the plugin, given no retries (backoffLimit 0): it fails on its first pod.
+    const brokenRun = async (count: number) => {
+      const running = fleet('rollout', ...args, '--job-image', BROKEN_JOB_IMAGE);
+      await vi.waitFor(() => expect(jobs(staging)).toHaveLength(count), {timeout: 30_000, interval: 50});
+      const job = jobs(staging).find((j) => !failedJob(j))!.metadata.name;
+      staging.cluster.store.modify('jobs', 'default', job, (j) => ({...j, spec: {...(j as never as {spec: object}).spec, backoffLimit: 0}}) as never);
+      return {job, result: await running};
+    };
+    const first = await brokenRun(1);
+    expect(first.result.code).toBe(3);
+    expect(first.result.stderr).toBe(
+      `error: context staging: Job default/${first.job} failed (kubectl logs job/${first.job} -n default) before its rollout ended; rerun the same command to start a fresh Job\n`,
+    );
+    expect(daemonSet(clusters[1]!).metadata.annotations?.[FLEET_ROLLOUT_ANNOTATION]).toBeUndefined();
+
+    // The same command (the Jobs' image is not part of the plan): a fresh Job, under the next name; it fails too.
+    const second = await brokenRun(2);
+    expect(second.job).toBe(`${first.job}-retry-2`);
+    expect(second.result.code).toBe(3);
+    // Deleted by the operator: the next rerun does not take its name again.
+    staging.cluster.store.delete('jobs', 'default', second.job);
+
+    const rerun = await fleet('rollout', ...args, '--job-image', JOB_IMAGE);
+    expect(rerun.stderr).toBe('');
+    expect(rerun.code).toBe(0);
+    expect(rerun.stdout).toContain(`[staging] Job default/${first.job}-retry-3 created`);
+    expect(rerun.stdout).toMatch(/complete, wave 2\/2, 3\/3 clusters complete/);
+    expect(
+      jobs(staging)
+        .map((j) => j.metadata.name)
+        .sort(),
+    ).toEqual([first.job, `${first.job}-retry-3`]);
+    // One driver per cluster: never two Jobs of the fleet that had not failed.
+    for (const tc of clusters) expect(jobs(tc).filter((j) => !failedJob(j))).toHaveLength(1);
+  });
+
+  test('after fleet abort: the same plan says it was aborted and how to start it again (--restart); a new release starts', async () => {
+    const args = ['--cluster-waves', '1,100%', '--image', 'main=agent:v2', '--canary', '1', '--approve', '--no-detach', '--yes'];
+    expect((await fleet('rollout', ...args)).code).toBe(0);
+    const aborted = await fleet('abort', '--yes');
+    expect({code: aborted.code, stderr: aborted.stderr}).toEqual({code: 0, stderr: ''});
+    await vi.waitFor(() => expect(images(clusters[0]!)).toEqual(['agent:v1', 'agent:v1']), {timeout: 30_000, interval: 50});
+
+    // The same command: exit 1 at once, saying so and how to start again; not one write.
+    const before = clusters.map(writes);
+    const same = await fleet('rollout', ...args);
+    expect({code: same.code, stdout: same.stdout, stderr: same.stderr}).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'error: the fleet rollout of default/agent (main=agent:v2) was aborted: every cluster it touched is back on its own origin, and nothing was changed; to roll the same release out again from its first wave, rerun the fleet rollout command with --restart\n',
+    });
+    expect(clusters.map(writes)).toEqual(before);
+
+    // --restart reads every cluster of the plan first: one that does not answer might hold the aborted record still.
+    const config = load(await readFile(kubeconfig, 'utf8')) as Kubeconfig;
+    config.clusters.find((c) => c.name === 'prod-us')!.cluster['server'] = 'https://127.0.0.1:9';
+    const broken = join(dir, 'broken-kubeconfig');
+    await writeFile(broken, dump(config), {mode: 0o600});
+    const fleetArgs = ['fleet', 'rollout', 'agent', '-n', 'default', '--contexts', CONTEXTS.join(','), ...args, '--restart'];
+    const held = await runCli([...fleetArgs, '--kubeconfig', broken, '--request-timeout', '2s'], ROLLOUT);
+    expect({code: held.code, stdout: held.stdout}).toEqual({code: 2, stdout: ''});
+    expect(held.stderr).toMatch(/^error: --restart reads every cluster of the plan first: cannot read context prod-us; rerun once it answers\n$/);
+    expect(clusters.map(writes)).toEqual(before);
+
+    // --restart: the same plan from its first wave, its earlier gated rollout in staging not taken for this one's.
+    const restarted = await fleet('rollout', ...args, '--restart');
+    expect({code: restarted.code, stderr: restarted.stderr}).toEqual({code: 0, stderr: ''});
+    expect(restarted.stdout).toContain('Wave 1/2: staging');
+    expect(restarted.stdout).toMatch(/waiting for promote, wave 1\/2, 0\/3 clusters complete/);
+    expect(new Set(images(clusters[0]!))).toEqual(new Set(['agent:v1', 'agent:v2']));
+
+    // Aborted again, then a new release (another plan): it starts, and reaches every cluster.
+    expect((await fleet('abort', '--yes')).code).toBe(0);
+    const next = await fleet('rollout', '--cluster-waves', '1,100%', '--image', 'main=agent:v3', '--canary', '1', '--no-detach', '--yes');
+    expect({code: next.code, stderr: next.stderr}).toEqual({code: 0, stderr: ''});
+    expect(next.stdout).toMatch(/complete, wave 2\/2, 3\/3 clusters complete/);
+    for (const tc of clusters) await vi.waitFor(() => expect(new Set(images(tc))).toEqual(new Set(['agent:v3'])), {timeout: 30_000, interval: 50});
+  });
+
   test('a cluster of the next wave that cannot be read holds the fleet there (exit 2); rerun once it answers, it continues', async () => {
     // prod-us's server entry points at a port nothing listens on, in a kubeconfig of its own.
     const config = load(await readFile(kubeconfig, 'utf8')) as Kubeconfig;
@@ -283,6 +426,37 @@ describe('fleet rollout on three simulated clusters', () => {
     expect(resumed.stdout).not.toContain('Wave 1/3');
     expect(resumed.stdout).toContain('Wave 3/3: prod-us');
     expect(resumed.stdout).toMatch(/complete, wave 3\/3, 3\/3 clusters complete/);
+  });
+
+  test('a fleet that completed stays complete once a later fleet takes one of its clusters: it holds no next one', async () => {
+    const args = ['--cluster-waves', '1,100%', '--no-detach', '--yes'];
+    const healthy = await fleet('rollout', '--image', 'main=agent:v2', ...args);
+    expect({code: healthy.code, stderr: healthy.stderr}).toEqual({code: 0, stderr: ''});
+    // The next release takes staging only (it fails there, and is undone), then is aborted: prod-eu and prod-us still
+    // hold the first fleet's record, staging the second's.
+    const failed = await fleet('rollout', '--image', 'main=agent:bad', '--canary', '1', '--on-failure', 'undo', ...args);
+    expect(failed.code).toBe(3);
+    const aborted = await fleet('abort', '--yes');
+    expect({code: aborted.code, stderr: aborted.stderr}).toEqual({code: 0, stderr: ''});
+    expect(daemonSet(clusters[1]!).metadata.annotations?.[FLEET_ROLLOUT_ANNOTATION]).toContain('agent:v2');
+    const first = await run(['fleet', 'status', 'agent', '-n', 'default', '--contexts', 'prod-eu', '-o', 'json']);
+    expect({code: first.code, stderr: first.stderr}).toEqual({code: 0, stderr: ''});
+    expect(JSON.parse(first.stdout)).toMatchObject({
+      phase: 'complete',
+      release: {images: {main: 'agent:v2'}},
+      clusters: [
+        {context: 'staging', phase: 'changed', message: 'taken by a later fleet rollout (main=agent:bad)'},
+        {context: 'prod-eu', phase: 'complete'},
+        {context: 'prod-us', phase: 'complete'},
+      ],
+    });
+
+    // The first fleet completed: staging taken by a later one does not make it under way again.
+    const next = await fleet('rollout', '--image', 'main=agent:v3', ...args);
+    expect(next.stderr).toBe('');
+    expect(next.code).toBe(0);
+    expect(next.stdout).toMatch(/complete, wave 2\/2, 3\/3 clusters complete/);
+    for (const tc of clusters) await vi.waitFor(() => expect(new Set(images(tc))).toEqual(new Set(['agent:v3'])), {timeout: 30_000, interval: 50});
   });
 
   test('a cluster whose own gated rollout is under way is refused, and left as it was', async () => {
@@ -462,6 +636,46 @@ describe('fleet rollout on three simulated clusters', () => {
       ['prod-us', 'first'],
       ['prod-eu', 'eu'],
       ['staging', 'rest'],
+    ]);
+  });
+
+  test('status --contexts says where the fleet rollout stands: a line above the table, a FLEET column, fleetRollout in -o json', async () => {
+    const args = ['--cluster-waves', '1,100%', '--image', 'main=agent:v2', '--canary', '1', '--approve', '--no-detach', '--yes'];
+    expect((await fleet('rollout', ...args)).code).toBe(0);
+    const status = (contexts: string, ...more: string[]) => run(['status', 'agent', '-n', 'default', '--contexts', contexts, ...more]);
+    const reads = () => clusters.map((tc) => tc.cluster.requestLog.filter({verb: 'get', resource: 'daemonsets'}).length);
+
+    // Only staging asked: the plan's other contexts are named, not read.
+    const before = reads();
+    const one = await status('staging');
+    expect(one.stderr).toBe('');
+    const [line, header, row] = one.stdout.split('\n');
+    expect(line).toMatch(/^Fleet rollout \S+ \(main=agent:v2\): waiting for promote, wave 1\/2; prod-eu, prod-us not asked here$/);
+    expect(header).toMatch(/^CONTEXT\s+VERDICT\s+REVISION\s+BUDGET\s+FLEET\s+BLOCKER/);
+    expect(row).toMatch(/^staging\s+paused\s.*\sw1 awaiting-approval\s/);
+    // One look at staging's DaemonSet, as status without a fleet: the record rides on it.
+    expect(reads()).toEqual([before[0]! + 1, before[1], before[2]]);
+
+    // The first wave complete: the second waits for promote in both its clusters.
+    expect((await fleet('promote', '--no-detach', '--yes')).code).toBe(0);
+    const all = await status(CONTEXTS.join(','));
+    expect(all.stderr).toBe('');
+    const lines = all.stdout.split('\n');
+    expect(lines[0]).toMatch(/^Fleet rollout \S+ \(main=agent:v2\): waiting for promote, wave 2\/2$/);
+    expect(lines.slice(2, 5).map((l) => /w\d \S+/.exec(l)?.[0])).toEqual(['w1 complete', 'w2 awaiting-approval', 'w2 awaiting-approval']);
+    expect(lines).toHaveLength(7);
+
+    const json = JSON.parse((await status(CONTEXTS.join(','), '-o', 'json')).stdout) as {
+      fleetRollouts: {id: string; phase: string; wave: number; waves: number; notAsked: string[]}[];
+      contexts: Record<string, {result: {fleetRollout?: {id: string; wave: number; phase: string}}}>;
+    };
+    expect(json.fleetRollouts).toEqual([expect.objectContaining({phase: 'awaiting-approval', wave: 2, waves: 2, notAsked: []})]);
+    const id = json.fleetRollouts[0]!.id;
+    expect(lines[0]).toContain(id);
+    expect(CONTEXTS.map((context) => json.contexts[context]!.result.fleetRollout)).toEqual([
+      expect.objectContaining({id, wave: 1, phase: 'complete', release: {images: {main: 'agent:v2'}}}),
+      expect.objectContaining({id, wave: 2, phase: 'awaiting-approval'}),
+      expect.objectContaining({id, wave: 2, phase: 'awaiting-approval'}),
     ]);
   });
 

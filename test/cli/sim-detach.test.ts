@@ -1,7 +1,8 @@
 // `sim start --detach` returns once the API serves, printing the line that points kubectl at it; `sim stop` ends it by
 // name or port (issue 28, finding 1: the quick start's `sim start &` raced the next command to the kubeconfig).
 import {existsSync} from 'node:fs';
-import {mkdtemp, rm} from 'node:fs/promises';
+import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises';
+import {load} from 'js-yaml';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, test, vi} from 'vitest';
@@ -67,6 +68,50 @@ describe('sim start --detach, then sim stop', () => {
     );
     expect((await rollout(['sim', 'stop', portOf(b)])).code).toBe(0);
     expect((await rollout(['sim', 'stop'])).stdout).toBe(`Simulated cluster "a" (port ${portOf(a)}) stopped.\n`);
+  });
+
+  test('--context-name into one --kubeconfig: several clusters become one fleet kubeconfig, what was there kept', async () => {
+    const kubeconfig = join(dir, 'fleet.kubeconfig');
+    // The operator's own entries are kept; an entry of the same name is replaced.
+    await writeFile(
+      kubeconfig,
+      'apiVersion: v1\nkind: Config\nclusters: [{name: mine, cluster: {server: "https://10.0.0.1"}}, {name: stage, cluster: {server: "https://old"}}]\nusers: [{name: mine, user: {token: t}}]\ncontexts: [{name: mine, context: {cluster: mine, user: mine}}]\ncurrent-context: mine\n',
+    );
+    const start = (context: string) =>
+      rollout(['sim', 'start', '-d', '--scenario', 'large', '--nodes', '2', '--context-name', context, '--kubeconfig', kubeconfig]);
+    const stage = await start('stage');
+    const prod = await start('prod-eu');
+    expect([stage.code, stage.stdout, prod.code, prod.stdout]).toEqual([0, `export KUBECONFIG=${kubeconfig}\n`, 0, `export KUBECONFIG=${kubeconfig}\n`]);
+    // Named after its context for sim stop.
+    expect(prod.stderr).toMatch(/^Simulated cluster "prod-eu" serving at .*stop it with: kubectl ds-rollout sim stop prod-eu\n$/);
+    const config = load(await readFile(kubeconfig, 'utf8')) as Record<string, {name: string; cluster?: {server: string}}[] | string>;
+    const names = (list: string) => (config[list] as {name: string}[]).map((e) => e.name);
+    expect([names('clusters'), names('users'), names('contexts')]).toEqual([
+      ['mine', 'stage', 'prod-eu'],
+      ['mine', 'stage', 'prod-eu'],
+      ['mine', 'stage', 'prod-eu'],
+    ]);
+    expect(config['current-context']).toBe('prod-eu');
+    expect((config['clusters'] as {cluster: {server: string}}[])[1]!.cluster.server).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    // The fleet view reads both, by context.
+    const status = await runCli(['status', 'fluentd', '-n', 'kube-system', '--contexts', 'stage,prod-eu', '--kubeconfig', kubeconfig], {bin: ROLLOUT});
+    expect([status.code, status.stderr]).toEqual([0, '']);
+    expect(status.stdout).toMatch(/^stage\s.*\n^prod-eu\s/m);
+    for (const name of ['stage', 'prod-eu']) expect((await rollout(['sim', 'stop', name])).code).toBe(0);
+    // A kubeconfig the user named is kept.
+    expect(existsSync(kubeconfig)).toBe(true);
+
+    const bad = await rollout(['sim', 'start', '-d', '--scenario', 'empty', '--context-name', 'no spaces', '--name', 'x']);
+    expect([bad.code, bad.stderr]).toEqual([
+      1,
+      'error: invalid --context-name "no spaces": want letters, digits, "-", "_", "." or "@" (at most 64), as in prod-eu\n',
+    ]);
+    await writeFile(join(dir, 'not-a-kubeconfig'), '- a list\n');
+    const notKubeconfig = await rollout(['sim', 'start', '-d', '--scenario', 'empty', '--name', 'y', '--kubeconfig', join(dir, 'not-a-kubeconfig')]);
+    expect([notKubeconfig.code, notKubeconfig.stderr]).toEqual([
+      1,
+      `error: cannot write the kubeconfig ${join(dir, 'not-a-kubeconfig')}: it is not a kubeconfig (want a mapping with clusters, users, contexts)\n`,
+    ]);
   });
 
   test('a cluster that cannot start: its error, exit 1, nothing left running', async () => {

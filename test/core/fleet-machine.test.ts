@@ -11,13 +11,14 @@ import {
   computeTemplateHash,
   conflictingFleet,
   contextMatches,
-  describeRelease,
+  fleetReleaseText,
   FLEET_ROLLOUT_ANNOTATION,
   fleetRecordTooLarge,
   fleetTemplateReleaseOf,
   MAX_FLEET_RECORD_BYTES,
   namedClusterWavesOf,
   templateRunsRelease,
+  fleetGenerationOf,
   fleetIdOf,
   fleetRecordFor,
   fleetReleaseOf,
@@ -27,6 +28,7 @@ import {
   GATED_ROLLOUT_ANNOTATION,
   recordedFleetPlan,
   reopenedForAbort,
+  staleGatedRecord,
   strategyArgsOf,
   strategyDocumentOf,
   strategyFromDocument,
@@ -225,6 +227,30 @@ describe('one fleet rollout at a time', () => {
     expect(recordedFleetPlan(all)).toEqual(PLAN);
     expect(recordedFleetPlan([{context: 'a', ds: origin}])).toBeUndefined();
   });
+
+  test('a completed one stays complete once a later one takes some of its clusters; an earlier record is not ours to end', () => {
+    const complete = (context: string) => touched(context, 'complete');
+    // `other` took cluster a (its record there, one generation later), and was aborted.
+    const later = {...fleetRecordFor(other, 'a'), generation: 1, aborted: true};
+    const taken = {...complete('a'), metadata: {...origin.metadata, annotations: {[FLEET_ROLLOUT_ANNOTATION]: JSON.stringify(later)}}};
+    const inputs = [taken, complete('b'), complete('c')].map((ds, i) => ({context: 'abc'[i]!, ds}));
+    expect(fleetViewOf(PLAN, inputs)).toMatchObject({
+      phase: 'complete',
+      clusters: [{context: 'a', phase: 'changed', message: 'taken by a later fleet rollout (main=fluentd:3)', touched: false}, {}, {}],
+    });
+    const third: FleetPlan = {...PLAN, release: {images: {main: 'fluentd:4'}}};
+    expect(conflictingFleet(third, inputs)).toBeUndefined();
+    expect(fleetGenerationOf(third, inputs)).toBe(2);
+    expect(fleetGenerationOf(other, inputs)).toBe(1);
+    // The other way round, `other` not begun: PLAN's record in a is an earlier fleet's, so a is pending for it.
+    expect(
+      fleetViewOf(
+        other,
+        [complete('a'), origin, origin].map((ds, i) => ({context: 'abc'[i]!, ds})),
+      ).clusters[0],
+    ).toMatchObject({phase: 'pending'});
+    expect(fleetGenerationOf(other, [{context: 'a', ds: complete('a')}])).toBe(1);
+  });
 });
 
 describe('what the drivers write', () => {
@@ -243,13 +269,37 @@ describe('what the drivers write', () => {
     expect(reopenedForAbort(done)).toBeUndefined();
   });
 
+  test("an earlier attempt's gated record of the release's template is stale unless it completed", () => {
+    const released = templateWithRelease(origin.spec.template, PLAN.release);
+    const hash = 'template' in released ? computeTemplateHash(released.template) : '';
+    expect(staleGatedRecord(touched('a', 'aborted'), hash)).toBe(true);
+    expect(staleGatedRecord(touched('a', 'abandoned'), hash)).toBe(true);
+    expect(staleGatedRecord(touched('a', 'complete'), hash)).toBe(false);
+    expect(staleGatedRecord(touched('a', 'rolling'), hash)).toBe(false);
+    expect(staleGatedRecord(touched('a', 'aborted'), 'another')).toBe(false);
+    expect(staleGatedRecord(origin, hash)).toBe(false);
+  });
+
   test("the strategy as a detached Job's strategy file reads it back", () => {
-    const doc = strategyDocumentOf(PLAN.strategy)!;
+    const doc = strategyDocumentOf(PLAN.strategy);
     const parsed = strategyFromDocument(doc, () => 0);
     expect('strategy' in parsed && {waves: [], ...parsed.strategy}).toEqual(PLAN.strategy);
     expect(
       strategyDocumentOf({...PLAN.strategy, canary: {kind: 'percent', percent: 10}, waves: [50, 100], neighbourSelector: 'a!=b', maxNeighbourFailures: 1}),
     ).toMatchObject({canary: '10%', waves: ['50%', '100%']});
+    // The metric gate too: its queries and Prometheus, as the Job's strategy file, read back the same.
+    const gated = {
+      ...PLAN.strategy,
+      metrics: [
+        {name: 'errors', query: 'sum(rate(e{node=~"$nodes"}[1m]))', max: 0, forMs: 30_000, intervalMs: 5_000, noData: 'pass', onError: 'fail'},
+        {name: 'up', query: 'min(up)', min: 1, forMs: 0, intervalMs: 10_000, noData: 'fail', onError: 'ignore'},
+      ],
+      prometheus: {url: 'https://prometheus.monitoring:9090', tokenFile: '/var/run/token'},
+    } as const;
+    for (const strategy of [gated, {...gated, prometheus: {service: {namespace: 'monitoring', name: 'prometheus-k8s', port: 'web'}}}]) {
+      const back = strategyFromDocument(strategyDocumentOf(strategy), () => 0);
+      expect('strategy' in back && {waves: [], ...back.strategy}).toEqual(strategy);
+    }
   });
 
   test("the strategy as a detached Job's step flags; node waves and the metric gate need the file", () => {
@@ -326,7 +376,7 @@ describe('a template release (-f MANIFEST)', () => {
   test('its hash is the template hash, its description the images and the hash; another manifest is another fleet rollout', () => {
     expect(release.hash).toBe(computeTemplateHash(template));
     expect(release.description).toBe(`main=fluentd:3,side=s:2 template ${release.hash}`);
-    expect(describeRelease(release)).toBe(release.description);
+    expect(fleetReleaseText(release)).toBe(release.description);
     const other = fleetTemplateReleaseOf({...template, metadata: {labels: {app: 'fluentd', tier: 'x'}}});
     expect(fleetIdOf({...PLAN, release: other})).not.toBe(fleetIdOf(plan));
     expect(fleetIdOf({...PLAN, release: fleetTemplateReleaseOf(structuredClone(template))})).toBe(fleetIdOf(plan));

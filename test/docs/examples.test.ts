@@ -57,6 +57,34 @@ export function markdownBlocks(page: string, text: string): Block[] {
   return blocks;
 }
 
+/**
+ * The fleet's --help examples name the contexts a, b and c: three small simulated clusters in one kubeconfig
+ * (docs/commands/sim.md), each running the DaemonSet agent (its container app on agent:1), rolled out.
+ */
+const FLEET_SIMS = `export KUBECONFIG=~/.kube/sim-fleet
+for c in a b c; do
+  kubectl ds-rollout sim start --detach --scenario empty --nodes 2 --speed 30 --context-name $c --kubeconfig $KUBECONFIG
+  echo '{"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent"}, "spec": {"selector": {"matchLabels": {"app": "agent"}},
+    "template": {"metadata": {"labels": {"app": "agent"}}, "spec": {"containers": [{"name": "app", "image": "agent:1"}]}}}}' |
+    kubectl --context $c create -f -
+  kubectl ds-rollout status agent --context $c --timeout 1m
+done`;
+/** Those, and agent.yaml: the DaemonSet's next release as a manifest (its whole pod template), for `fleet rollout -f`. */
+const FLEET_MANIFEST = `${FLEET_SIMS}
+cat > agent.yaml <<'EOF'
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent, release: '3'}}
+    spec: {containers: [{name: app, image: 'agent:3'}]}
+EOF`;
+/** Those, with a fleet rollout whose first wave waits for promote. */
+const FLEET_AWAITING = `${FLEET_SIMS}
+kubectl ds-rollout fleet rollout agent --contexts a,b,c --cluster-waves 1,100% --image app=agent:2 --canary 1 --approve --yes`;
+
 /** --help examples that cannot run as written here, by their command. */
 const HELP_MARKERS: Readonly<Record<string, Marker>> = {
   'kubectl ds-rollout dashboard fluentd -n kube-system': {skip: 'interactive: needs a terminal (test/e2e/dashboard-tmux.test.ts drives it)'},
@@ -82,12 +110,12 @@ const HELP_MARKERS: Readonly<Record<string, Marker>> = {
   'kubectl ds-rollout abort fluentd -n kube-system --yes': {skip: 'needs a gated rollout under way (test/cli/gated-abort.test.ts)'},
   'kubectl ds-rollout abort fluentd -n kube-system --max-unavailable 3 --yes': {skip: 'needs a gated rollout under way (test/cli/gated-abort.test.ts)'},
   'kubectl ds-rollout promote fluentd -n kube-system --yes': {skip: 'needs a gated rollout waiting for approval (test/cli/gated.test.ts)'},
-  'kubectl ds-rollout fleet rollout agent --contexts a,b,c --image main=agent:v2\nkubectl ds-rollout fleet rollout agent --contexts a,b,c -f agent.yaml': {
-    skip: 'needs contexts a, b and c, and a manifest agent.yaml (test/cli/fleet-rollout.test.ts)',
+  'kubectl ds-rollout fleet rollout agent --contexts a,b,c --image app=agent:2 -y\nkubectl ds-rollout fleet rollout agent --contexts a,b,c -f agent.yaml -y': {
+    before: FLEET_MANIFEST,
   },
-  'kubectl ds-rollout fleet status agent --contexts a': {skip: 'needs a fleet rollout in context a (test/cli/fleet-rollout.test.ts)'},
-  'kubectl ds-rollout fleet promote agent --contexts a --yes': {skip: 'needs a fleet rollout waiting for approval (test/cli/fleet-rollout.test.ts)'},
-  'kubectl ds-rollout fleet abort agent --contexts a --yes': {skip: 'needs a fleet rollout in context a (test/cli/fleet-rollout.test.ts)'},
+  'kubectl ds-rollout fleet status agent --contexts a': {before: FLEET_AWAITING},
+  'kubectl ds-rollout fleet promote agent --contexts a --yes': {before: FLEET_AWAITING},
+  'kubectl ds-rollout fleet abort agent --contexts a --yes': {before: FLEET_AWAITING},
   'kubectl ds-rollout resume agent --force --max-unavailable 1': {skip: 'needs an OnDelete DaemonSet (test/cli/pause-resume.test.ts)'},
 };
 

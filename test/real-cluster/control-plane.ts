@@ -4,7 +4,7 @@ import {execFile, execFileSync} from 'node:child_process';
 import {mkdtempSync, readFileSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join, resolve} from 'node:path';
-import {KubeConfig, type V1DaemonSet, type V1Pod} from '@kubernetes/client-node';
+import {CoreV1Api, KubeConfig, Watch, type V1DaemonSet, type V1Pod} from '@kubernetes/client-node';
 import {KubeletAgent, type KubeletAgentOptions} from '../../src/sim/kubelet-agent.js';
 import type {ExecImage} from '../../src/sim/exec-image.js';
 
@@ -184,6 +184,77 @@ export async function applyAgent(cp: ControlPlane, nodes: number, image: string,
   });
 }
 
+/** How many of `nodes` nodes have no available pod among `pods` (an available pod: Ready, not being deleted). */
+export function nodesWithoutAvailablePod(pods: Iterable<V1Pod>, nodes: number): number {
+  const serving = new Set(
+    [...pods]
+      .filter((p) => !p.metadata?.deletionTimestamp && p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))
+      .map((p) => p.spec?.nodeName),
+  );
+  return nodes - serving.size;
+}
+
+function kubeConfigOf(cp: ControlPlane): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromFile(cp.kubeconfig);
+  return kc;
+}
+
+/**
+ * Follows `path` (a list URL of the control plane, e.g. `/api/v1/namespaces/default/pods`) with a watch from
+ * `resourceVersion` (undefined: from now, every existing object first as ADDED), handing every event to `seen`,
+ * until the returned stop is called (or the server ends the watch: `ended`).
+ */
+export async function follow<T>(
+  cp: ControlPlane,
+  path: string,
+  seen: (type: string, object: T) => void,
+  resourceVersion?: string,
+  ended: (error: unknown) => void = () => undefined,
+): Promise<() => void> {
+  const request = await new Watch(kubeConfigOf(cp)).watch(
+    path,
+    resourceVersion === undefined ? {} : {resourceVersion},
+    (type, object) => seen(type, object as T),
+    ended,
+  );
+  return () => request.abort();
+}
+
+/**
+ * The budget's witness by watch: the agent's pods listed, then every change to them followed from that list, and
+ * after each one the nodes without an available pod counted; stop() returns the most ever seen at once.
+ */
+export async function budgetWatch(cp: ControlPlane, nodes: number): Promise<{stop: () => number}> {
+  // A watch that ended, or an ERROR event, would leave states unseen: stop() fails rather than answer.
+  let broken: string | undefined;
+  // Listed by the API (kubectl's list has no resourceVersion to watch from).
+  const list = await kubeConfigOf(cp).makeApiClient(CoreV1Api).listNamespacedPod({namespace: 'default', labelSelector: 'app=agent'});
+  const pods = new Map(list.items.map((p) => [p.metadata!.uid!, p]));
+  let worst = nodesWithoutAvailablePod(pods.values(), nodes);
+  const stop = await follow<V1Pod>(
+    cp,
+    '/api/v1/namespaces/default/pods',
+    (type, pod) => {
+      if (type === 'ERROR') broken ??= `watch error: ${JSON.stringify(pod)}`;
+      if (pod.metadata?.labels?.['app'] !== 'agent') return;
+      if (type === 'DELETED') pods.delete(pod.metadata.uid!);
+      else pods.set(pod.metadata.uid!, pod);
+      worst = Math.max(worst, nodesWithoutAvailablePod(pods.values(), nodes));
+    },
+    list.metadata!.resourceVersion!,
+    (error) => (broken ??= `the pod watch ended before the witness was stopped: ${String(error)}`),
+  );
+  return {
+    stop: () => {
+      const was = broken;
+      stop();
+      if (was !== undefined) throw new Error(was);
+      return worst;
+    },
+  };
+}
+
 /**
  * The budget's witness: samples the agent's pods until stopped, and keeps the most nodes ever seen without an
  * available pod (a Ready pod not being deleted), and whether a pod of `image` or one being deleted was seen.
@@ -196,12 +267,7 @@ export function budgetWitness(cp: ControlPlane, nodes: number, image?: string): 
     while (watching) {
       const pods = (await kubectlJson<List<V1Pod>>(cp, ['get', 'pods', '-l', 'app=agent'])).items;
       begun ||= pods.some((p) => p.metadata?.deletionTimestamp || (image !== undefined && p.spec?.containers[0]?.image === image));
-      const serving = new Set(
-        pods
-          .filter((p) => !p.metadata?.deletionTimestamp && p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))
-          .map((p) => p.spec?.nodeName),
-      );
-      worst = Math.max(worst, nodes - serving.size);
+      worst = Math.max(worst, nodesWithoutAvailablePod(pods, nodes));
     }
   })();
   return {

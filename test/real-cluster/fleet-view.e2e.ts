@@ -3,53 +3,23 @@
 // kubectl, `ds-rollout status agent --all-contexts` and `ds-plan agent --all-contexts` print one table with a
 // row per cluster (the unreachable one a row saying so), exit with the worst cluster's code and end with the
 // line that counts them.
-import {readFileSync, writeFileSync} from 'node:fs';
+import {writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {closedPort, fleetKubeconfig} from '../helpers/fleet-kubeconfig.js';
-import {startTestCluster, type TestCluster} from '../helpers/sim-cluster.js';
-import {agentManifest, applyAgent, eventually, startControlPlane, type ControlPlane} from './control-plane.js';
+import {agentManifest, eventually} from './control-plane.js';
+import {BROKEN, startFleet, type Fleet} from './fleet-members.js';
 
 const NODES = 3;
-let cp: ControlPlane;
-let simA: TestCluster;
-let simB: TestCluster;
-let kubeconfig: string;
+let members: Fleet;
 let down: string;
 
-/** kubectl with the fleet's kubeconfig (the plugins are on cp.kubectl's PATH). */
-const fleet = (args: readonly string[], input?: string) => cp.kubectl([...args, '--kubeconfig', kubeconfig], input);
+const fleet = (args: readonly string[], input?: string) => members.run(args, input);
 
 beforeAll(async () => {
-  [cp, simA, simB] = await Promise.all([
-    startControlPlane({nodes: NODES, startDelayMs: 300, stopDelayMs: 300}),
-    startTestCluster({scenario: 'empty', nodes: NODES, speed: 20}),
-    // Pods of agent:broken crash-loop there: its rollout sticks.
-    startTestCluster({scenario: 'empty', nodes: NODES, speed: 20, kubelet: {failures: [{image: 'agent:broken', mode: 'crash'}]}}),
-  ]);
-  down = `https://127.0.0.1:${await closedPort()}`;
-  kubeconfig = join(simA.dir, 'fleet-kubeconfig');
-  writeFileSync(
-    kubeconfig,
-    fleetKubeconfig([
-      {name: 'real-1.20', kubeconfig: readFileSync(cp.kubeconfig, 'utf8')},
-      {name: 'sim-a', kubeconfig: simA.cluster.kubeconfigYaml()},
-      {name: 'sim-b', kubeconfig: simB.cluster.kubeconfigYaml()},
-      {name: 'down', kubeconfig: simA.cluster.kubeconfigYaml(), server: down},
-    ]),
-    {mode: 0o600},
-  );
-  // The same DaemonSet everywhere: rolled out on the real cluster and sim-a; on sim-b a release that crashes.
-  await applyAgent(cp, NODES, 'registry.example/agent:1.0');
-  for (const context of ['sim-a', 'sim-b']) {
-    const applied = await fleet(['apply', '-f', '-', '--context', context], agentManifest('registry.example/agent:1.0'));
-    expect(applied.code, applied.stderr).toBe(0);
-  }
-  await eventually('agent rolled out on both simulated clusters', async () => {
-    const r = await fleet(['ds-rollout', 'status', 'agent', '--contexts', 'sim-*']);
-    return r.code === 0 ? r : undefined;
-  });
-  const set = await fleet(['set', 'image', 'daemonset/agent', 'agent=registry.example/agent:broken', '--context', 'sim-b']);
+  members = await startFleet(NODES);
+  down = members.down;
+  // Rolled out on the real cluster and sim-a; on sim-b a release that crashes.
+  const set = await fleet(['set', 'image', 'daemonset/agent', `agent=registry.example/${BROKEN}`, '--context', 'sim-b']);
   expect(set.code, set.stderr).toBe(0);
   await eventually('sim-b stuck on the crashing release', async () => {
     const r = await fleet(['ds-rollout', 'status', 'agent', '--contexts', 'sim-b']);
@@ -58,8 +28,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  cp?.stop();
-  await Promise.all([simA, simB].map((t) => t?.stop()));
+  await members?.stop();
 });
 
 describe('the fleet view with the real 1.20.2 control plane as a member', () => {
@@ -105,7 +74,7 @@ describe('the fleet view with the real 1.20.2 control plane as a member', () => 
   });
 
   it('ds-plan -f: a new release planned on every cluster, the real one checked by its own API server', async () => {
-    const path = join(simA.dir, 'agent-2.yaml');
+    const path = join(members.sims['sim-a'].dir, 'agent-2.yaml');
     writeFileSync(path, agentManifest('registry.example/agent:2.0'));
     const r = await fleet(['ds-plan', '-f', path, '--contexts', 'real-1.20,sim-a', '--request-timeout', '5s']);
     expect([r.code, r.stderr]).toEqual([0, '']);

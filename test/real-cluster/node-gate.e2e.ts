@@ -2,9 +2,9 @@
 // kubelet agent's `node-not-ready`: it stops renewing that node's Lease while the pod runs). The REAL node lifecycle
 // controller in kube-controller-manager marks the node Ready=Unknown and taints it unreachable, the gated rollout's
 // node gate fails the canary, and --on-failure undo steps the canary back; no other node ever runs the release.
-import {KubeConfig, Watch, type V1Node, type V1Pod} from '@kubernetes/client-node';
+import type {V1Node, V1Pod} from '@kubernetes/client-node';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {agentDaemonSet, applyAgent, daemonPodNode, eventually, kubectlJson, type List, startControlPlane, type ControlPlane} from './control-plane.js';
+import {agentDaemonSet, applyAgent, daemonPodNode, eventually, follow, kubectlJson, type List, startControlPlane, type ControlPlane} from './control-plane.js';
 
 const NODES = 3;
 const RELEASE = 'registry.example/agent:2.0-breaks-node';
@@ -24,19 +24,6 @@ beforeAll(async () => {
 
 afterAll(() => cp?.stop());
 
-/** Follows `path` (a list URL) with a watch, handing every object seen to `seen`, until the returned stop is called. */
-async function follow<T>(path: string, seen: (object: T) => void): Promise<() => void> {
-  const kc = new KubeConfig();
-  kc.loadFromFile(cp.kubeconfig);
-  const request = await new Watch(kc).watch(
-    path,
-    {},
-    (_type, object) => seen(object as T),
-    () => undefined,
-  );
-  return () => request.abort();
-}
-
 describe('the node gate on a real 1.20.2 control plane', () => {
   it('a release that stops its node reporting fails the canary by the node gate; undo steps it back', async () => {
     expect((await cp.kubectl(['ds-rollout', 'pause', 'agent'])).code).toBe(0);
@@ -47,10 +34,10 @@ describe('the node gate on a real 1.20.2 control plane', () => {
     const ran = new Set<string>();
     const canarySeen: {ready?: string; taints: string[]}[] = [];
     const stops = [
-      await follow<V1Pod>('/api/v1/namespaces/default/pods', (pod) => {
+      await follow<V1Pod>(cp, '/api/v1/namespaces/default/pods', (_type, pod) => {
         if (pod.spec?.containers[0]?.image === RELEASE) ran.add(daemonPodNode(pod) ?? '?');
       }),
-      await follow<V1Node>('/api/v1/nodes', (node) => {
+      await follow<V1Node>(cp, '/api/v1/nodes', (_type, node) => {
         if (node.metadata?.name !== 'node-01') return;
         const ready = node.status?.conditions?.find((c) => c.type === 'Ready')?.status;
         canarySeen.push({...(ready ? {ready} : {}), taints: (node.spec?.taints ?? []).map((t) => `${t.key}:${t.effect}`)});

@@ -294,6 +294,144 @@ export interface ClusterObjectsWatchOptions extends Omit<ClusterWatchOptions, 'o
   readonly onObjects: (objects: ClusterObjects) => DsRolloutError | undefined;
 }
 
+/** What the health checks and the connection report read of a reflector, whatever it holds. */
+type FollowedStream = Pick<Reflector<{readonly metadata: ObjectMeta}>, 'synced' | 'streaming' | 'lastHeardAt' | 'reconnect'>;
+
+/** What the follower is told of the watches' connection: live only while every stream follows and the server answers. */
+function connectionReport(options: ClusterObjectsWatchOptions, isStopped: () => boolean) {
+  const broken = new Set<string>();
+  let reported: Connection = 'live';
+  let unreachable = false;
+  let allStreaming = false;
+  const report = (now: Connection) => {
+    if (now === reported || isStopped()) return;
+    reported = now;
+    options.onConnection?.(now);
+  };
+  return {
+    /** A reflector's stream broke (false) or follows again (true). */
+    stream(resource: string, connected: boolean, reflectors: readonly FollowedStream[]): void {
+      if (connected) broken.delete(resource);
+      else broken.add(resource);
+      if (broken.size === 0) unreachable = false;
+      report(broken.size > 0 || unreachable ? 'reconnecting' : 'live');
+      const streaming = reflectors.every((r) => r.streaming);
+      if (streaming && !allStreaming && !isStopped()) options.onStreaming?.();
+      allStreaming = streaming;
+    },
+    /** The cluster is given up on for now; false when it was already. */
+    lost(): boolean {
+      if (unreachable) return false;
+      unreachable = true;
+      report('reconnecting');
+      return true;
+    },
+    /** A probe was answered: live again, unless a stream is still broken. */
+    answered(): void {
+      if (unreachable && broken.size === 0) {
+        unreachable = false;
+        report('live');
+      }
+    },
+  };
+}
+
+/** Why the cluster is reported unreachable: what failed last, and whether the streams were silent too. */
+function unreachableError(client: KubeClient, error: DsRolloutError): ClusterUnreachableError {
+  const why = error instanceof ClusterUnreachableError ? error.message : `the cluster at ${client.server} keeps failing: ${error.message}`;
+  return new ClusterUnreachableError(
+    error instanceof NoAnswerError ? `${why}; the watch streams were silent too` : `${why}; gave up following the rollout after ${RETRY_ATTEMPTS} tries`,
+    {cause: error},
+  );
+}
+
+interface HealthChecks {
+  readonly reflectors: () => readonly FollowedStream[];
+  readonly isStopped: () => boolean;
+  /** When the server last showed it is alive; `contact` says it did just now. */
+  readonly lastContact: () => number;
+  readonly contact: () => void;
+  readonly answered: () => void;
+  readonly gaveUp: (error: DsRolloutError) => void;
+}
+
+/**
+ * A frozen server keeps its watch streams open and silent: only a request can tell it from a quiet cluster. Every
+ * so often, a stream silent too long is watched again, and a server silent for probeEveryMs is probed.
+ */
+function startHealthChecks(client: KubeClient, options: ClusterObjectsWatchOptions, probeEveryMs: number, checks: HealthChecks): NodeJS.Timeout {
+  let probing = false;
+  const health = setInterval(
+    () => {
+      if (checks.isStopped()) return;
+      const now = Date.now();
+      for (const r of checks.reflectors()) {
+        if (r.synced && now - r.lastHeardAt > (options.watchSilenceMs ?? WATCH_SILENCE_MS)) {
+          r.lastHeardAt = now;
+          r.reconnect();
+        }
+      }
+      if (probing || now - checks.lastContact() < (options.probePace?.(probeEveryMs) ?? probeEveryMs)) return;
+      probing = true;
+      // One try: the streams have been silent for probeEveryMs already, so a frozen server is reported within
+      // probeEveryMs and one request timeout (at most 1.5 times --request-timeout), as a single read would be.
+      client.probe(options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS, 1).then(
+        () => {
+          probing = false;
+          checks.contact();
+          checks.answered();
+        },
+        (error: unknown) => {
+          probing = false;
+          if (isTransient(error)) checks.gaveUp(error as DsRolloutError);
+          else checks.contact(); // it answered, if oddly (a proxy that refuses /version): alive
+        },
+      );
+    },
+    Math.max(50, Math.min(1000, probeEveryMs / 2)),
+  );
+  health.unref();
+  return health;
+}
+
+type ReflectorHandlers = Pick<ReflectorOptions<never>, 'onChange' | 'onError' | 'onTrouble' | 'onContact'> & {
+  readonly onConnection: (resource: string, connected: boolean) => void;
+};
+
+/** The four reflectors of a scope, on the project's client: one list and one watch per resource. */
+function scopeReflectors(
+  client: KubeClient,
+  scope: {readonly namespace: string | undefined; readonly daemonSetName?: string},
+  pageSize: number,
+  handlers: ReflectorHandlers,
+) {
+  function reflector<T extends {readonly metadata: ObjectMeta}>(
+    path: string,
+    resource: string,
+    namespace: string | undefined,
+    project: (raw: unknown) => T,
+    fieldSelector?: string,
+  ): Reflector<T> {
+    const listRequest = describe('list', resource, namespace);
+    return new Reflector<T>({
+      list: () => client.list(path, listRequest, project, {pageSize, ...(fieldSelector ? {fieldSelector} : {})}),
+      watch: clientWatch(client, path, describe('watch', resource, namespace), fieldSelector ? {fieldSelector} : {}),
+      project,
+      ...handlers,
+      onConnection: (connected) => handlers.onConnection(resource, connected),
+    });
+  }
+
+  const {namespace, daemonSetName} = scope;
+  const byName = daemonSetName === undefined ? undefined : `metadata.name=${daemonSetName}`;
+  return {
+    daemonSets: reflector<DaemonSet>(daemonSetsPath(namespace), 'daemonsets', namespace, projectDaemonSet, byName),
+    nodes: reflector<Node>(nodesPath(), 'nodes', undefined, projectNode),
+    pods: reflector<Pod>(podsPath(namespace), 'pods', namespace, projectPod),
+    revisions: reflector<ControllerRevision>(revisionsPath(namespace), 'controllerrevisions', namespace, projectRevision),
+  };
+}
+
 /**
  * Follows daemonsets, pods and controllerrevisions of a namespace (undefined: all namespaces) and every node: one
  * list and one watch per resource, however many DaemonSets there are. `daemonSetName` narrows the DaemonSet watch.
@@ -310,8 +448,6 @@ export function watchClusterObjects(
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   let lastContact = Date.now();
-  let probing = false;
-  let unreachable = false;
 
   const stop = () => {
     stopped = true;
@@ -324,6 +460,7 @@ export function watchClusterObjects(
     stop();
     options.onError(error);
   };
+  // Changes within throttleMs are reported together, once every resource has been listed.
   const emit = () => {
     timer = undefined;
     if (stopped || !reflectors.every((r) => r.synced)) return;
@@ -339,104 +476,36 @@ export function watchClusterObjects(
     if (!stopped && timer === undefined) timer = setTimeout(emit, throttleMs);
   };
 
-  const broken = new Set<string>();
-  let reported: Connection = 'live';
-  const report = (now: Connection) => {
-    if (now === reported || stopped) return;
-    reported = now;
-    options.onConnection?.(now);
-  };
-  let allStreaming = false;
-  const connection = (resource: string, connected: boolean) => {
-    if (connected) broken.delete(resource);
-    else broken.add(resource);
-    if (broken.size === 0) unreachable = false;
-    report(broken.size > 0 || unreachable ? 'reconnecting' : 'live');
-    const streaming = reflectors.every((r) => r.streaming);
-    if (streaming && !allStreaming && !stopped) options.onStreaming?.();
-    allStreaming = streaming;
-  };
+  const connection = connectionReport(options, () => stopped);
   const contact = () => {
     lastContact = Date.now();
   };
   const gaveUp = (error: DsRolloutError) => {
-    if (stopped || unreachable) return;
-    unreachable = true;
-    report('reconnecting');
-    const why = error instanceof ClusterUnreachableError ? error.message : `the cluster at ${client.server} keeps failing: ${error.message}`;
-    const failure = new ClusterUnreachableError(
-      error instanceof NoAnswerError ? `${why}; the watch streams were silent too` : `${why}; gave up following the rollout after ${RETRY_ATTEMPTS} tries`,
-      {cause: error},
-    );
+    if (stopped || !connection.lost()) return;
+    const failure = unreachableError(client, error);
     if (!options.onUnreachable) return fail(failure);
     options.onUnreachable(failure);
     for (const r of reflectors) r.reconnect();
   };
-  const trouble = (error: DsRolloutError, failures: number) => {
-    if (failures >= RETRY_ATTEMPTS) gaveUp(error);
-  };
 
-  // A frozen server keeps its watch streams open and silent: only a request can tell it from a quiet cluster.
-  const health = setInterval(
-    () => {
-      if (stopped) return;
-      const now = Date.now();
-      for (const r of reflectors) {
-        if (r.synced && now - r.lastHeardAt > (options.watchSilenceMs ?? WATCH_SILENCE_MS)) {
-          r.lastHeardAt = now;
-          r.reconnect();
-        }
-      }
-      if (probing || now - lastContact < (options.probePace?.(probeEveryMs) ?? probeEveryMs)) return;
-      probing = true;
-      // One try: the streams have been silent for probeEveryMs already, so a frozen server is reported within
-      // probeEveryMs and one request timeout (at most 1.5 times --request-timeout), as a single read would be.
-      client.probe(options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS, 1).then(
-        () => {
-          probing = false;
-          contact();
-          if (unreachable && broken.size === 0) {
-            unreachable = false;
-            report('live');
-          }
-        },
-        (error: unknown) => {
-          probing = false;
-          if (isTransient(error)) gaveUp(error as DsRolloutError);
-          else contact(); // it answered, if oddly (a proxy that refuses /version): alive
-        },
-      );
+  const health = startHealthChecks(client, options, probeEveryMs, {
+    reflectors: () => reflectors,
+    isStopped: () => stopped,
+    lastContact: () => lastContact,
+    contact,
+    answered: connection.answered,
+    gaveUp,
+  });
+
+  const {daemonSets, nodes, pods, revisions} = scopeReflectors(client, scope, pageSize, {
+    onChange,
+    onError: fail,
+    onConnection: (resource, connected) => connection.stream(resource, connected, reflectors),
+    onTrouble: (error, failures) => {
+      if (failures >= RETRY_ATTEMPTS) gaveUp(error);
     },
-    Math.max(50, Math.min(1000, probeEveryMs / 2)),
-  );
-  health.unref();
-
-  function reflector<T extends {readonly metadata: ObjectMeta}>(
-    path: string,
-    resource: string,
-    namespace: string | undefined,
-    project: (raw: unknown) => T,
-    fieldSelector?: string,
-  ): Reflector<T> {
-    const listRequest = describe('list', resource, namespace);
-    return new Reflector<T>({
-      list: () => client.list(path, listRequest, project, {pageSize, ...(fieldSelector ? {fieldSelector} : {})}),
-      watch: clientWatch(client, path, describe('watch', resource, namespace), fieldSelector ? {fieldSelector} : {}),
-      project,
-      onChange,
-      onError: fail,
-      onConnection: (connected) => connection(resource, connected),
-      onTrouble: trouble,
-      onContact: contact,
-    });
-  }
-
-  const {namespace, daemonSetName} = scope;
-  const byName = daemonSetName === undefined ? undefined : `metadata.name=${daemonSetName}`;
-  const daemonSets = reflector<DaemonSet>(daemonSetsPath(namespace), 'daemonsets', namespace, projectDaemonSet, byName);
-  const nodes = reflector<Node>(nodesPath(), 'nodes', undefined, projectNode);
-  const pods = reflector<Pod>(podsPath(namespace), 'pods', namespace, projectPod);
-  const revisions = reflector<ControllerRevision>(revisionsPath(namespace), 'controllerrevisions', namespace, projectRevision);
+    onContact: contact,
+  });
   const reflectors = [daemonSets, nodes, pods, revisions];
   for (const r of reflectors) r.start();
   return {stop};

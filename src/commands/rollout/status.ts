@@ -7,7 +7,7 @@ import {clusterFlags, durationFlag, fleetFlags, isFleet, nowFlag, optionalDaemon
 export default class Status extends BaseCommand {
   static override summary = 'Where a rollout stands, node by node, and whether it can finish.';
 
-  static override description = `Prints what \`kubectl rollout status\` prints, then the verdict (complete, progressing, paused or stuck) and every node with its state and why (above 40 nodes, counts per state), following watches until the rollout ends; --watch=false looks once. Without NAME, one row per DaemonSet of the namespace (-A: of all), at once; -w follows the table. --contexts: NAME on several clusters at once, a row each. Exit 0 complete, 1 bad input, 2 cluster unreachable, 3 stuck, 4 still progressing, 5 paused.`;
+  static override description = `Prints what \`kubectl rollout status\` prints, then the verdict (complete, progressing, paused or stuck) and every node with its state and why (above 40 nodes, counts per state), following watches until the rollout ends; --watch=false looks once. Without NAME, one row per DaemonSet of the namespace (-A: of all), at once; -w follows the table. --contexts: NAME on several clusters at once, a row each, and where a fleet rollout stands. Exit 0 complete, 1 bad input, 2 cluster unreachable, 3 stuck, 4 still progressing, 5 paused.`;
 
   static override examples = [
     {description: 'Follow the rollout until it completes, and why each node is not done', command: 'kubectl ds-rollout status ds/fluentd -n kube-system'},

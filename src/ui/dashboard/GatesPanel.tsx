@@ -1,4 +1,4 @@
-// Each gate's reading for the stage under way (view-model.ts gatesPanelLines): no state, no logic.
+// Each gate's reading for the stage under way (panels/gates.ts gatesPanelLines): no state, no logic.
 import {Box} from 'ink';
 import {Lines} from './SegmentLine.js';
 import type {Theme} from './theme.js';

@@ -15,7 +15,7 @@ export default class FleetRollout extends BaseCommand {
     {
       description: "Cluster a, then b, then c: an image, or a manifest's whole pod template",
       command:
-        'kubectl ds-rollout fleet rollout agent --contexts a,b,c --image main=agent:v2\nkubectl ds-rollout fleet rollout agent --contexts a,b,c -f agent.yaml',
+        'kubectl ds-rollout fleet rollout agent --contexts a,b,c --image app=agent:2 -y\nkubectl ds-rollout fleet rollout agent --contexts a,b,c -f agent.yaml -y',
     },
   ];
 
@@ -26,6 +26,7 @@ export default class FleetRollout extends BaseCommand {
     'cluster-waves': Flags.string({summary: 'Waves of clusters: counts, percentages.', helpValue: '1,25%,100%'}),
     image: Flags.string({summary: 'The release: a container, its image.', helpValue: 'CONTAINER=IMAGE', multiple: true}),
     filename: Flags.string({char: 'f', summary: "The release: a manifest's pod template.", helpValue: 'MANIFEST'}),
+    restart: Flags.boolean({summary: 'Start this plan again after fleet abort.'}),
     ...fleetDriverFlags,
     ...fleetDetachFlags,
     ...gatedFlags,

@@ -7,7 +7,7 @@ import {failureFlags, integerFlag} from '../../../cli/flags.js';
 export default class SimStart extends BaseCommand {
   static override summary = 'Run a simulated cluster, in the foreground or detached.';
 
-  static override description = `Serves a Kubernetes-compatible API on 127.0.0.1 with simulated kubelets and the DaemonSet controller (the reconcile core ds-plan uses), loads a scenario (demo: 20 nodes mid-rollout; empty; large: 5,000 nodes) or a kubectl dump (--snapshot), writes a kubeconfig and runs until Ctrl-C. With --detach it runs in the background and the command returns once the API serves, printing the export KUBECONFIG line (for eval); sim stop ends it. Nothing outside the cluster's process is touched.`;
+  static override description = `Serves a Kubernetes-compatible API on 127.0.0.1 with simulated kubelets and the DaemonSet controller (the reconcile core ds-plan uses), loads a scenario (demo: 20 nodes mid-rollout; empty; large: 5,000 nodes) or a kubectl dump (--snapshot), writes a kubeconfig and runs until Ctrl-C (--detach: in the background, returning once the API serves with the export KUBECONFIG line, for eval).`;
 
   static override examples = [
     {
@@ -33,7 +33,8 @@ export default class SimStart extends BaseCommand {
       helpValue: 'FILE',
     }),
     port: integerFlag('port', {summary: 'Port on 127.0.0.1 (default: a free one).', helpValue: 'PORT', min: 0, max: 65535}),
-    kubeconfig: Flags.string({summary: 'Write the kubeconfig here (kept on exit).', helpValue: 'FILE'}),
+    kubeconfig: Flags.string({summary: 'Write (or merge) the kubeconfig here; kept.', helpValue: 'FILE'}),
+    'context-name': Flags.string({summary: 'Its context name (default ds-rollout-sim).', helpValue: 'NAME'}),
     speed: Flags.string({summary: 'Simulated seconds per real second.', default: '1', helpValue: 'X'}),
     tls: Flags.boolean({
       summary: 'HTTPS and a token (--no-tls: plain http).',
@@ -41,7 +42,7 @@ export default class SimStart extends BaseCommand {
       allowNo: true,
     }),
     detach: Flags.boolean({char: 'd', summary: 'Run in the background; return once it serves.'}),
-    name: Flags.string({summary: 'Name for sim stop (default: the scenario).', helpValue: 'NAME'}),
+    name: Flags.string({summary: 'For sim stop (default: context or scenario).', helpValue: 'NAME'}),
     ...failureFlags,
     'exec-image': Flags.string({
       summary: 'Pods of IMAGE run COMMAND here (repeatable; default: this plugin).',
@@ -57,7 +58,7 @@ export default class SimStart extends BaseCommand {
       throw new (await import('../../../platform/errors.js')).UsageError('--name names a cluster started with --detach, for sim stop');
     }
     if (flags.detach && detachedName === undefined) {
-      await this.detach(flags.name ?? (flags.snapshot !== undefined ? 'snapshot' : (flags.scenario ?? 'demo')), flags.snapshot);
+      await this.detach(flags.name ?? flags['context-name'] ?? (flags.snapshot !== undefined ? 'snapshot' : (flags.scenario ?? 'demo')), flags.snapshot);
       return;
     }
     const {startSim, writeDetachedRecord, removeDetachedRecord} = await import('../../../services/sim.js');
@@ -69,6 +70,7 @@ export default class SimStart extends BaseCommand {
       ...(flags.nodes !== undefined ? {nodes: flags.nodes} : {}),
       ...(flags.port !== undefined ? {port: flags.port} : {}),
       ...(flags.kubeconfig !== undefined ? {kubeconfig: flags.kubeconfig} : {}),
+      ...(flags['context-name'] !== undefined ? {contextName: flags['context-name']} : {}),
       ...(flags['fail-image'] !== undefined ? {failImage: flags['fail-image']} : {}),
       ...(flags['fail-node'] !== undefined ? {failNode: flags['fail-node']} : {}),
       failMode: flags['fail-mode'],
@@ -81,7 +83,7 @@ export default class SimStart extends BaseCommand {
     const lines = [
       `Simulated cluster "${flags.snapshot !== undefined ? (flags.snapshot === '-' ? '<stdin>' : flags.snapshot) : scenario}" running at ${sim.cluster.url} (speed ${flags.speed}x)`,
       `  ${sim.description}`,
-      `Kubeconfig: ${sim.kubeconfigPath} (context ds-rollout-sim)`,
+      `Kubeconfig: ${sim.kubeconfigPath} (context ${flags['context-name'] ?? 'ds-rollout-sim'})`,
       '',
       'In another terminal:',
       `  export KUBECONFIG=${sim.kubeconfigPath}`,
