@@ -9,7 +9,7 @@ import {gatedFlags} from '../../../cli/gated-flags.js';
 export default class FleetRollout extends BaseCommand {
   static override summary = 'Roll a release out to several clusters, wave by wave.';
 
-  static override description = `Each wave of --contexts (--cluster-waves; default one at a time): paused, set to the release, a gated rollout (a Job there by default); the next once all completed and baked. Rerun to continue. Exit 0 done or awaiting promote, 3 failed.`;
+  static override description = `Each wave: paused, released, a gated rollout (a Job there by default); the next once all completed and baked. Rerun to continue. Exit 0 done or awaiting promote, 3 failed.`;
 
   static override examples = [
     {
