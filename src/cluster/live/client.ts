@@ -152,9 +152,11 @@ export class KubeClient {
     query: RequestOptions['query'],
   ): Promise<{items: T[]; metadata: {resourceVersion?: string; continue?: string}}> {
     const items: T[] = [];
+    // Only a ControllerRevision has a revision number to read exactly: a pod or node item is parsed as it is.
+    const parse = request.resource === 'controllerrevisions' ? parseObject : JSON.parse;
     const envelope = await this.exchange('GET', path, request, {query}, this.timeoutMs, (res) =>
       streamItems(res, (json) => {
-        items.push(project(parseObject(json)));
+        items.push(project(parse(json)));
       }),
     );
     const problem = notTheObjectAsked(envelope, request, true);
