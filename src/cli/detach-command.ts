@@ -32,7 +32,8 @@ export async function runDetachCommand(run: DetachRun): Promise<void> {
     import('../core/index.js'),
   ]);
   // The Job would fail on a strategy file or flags that do not parse: refused here, with the cluster untouched.
-  if (run.command === 'step') await (await import('./gated-command.js')).gatedStrategyOf(run.flags);
+  // Its metric gate's Prometheus: through the service proxy, the Job's RBAC lets it reach that Service.
+  const prometheus = run.command === 'step' ? (await (await import('./gated-command.js')).gatedStrategyOf(run.flags)).prometheus : undefined;
   let strategy: string | undefined;
   if (run.flags.strategy !== undefined) {
     try {
@@ -56,6 +57,7 @@ export async function runDetachCommand(run: DetachRun): Promise<void> {
       argv: run.argv,
       image: run.flags.image ?? core.releaseImage(run.version),
       ...(strategy !== undefined ? {strategy} : {}),
+      ...(prometheus !== undefined ? {prometheus} : {}),
       yes: run.yes,
       ...(dryRun ? {dryRun} : {}),
     });

@@ -124,6 +124,10 @@ async function detacher(run: FleetRun): Promise<FleetDetach> {
       argv: command === 'step' ? [plan.name, '--until-complete', ...(args ?? [])] : [plan.name],
       image: run.flags['job-image'] ?? core.releaseImage(run.version),
       ...(command === 'step' && document !== undefined ? {strategy: dump(document)} : {}),
+      // Its metric gate through the service proxy: the Job's RBAC lets it reach that Service (a promote: the record's).
+      ...(command === 'step' && (plan.strategy.metrics?.length ?? 0) > 0 && plan.strategy.prometheus !== undefined
+        ? {prometheus: plan.strategy.prometheus}
+        : {}),
       yes: true,
       // A rerun gives a cluster whose Job failed (its rollout not failed) a fresh Job: docs/commands/fleet.md#rerun-another-machine-one-driver.
       retryFailed: true,

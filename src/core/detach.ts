@@ -2,7 +2,8 @@
 // the Job that runs the same command in the DaemonSet's namespace, with a ServiceAccount allowed exactly what the
 // rollout does; and the Kubernetes Events that tell the rollout's story on the DaemonSet (`kubectl describe ds`).
 // Pure: names, argument lists and objects as data; the service sends them.
-import {DRIVEN_GATED_PHASES, type GatedEvent, describeGateFailure, gatedRecordOf} from './gates.js';
+import {DRIVEN_GATED_PHASES, type GatedEvent, type GatedRecord, describeGateFailure, gatedRecordOf} from './gates.js';
+import type {PrometheusTarget, ServiceRef} from './metric-gate.js';
 import {computeTemplateHash} from './revisions.js';
 import type {Revision} from './revision-number.js';
 import {formatRfc3339} from './rfc3339.js';
@@ -33,7 +34,12 @@ export const DETACH_NODE_READER = 'ds-rollout:node-reader';
  * it and the binding grants nothing; the next --detach deletes it.
  */
 export const detachNodeBindingName = (namespace: string, job: string) => `ds-rollout:${namespace}:${job}`;
-/** On the node binding: the namespace and name of the Job it serves (a label value holds either). */
+/**
+ * The Role and RoleBinding in another namespace that let the Job reach its metric gate's Service there: named and
+ * labelled as the node binding, and for the same reason (an owner must be in the same namespace), deleted as it is.
+ */
+export const detachProxyRoleName = detachNodeBindingName;
+/** On the node binding and a proxy Role elsewhere: the namespace and name of the Job it serves (a label value holds either). */
 export const DETACHED_JOB_NAMESPACE_LABEL = 'ds-rollout.io/job-namespace';
 export const DETACHED_JOB_LABEL = 'ds-rollout.io/job';
 /** Where the strategy file (--strategy) is mounted in the Job's pod, from a ConfigMap named as the Job. */
@@ -63,8 +69,9 @@ export interface PolicyRule {
  * What one detached rollout sends in its namespace (step, bake, undo on failure, the record, its events, failing its
  * own Job): checked against the simulated cluster's request log by test/cli/detach.test.ts, and by RBAC on the real
  * control plane. Pods cannot be narrowed: RBAC names objects, not labels, and a pod's name is known only once it runs.
+ * `proxied`: the Service of a metric gate in the Job's own namespace (one in another gets a Role there).
  */
-export function detachRoleRules(daemonSet: string, job: string): PolicyRule[] {
+export function detachRoleRules(daemonSet: string, job: string, proxied?: ServiceRef): PolicyRule[] {
   return [
     {apiGroups: ['apps'], resources: ['daemonsets'], resourceNames: [daemonSet], verbs: ['get', 'list', 'watch', 'patch']},
     // get and patch: an undo on a failed gate writes the change-cause on the revision it restores (named by hash).
@@ -73,7 +80,33 @@ export function detachRoleRules(daemonSet: string, job: string): PolicyRule[] {
     {apiGroups: [''], resources: ['events'], verbs: ['create']},
     // A rollout that failed fails its Job (failedJobPatch).
     {apiGroups: ['batch'], resources: ['jobs'], resourceNames: [job], verbs: ['get', 'patch']},
+    // The metric gate through the service proxy, to a Service in this namespace (detachManifests decides).
+    ...(proxied === undefined ? [] : serviceProxyRules(proxied)),
   ];
+}
+
+/**
+ * The name RBAC checks for a request through the service proxy: the API server's RequestInfo takes the path segment
+ * after `services/` as the name, so `/services/NAME:PORT/proxy/...` is `get` on `services/proxy` named `NAME:PORT`
+ * (a rule naming only NAME does not match it).
+ */
+export const serviceProxyName = (service: Pick<ServiceRef, 'name' | 'port'>) => `${service.name}:${service.port}`;
+
+/** What the metric gate needs to query Prometheus through the service proxy (services/metric-gate.ts): that one service. */
+export function serviceProxyRules(service: ServiceRef): PolicyRule[] {
+  return [{apiGroups: [''], resources: ['services/proxy'], resourceNames: [serviceProxyName(service)], verbs: ['get']}];
+}
+
+/**
+ * The Service a detached rollout's metric gate reaches through the API server's proxy, or undefined (no metric gate,
+ * or Prometheus by URL). A rollout of this template under way asks what its record holds (a rerun, a promote);
+ * a new one, what its strategy says.
+ */
+export function detachProxiedService(record: GatedRecord | undefined, template: string, strategy: PrometheusTarget | undefined): ServiceRef | undefined {
+  if (record !== undefined && record.template === template && DRIVEN_GATED_PHASES.has(record.phase)) {
+    return (record.metrics?.length ?? 0) > 0 ? record.prometheus?.service : undefined;
+  }
+  return strategy?.service;
 }
 
 export const DETACH_NODE_READER_RULES: readonly PolicyRule[] = [{apiGroups: [''], resources: ['nodes'], verbs: ['list', 'watch']}];
@@ -172,6 +205,8 @@ export interface DetachInput {
   readonly args: readonly string[];
   /** The text of --strategy, mounted from a ConfigMap. */
   readonly strategy?: string;
+  /** The Service the metric gate reaches through the API server's proxy (detachProxiedService): the Job may get it. */
+  readonly prometheusService?: ServiceRef;
 }
 
 export type Manifest = Readonly<Record<string, unknown>> & {
@@ -180,39 +215,60 @@ export type Manifest = Readonly<Record<string, unknown>> & {
   readonly metadata: {readonly name: string; readonly namespace?: string; readonly labels?: Readonly<Record<string, string>>};
 };
 
+const RBAC = 'rbac.authorization.k8s.io/v1';
+
+/** A Role and the RoleBinding that gives it to `subjects`, both named `name`. */
+function roleAndBinding(name: string, namespace: string, labels: Readonly<Record<string, string>>, rules: PolicyRule[], subjects: unknown[]): Manifest[] {
+  return [
+    {apiVersion: RBAC, kind: 'Role', metadata: {name, namespace, labels}, rules},
+    {
+      apiVersion: RBAC,
+      kind: 'RoleBinding',
+      metadata: {name, namespace, labels},
+      roleRef: {apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name},
+      subjects,
+    },
+  ];
+}
+
+/**
+ * What the Job's ServiceAccount may do: its Role in its namespace (with the metric gate's service proxy when that
+ * Service is there too), the node reader's binding, and a Role in the namespace of a metric gate's Service elsewhere.
+ */
+function detachRbacManifests(input: DetachInput, labels: Readonly<Record<string, string>>): Manifest[] {
+  const {namespace, job} = input;
+  const subjects = [{kind: 'ServiceAccount', name: job, namespace}];
+  const service = input.prometheusService;
+  const here = service !== undefined && service.namespace === namespace ? service : undefined;
+  const elsewhere = service !== undefined && service.namespace !== namespace ? service : undefined;
+  const jobLabels = {...MANAGED_BY, [DETACHED_JOB_NAMESPACE_LABEL]: namespace, [DETACHED_JOB_LABEL]: job};
+  return [
+    ...roleAndBinding(job, namespace, labels, detachRoleRules(input.daemonSet, job, here), subjects),
+    {apiVersion: RBAC, kind: 'ClusterRole', metadata: {name: DETACH_NODE_READER, labels: {...MANAGED_BY}}, rules: DETACH_NODE_READER_RULES},
+    {
+      apiVersion: RBAC,
+      kind: 'ClusterRoleBinding',
+      metadata: {name: detachNodeBindingName(namespace, job), labels: jobLabels},
+      roleRef: {apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: DETACH_NODE_READER},
+      subjects,
+    },
+    ...(elsewhere === undefined
+      ? []
+      : roleAndBinding(detachProxyRoleName(namespace, job), elsewhere.namespace, jobLabels, serviceProxyRules(elsewhere), subjects)),
+  ];
+}
+
 /**
  * In creation order: what the Job needs exists before it. The ServiceAccount, Role, RoleBinding and ConfigMap are
  * the Job's own, named after it; once the Job exists they get it as their owner (jobOwnerReference), so deleting the
- * Job deletes them. The shared ClusterRole is never owned; the node binding is cluster-scoped (detachNodeBindingName).
+ * Job deletes them. The shared ClusterRole is never owned; the node binding is cluster-scoped (detachNodeBindingName),
+ * and a metric gate's Role and RoleBinding in another namespace are out of the Job's reach as owner (detachProxyRoleName).
  */
 export function detachManifests(input: DetachInput): Manifest[] {
   const {namespace} = input;
   const job = input.job;
   const labels = {...MANAGED_BY, [DETACHED_DAEMONSET_LABEL]: input.daemonSet, [DETACHED_TEMPLATE_LABEL]: input.template.slice(0, 63)};
-  const rbac = 'rbac.authorization.k8s.io/v1';
-  const subjects = [{kind: 'ServiceAccount', name: job, namespace}];
-  const manifests: Manifest[] = [
-    {apiVersion: 'v1', kind: 'ServiceAccount', metadata: {name: job, namespace, labels}},
-    {apiVersion: rbac, kind: 'Role', metadata: {name: job, namespace, labels}, rules: detachRoleRules(input.daemonSet, job)},
-    {
-      apiVersion: rbac,
-      kind: 'RoleBinding',
-      metadata: {name: job, namespace, labels},
-      roleRef: {apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: job},
-      subjects,
-    },
-    {apiVersion: rbac, kind: 'ClusterRole', metadata: {name: DETACH_NODE_READER, labels: {...MANAGED_BY}}, rules: DETACH_NODE_READER_RULES},
-    {
-      apiVersion: rbac,
-      kind: 'ClusterRoleBinding',
-      metadata: {
-        name: detachNodeBindingName(namespace, job),
-        labels: {...MANAGED_BY, [DETACHED_JOB_NAMESPACE_LABEL]: namespace, [DETACHED_JOB_LABEL]: job},
-      },
-      roleRef: {apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: DETACH_NODE_READER},
-      subjects,
-    },
-  ];
+  const manifests: Manifest[] = [{apiVersion: 'v1', kind: 'ServiceAccount', metadata: {name: job, namespace, labels}}, ...detachRbacManifests(input, labels)];
   if (input.strategy !== undefined) {
     manifests.push({apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: job, namespace, labels}, data: {'strategy.yaml': input.strategy}});
   }

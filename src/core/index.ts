@@ -242,6 +242,8 @@ export {
   detachedJobName,
   detachedJobOf,
   detachNodeBindingName,
+  detachProxiedService,
+  detachProxyRoleName,
   detachRoleRules,
   detachedRolloutEnd,
   failedJobPatch,
@@ -251,6 +253,8 @@ export {
   releaseImage,
   rolloutEventOf,
   rulesAllow,
+  serviceProxyName,
+  serviceProxyRules,
 } from './detach.js';
 export {type DocumentProblem, describeDocumentProblem, documentProblem, EXPANSION_PER_BYTE, jsonTextDepth, MAX_DOCUMENT_DEPTH} from './document-limits.js';
 export * from './metric-gate.js';

@@ -9,8 +9,10 @@ import {
   DETACHED_JOB_LABEL,
   DETACHED_JOB_NAMESPACE_LABEL,
   type Manifest,
+  type PrometheusTarget,
   computeTemplateHash,
   detachManifests,
+  detachProxiedService,
   detachedCommandArgs,
   detachedJobName,
   failedJobPatch,
@@ -28,6 +30,7 @@ export interface DetachCluster {
   read(kind: string, namespace: string | undefined, name: string): Promise<ClusterObject | undefined>;
   /** A JSON merge patch. */
   patch(kind: string, namespace: string | undefined, name: string, body: Readonly<Record<string, unknown>>): Promise<void>;
+  /** `namespace` undefined: cluster-scoped objects, or a namespaced kind in every namespace. */
   list(kind: string, namespace: string | undefined, labelSelector: string): Promise<ClusterObject[]>;
   delete(kind: string, namespace: string | undefined, name: string, preconditions: {uid: string; resourceVersion: string}): Promise<void>;
   readonly writer: Pick<ClusterWriter, 'patchDaemonSet'>;
@@ -37,6 +40,7 @@ export interface DetachCluster {
 export interface ClusterObject {
   readonly metadata: {
     readonly name: string;
+    readonly namespace?: string;
     readonly uid?: string;
     readonly resourceVersion?: string;
     readonly labels?: Readonly<Record<string, string>>;
@@ -55,6 +59,8 @@ export interface DetachOptions {
   readonly image: string;
   /** The text of --strategy, mounted into the Job's pod from a ConfigMap. */
   readonly strategy?: string;
+  /** Where the strategy's metric gate reaches Prometheus: through the service proxy, the Job's RBAC lets it (detachProxiedService). */
+  readonly prometheus?: PrometheusTarget;
   /** The command takes --yes (the Job has no terminal to ask on). */
   readonly yes: boolean;
   readonly dryRun?: DryRunMode;
@@ -87,6 +93,7 @@ export async function detachRollout(options: DetachOptions): Promise<DetachResul
   // A promote gets a Job of its own, named after the stage it continues from (the step's Job has ended there).
   const promoted = options.command === 'promote' && found.kind === 'record' ? found.record.stage + 1 : undefined;
   const job = options.retryFailed ? await unfailedJobName(cluster, ds, ref, template, promoted) : detachedJobName(ref.name, template, promoted);
+  const prometheusService = detachProxiedService(found.kind === 'record' ? found.record : undefined, template, options.prometheus);
   const manifests = detachManifests({
     namespace: ref.namespace,
     daemonSet: ref.name,
@@ -95,6 +102,7 @@ export async function detachRollout(options: DetachOptions): Promise<DetachResul
     image: options.image,
     args: detachedCommandArgs(options.command, options.argv, {namespace: ref.namespace, strategy: options.strategy !== undefined, yes: options.yes}),
     ...(options.strategy !== undefined ? {strategy: options.strategy} : {}),
+    ...(prometheusService !== undefined ? {prometheusService} : {}),
   });
   const result = {kind: 'DetachedRollout' as const, daemonSet: ref, job, manifests, dryRun: options.dryRun !== undefined};
   if (options.dryRun === 'client') return {...result, created: true};
@@ -105,7 +113,7 @@ export async function detachRollout(options: DetachOptions): Promise<DetachResul
   }
   if (options.dryRun === undefined) {
     await ownByJob(cluster, ref.namespace, job, manifests);
-    await deleteStaleNodeBindings(cluster, ref.namespace);
+    await deleteStaleGrants(cluster, ref.namespace);
     // Named on the DaemonSet, so status, ds-plan and the dashboard name the Job from the object they read anyway.
     await cluster.writer.patchDaemonSet(ref, (current) =>
       current.metadata.annotations?.[DETACHED_JOB_ANNOTATION] === job
@@ -163,14 +171,15 @@ function refuseUnrunnable(ds: DaemonSet, ref: DaemonSetRef, command: 'step' | 'p
 const OWNED_BY_JOB = new Set(['ServiceAccount', 'Role', 'RoleBinding', 'ConfigMap']);
 
 /**
- * Makes the Job the owner of the rollout's namespaced objects (once the Job exists it has a uid to name). Checked on
- * every --detach, so a run cut short between the creates and these patches is completed by the next.
+ * Makes the Job the owner of the rollout's namespaced objects in its namespace (once the Job exists it has a uid to
+ * name; an owner in another namespace is none). Checked on every --detach, so a run cut short between the creates and
+ * these patches is completed by the next.
  */
 async function ownByJob(cluster: DetachCluster, namespace: string, job: string, manifests: readonly Manifest[]): Promise<void> {
   const uid = (await cluster.read('Job', namespace, job))?.metadata.uid;
   if (uid === undefined) return;
   for (const manifest of manifests) {
-    if (!OWNED_BY_JOB.has(manifest.kind)) continue;
+    if (!OWNED_BY_JOB.has(manifest.kind) || manifest.metadata.namespace !== namespace) continue;
     const current = await cluster.read(manifest.kind, namespace, manifest.metadata.name);
     if (current === undefined || (current.metadata.ownerReferences ?? []).some((owner) => owner.uid === uid)) continue;
     await cluster.patch(manifest.kind, namespace, manifest.metadata.name, {
@@ -183,23 +192,32 @@ async function ownByJob(cluster: DetachCluster, namespace: string, job: string, 
 }
 
 /**
- * Node bindings whose Job is gone (deleted, its ServiceAccount with it: they grant nothing any more) are deleted, each
- * only if unchanged since read. Listing cluster-wide bindings may be forbidden to the operator: then they stay.
+ * What a rollout grants outside its Job's reach as owner, labelled with the Job instead: the node binding, and a
+ * metric gate's Role and RoleBinding in another namespace. The bindings go first: a Role left alone grants nothing.
  */
-async function deleteStaleNodeBindings(cluster: DetachCluster, namespace: string): Promise<void> {
-  let bindings: ClusterObject[];
-  try {
-    bindings = await cluster.list('ClusterRoleBinding', undefined, `app.kubernetes.io/managed-by=ds-rollout,${DETACHED_JOB_NAMESPACE_LABEL}=${namespace}`);
-  } catch (error) {
-    if (error instanceof ClusterForbiddenError) return;
-    throw error;
-  }
-  for (const binding of bindings) {
-    const job = binding.metadata.labels?.[DETACHED_JOB_LABEL];
-    const {uid, resourceVersion} = binding.metadata;
-    if (job === undefined || uid === undefined || resourceVersion === undefined) continue;
-    if ((await cluster.read('Job', namespace, job)) === undefined)
-      await cluster.delete('ClusterRoleBinding', undefined, binding.metadata.name, {uid, resourceVersion});
+const LABELLED_WITH_JOB = ['ClusterRoleBinding', 'RoleBinding', 'Role'] as const;
+
+/**
+ * Those of them whose Job is gone (deleted, its ServiceAccount with it: they grant nothing any more) are deleted, each
+ * only if unchanged since read. Listing them (cluster-wide) may be forbidden to the operator: then they stay.
+ */
+async function deleteStaleGrants(cluster: DetachCluster, namespace: string): Promise<void> {
+  const jobGone = new Map<string, boolean>();
+  for (const kind of LABELLED_WITH_JOB) {
+    let objects: ClusterObject[];
+    try {
+      objects = await cluster.list(kind, undefined, `app.kubernetes.io/managed-by=ds-rollout,${DETACHED_JOB_NAMESPACE_LABEL}=${namespace}`);
+    } catch (error) {
+      if (error instanceof ClusterForbiddenError) continue;
+      throw error;
+    }
+    for (const object of objects) {
+      const job = object.metadata.labels?.[DETACHED_JOB_LABEL];
+      const {uid, resourceVersion} = object.metadata;
+      if (job === undefined || uid === undefined || resourceVersion === undefined) continue;
+      if (!jobGone.has(job)) jobGone.set(job, (await cluster.read('Job', namespace, job)) === undefined);
+      if (jobGone.get(job)) await cluster.delete(kind, object.metadata.namespace, object.metadata.name, {uid, resourceVersion});
+    }
   }
 }
 

@@ -3,6 +3,7 @@
 // command line run as the image's entrypoint would run it (in-cluster credentials from a token file, no kubeconfig)
 // completing the rollout within the Role's verbs, and the rollout's story as Events on the DaemonSet.
 import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises';
+import {createServer, type Server} from 'node:http';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {load, loadAll} from 'js-yaml';
@@ -13,6 +14,8 @@ import {
   DETACHED_JOB_ANNOTATION,
   GATED_ROLLOUT_ANNOTATION,
   RELEASE_IMAGE_REPOSITORY,
+  type PolicyRule,
+  detachProxyRoleName,
   detachRoleRules,
   detachedCommandArgs,
   rulesAllow,
@@ -25,10 +28,13 @@ vi.setConfig({testTimeout: 60_000});
 const BIN = 'bin/kubectl-ds_rollout';
 let sim: RolloutSim | undefined;
 let dir: string | undefined;
+let prometheus: Server | undefined;
 
 afterEach(async () => {
   await sim?.stop();
   sim = undefined;
+  await new Promise((resolve) => (prometheus ? prometheus.close(resolve) : resolve(undefined)));
+  prometheus = undefined;
   if (dir) await rm(dir, {recursive: true, force: true});
   dir = undefined;
 });
@@ -224,6 +230,39 @@ function expectWithinRoles(s: RolloutSim, container: Container): Set<string> {
   return sent;
 }
 
+/**
+ * Every request the driver sent through the service proxy (`/api/v1/namespaces/NS/services/NAME:PORT/proxy/...`, which
+ * the simulated cluster does not parse as a resource) is one RBAC allows, as the API server's RequestInfo names it:
+ * `get` on `services/proxy` named `NAME:PORT`, by a Role of that namespace bound to the Job's ServiceAccount.
+ */
+function expectProxyWithinRoles(s: RolloutSim, job: string): number {
+  const proxied = s.test.cluster.requestLog.entries.filter((e) => e.path.includes('/proxy/'));
+  for (const e of proxied) {
+    const [, namespace, name] = /^\/api\/v1\/namespaces\/([^/]+)\/services\/([^/]+)\/proxy\//.exec(e.path) ?? [];
+    const bound = stored(s, 'rolebindings').filter((b) => {
+      const meta = b['metadata'] as {namespace: string};
+      return meta.namespace === namespace && (b['subjects'] as {name: string; namespace: string}[]).some((x) => x.name === job && x.namespace === 'default');
+    });
+    const roles = bound.map((b) => (b['roleRef'] as {name: string}).name);
+    const rules = stored(s, 'roles')
+      .filter((r) => (r['metadata'] as {namespace: string}).namespace === namespace && roles.includes((r['metadata'] as {name: string}).name))
+      .flatMap((r) => r['rules'] as PolicyRule[]);
+    const allowed = e.method === 'GET' && rulesAllow(rules, '', 'services/proxy', 'get', name);
+    expect({path: e.path, allowed}).toEqual({path: e.path, allowed: true});
+  }
+  return proxied.length;
+}
+
+/** A stand-in for Prometheus: every instant query answers 0 (a healthy release). */
+async function startPrometheus(): Promise<string> {
+  prometheus = createServer((req, res) => {
+    res.writeHead(req.url?.startsWith('/api/v1/query?') ? 200 : 404, {'content-type': 'application/json'});
+    res.end(JSON.stringify({status: 'success', data: {resultType: 'vector', result: [{metric: {}, value: [0, '0']}]}}));
+  });
+  await new Promise<void>((resolve) => prometheus!.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(prometheus.address() as {port: number}).port}`;
+}
+
 /** Detaches `args` and returns the container of the Job it created. */
 async function detachedJob(s: RolloutSim, args: string[]): Promise<Container> {
   const before = new Set(stored(s, 'jobs').map((j) => (j as unknown as JobManifest).metadata.name));
@@ -347,4 +386,65 @@ test('-o json prints the manifests as a List', async () => {
   const list = load(stdout) as {kind: string; items: {kind: string}[]};
   expect(list.kind).toBe('List');
   expect(list.items.map((i) => i.kind)).toContain('Job');
+});
+
+test("a metric gate through the service proxy: the Job may get that Service's proxy, in a Role of its namespace, deleted once the Job is gone", async () => {
+  sim = await startRolloutSim({nodes: 3, maxUnavailable: 1});
+  sim.test.cluster.exposeService('monitoring/prometheus:9090', await startPrometheus());
+  const gate = ['--metric-query', 'up', '--metric-max', '1', '--metric-interval', '1s', '--prometheus-service', 'service/monitoring/prometheus:9090'];
+  // The grant goes where the Service is: a namespace that is not there is said as such.
+  const missing = await cli(sim, ['step', 'agent', '--canary', '1', ...gate, '--detach', '--yes']);
+  expect({code: missing.code, stderr: missing.stderr}).toEqual({
+    code: 1,
+    stderr: expect.stringMatching(/^error: namespace "monitoring" not found: cannot create Role ds-rollout:default:ds-rollout-agent-\w+ in it\n$/),
+  });
+  expect(stored(sim, 'jobs')).toEqual([]);
+  sim.test.cluster.store.create({apiVersion: 'v1', kind: 'Namespace', metadata: {name: 'monitoring'}});
+  const job = await detachedJob(sim, ['step', 'agent', '--canary', '1', '--canary-bake', '5s', '--bake', '2s', ...gate]);
+  const name = job.env.find((e) => e.name === 'DS_ROLLOUT_DETACHED_JOB')!.value;
+  const grant = detachProxyRoleName('default', name);
+  const rule = {apiGroups: [''], resources: ['services/proxy'], resourceNames: ['prometheus:9090'], verbs: ['get']};
+  const labels = {'ds-rollout.io/job-namespace': 'default', 'ds-rollout.io/job': name};
+  // The Job's own Role is as without the gate; the grant is in the Service's namespace, labelled as the node binding.
+  const roles = stored(sim, 'roles').map((r) => ({metadata: r['metadata'] as {name: string; namespace: string; ownerReferences?: unknown}, rules: r['rules']}));
+  expect(roles.find((r) => r.metadata.namespace === 'default')!.rules).toEqual(detachRoleRules('agent', name));
+  const there = roles.find((r) => r.metadata.namespace === 'monitoring')!;
+  expect(there).toMatchObject({metadata: {name: grant, labels}, rules: [rule]});
+  // Its Job, in another namespace, cannot own it.
+  expect(there.metadata.ownerReferences).toBeUndefined();
+  expect(stored(sim, 'rolebindings').find((b) => (b['metadata'] as {namespace: string}).namespace === 'monitoring')).toMatchObject({
+    metadata: {name: grant, labels},
+    roleRef: {kind: 'Role', name: grant},
+    subjects: [{kind: 'ServiceAccount', name, namespace: 'default'}],
+  });
+
+  // The driver queries Prometheus through the proxy, each query within the grant, and completes the rollout.
+  const run = await runAsPod(sim, job);
+  expect({code: run.code, stderr: run.stderr}).toEqual({code: 0, stderr: ''});
+  expect(run.stdout.trimEnd().split('\n').at(-1)).toMatch(/^Gated rollout complete/);
+  expect(expectProxyWithinRoles(sim, name)).toBeGreaterThan(0);
+  expectWithinRoles(sim, job);
+
+  // The Job deleted: the next --detach deletes its grant in monitoring with its node binding.
+  sim.test.cluster.store.delete('jobs', 'default', name, {propagationPolicy: 'Background'});
+  await sim.until(() => stored(sim!, 'roles').filter((r) => (r['metadata'] as {namespace: string}).namespace === 'default').length === 0, 20_000, 'the GC');
+  sim.setImage('agent:v3');
+  const next = (await detachedJob(sim, ['step', 'agent', '--canary', '1'])).env.find((e) => e.name === 'DS_ROLLOUT_DETACHED_JOB')!.value;
+  const left = (kind: 'roles' | 'rolebindings') =>
+    stored(sim!, kind).map((r) => `${(r['metadata'] as {namespace: string}).namespace}/${(r['metadata'] as {name: string}).name}`);
+  expect(left('roles')).toEqual([`default/${next}`]);
+  expect(left('rolebindings')).toEqual([`default/${next}`]);
+}, 120_000);
+
+test('--dry-run=client: a Service in the DaemonSet namespace is one more rule in the Job Role, and no other object', async () => {
+  sim = await startRolloutSim({nodes: 2});
+  const gate = ['--metric-query', 'up', '--metric-max', '1', '--prometheus-service', 'service/default/prometheus:web'];
+  const {stdout, stderr, code} = await cli(sim, ['step', 'agent', '--canary', '1', '--detach', '--dry-run=client', '-o', 'yaml', ...gate]);
+  expect({code, stderr}).toEqual({code: 0, stderr: ''});
+  const docs = loadAll(stdout) as {kind: string; metadata: {name: string}; rules?: unknown}[];
+  expect(docs.map((d) => d.kind)).toEqual(['ServiceAccount', 'Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding', 'Job']);
+  expect(docs[1]!.rules).toEqual([
+    ...detachRoleRules('agent', docs[1]!.metadata.name),
+    {apiGroups: [''], resources: ['services/proxy'], resourceNames: ['prometheus:web'], verbs: ['get']},
+  ]);
 });

@@ -308,6 +308,46 @@ describe('fleet rollout on three simulated clusters', () => {
     }
   });
 
+  test("a metric gate through the service proxy: each cluster's Job may get that Service's proxy, and its queries pass through it", async () => {
+    // Prometheus stood in by a server whose every answer is 0 errors, reached in each cluster as default/prometheus:9090.
+    const prometheus: Server = createServer((_req, res) => {
+      const result = [{metric: {}, value: [0, '0']}];
+      res.writeHead(200, {'Content-Type': 'application/json'}).end(JSON.stringify({status: 'success', data: {resultType: 'vector', result}}));
+    });
+    await new Promise<void>((resolve) => prometheus.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(prometheus.address() as AddressInfo).port}`;
+      for (const tc of clusters) tc.cluster.exposeService('default/prometheus:9090', url);
+      const gate = ['--metric-query', 'max(errors{node=~"$nodes"})', '--metric-max', '0', '--metric-interval', '1s'];
+      const args = [
+        '--cluster-waves',
+        '1,100%',
+        '--image',
+        'main=agent:v2',
+        '--canary',
+        '1',
+        ...gate,
+        '--prometheus-service',
+        'service/default/prometheus:9090',
+      ];
+      const done = await fleet('rollout', ...args, '--job-image', JOB_IMAGE, '--yes');
+      expect({code: done.code, stderr: done.stderr}).toEqual({code: 0, stderr: ''});
+      expect(done.stdout).toMatch(/complete, wave 2\/2, 3\/3 clusters complete/);
+      const rule = {apiGroups: [''], resources: ['services/proxy'], resourceNames: ['prometheus:9090'], verbs: ['get']};
+      for (const tc of clusters) {
+        // The Service is in the Job's namespace: one more rule in the Job's own Role, no Role elsewhere.
+        const roles = tc.cluster.store.list('roles').items as unknown as {metadata: {namespace: string}; rules: unknown[]}[];
+        expect(roles.map((r) => r.metadata.namespace)).toEqual(['default']);
+        expect(roles[0]!.rules).toContainEqual(rule);
+        const proxied = tc.cluster.requestLog.entries.filter((e) => e.path.includes('/proxy/'));
+        expect(proxied.length).toBeGreaterThan(0);
+        expect(proxied.every((e) => e.path === '/api/v1/namespaces/default/services/prometheus:9090/proxy/api/v1/query' && e.status === 200)).toBe(true);
+      }
+    } finally {
+      await new Promise<void>((resolve) => prometheus.close(() => resolve()));
+    }
+  });
+
   test('a Job that failed, or was deleted, before its rollout ended is made afresh by a rerun, one driver at a time', async () => {
     type Job = {metadata: {name: string}; status?: {conditions?: {type: string}[]}};
     const jobs = (tc: TestCluster) => tc.cluster.store.list('jobs', {namespace: 'default'}).items as unknown as Job[];

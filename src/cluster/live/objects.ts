@@ -39,8 +39,11 @@ export async function createObject(client: KubeClient, manifest: Manifest, optio
     });
     return 'created';
   } catch (error) {
-    // A create has no resourceVersion to conflict with: its 409 is AlreadyExists.
+    // A create has no resourceVersion to conflict with: its 409 is AlreadyExists; its 404, a namespace that is not there.
     if (error instanceof ConflictError) return 'exists';
+    if (error instanceof NotFoundError && namespace !== undefined) {
+      throw new NotFoundError(`namespace "${namespace}" not found: cannot create ${manifest.kind} ${name} in it`, {cause: error});
+    }
     throw error;
   }
 }
@@ -71,9 +74,14 @@ export async function patchObject(
   });
 }
 
-/** The objects of a kind that carry `labelSelector` (one page: a few per namespace are expected). */
+/**
+ * The objects of a kind that carry `labelSelector` (one page: a few per namespace are expected); `namespace`
+ * undefined: of a namespaced kind, in every namespace.
+ */
 export async function listObjects<T>(client: KubeClient, kind: string, namespace: string | undefined, labelSelector: string): Promise<T[]> {
-  const result = await client.list(collectionPath(kind, namespace), describe('list', kindOf(kind).resource, namespace), (item) => item as T, {
+  const info = kindOf(kind);
+  const path = namespace === undefined ? `${info.prefix}/${info.resource}` : collectionPath(kind, namespace);
+  const result = await client.list(path, describe('list', info.resource, namespace), (item) => item as T, {
     pageSize: 500,
     labelSelector,
   });
