@@ -1,10 +1,12 @@
 // A detached gated rollout on a real Kubernetes 1.20.2 control plane: the real Job controller runs the driver (the
 // kubelet agent plays its container as a local process with a service account token, --exec-image), the driver is
 // killed during the canary's bake, the Job controller starts another pod, and the rollout resumes and completes
-// within the budget, with RBAC limited to the Role the plugin made, and its story in `kubectl describe ds`.
+// within the budget, with RBAC limited to the Role the plugin made, and its story in `kubectl describe ds`. The
+// metric gate's grant through the service proxy is checked by the real RBAC authorizer (SubjectAccessReviews).
 import type {V1Pod} from '@kubernetes/client-node';
 import {join, resolve} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {detachManifests, type ServiceRef} from '../../src/core/index.js';
 import {agentDaemonSet, applyAgent, budgetWitness, eventually, kubectlJson, type List, startControlPlane, type ControlPlane} from './control-plane.js';
 
 const NODES = 20;
@@ -45,6 +47,27 @@ beforeAll(async () => {
 });
 
 afterAll(() => cp?.stop());
+
+/** Would the real RBAC authorizer let the detached Job's ServiceAccount `verb` `services/proxy` named `name` in `namespace`? */
+async function jobMay(job: string, namespace: string, name: string, verb = 'get'): Promise<boolean> {
+  const review = {
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: 'SubjectAccessReview',
+    spec: {user: `system:serviceaccount:default:${job}`, resourceAttributes: {namespace, verb, resource: 'services', subresource: 'proxy', name}},
+  };
+  const answer = await cp.kubectl(['create', '-f', '-', '-o', 'json'], JSON.stringify(review));
+  expect({code: answer.code, stderr: answer.stderr}).toEqual({code: 0, stderr: ''});
+  return (JSON.parse(answer.stdout) as {status?: {allowed?: boolean}}).status?.allowed === true;
+}
+
+/** The Roles and RoleBindings of a detached rollout whose metric gate reaches `service` through the proxy, created. */
+async function createGrants(job: string, service: ServiceRef): Promise<string> {
+  const manifests = detachManifests({namespace: 'default', daemonSet: 'agent', template: 'e2e', job, image: IMAGE, args: [], prometheusService: service});
+  const list = JSON.stringify({apiVersion: 'v1', kind: 'List', items: manifests.filter((m) => m.kind === 'Role' || m.kind === 'RoleBinding')});
+  const created = await cp.kubectl(['create', '-f', '-'], list);
+  expect({code: created.code, stderr: created.stderr}).toEqual({code: 0, stderr: ''});
+  return list;
+}
 
 describe('a detached gated rollout on a real 1.20.2 control plane', () => {
   it('survives the kill of its driver during the bake: the Job controller starts another, which completes the rollout within the budget', async () => {
@@ -151,4 +174,30 @@ describe('a detached gated rollout on a real 1.20.2 control plane', () => {
     expect(after.spec?.template).toEqual(before.spec?.template);
     expect(await nodesOn(':2.0')).toHaveLength(NODES);
   }, 900_000);
+
+  it("lets the Job get its metric gate's Service through the proxy, as NAME:PORT, and nothing else", async () => {
+    expect((await cp.kubectl(['create', 'namespace', 'monitoring'])).code).toBe(0);
+    // Another namespace: a Role and RoleBinding there.
+    const elsewhere = 'ds-rollout-agent-e2e-proxy';
+    const created = await createGrants(elsewhere, {namespace: 'monitoring', name: 'prometheus', port: '9090'});
+    try {
+      expect(await jobMay(elsewhere, 'monitoring', 'prometheus:9090')).toBe(true);
+      // The API server names a proxy request NAME:PORT: the bare name, another port, another verb, another namespace are not granted.
+      expect(await jobMay(elsewhere, 'monitoring', 'prometheus')).toBe(false);
+      expect(await jobMay(elsewhere, 'monitoring', 'prometheus:9091')).toBe(false);
+      expect(await jobMay(elsewhere, 'monitoring', 'prometheus:9090', 'create')).toBe(false);
+      expect(await jobMay(elsewhere, 'default', 'prometheus:9090')).toBe(false);
+    } finally {
+      await cp.kubectl(['delete', '-f', '-'], created);
+    }
+    // The DaemonSet's namespace: a rule in the Job's own Role.
+    const here = 'ds-rollout-agent-e2e-proxy-here';
+    const own = await createGrants(here, {namespace: 'default', name: 'prometheus', port: 'web'});
+    try {
+      expect(await jobMay(here, 'default', 'prometheus:web')).toBe(true);
+      expect(await jobMay(here, 'monitoring', 'prometheus:web')).toBe(false);
+    } finally {
+      await cp.kubectl(['delete', '-f', '-'], own);
+    }
+  });
 });
