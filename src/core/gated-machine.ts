@@ -61,6 +61,16 @@ export function gatedPhaseOf(ds: DaemonSet, record: GatedRecord): GatedPhase {
   return record.phase;
 }
 
+/**
+ * Whether the gated rollout of `template` the DaemonSet records ended where a step's Job ends its run (complete,
+ * or waiting for approval): a Job of that template that completed may have run it. Anything else (no record,
+ * another template, aborted, abandoned or superseded) means a completed Job of the template ran an earlier
+ * rollout, and drives nothing now (services/detach.ts names the next rollout's Job past it).
+ */
+export function stepJobEndedHere(state: GatedViewState, template: string): boolean {
+  return state.kind === 'view' && state.view.record.template === template && (state.view.phase === 'complete' || state.view.phase === 'awaiting-approval');
+}
+
 export type GatedViewState = {readonly kind: 'none'} | {readonly kind: 'invalid'; readonly error: string} | {readonly kind: 'view'; readonly view: GatedView};
 
 export function gatedViewOf(ds: DaemonSet): GatedViewState {

@@ -207,6 +207,7 @@ export {
   gatedWayForward,
   rolloutOriginOf,
   settledGatedRecord,
+  stepJobEndedHere,
   templateLabelHashOf,
   templateRevisionOf,
 } from './gated-machine.js';

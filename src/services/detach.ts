@@ -17,8 +17,10 @@ import {
   detachedJobName,
   failedJobPatch,
   gatedRecordOf,
+  gatedViewOf,
   jobOwnerReference,
   pausedStrategyOf,
+  stepJobEndedHere,
 } from '../core/index.js';
 import {ClusterForbiddenError, ConflictError, InputError} from '../platform/errors.js';
 import {describeRef} from './pause.js';
@@ -92,7 +94,7 @@ export async function detachRollout(options: DetachOptions): Promise<DetachResul
   const found = gatedRecordOf(ds);
   // A promote gets a Job of its own, named after the stage it continues from (the step's Job has ended there).
   const promoted = options.command === 'promote' && found.kind === 'record' ? found.record.stage + 1 : undefined;
-  const job = options.retryFailed ? await unfailedJobName(cluster, ds, ref, template, promoted) : detachedJobName(ref.name, template, promoted);
+  const job = await jobNameFor(cluster, ds, ref, {template, promoted, retryFailed: options.retryFailed === true});
   const prometheusService = detachProxiedService(found.kind === 'record' ? found.record : undefined, template, options.prometheus);
   const manifests = detachManifests({
     namespace: ref.namespace,
@@ -133,20 +135,37 @@ export function jobFailed(job: ClusterObject | undefined): boolean {
 }
 
 /**
- * The first of the rollout's Job names not taken by a failed Job (one running, or none yet). A name the DaemonSet
- * says was made (DETACHED_JOB_ANNOTATION) whose Job is gone was deleted: its ServiceAccount, Role and ConfigMap may
- * still be on their way out with it, so it is passed over too.
+ * The rollout's Job name: the first not taken by a Job that ran an earlier rollout of this template (one that
+ * completed while the DaemonSet records no rollout of this template ending where a step's Job ends: it was aborted,
+ * undone or superseded since, and its Job drives nothing) and, with `retryFailed`, not by one that failed. A name
+ * the DaemonSet says was made (DETACHED_JOB_ANNOTATION) whose Job is gone was deleted: its ServiceAccount, Role and
+ * ConfigMap may still be on their way out with it, so with `retryFailed` it is passed over too. Otherwise the first
+ * such name is the rollout's, whether its Job runs (a rerun finds it) or not yet.
  */
-async function unfailedJobName(cluster: DetachCluster, ds: DaemonSet, ref: DaemonSetRef, template: string, promoted: number | undefined): Promise<string> {
+async function jobNameFor(
+  cluster: DetachCluster,
+  ds: DaemonSet,
+  ref: DaemonSetRef,
+  rollout: {readonly template: string; readonly promoted: number | undefined; readonly retryFailed: boolean},
+): Promise<string> {
+  const {template, promoted, retryFailed} = rollout;
   const made = ds.metadata.annotations?.[DETACHED_JOB_ANNOTATION];
+  const endedHere = stepJobEndedHere(gatedViewOf(ds), template);
   for (let attempt = 1; attempt <= MAX_JOB_ATTEMPTS; attempt++) {
     const job = detachedJobName(ref.name, template, promoted, attempt);
     const found = await cluster.read('Job', ref.namespace, job);
+    if (found !== undefined && jobCompleted(found) && !endedHere) continue;
+    if (!retryFailed) return job;
     if (found === undefined ? job !== made : !jobFailed(found)) return job;
   }
   throw new InputError(
-    `${describeRef(ref)}: its last ${MAX_JOB_ATTEMPTS} Jobs failed before the rollout ended; see why with kubectl logs job/${detachedJobName(ref.name, template, promoted, MAX_JOB_ATTEMPTS)} -n ${ref.namespace}`,
+    `${describeRef(ref)}: its last ${MAX_JOB_ATTEMPTS} Jobs failed, or ran earlier rollouts of this template, before this rollout ended; see why with kubectl logs job/${detachedJobName(ref.name, template, promoted, MAX_JOB_ATTEMPTS)} -n ${ref.namespace}`,
   );
+}
+
+/** Whether a Job has ended Complete. */
+function jobCompleted(job: ClusterObject): boolean {
+  return job.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') ?? false;
 }
 
 function refuseUnrunnable(ds: DaemonSet, ref: DaemonSetRef, command: 'step' | 'promote'): void {

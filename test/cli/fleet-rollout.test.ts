@@ -390,6 +390,30 @@ describe('fleet rollout on three simulated clusters', () => {
     for (const tc of clusters) expect(jobs(tc).filter((j) => !failedJob(j))).toHaveLength(1);
   });
 
+  test('a release rolled out again after an abort gets Jobs of its own: the ended Jobs of the earlier rollout drive nothing', async () => {
+    type Job = {metadata: {name: string}};
+    const jobs = (tc: TestCluster) => (tc.cluster.store.list('jobs', {namespace: 'default'}).items as unknown as Job[]).map((j) => j.metadata.name).sort();
+    const args = ['--cluster-waves', '1,100%', '--image', 'main=agent:v2', '--canary', '1', '--job-image', JOB_IMAGE, '--yes'];
+    const origins = clusters.map((tc) => new Set(images(tc)));
+    const done = await fleet('rollout', ...args);
+    expect({code: done.code, stderr: done.stderr}).toEqual({code: 0, stderr: ''});
+    const first = jobs(clusters[0]!);
+    expect(first).toHaveLength(1);
+    expect((await fleet('abort', '--yes')).code).toBe(0);
+    for (const [i, tc] of clusters.entries()) await vi.waitFor(() => expect(new Set(images(tc))).toEqual(origins[i]), {timeout: 30_000, interval: 50});
+
+    // The same release again (the same plan, restarted; then another plan of it): each cluster's rollout gets a
+    // fresh Job, where the completed Job of the aborted rollout, of the same name, used to be taken for its driver.
+    const again = await fleet('rollout', ...args, '--restart');
+    expect({code: again.code, stderr: again.stderr}).toEqual({code: 0, stderr: ''});
+    expect(again.stdout).toContain(`[staging] Job default/${first[0]}-retry-2 created`);
+    expect(again.stdout).toMatch(/complete, wave 2\/2, 3\/3 clusters complete/);
+    for (const tc of clusters) {
+      expect(jobs(tc)).toEqual([first[0], `${first[0]}-retry-2`]);
+      await vi.waitFor(() => expect(new Set(images(tc))).toEqual(new Set(['agent:v2'])), {timeout: 30_000, interval: 50});
+    }
+  });
+
   test('after fleet abort: the same plan says it was aborted and how to start it again (--restart); a new release starts', async () => {
     const args = ['--cluster-waves', '1,100%', '--image', 'main=agent:v2', '--canary', '1', '--approve', '--no-detach', '--yes'];
     expect((await fleet('rollout', ...args)).code).toBe(0);
