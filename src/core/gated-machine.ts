@@ -63,12 +63,17 @@ export function gatedPhaseOf(ds: DaemonSet, record: GatedRecord): GatedPhase {
 
 /**
  * Whether the gated rollout of `template` the DaemonSet records ended where a step's Job ends its run (complete,
- * or waiting for approval): a Job of that template that completed may have run it. Anything else (no record,
- * another template, aborted, abandoned or superseded) means a completed Job of the template ran an earlier
- * rollout, and drives nothing now (services/detach.ts names the next rollout's Job past it).
+ * or waiting for approval) with no change of spec since: a Job of that template that completed may have run it.
+ * Anything else (no record, another template, aborted, abandoned, superseded, or the spec changed since, as an undo
+ * and the release set again) means a completed Job of the template ran an earlier rollout and drives nothing now
+ * (services/detach.ts names the next rollout's Job past it).
  */
-export function stepJobEndedHere(state: GatedViewState, template: string): boolean {
-  return state.kind === 'view' && state.view.record.template === template && (state.view.phase === 'complete' || state.view.phase === 'awaiting-approval');
+export function stepJobEndedHere(ds: DaemonSet, template: string): boolean {
+  const state = gatedViewOf(ds);
+  if (state.kind !== 'view' || state.view.record.template !== template) return false;
+  const {record, phase} = state.view;
+  const changedSince = record.generation !== undefined && (ds.metadata.generation ?? 0) > record.generation;
+  return (phase === 'complete' || phase === 'awaiting-approval') && !changedSince;
 }
 
 export type GatedViewState = {readonly kind: 'none'} | {readonly kind: 'invalid'; readonly error: string} | {readonly kind: 'view'; readonly view: GatedView};

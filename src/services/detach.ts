@@ -17,7 +17,6 @@ import {
   detachedJobName,
   failedJobPatch,
   gatedRecordOf,
-  gatedViewOf,
   jobOwnerReference,
   pausedStrategyOf,
   stepJobEndedHere,
@@ -150,7 +149,7 @@ async function jobNameFor(
 ): Promise<string> {
   const {template, promoted, retryFailed} = rollout;
   const made = ds.metadata.annotations?.[DETACHED_JOB_ANNOTATION];
-  const endedHere = stepJobEndedHere(gatedViewOf(ds), template);
+  const endedHere = stepJobEndedHere(ds, template);
   for (let attempt = 1; attempt <= MAX_JOB_ATTEMPTS; attempt++) {
     const job = detachedJobName(ref.name, template, promoted, attempt);
     const found = await cluster.read('Job', ref.namespace, job);

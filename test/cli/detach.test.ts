@@ -448,3 +448,26 @@ test('--dry-run=client: a Service in the DaemonSet namespace is one more rule in
     {apiGroups: [''], resources: ['services/proxy'], resourceNames: ['prometheus:web'], verbs: ['get']},
   ]);
 });
+
+test('a release rolled out again after an undo gets a Job of its own: the completed Job of the earlier rollout drives nothing', async () => {
+  sim = await startRolloutSim({nodes: 4, maxUnavailable: 1});
+  const args = ['step', 'agent', '--canary', '1', '--canary-bake', '10s', '--bake', '5s'];
+  const container = await detachedJob(sim, args);
+  const name = container.env.find((e) => e.name === 'DS_ROLLOUT_DETACHED_JOB')!.value;
+  const run = await runAsPod(sim, container);
+  expect({code: run.code, stderr: run.stderr}).toEqual({code: 0, stderr: ''});
+  // Its pod ran here, not under the simulated Job controller: the Job's status says it ended, as Kubernetes would.
+  sim.test.cluster.store.patchStatus('jobs', 'default', name, () => ({succeeded: 1, conditions: [{type: 'Complete', status: 'True'}]}) as never);
+
+  const undone = await cli(sim, ['undo', 'agent', '--yes']);
+  expect({code: undone.code, stderr: undone.stderr}).toEqual({code: 0, stderr: ''});
+  expect(sim.daemonSet().spec.template.spec.containers[0]!.image).toBe('agent:v1');
+  // Still paused: the gated rollout keeps the DaemonSet paused once it completes.
+  expect(sim.daemonSet().spec.updateStrategy?.type).toBe('OnDelete');
+  // The same release again: the same template, so the same Job name; the one there ran the rollout undone.
+  sim.setImage('agent:v2');
+  const again = await cli(sim, [...args, '--detach', '--yes']);
+  expect({code: again.code, stderr: again.stderr}).toEqual({code: 0, stderr: ''});
+  expect(again.stdout.split('\n')[0]).toBe(`Job default/${name}-retry-2 created: it runs the gated rollout of daemonset default/agent in the cluster.`);
+  expect((stored(sim, 'jobs') as unknown as JobManifest[]).map((job) => job.metadata.name).sort()).toEqual([name, `${name}-retry-2`]);
+});
