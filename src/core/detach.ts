@@ -240,8 +240,7 @@ function detachRbacManifests(input: DetachInput, labels: Readonly<Record<string,
   const subjects = [{kind: 'ServiceAccount', name: job, namespace}];
   const service = input.prometheusService;
   const here = service !== undefined && service.namespace === namespace ? service : undefined;
-  const elsewhere = service !== undefined && service.namespace !== namespace ? service : undefined;
-  const jobLabels = {...MANAGED_BY, [DETACHED_JOB_NAMESPACE_LABEL]: namespace, [DETACHED_JOB_LABEL]: job};
+  const jobLabels = jobLabelsOf(namespace, job);
   return [
     ...roleAndBinding(job, namespace, labels, detachRoleRules(input.daemonSet, job, here), subjects),
     {apiVersion: RBAC, kind: 'ClusterRole', metadata: {name: DETACH_NODE_READER, labels: {...MANAGED_BY}}, rules: DETACH_NODE_READER_RULES},
@@ -252,23 +251,41 @@ function detachRbacManifests(input: DetachInput, labels: Readonly<Record<string,
       roleRef: {apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: DETACH_NODE_READER},
       subjects,
     },
-    ...(elsewhere === undefined
-      ? []
-      : roleAndBinding(detachProxyRoleName(namespace, job), elsewhere.namespace, jobLabels, serviceProxyRules(elsewhere), subjects)),
   ];
+}
+
+/** The labels that name the Job an object outside its namespace serves (the node binding, a proxy Role elsewhere). */
+const jobLabelsOf = (namespace: string, job: string) => ({...MANAGED_BY, [DETACHED_JOB_NAMESPACE_LABEL]: namespace, [DETACHED_JOB_LABEL]: job});
+
+/**
+ * The Role and RoleBinding that let the Job reach its metric gate's Service in another namespace (none for one in
+ * its own, or without one). Made first: a namespace that is not there fails the creation before anything is made.
+ */
+function detachProxyGrantElsewhere(input: DetachInput): Manifest[] {
+  const {namespace, job} = input;
+  const service = input.prometheusService;
+  if (service === undefined || service.namespace === namespace) return [];
+  return roleAndBinding(detachProxyRoleName(namespace, job), service.namespace, jobLabelsOf(namespace, job), serviceProxyRules(service), [
+    {kind: 'ServiceAccount', name: job, namespace},
+  ]);
 }
 
 /**
  * In creation order: what the Job needs exists before it. The ServiceAccount, Role, RoleBinding and ConfigMap are
  * the Job's own, named after it; once the Job exists they get it as their owner (jobOwnerReference), so deleting the
  * Job deletes them. The shared ClusterRole is never owned; the node binding is cluster-scoped (detachNodeBindingName),
- * and a metric gate's Role and RoleBinding in another namespace are out of the Job's reach as owner (detachProxyRoleName).
+ * and a metric gate's Role and RoleBinding in another namespace, made first, are out of the Job's reach as owner
+ * (detachProxyRoleName).
  */
 export function detachManifests(input: DetachInput): Manifest[] {
   const {namespace} = input;
   const job = input.job;
   const labels = {...MANAGED_BY, [DETACHED_DAEMONSET_LABEL]: input.daemonSet, [DETACHED_TEMPLATE_LABEL]: input.template.slice(0, 63)};
-  const manifests: Manifest[] = [{apiVersion: 'v1', kind: 'ServiceAccount', metadata: {name: job, namespace, labels}}, ...detachRbacManifests(input, labels)];
+  const manifests: Manifest[] = [
+    ...detachProxyGrantElsewhere(input),
+    {apiVersion: 'v1', kind: 'ServiceAccount', metadata: {name: job, namespace, labels}},
+    ...detachRbacManifests(input, labels),
+  ];
   if (input.strategy !== undefined) {
     manifests.push({apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: job, namespace, labels}, data: {'strategy.yaml': input.strategy}});
   }

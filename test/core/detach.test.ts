@@ -73,14 +73,15 @@ describe('detachManifests with a metric gate through the service proxy', () => {
     const manifests = detachManifests({...INPUT, prometheusService: {namespace: 'monitoring', name: 'prometheus', port: '9090'}});
     const name = detachProxyRoleName('default', JOB);
     expect(name).toBe(`ds-rollout:default:${JOB}`);
+    // First: a namespace that is not there fails the creation before anything is made.
     expect(kinds(manifests)).toEqual([
+      `Role monitoring/${name}`,
+      `RoleBinding monitoring/${name}`,
       `ServiceAccount default/${JOB}`,
       `Role default/${JOB}`,
       `RoleBinding default/${JOB}`,
       'ClusterRole /ds-rollout:node-reader',
       `ClusterRoleBinding /ds-rollout:default:${JOB}`,
-      `Role monitoring/${name}`,
-      `RoleBinding monitoring/${name}`,
       `Job default/${JOB}`,
     ]);
     expect(role(manifests)['rules']).toEqual(detachRoleRules('agent', JOB));
@@ -90,13 +91,13 @@ describe('detachManifests with a metric gate through the service proxy', () => {
       [DETACHED_JOB_NAMESPACE_LABEL]: 'default',
       [DETACHED_JOB_LABEL]: JOB,
     };
-    expect(manifests[5]).toEqual({
+    expect(manifests[0]).toEqual({
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'Role',
       metadata: {name, namespace: 'monitoring', labels},
       rules: [PROXY_RULE],
     });
-    expect(manifests[6]).toEqual({
+    expect(manifests[1]).toEqual({
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'RoleBinding',
       metadata: {name, namespace: 'monitoring', labels},
@@ -104,7 +105,7 @@ describe('detachManifests with a metric gate through the service proxy', () => {
       subjects: [{kind: 'ServiceAccount', name: JOB, namespace: 'default'}],
     });
     // The same labels as the cluster-scoped node binding: one selector finds both once the Job is gone.
-    expect(manifests[4]!.metadata.labels).toEqual(labels);
+    expect(manifests[6]!.metadata.labels).toEqual(labels);
   });
 });
 
