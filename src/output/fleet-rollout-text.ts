@@ -1,7 +1,7 @@
 // The fleet rollout for people: its progress lines (each cluster's gated rollout lines prefixed by its context) and
 // where it stands, one row per cluster (CONTEXT, WAVE, PHASE, and why), with a last line naming the fleet's phase.
 // Pure: the service's events and results in, text out.
-import {type FleetPhase, type FleetRelease, fleetReleaseText, type GatedEvent, isTemplateRelease} from '../core/index.js';
+import {type FleetCluster, type FleetPhase, type FleetRelease, fleetReleaseText, type FleetView, type GatedEvent, isTemplateRelease} from '../core/index.js';
 import {escapeControlCharacters, palette} from './color.js';
 import {renderGatedEvent} from './gated-text.js';
 import {renderTableCuttingLast} from './status-list-text.js';
@@ -34,6 +34,31 @@ export interface FleetRolloutResult {
     readonly phase: string;
     readonly message?: string;
   }[];
+}
+
+/** The fleet's document for `clusters` (all of them, or those a status read): FleetRolloutResult without its kind. */
+export function fleetDocumentOf(view: FleetView, clusters: readonly FleetCluster[]): Omit<FleetRolloutResult, 'kind'> {
+  const {plan} = view;
+  return {
+    daemonSet: {namespace: plan.namespace, name: plan.name},
+    id: view.id,
+    phase: view.phase,
+    wave: view.wave + 1,
+    waves: plan.waves.length,
+    release: releaseSummaryOf(plan.release),
+    ...(plan.waveNames ? {waveNames: plan.waveNames} : {}),
+    clusters: clusters.map((cluster) => fleetClusterDocument(cluster, plan.waveNames?.[cluster.wave])),
+  };
+}
+
+function fleetClusterDocument(cluster: FleetCluster, waveName: string | undefined): FleetRolloutResult['clusters'][number] {
+  return {
+    context: cluster.context,
+    wave: cluster.wave + 1,
+    ...(waveName === undefined ? {} : {waveName}),
+    phase: cluster.phase,
+    ...(cluster.message === undefined ? {} : {message: cluster.message}),
+  };
 }
 
 /** The release as a document shows it: the images, and for a template release (-f) its hash and description, never the whole template. */

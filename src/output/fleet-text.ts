@@ -4,7 +4,7 @@
 import {type FleetCluster, type FleetStanding, fleetReleaseText, type RolloutPlan} from '../core/index.js';
 import {escapeControlCharacters, palette, type Palette} from './color.js';
 import {formatDuration} from './format.js';
-import {type FleetRolloutResult, PHASE_WORDS, releaseSummaryOf} from './fleet-rollout-text.js';
+import {fleetDocumentOf, type FleetRolloutResult, PHASE_WORDS} from './fleet-rollout-text.js';
 import type {HistoryReport} from './history-text.js';
 import {budget, renderTableCuttingLast, revisions, tint} from './status-list-text.js';
 
@@ -128,29 +128,7 @@ export function fleetStandingLine(standing: FleetStanding): string {
 
 /** A fleet rollout in the status document: where it stands, the clusters read here, the contexts not asked. */
 export function fleetStandingDocument(standing: FleetStanding): Omit<FleetRolloutResult, 'kind'> & {readonly notAsked: readonly string[]} {
-  const {view, asked, notAsked} = standing;
-  return {
-    daemonSet: {namespace: view.plan.namespace, name: view.plan.name},
-    id: view.id,
-    phase: view.phase,
-    wave: view.wave + 1,
-    waves: view.plan.waves.length,
-    release: releaseSummaryOf(view.plan.release),
-    ...(view.plan.waveNames ? {waveNames: view.plan.waveNames} : {}),
-    clusters: asked.map((cluster) => fleetClusterDocument(cluster, view.plan.waveNames?.[cluster.wave])),
-    notAsked,
-  };
-}
-
-function fleetClusterDocument(cluster: FleetCluster, waveName: string | undefined): FleetRolloutResult['clusters'][number] {
-  const named = waveName === undefined ? {} : {waveName};
-  return {
-    context: cluster.context,
-    wave: cluster.wave + 1,
-    ...named,
-    phase: cluster.phase,
-    ...(cluster.message === undefined ? {} : {message: cluster.message}),
-  };
+  return {...fleetDocumentOf(standing.view, standing.asked), notAsked: standing.notAsked};
 }
 
 /** A context's `fleetRollout` in the status document: its fleet's id and release, its wave, its part's phase. */

@@ -37,7 +37,7 @@ import {
   templateWithRelease,
 } from '../core/index.js';
 import {ClusterUnreachableError, DsRolloutError, InputError, RolloutStuckError} from '../platform/errors.js';
-import {type FleetEvent, type FleetRolloutResult, releaseSummaryOf} from '../output/fleet-rollout-text.js';
+import {type FleetEvent, fleetDocumentOf, type FleetRolloutResult} from '../output/fleet-rollout-text.js';
 import {contextFailure} from './fleet.js';
 import {abortGatedRollout, type GatedOptions, runGatedRollout} from './gated-rollout.js';
 import {pauseDaemonSet} from './pause.js';
@@ -69,23 +69,7 @@ export interface FleetDriveOptions {
 }
 
 export function fleetResultOf(view: FleetView): FleetRolloutResult {
-  return {
-    kind: 'FleetRollout',
-    daemonSet: {namespace: view.plan.namespace, name: view.plan.name},
-    id: view.id,
-    phase: view.phase,
-    wave: view.wave + 1,
-    waves: view.plan.waves.length,
-    release: releaseSummaryOf(view.plan.release),
-    ...(view.plan.waveNames ? {waveNames: view.plan.waveNames} : {}),
-    clusters: view.clusters.map((c) => ({
-      context: c.context,
-      wave: c.wave + 1,
-      ...(view.plan.waveNames?.[c.wave] !== undefined ? {waveName: view.plan.waveNames[c.wave]} : {}),
-      phase: c.phase,
-      ...(c.message !== undefined ? {message: c.message} : {}),
-    })),
-  };
+  return {kind: 'FleetRollout', ...fleetDocumentOf(view, view.clusters)};
 }
 
 /** The fleet rollout failed in one cluster (exit 3, as a failed gate). */
