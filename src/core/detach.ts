@@ -351,6 +351,14 @@ export function detachedRolloutEnd(ds: DaemonSet, template: string): DetachedRol
   return {kind: 'running'};
 }
 
+/** Whether a Job has ended as one of `outcomes`: its Complete or Failed condition is True (the Job controller's). */
+export function jobEndedAs(
+  job: {readonly status?: {readonly conditions?: readonly {readonly type: string; readonly status: string}[]}} | undefined,
+  ...outcomes: readonly ('Complete' | 'Failed')[]
+): boolean {
+  return job?.status?.conditions?.some((c) => c.status === 'True' && (outcomes as readonly string[]).includes(c.type)) ?? false;
+}
+
 /**
  * The merge patch that makes the Job controller fail a Job on its pod's next failure: backoffLimit 0, with the
  * resourceVersion read as precondition; undefined when it is set already or the Job has ended. Kubernetes 1.20 has
@@ -361,8 +369,7 @@ export function failedJobPatch(job: {
   readonly spec?: {readonly backoffLimit?: number};
   readonly status?: {readonly conditions?: readonly {readonly type: string; readonly status: string}[]};
 }): Record<string, unknown> | undefined {
-  const ended = (job.status?.conditions ?? []).some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
-  if (ended || job.spec?.backoffLimit === 0) return undefined;
+  if (jobEndedAs(job, 'Complete', 'Failed') || job.spec?.backoffLimit === 0) return undefined;
   return {metadata: {resourceVersion: job.metadata.resourceVersion}, spec: {backoffLimit: 0}};
 }
 

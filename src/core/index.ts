@@ -248,6 +248,7 @@ export {
   detachRoleRules,
   detachedRolloutEnd,
   failedJobPatch,
+  jobEndedAs,
   jobOwnerReference,
   isDetachedJobOf,
   kubernetesEvent,

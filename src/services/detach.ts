@@ -17,6 +17,7 @@ import {
   detachedJobName,
   failedJobPatch,
   gatedRecordOf,
+  jobEndedAs,
   jobOwnerReference,
   pausedStrategyOf,
   stepJobEndedHere,
@@ -130,7 +131,7 @@ const MAX_JOB_ATTEMPTS = 10;
 
 /** Whether a Job has ended Failed. */
 export function jobFailed(job: ClusterObject | undefined): boolean {
-  return job?.status?.conditions?.some((c) => c.type === 'Failed' && c.status === 'True') ?? false;
+  return jobEndedAs(job, 'Failed');
 }
 
 /**
@@ -153,18 +154,13 @@ async function jobNameFor(
   for (let attempt = 1; attempt <= MAX_JOB_ATTEMPTS; attempt++) {
     const job = detachedJobName(ref.name, template, promoted, attempt);
     const found = await cluster.read('Job', ref.namespace, job);
-    if (found !== undefined && jobCompleted(found) && !endedHere) continue;
+    if (jobEndedAs(found, 'Complete') && !endedHere) continue;
     if (!retryFailed) return job;
     if (found === undefined ? job !== made : !jobFailed(found)) return job;
   }
   throw new InputError(
     `${describeRef(ref)}: its last ${MAX_JOB_ATTEMPTS} Jobs failed, or ran earlier rollouts of this template, before this rollout ended; see why with kubectl logs job/${detachedJobName(ref.name, template, promoted, MAX_JOB_ATTEMPTS)} -n ${ref.namespace}`,
   );
-}
-
-/** Whether a Job has ended Complete. */
-function jobCompleted(job: ClusterObject): boolean {
-  return job.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') ?? false;
 }
 
 function refuseUnrunnable(ds: DaemonSet, ref: DaemonSetRef, command: 'step' | 'promote'): void {

@@ -2,7 +2,7 @@
 // (parallelism and completions 1, as ds-rollout's Jobs are), a failed pod (restartPolicy Never) replaced after a
 // backoff of 10 s doubling to 6 min, the Job Failed with BackoffLimitExceeded once its failures pass backoffLimit or
 // with DeadlineExceeded after activeDeadlineSeconds, Complete once a pod succeeded; status active/succeeded/failed.
-import type {Pod} from '../core/index.js';
+import {jobEndedAs, type Pod} from '../core/index.js';
 import {formatTimestamp, type CancelTimer, type SimClock} from './clock.js';
 import {isAlreadyExists, isConflict, isNotFound} from './status-errors.js';
 import type {Store, StoreEvent} from './store.js';
@@ -41,7 +41,7 @@ const MAX_BACKOFF_MS = 360_000;
 
 /** Has the Job ended (a Complete or Failed condition)? */
 export function jobFinished(job: SimJob): boolean {
-  return (job.status?.conditions ?? []).some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
+  return jobEndedAs(job, 'Complete', 'Failed');
 }
 
 export class JobController {
