@@ -83,6 +83,14 @@ describe('fleet rollout on three simulated clusters', () => {
   let dir: string;
   const run = (args: readonly string[], home?: string): Promise<CliResult> =>
     runCli([...args, '--kubeconfig', kubeconfig], {...ROLLOUT, ...(home ? {env: {HOME: home}} : {})});
+  /** The fleet's kubeconfig with prod-us's server at a port nothing listens on, in a file of its own. */
+  const kubeconfigWithProdUsUnreachable = async () => {
+    const config = load(await readFile(kubeconfig, 'utf8')) as Kubeconfig;
+    config.clusters.find((c) => c.name === 'prod-us')!.cluster['server'] = 'https://127.0.0.1:9';
+    const broken = join(dir, 'broken-kubeconfig');
+    await writeFile(broken, dump(config), {mode: 0o600});
+    return broken;
+  };
   const fleet = (verb: string, ...args: string[]) => run(['fleet', verb, 'agent', '-n', 'default', '--contexts', CONTEXTS.join(','), ...args]);
 
   beforeEach(async () => {
@@ -433,10 +441,7 @@ describe('fleet rollout on three simulated clusters', () => {
     expect(clusters.map(writes)).toEqual(before);
 
     // --restart reads every cluster of the plan first: one that does not answer might hold the aborted record still.
-    const config = load(await readFile(kubeconfig, 'utf8')) as Kubeconfig;
-    config.clusters.find((c) => c.name === 'prod-us')!.cluster['server'] = 'https://127.0.0.1:9';
-    const broken = join(dir, 'broken-kubeconfig');
-    await writeFile(broken, dump(config), {mode: 0o600});
+    const broken = await kubeconfigWithProdUsUnreachable();
     const fleetArgs = ['fleet', 'rollout', 'agent', '-n', 'default', '--contexts', CONTEXTS.join(','), ...args, '--restart'];
     const held = await runCli([...fleetArgs, '--kubeconfig', broken, '--request-timeout', '2s'], ROLLOUT);
     expect({code: held.code, stdout: held.stdout}).toEqual({code: 2, stdout: ''});
@@ -459,11 +464,7 @@ describe('fleet rollout on three simulated clusters', () => {
   });
 
   test('a cluster of the next wave that cannot be read holds the fleet there (exit 2); rerun once it answers, it continues', async () => {
-    // prod-us's server entry points at a port nothing listens on, in a kubeconfig of its own.
-    const config = load(await readFile(kubeconfig, 'utf8')) as Kubeconfig;
-    config.clusters.find((c) => c.name === 'prod-us')!.cluster['server'] = 'https://127.0.0.1:9';
-    const broken = join(dir, 'broken-kubeconfig');
-    await writeFile(broken, dump(config), {mode: 0o600});
+    const broken = await kubeconfigWithProdUsUnreachable();
     const args = [
       'fleet',
       'rollout',
